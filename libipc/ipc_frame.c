@@ -1,0 +1,2 @@
+/* placeholder: the frame receiver lands with libipc */
+#include "config.h"
