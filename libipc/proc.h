@@ -1,0 +1,70 @@
+/*
+ * Process plumbing shared by every faro daemon, written once.
+ *
+ * A daemon's main() follows one fixed order:
+ *
+ *   log_init()                       stderr, or syslog once in background
+ *   proc_daemonize()                 only with --background
+ *   open sockets, files, tracefs     everything that needs privilege
+ *   proc_sandbox_enter()             chroot, drop ids, keep named caps,
+ *                                    no_new_privs, seccomp allow-list
+ *   proc_signals_new()               SIGINT/SIGTERM/SIGHUP via libevent
+ *   proc_notify_ready()              systemd Type=notify readiness
+ *   event_base_dispatch()
+ */
+#ifndef FARO_PROC_H
+#define FARO_PROC_H
+
+#include <stddef.h>
+
+struct event_base;
+struct proc_signals;
+
+/*
+ * Signals through libevent: on_term runs for SIGINT and SIGTERM (NULL:
+ * break the loop), on_hup for SIGHUP (NULL: ignored). SIGPIPE is ignored
+ * for the whole process: failed writes return EPIPE instead.
+ */
+typedef void proc_signal_fn(int signo, void *arg);
+struct proc_signals *proc_signals_new(struct event_base *,
+		    proc_signal_fn *on_term, proc_signal_fn *on_hup, void *arg);
+void		 proc_signals_free(struct proc_signals *);
+
+/*
+ * systemd readiness (sd_notify protocol): sends state (e.g. "READY=1",
+ * "STOPPING=1", "STATUS=...") as one datagram to $NOTIFY_SOCKET, an
+ * absolute path or "@abstract" name. Returns 1 if sent, 0 if
+ * NOTIFY_SOCKET is unset, -1 on error (logged).
+ */
+int		 proc_notify(const char *state);
+int		 proc_notify_ready(void);
+
+/*
+ * --background: forks, the parent exits 0 once the child has a new
+ * session; the child chdirs to / and points stdio at /dev/null. Returns 0
+ * in the child, -1 on error (in the original process).
+ */
+int		 proc_daemonize(void);
+
+/*
+ * Privilege drop, in this order: chroot (if set), setgroups to the
+ * target group only, setresgid, setresuid, keep exactly the listed
+ * capabilities (permitted + effective; ambient never), PR_SET_NO_NEW_PRIVS,
+ * then the seccomp allow-list. Any NULL/empty member skips its step. A
+ * failure of any step is fatal for the caller (returns -1, *cause set,
+ * errno kept): a daemon must not go on half-confined.
+ */
+struct proc_sandbox {
+	const char		*user;		/* run as this user */
+	const char		*group;		/* NULL: the user's group */
+	const char		*chroot_dir;
+	const int		*caps_keep;	/* CAP_* values */
+	size_t			 ncaps_keep;
+	const char *const	*syscalls;	/* allow-list, NULL-terminated */
+	int			 seccomp_debug;	/* trap + log, not kill */
+};
+
+int		 proc_sandbox_enter(const struct proc_sandbox *,
+		    const char **cause);
+
+#endif
