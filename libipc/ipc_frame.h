@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "protos/perfetto/ipc/wire_protocol.pb-c.h"
 
@@ -52,6 +53,7 @@ struct ipc_frame_rx {
 	uint8_t		*buf;
 	size_t		 bufsz;		/* allocated */
 	size_t		 len;		/* valid bytes in buf */
+	size_t		 off;		/* bytes of buf already consumed */
 	size_t		 max;		/* frame cap, header included */
 	uint64_t	 pos;		/* stream offset of buf[0] */
 	struct {
@@ -78,8 +80,12 @@ void	*ipc_frame_rx_space(struct ipc_frame_rx *, size_t *avail);
  */
 int	 ipc_frame_rx_commit(struct ipc_frame_rx *, size_t n, const int *fds,
 	    size_t nfds, const char **cause);
-/* Copies bytes in (tests, fuzzing, non-socket transports). */
-int	 ipc_frame_rx_feed(struct ipc_frame_rx *, const void *data, size_t len,
+/*
+ * Copies bytes in (tests, fuzzing, non-socket transports): returns how
+ * many were taken (0 when the buffer is full: pop frames, then feed the
+ * rest) or -1 with *cause set.
+ */
+ssize_t	 ipc_frame_rx_feed(struct ipc_frame_rx *, const void *data, size_t len,
 	    const char **cause);
 /*
  * Takes the next complete frame. Returns 1 with *out filled (release it
