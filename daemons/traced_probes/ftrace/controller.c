@@ -1,0 +1,603 @@
+/*
+ * ftrace controller (see controller.h).
+ */
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "controller.h"
+#include "log.h"
+
+#define STATE_PREFIX	"ftrace-state."
+#define STATE_MAGIC	"faro-ftrace-state 1"
+#define VALUE_MAX	4096
+
+/* A tracefs file we changed, and what it held before. */
+struct saved {
+	char	*rel;
+	char	*orig;
+};
+
+/* An event some request wants, and how many do. */
+struct evref {
+	char	*name;		/* group/name */
+	int	 refs;
+};
+
+struct request {
+	int		 handle;
+	uint32_t	 buffer_kb;
+	char		**events;
+	size_t		 nevents;
+};
+
+struct ftrace_ctl {
+	char		 top[TFS_PATH_MAX];
+	char		 root[TFS_PATH_MAX];
+	char		 instance[64];
+	int		 created;	/* we made the instance */
+	char		 state_path[TFS_PATH_MAX];
+	char		 clock[32];
+	struct saved	*saved;
+	size_t		 nsaved;
+	struct evref	*evs;
+	size_t		 nevs;
+	struct request	*reqs;
+	size_t		 nreqs;
+	int		 next_handle;
+	uint32_t	 buffer_kb;	/* applied */
+};
+
+static int
+name_ok(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= max || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' &&
+		    *s != '.')
+			return 0;
+	return 1;
+}
+
+/* "group/name" with safe characters only: it becomes a path. */
+static int
+event_name_ok(const char *ev)
+{
+	char g[128];
+	const char *slash = strchr(ev, '/');
+
+	if (slash == NULL || (size_t)(slash - ev) >= sizeof(g))
+		return 0;
+	memcpy(g, ev, (size_t)(slash - ev));
+	g[slash - ev] = '\0';
+	return name_ok(g, 64) && name_ok(slash + 1, 64);
+}
+
+/* What a file's current value reads as, in a form we can write back. */
+static void
+normalize(const char *rel, char *v)
+{
+	char *p, *q;
+	size_t n;
+
+	if (strcmp(rel, "trace_clock") == 0 && (p = strchr(v, '[')) != NULL &&
+	    (q = strchr(p, ']')) != NULL) {
+		*q = '\0';
+		memmove(v, p + 1, strlen(p + 1) + 1);
+		return;
+	}
+	if (strcmp(rel, "buffer_size_kb") == 0 && (p = strchr(v, ' ')) != NULL)
+		*p = '\0';
+	/* enable files may read "0*" or "1*" (soft mode). */
+	if ((n = strlen(rel)) >= 7 && strcmp(rel + n - 7, "/enable") == 0)
+		v[v[0] ? 1 : 0] = '\0';
+	n = strlen(v);
+	while (n > 0 && isspace((unsigned char)v[n - 1]))
+		v[--n] = '\0';
+}
+
+static int
+state_write(struct ftrace_ctl *ctl)
+{
+	char tmp[TFS_PATH_MAX + 8];
+	FILE *f;
+	int ok;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", ctl->state_path);
+	if ((f = fopen(tmp, "we")) == NULL)
+		return -1;
+	fprintf(f, "%s\nroot %s\n", STATE_MAGIC, ctl->root);
+	if (ctl->created)
+		fprintf(f, "created %s\n", ctl->root);
+	for (size_t i = 0; i < ctl->nsaved; i++)
+		fprintf(f, "set %s %s\n", ctl->saved[i].rel,
+		    ctl->saved[i].orig);
+	ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+	ok = (fclose(f) == 0) && ok;
+	if (!ok || rename(tmp, ctl->state_path) == -1) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Writes val to rel, saving rel's original value first (once). Values are
+ * single lines; the state file stores them as the rest of a line.
+ */
+static int
+ctl_set(struct ftrace_ctl *ctl, const char *rel, const char *val)
+{
+	char orig[VALUE_MAX];
+	struct saved *ns;
+	size_t i;
+
+	for (i = 0; i < ctl->nsaved; i++)
+		if (strcmp(ctl->saved[i].rel, rel) == 0)
+			break;
+	if (i == ctl->nsaved) {
+		if (tfs_read_line(ctl->root, rel, orig, sizeof(orig)) == -1)
+			return -1;
+		normalize(rel, orig);
+		ns = reallocarray(ctl->saved, ctl->nsaved + 1, sizeof(*ns));
+		if (ns == NULL)
+			return -1;
+		ctl->saved = ns;
+		ns[i].rel = strdup(rel);
+		ns[i].orig = strdup(orig);
+		if (ns[i].rel == NULL || ns[i].orig == NULL) {
+			free(ns[i].rel);
+			free(ns[i].orig);
+			return -1;
+		}
+		ctl->nsaved++;
+		if (state_write(ctl) == -1) {
+			log_warn("%s: state file %s", __func__,
+			    ctl->state_path);
+			return -1;
+		}
+	}
+	return tfs_write(ctl->root, rel, val, 0);
+}
+
+static const char *
+saved_orig(struct ftrace_ctl *ctl, const char *rel)
+{
+	for (size_t i = 0; i < ctl->nsaved; i++)
+		if (strcmp(ctl->saved[i].rel, rel) == 0)
+			return ctl->saved[i].orig;
+	return NULL;
+}
+
+/* Writes one saved value back; cpumask and pid lists need care. */
+static void
+restore_one(const char *root, const char *rel, const char *orig)
+{
+	if (tfs_write(root, rel, orig, 0) == -1 &&
+	    !(orig[0] == '\0' && errno == EINVAL))
+		log_warn("%s: %s/%s", __func__, root, rel);
+}
+
+static void
+restore_all(struct ftrace_ctl *ctl)
+{
+	/* Stop tracing first so nothing runs with half the settings. */
+	const char *on = saved_orig(ctl, "tracing_on");
+
+	if (on != NULL && strcmp(on, "0") == 0)
+		tfs_write(ctl->root, "tracing_on", "0", 0);
+	for (size_t i = ctl->nsaved; i-- > 0;) {
+		restore_one(ctl->root, ctl->saved[i].rel, ctl->saved[i].orig);
+		free(ctl->saved[i].rel);
+		free(ctl->saved[i].orig);
+	}
+	free(ctl->saved);
+	ctl->saved = NULL;
+	ctl->nsaved = 0;
+	ctl->buffer_kb = 0;
+	ctl->clock[0] = '\0';
+	if (ctl->created && rmdir(ctl->root) == -1)
+		log_warn("%s: rmdir %s", __func__, ctl->root);
+	ctl->created = 0;
+	unlink(ctl->state_path);
+}
+
+struct ftrace_ctl *
+ftrace_ctl_new(const char *top, const char *instance, const char *state_dir,
+    const char **cause)
+{
+	struct ftrace_ctl *ctl;
+
+	if (instance != NULL && *instance != '\0' &&
+	    !name_ok(instance, sizeof(ctl->instance))) {
+		*cause = "bad instance name";
+		return NULL;
+	}
+	if ((ctl = calloc(1, sizeof(*ctl))) == NULL) {
+		*cause = "out of memory";
+		return NULL;
+	}
+	snprintf(ctl->top, sizeof(ctl->top), "%s", top);
+	if (instance != NULL && *instance != '\0') {
+		snprintf(ctl->instance, sizeof(ctl->instance), "%s", instance);
+		snprintf(ctl->root, sizeof(ctl->root), "%s/instances/%s", top,
+		    instance);
+		snprintf(ctl->state_path, sizeof(ctl->state_path),
+		    "%s/" STATE_PREFIX "i-%s", state_dir, instance);
+	} else {
+		snprintf(ctl->root, sizeof(ctl->root), "%s", top);
+		snprintf(ctl->state_path, sizeof(ctl->state_path),
+		    "%s/" STATE_PREFIX "top", state_dir);
+	}
+	ctl->next_handle = 1;
+	return ctl;
+}
+
+static int
+instance_open(struct ftrace_ctl *ctl)
+{
+	if (ctl->instance[0] == '\0' || ctl->created)
+		return 0;
+	if (mkdir(ctl->root, 0755) == 0) {
+		ctl->created = 1;
+		if (state_write(ctl) == -1) {
+			rmdir(ctl->root);
+			ctl->created = 0;
+			return -1;
+		}
+		return 0;
+	}
+	return errno == EEXIST ? 0 : -1;
+}
+
+void
+ftrace_ctl_free(struct ftrace_ctl *ctl)
+{
+	if (ctl == NULL)
+		return;
+	while (ctl->nreqs > 0)
+		ftrace_ctl_remove(ctl, ctl->reqs[0].handle);
+	free(ctl->evs);
+	free(ctl->reqs);
+	free(ctl);
+}
+
+const char *
+ftrace_ctl_root(const struct ftrace_ctl *ctl)
+{
+	return ctl->root;
+}
+
+const char *
+ftrace_ctl_instance(const struct ftrace_ctl *ctl)
+{
+	return ctl->instance[0] ? ctl->instance : NULL;
+}
+
+int
+ftrace_ctl_nrequests(const struct ftrace_ctl *ctl)
+{
+	return (int)ctl->nreqs;
+}
+
+const char *
+ftrace_ctl_clock(const struct ftrace_ctl *ctl)
+{
+	return ctl->clock[0] ? ctl->clock : "local";
+}
+
+static int
+set_buffer(struct ftrace_ctl *ctl, uint32_t kb)
+{
+	char v[32];
+
+	if (kb == ctl->buffer_kb)
+		return 0;
+	snprintf(v, sizeof(v), "%u", kb);
+	if (ctl_set(ctl, "buffer_size_kb", v) == -1)
+		return -1;
+	ctl->buffer_kb = kb;
+	return 0;
+}
+
+/* Turns on an event for one more request; 0 ok, -1 refused. */
+static int
+event_ref(struct ftrace_ctl *ctl, const char *ev)
+{
+	char rel[TFS_PATH_MAX];
+	struct evref *ne;
+	size_t i;
+
+	for (i = 0; i < ctl->nevs; i++)
+		if (strcmp(ctl->evs[i].name, ev) == 0) {
+			ctl->evs[i].refs++;
+			return 0;
+		}
+	if (!event_name_ok(ev))
+		return -1;
+	snprintf(rel, sizeof(rel), "events/%s/enable", ev);
+	if (ctl_set(ctl, rel, "1") == -1)
+		return -1;
+	if ((ne = reallocarray(ctl->evs, ctl->nevs + 1, sizeof(*ne))) == NULL)
+		return -1;
+	ctl->evs = ne;
+	if ((ne[ctl->nevs].name = strdup(ev)) == NULL)
+		return -1;
+	ne[ctl->nevs].refs = 1;
+	ctl->nevs++;
+	return 0;
+}
+
+static void
+event_unref(struct ftrace_ctl *ctl, const char *ev)
+{
+	char rel[TFS_PATH_MAX];
+	const char *orig;
+
+	for (size_t i = 0; i < ctl->nevs; i++) {
+		if (strcmp(ctl->evs[i].name, ev) != 0)
+			continue;
+		if (--ctl->evs[i].refs > 0)
+			return;
+		snprintf(rel, sizeof(rel), "events/%s/enable", ev);
+		if ((orig = saved_orig(ctl, rel)) != NULL)
+			restore_one(ctl->root, rel, orig);
+		free(ctl->evs[i].name);
+		ctl->evs[i] = ctl->evs[--ctl->nevs];
+		return;
+	}
+}
+
+/* First request: a known state before any event goes on. */
+static int
+first_setup(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
+    char *err, size_t errsz)
+{
+	const char *clock = req->clock ? req->clock : "boot";
+	char pids[4096];
+	size_t off = 0;
+
+	if (instance_open(ctl) == -1) {
+		snprintf(err, errsz, "cannot create instance %s: %s",
+		    ctl->root, strerror(errno));
+		return -1;
+	}
+	if (ctl_set(ctl, "tracing_on", "0") == -1) {
+		snprintf(err, errsz, "cannot write %s/tracing_on: %s",
+		    ctl->root, strerror(errno));
+		return -1;
+	}
+	/* Tracers other than nop would fill the buffer with their records. */
+	if (tfs_exists(ctl->root, "current_tracer"))
+		(void)ctl_set(ctl, "current_tracer", "nop");
+	if (ctl_set(ctl, "trace_clock", clock) == 0)
+		snprintf(ctl->clock, sizeof(ctl->clock), "%s", clock);
+	else if (ctl_set(ctl, "trace_clock", "global") == 0)
+		snprintf(ctl->clock, sizeof(ctl->clock), "global");
+	if (req->cpumask != NULL && ctl_set(ctl, "tracing_cpumask",
+	    req->cpumask) == -1)
+		log_warn("%s: tracing_cpumask %s", __func__, req->cpumask);
+	for (size_t i = 0; i < req->ntids && off + 16 < sizeof(pids); i++)
+		off += (size_t)snprintf(pids + off, sizeof(pids) - off, "%s%d",
+		    i ? " " : "", req->tids[i]);
+	if (req->ntids > 0 && ctl_set(ctl, "set_event_pid", pids) == -1)
+		log_warn("%s: set_event_pid", __func__);
+	if (!req->preserve)
+		(void)tfs_write(ctl->root, "trace", "", 0);
+	return 0;
+}
+
+int
+ftrace_ctl_add(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
+    int *enabled, char *err, size_t errsz)
+{
+	struct request *nr, *r;
+	uint32_t kb, want;
+	size_t i, nok = 0;
+
+	nr = reallocarray(ctl->reqs, ctl->nreqs + 1, sizeof(*nr));
+	if (nr == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	ctl->reqs = nr;
+	if (ctl->nreqs == 0 && first_setup(ctl, req, err, errsz) == -1) {
+		restore_all(ctl);
+		return -1;
+	}
+	r = &ctl->reqs[ctl->nreqs];
+	memset(r, 0, sizeof(*r));
+	r->buffer_kb = req->buffer_kb ? req->buffer_kb :
+	    FTRACE_DEFAULT_BUFFER_KB;
+	if (r->buffer_kb > FTRACE_MAX_BUFFER_KB)
+		r->buffer_kb = FTRACE_MAX_BUFFER_KB;
+	if ((r->events = calloc(req->nevents + 1, sizeof(char *))) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		goto fail;
+	}
+	/* The largest buffer any request wants. */
+	want = r->buffer_kb;
+	for (i = 0; i < ctl->nreqs; i++)
+		if (ctl->reqs[i].buffer_kb > want)
+			want = ctl->reqs[i].buffer_kb;
+	kb = want;
+	if (set_buffer(ctl, kb) == -1)
+		log_warn("%s: buffer_size_kb %u", __func__, kb);
+	for (i = 0; i < req->nevents; i++) {
+		int ok = event_ref(ctl, req->events[i]) == 0;
+
+		if (enabled != NULL)
+			enabled[i] = ok;
+		if (ok && (r->events[r->nevents] = strdup(req->events[i])) !=
+		    NULL) {
+			r->nevents++;
+			nok++;
+		} else if (ok)
+			event_unref(ctl, req->events[i]);
+	}
+	if (nok == 0 && req->nevents > 0) {
+		snprintf(err, errsz, "no event could be enabled");
+		goto fail;
+	}
+	r->handle = ctl->next_handle++;
+	ctl->nreqs++;
+	if (tfs_write(ctl->root, "tracing_on", "1", 0) == -1)
+		log_warn("%s: tracing_on", __func__);
+	return r->handle;
+fail:
+	for (i = 0; i < r->nevents; i++) {
+		event_unref(ctl, r->events[i]);
+		free(r->events[i]);
+	}
+	free(r->events);
+	if (ctl->nreqs == 0)
+		restore_all(ctl);
+	return -1;
+}
+
+void
+ftrace_ctl_remove(struct ftrace_ctl *ctl, int handle)
+{
+	struct request *r = NULL;
+	uint32_t want = 0;
+	size_t i;
+
+	for (i = 0; i < ctl->nreqs; i++)
+		if (ctl->reqs[i].handle == handle)
+			r = &ctl->reqs[i];
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nevents; i++) {
+		event_unref(ctl, r->events[i]);
+		free(r->events[i]);
+	}
+	free(r->events);
+	*r = ctl->reqs[--ctl->nreqs];
+	if (ctl->nreqs == 0) {
+		restore_all(ctl);
+		return;
+	}
+	for (i = 0; i < ctl->nreqs; i++)
+		if (ctl->reqs[i].buffer_kb > want)
+			want = ctl->reqs[i].buffer_kb;
+	if (set_buffer(ctl, want) == -1)
+		log_warn("%s: buffer_size_kb %u", __func__, want);
+}
+
+/* Replays one state file; returns 0 or -1. */
+static int
+replay(const char *path)
+{
+	char line[VALUE_MAX + TFS_PATH_MAX], root[TFS_PATH_MAX] = "";
+	char created[TFS_PATH_MAX] = "";
+	char *rel, *val, *nl;
+	struct saved *sv = NULL, *ns;
+	size_t nsv = 0;
+	FILE *f;
+	int bad = 0;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	if (fgets(line, sizeof(line), f) == NULL ||
+	    strncmp(line, STATE_MAGIC, strlen(STATE_MAGIC)) != 0)
+		bad = 1;
+	while (!bad && fgets(line, sizeof(line), f) != NULL) {
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl = '\0';
+		if (strncmp(line, "root ", 5) == 0) {
+			if (strlen(line + 5) >= sizeof(root))
+				bad = 1;
+			else
+				memcpy(root, line + 5, strlen(line + 5) + 1);
+		} else if (strncmp(line, "created ", 8) == 0) {
+			if (strlen(line + 8) >= sizeof(created))
+				bad = 1;
+			else
+				memcpy(created, line + 8, strlen(line + 8) + 1);
+		}
+		else if (strncmp(line, "set ", 4) == 0) {
+			rel = line + 4;
+			if ((val = strchr(rel, ' ')) == NULL) {
+				bad = 1;
+				break;
+			}
+			*val++ = '\0';
+			/* Only plain relative paths: the file may be stale. */
+			if (rel[0] == '/' || strstr(rel, "..") != NULL) {
+				bad = 1;
+				break;
+			}
+			ns = reallocarray(sv, nsv + 1, sizeof(*ns));
+			if (ns == NULL) {
+				bad = 1;
+				break;
+			}
+			sv = ns;
+			sv[nsv].rel = strdup(rel);
+			sv[nsv].orig = strdup(val);
+			nsv++;
+		}
+	}
+	fclose(f);
+	if (!bad && root[0] != '\0') {
+		if (created[0] == '\0' || strcmp(created, root) != 0) {
+			for (size_t i = nsv; i-- > 0;)
+				if (sv[i].rel && sv[i].orig)
+					restore_one(root, sv[i].rel,
+					    sv[i].orig);
+		}
+		/* Removing an instance we created drops all its state. */
+		if (created[0] != '\0' && strcmp(created, root) == 0 &&
+		    rmdir(created) == -1 && errno != ENOENT)
+			log_warn("%s: rmdir %s", __func__, created);
+	}
+	for (size_t i = 0; i < nsv; i++) {
+		free(sv[i].rel);
+		free(sv[i].orig);
+	}
+	free(sv);
+	unlink(path);
+	return bad ? -1 : 0;
+}
+
+int
+ftrace_ctl_cleanup(const char *state_dir, const char **cause)
+{
+	char path[TFS_PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	if ((d = opendir(state_dir)) == NULL) {
+		if (errno == ENOENT)
+			return 0;
+		*cause = strerror(errno);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, STATE_PREFIX,
+		    strlen(STATE_PREFIX)) != 0 ||
+		    strstr(de->d_name, ".tmp") != NULL)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", state_dir, de->d_name);
+		if (replay(path) == -1)
+			log_warnx("%s: %s: unreadable state, removed",
+			    __func__, path);
+		else
+			log_info("%s: restored tracefs from %s", __func__,
+			    path);
+		n++;
+	}
+	closedir(d);
+	return n;
+}

@@ -1,0 +1,705 @@
+/*
+ * linux.ftrace data source (see source.h).
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "controller.h"
+#include "format.h"
+#include "log.h"
+#include "source.h"
+#include "stats.h"
+#include "tfs.h"
+
+#define DRAIN_PERIOD_DEFAULT_MS	100
+#define DRAIN_PERIOD_MIN_MS	1
+#define MAX_CPUS		1024
+
+struct ftrace_root {
+	struct ftrace_host	*host;
+	struct ftrace_ctl	*ctl;
+	int			 ncpus;
+	int			*fds;		/* trace_pipe_raw, O_NONBLOCK */
+	uint8_t			*page;
+	struct ftrace_source	**srcs;
+	size_t			 nsrcs;
+	struct event		*timer;
+	uint32_t		 period_ms;
+	struct ftrace_root	*next;
+};
+
+struct ftrace_host {
+	struct event_base		*base;
+	char				 top[TFS_PATH_MAX];
+	char				 state_dir[TFS_PATH_MAX];
+	struct ftrace_page_layout	 layout;
+	struct ftrace_root		*roots;
+};
+
+struct strv {
+	char	**v;
+	size_t	  n;
+};
+
+struct ftrace_source {
+	struct ftrace_root		*root;
+	int				 handle;
+	struct ftrace_translator	*xl;
+	struct ftrace_bundle		*bundles;
+	struct ftrace_cpu_counters	*ctrs;
+	struct ftrace_sink		 sink;
+	uint32_t			 drain_ms;
+	int				 preserve;
+	uint32_t			 buffer_kb;
+	struct strv			 events;
+	struct strv			 unknown;
+	struct strv			 failed;
+	int				 errors[8];
+	size_t				 nerrors;
+};
+
+static int
+strv_add(struct strv *sv, const char *s)
+{
+	char **nv;
+
+	for (size_t i = 0; i < sv->n; i++)
+		if (strcmp(sv->v[i], s) == 0)
+			return 0;
+	if ((nv = reallocarray(sv->v, sv->n + 1, sizeof(*nv))) == NULL)
+		return -1;
+	sv->v = nv;
+	if ((nv[sv->n] = strdup(s)) == NULL)
+		return -1;
+	sv->n++;
+	return 0;
+}
+
+static void
+strv_free(struct strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = 0;
+}
+
+/* ---- host ---- */
+
+struct ftrace_host *
+ftrace_host_new(struct event_base *base, const char *state_dir,
+    const char **cause)
+{
+	struct ftrace_host *h;
+	char *text;
+	size_t len;
+
+	if ((h = calloc(1, sizeof(*h))) == NULL) {
+		*cause = "out of memory";
+		return NULL;
+	}
+	h->base = base;
+	snprintf(h->state_dir, sizeof(h->state_dir), "%s", state_dir);
+	if (tfs_find(h->top, sizeof(h->top), 1, cause) == -1)
+		goto fail;
+	if (ftrace_ctl_cleanup(state_dir, cause) == -1)
+		goto fail;
+	if (tfs_read(h->top, "events/header_page", &text, &len) == -1) {
+		*cause = "cannot read events/header_page";
+		goto fail;
+	}
+	if (ftrace_page_layout_parse_untrusted(text, len, &h->layout,
+	    cause) == -1) {
+		free(text);
+		goto fail;
+	}
+	free(text);
+	return h;
+fail:
+	free(h);
+	return NULL;
+}
+
+void
+ftrace_host_free(struct ftrace_host *h)
+{
+	if (h == NULL)
+		return;
+	/* Sources belong to their sessions; they must be gone by now. */
+	if (h->roots != NULL)
+		log_warnx("%s: sources still active", __func__);
+	free(h);
+}
+
+const char *
+ftrace_host_tracefs(const struct ftrace_host *h)
+{
+	return h->top;
+}
+
+/* ---- roots: one controller and one set of readers per tracefs root ---- */
+
+static void	root_timer_cb(int, short, void *);
+
+static struct ftrace_root *
+root_get(struct ftrace_host *h, const char *instance, char *err, size_t errsz)
+{
+	struct ftrace_root *r;
+	const char *cause = NULL, *inst;
+
+	for (r = h->roots; r != NULL; r = r->next) {
+		inst = ftrace_ctl_instance(r->ctl);
+		if ((inst == NULL && instance == NULL) ||
+		    (inst != NULL && instance != NULL &&
+		    strcmp(inst, instance) == 0))
+			return r;
+	}
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return NULL;
+	}
+	r->host = h;
+	if ((r->ctl = ftrace_ctl_new(h->top, instance, h->state_dir,
+	    &cause)) == NULL) {
+		snprintf(err, errsz, "%s", cause);
+		free(r);
+		return NULL;
+	}
+	r->next = h->roots;
+	h->roots = r;
+	return r;
+}
+
+static void
+root_close_readers(struct ftrace_root *r)
+{
+	for (int i = 0; i < r->ncpus && r->fds != NULL; i++)
+		if (r->fds[i] != -1)
+			close(r->fds[i]);
+	free(r->fds);
+	r->fds = NULL;
+	free(r->page);
+	r->page = NULL;
+}
+
+static int
+root_open_readers(struct ftrace_root *r, char *err, size_t errsz)
+{
+	const char *root = ftrace_ctl_root(r->ctl);
+	char path[TFS_PATH_MAX];
+	int n = 0;
+
+	r->ncpus = tfs_ncpus(root);
+	if (r->ncpus <= 0 || r->ncpus > MAX_CPUS) {
+		snprintf(err, errsz, "no per_cpu directories in %s", root);
+		return -1;
+	}
+	r->fds = calloc((size_t)r->ncpus, sizeof(int));
+	r->page = malloc(r->host->layout.page_size);
+	if (r->fds == NULL || r->page == NULL) {
+		snprintf(err, errsz, "out of memory");
+		root_close_readers(r);
+		return -1;
+	}
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw",
+		    root, cpu);
+		r->fds[cpu] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (r->fds[cpu] != -1)
+			n++;	/* offline CPUs have no buffer to read */
+	}
+	if (n == 0) {
+		snprintf(err, errsz, "cannot open trace_pipe_raw: %s",
+		    strerror(errno));
+		root_close_readers(r);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+root_put(struct ftrace_root *r)
+{
+	struct ftrace_root **pp;
+
+	if (r->nsrcs > 0)
+		return;
+	if (r->timer != NULL)
+		event_free(r->timer);
+	root_close_readers(r);
+	ftrace_ctl_free(r->ctl);
+	for (pp = &r->host->roots; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == r) {
+			*pp = r->next;
+			break;
+		}
+	free(r->srcs);
+	free(r);
+}
+
+static void
+root_schedule(struct ftrace_root *r)
+{
+	struct timeval tv;
+	uint32_t ms = 0;
+
+	if (r->host->base == NULL || r->nsrcs == 0)
+		return;
+	for (size_t i = 0; i < r->nsrcs; i++)
+		if (ms == 0 || r->srcs[i]->drain_ms < ms)
+			ms = r->srcs[i]->drain_ms;
+	r->period_ms = ms;
+	if (r->timer == NULL && (r->timer = evtimer_new(r->host->base,
+	    root_timer_cb, r)) == NULL) {
+		log_warnx("%s: evtimer_new failed", __func__);
+		return;
+	}
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(r->timer, &tv);
+}
+
+static void
+src_note_error(struct ftrace_source *s, int status)
+{
+	for (size_t i = 0; i < s->nerrors; i++)
+		if (s->errors[i] == status)
+			return;
+	if (s->nerrors < sizeof(s->errors) / sizeof(s->errors[0]))
+		s->errors[s->nerrors++] = status;
+}
+
+/*
+ * Reads every CPU until the kernel has nothing more (or a bound, so a busy
+ * system cannot keep us here forever) and feeds each page to every source.
+ */
+static int
+root_drain(struct ftrace_root *r)
+{
+	const size_t psz = r->host->layout.page_size;
+	size_t maxpages;
+	ssize_t n;
+	int total = 0, rc;
+
+	maxpages = (size_t)FTRACE_MAX_BUFFER_KB * 1024 / psz;
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		if (r->fds[cpu] == -1)
+			continue;
+		for (size_t i = 0; i < maxpages; i++) {
+			n = read(r->fds[cpu], r->page, psz);
+			if (n == -1 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				if (n == -1 && errno != EAGAIN)
+					log_warn("%s: cpu%d", __func__, cpu);
+				break;
+			}
+			total++;
+			for (size_t k = 0; k < r->nsrcs; k++) {
+				rc = ftrace_bundle_add_page_untrusted(
+				    &r->srcs[k]->bundles[cpu], r->page,
+				    (size_t)n);
+				if (rc != 0)
+					src_note_error(r->srcs[k], rc);
+			}
+		}
+	}
+	for (size_t k = 0; k < r->nsrcs; k++)
+		for (int cpu = 0; cpu < r->ncpus; cpu++)
+			ftrace_bundle_finish(&r->srcs[k]->bundles[cpu]);
+	return total;
+}
+
+static void
+root_timer_cb(int fd, short what, void *arg)
+{
+	struct ftrace_root *r = arg;
+
+	root_drain(r);
+	root_schedule(r);
+}
+
+/* ---- event names ---- */
+
+static int
+is_event_dir(const char *root, const char *group, const char *name)
+{
+	char rel[TFS_PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "events/%s/%s/format", group, name);
+	return tfs_exists(root, rel);
+}
+
+/* Lists events/<group> (group NULL: every group) into out. */
+static void
+expand_events(const char *root, const char *group, const char *only,
+    struct strv *out)
+{
+	char path[TFS_PATH_MAX], ev[2 * 256 + 2];
+	struct dirent *de, *ge;
+	DIR *gd, *d;
+
+	if (group == NULL) {
+		snprintf(path, sizeof(path), "%s/events", root);
+		if ((gd = opendir(path)) == NULL)
+			return;
+		while ((ge = readdir(gd)) != NULL) {
+			if (ge->d_name[0] == '.' ||
+			    strlen(ge->d_name) >= FTRACE_NAME_MAX)
+				continue;
+			if (is_event_dir(root, ge->d_name, only)) {
+				snprintf(ev, sizeof(ev), "%s/%s", ge->d_name,
+				    only);
+				(void)strv_add(out, ev);
+			}
+		}
+		closedir(gd);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/events/%s", root, group);
+	if ((d = opendir(path)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) >=
+		    FTRACE_NAME_MAX || !is_event_dir(root, group, de->d_name))
+			continue;
+		snprintf(ev, sizeof(ev), "%s/%s", group, de->d_name);
+		(void)strv_add(out, ev);
+	}
+	closedir(d);
+}
+
+static void
+resolve_events(struct ftrace_source *s, const char *root,
+    const Perfetto__Protos__FtraceConfig *cfg)
+{
+	char g[FTRACE_NAME_MAX], *slash;
+	const char *e;
+	size_t before;
+
+	for (size_t i = 0; i < cfg->n_ftrace_events; i++) {
+		e = cfg->ftrace_events[i];
+		before = s->events.n;
+		slash = strchr(e, '/');
+		if (slash == NULL) {
+			expand_events(root, NULL, e, &s->events);
+		} else if ((size_t)(slash - e) < sizeof(g)) {
+			memcpy(g, e, (size_t)(slash - e));
+			g[slash - e] = '\0';
+			if (strcmp(slash + 1, "*") == 0)
+				expand_events(root, g, NULL, &s->events);
+			else if (strchr(slash + 1, '/') == NULL &&
+			    strstr(e, "..") == NULL &&
+			    is_event_dir(root, g, slash + 1))
+				(void)strv_add(&s->events, e);
+		}
+		if (s->events.n == before)
+			(void)strv_add(&s->unknown, e);
+	}
+	/* syscall_events rides on the raw syscall tracepoints. */
+	if (cfg->n_syscall_events > 0) {
+		(void)strv_add(&s->events, "raw_syscalls/sys_enter");
+		(void)strv_add(&s->events, "raw_syscalls/sys_exit");
+	}
+}
+
+/* Reads each event's format and plans its translation. */
+static void
+plan_events(struct ftrace_source *s, const char *root)
+{
+	struct ftrace_format fmt;
+	char rel[TFS_PATH_MAX], g[FTRACE_NAME_MAX], *text;
+	const char *cause;
+	size_t len, i = 0;
+
+	while (i < s->events.n) {
+		const char *ev = s->events.v[i];
+		const char *slash = strchr(ev, '/');
+		int ok = 0;
+
+		snprintf(g, sizeof(g), "%.*s", (int)(slash - ev), ev);
+		snprintf(rel, sizeof(rel), "events/%s/format", ev);
+		if (tfs_read(root, rel, &text, &len) == 0) {
+			if (ftrace_format_parse_untrusted(text, len, g, &fmt,
+			    &cause) == 0) {
+				ok = ftrace_translator_add(s->xl, &fmt,
+				    &cause) == 0;
+				ftrace_format_free(&fmt);
+			}
+			free(text);
+		}
+		if (ok) {
+			i++;
+			continue;
+		}
+		(void)strv_add(&s->failed, ev);
+		free(s->events.v[i]);
+		s->events.v[i] = s->events.v[--s->events.n];
+	}
+}
+
+static int
+clock_enum(const char *clock)
+{
+	if (strcmp(clock, "boot") == 0)
+		return 0;
+	if (strcmp(clock, "global") == 0)
+		return 2;
+	if (strcmp(clock, "local") == 0)
+		return 3;
+	if (strcmp(clock, "mono_raw") == 0)
+		return 4;
+	return 1;
+}
+
+static void
+write_stats(struct ftrace_source *s, int phase)
+{
+	struct ftrace_root *r = s->root;
+	struct ftrace_cpu_stat *cs;
+	struct ftrace_stats_msg m;
+	struct pbw *w;
+
+	if ((cs = calloc((size_t)r->ncpus, sizeof(*cs))) == NULL)
+		return;
+	for (int cpu = 0; cpu < r->ncpus; cpu++)
+		(void)ftrace_cpu_stat_read(ftrace_ctl_root(r->ctl), cpu,
+		    &cs[cpu]);
+	memset(&m, 0, sizeof(m));
+	m.phase = phase;
+	m.cpus = cs;
+	m.ncpus = r->ncpus;
+	m.unknown_events = (const char *const *)s->unknown.v;
+	m.nunknown = s->unknown.n;
+	m.failed_events = (const char *const *)s->failed.v;
+	m.nfailed = s->failed.n;
+	m.parse_errors = s->errors;
+	m.nparse_errors = s->nerrors;
+	m.preserve = s->preserve;
+	m.buffer_pages = s->buffer_kb * 1024 / r->host->layout.page_size;
+	w = s->sink.packet_begin(s->sink.arg);
+	ftrace_stats_write(w, &m);
+	s->sink.packet_end(s->sink.arg);
+	free(cs);
+}
+
+static void
+source_release(struct ftrace_source *s)
+{
+	struct ftrace_root *r = s->root;
+
+	if (s->bundles != NULL)
+		for (int cpu = 0; cpu < r->ncpus; cpu++)
+			ftrace_bundle_free(&s->bundles[cpu]);
+	free(s->bundles);
+	free(s->ctrs);
+	ftrace_translator_free(s->xl);
+	strv_free(&s->events);
+	strv_free(&s->unknown);
+	strv_free(&s->failed);
+	free(s);
+}
+
+struct ftrace_source *
+ftrace_source_new(struct ftrace_host *h,
+    const Perfetto__Protos__FtraceConfig *cfg, struct ftrace_sink sink,
+    char *err, size_t errsz)
+{
+	struct ftrace_xlate_opts opts;
+	struct ftrace_ctl_req req;
+	struct ftrace_source *s, **ns;
+	struct ftrace_root *r;
+	int32_t *tids = NULL;
+	int *enabled = NULL, first;
+	const char *instance;
+
+	instance = cfg->instance_name && *cfg->instance_name ?
+	    cfg->instance_name : NULL;
+	if ((r = root_get(h, instance, err, errsz)) == NULL)
+		return NULL;
+	first = r->nsrcs == 0;
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		goto fail_root;
+	}
+	s->root = r;
+	s->sink = sink;
+	s->preserve = cfg->has_preserve_ftrace_buffer &&
+	    cfg->preserve_ftrace_buffer;
+	s->drain_ms = cfg->has_drain_period_ms && cfg->drain_period_ms ?
+	    cfg->drain_period_ms : DRAIN_PERIOD_DEFAULT_MS;
+	if (s->drain_ms < DRAIN_PERIOD_MIN_MS)
+		s->drain_ms = DRAIN_PERIOD_MIN_MS;
+	s->buffer_kb = cfg->has_buffer_size_kb && cfg->buffer_size_kb ?
+	    cfg->buffer_size_kb : FTRACE_DEFAULT_BUFFER_KB;
+	if (s->buffer_kb > FTRACE_MAX_BUFFER_KB)
+		s->buffer_kb = FTRACE_MAX_BUFFER_KB;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.compact_sched = cfg->compact_sched != NULL &&
+	    cfg->compact_sched->has_enabled && cfg->compact_sched->enabled;
+	opts.disable_generic = cfg->has_disable_generic_events &&
+	    cfg->disable_generic_events;
+
+	/* Which events exist; the controller then turns them on. */
+	resolve_events(s, ftrace_ctl_root(r->ctl), cfg);
+	if (instance != NULL && s->events.n == 0 &&
+	    ftrace_ctl_nrequests(r->ctl) == 0) {
+		/* A new instance has its events dir only once it exists:
+		 * resolve against the top level instead. */
+		resolve_events(s, h->top, cfg);
+	}
+	memset(&req, 0, sizeof(req));
+	req.events = (const char *const *)s->events.v;
+	req.nevents = s->events.n;
+	req.buffer_kb = s->buffer_kb;
+	req.clock = cfg->has_use_monotonic_raw_clock &&
+	    cfg->use_monotonic_raw_clock ? "mono_raw" : "boot";
+	req.preserve = s->preserve;
+	req.cpumask = cfg->tracing_cpumask && *cfg->tracing_cpumask ?
+	    cfg->tracing_cpumask : NULL;
+	if (cfg->n_tids_to_trace > 0) {
+		if ((tids = calloc(cfg->n_tids_to_trace, sizeof(*tids))) ==
+		    NULL) {
+			snprintf(err, errsz, "out of memory");
+			goto fail_src;
+		}
+		for (size_t i = 0; i < cfg->n_tids_to_trace; i++)
+			tids[i] = (int32_t)cfg->tids_to_trace[i];
+		req.tids = tids;
+		req.ntids = cfg->n_tids_to_trace;
+	}
+	if ((enabled = calloc(s->events.n + 1, sizeof(int))) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		goto fail_src;
+	}
+	if ((s->handle = ftrace_ctl_add(r->ctl, &req, enabled, err,
+	    errsz)) == -1)
+		goto fail_src;
+	for (size_t i = s->events.n; i-- > 0;) {
+		if (enabled[i])
+			continue;
+		(void)strv_add(&s->failed, s->events.v[i]);
+		free(s->events.v[i]);
+		s->events.v[i] = s->events.v[--s->events.n];
+	}
+	opts.clock = clock_enum(ftrace_ctl_clock(r->ctl));
+	if ((s->xl = ftrace_translator_new(&opts)) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		goto fail_ctl;
+	}
+	plan_events(s, ftrace_ctl_root(r->ctl));
+	if (first && root_open_readers(r, err, errsz) == -1)
+		goto fail_ctl;
+	s->bundles = calloc((size_t)r->ncpus, sizeof(*s->bundles));
+	s->ctrs = calloc((size_t)r->ncpus, sizeof(*s->ctrs));
+	if (s->bundles == NULL || s->ctrs == NULL)
+		goto nomem_ctl;
+	for (int cpu = 0; cpu < r->ncpus; cpu++)
+		if (ftrace_bundle_init(&s->bundles[cpu], s->xl,
+		    &h->layout, (uint32_t)cpu, sink, &s->ctrs[cpu]) == -1)
+			goto nomem_ctl;
+	ns = reallocarray(r->srcs, r->nsrcs + 1, sizeof(*ns));
+	if (ns == NULL)
+		goto nomem_ctl;
+	r->srcs = ns;
+	/* What is already buffered belongs to the sessions before us. */
+	if (!first)
+		root_drain(r);
+	r->srcs[r->nsrcs++] = s;
+	free(tids);
+	free(enabled);
+	write_stats(s, FTRACE_PHASE_START);
+	root_schedule(r);
+	return s;
+nomem_ctl:
+	snprintf(err, errsz, "out of memory");
+fail_ctl:
+	ftrace_ctl_remove(r->ctl, s->handle);
+	if (first)
+		root_close_readers(r);
+fail_src:
+	free(tids);
+	free(enabled);
+	source_release(s);
+fail_root:
+	root_put(r);
+	return NULL;
+}
+
+int
+ftrace_source_drain(struct ftrace_source *s)
+{
+	return root_drain(s->root);
+}
+
+void
+ftrace_source_free(struct ftrace_source *s)
+{
+	struct ftrace_root *r;
+
+	if (s == NULL)
+		return;
+	r = s->root;
+	root_drain(r);
+	write_stats(s, FTRACE_PHASE_END);
+	for (size_t i = 0; i < r->nsrcs; i++)
+		if (r->srcs[i] == s) {
+			r->srcs[i] = r->srcs[--r->nsrcs];
+			break;
+		}
+	ftrace_ctl_remove(r->ctl, s->handle);
+	source_release(s);
+	if (r->nsrcs == 0)
+		root_put(r);
+	else
+		root_schedule(r);
+}
+
+void
+ftrace_source_counters(const struct ftrace_source *s,
+    struct ftrace_cpu_counters *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (int cpu = 0; cpu < s->root->ncpus; cpu++) {
+		const struct ftrace_cpu_counters *c = &s->ctrs[cpu];
+
+		sum->pages += c->pages;
+		sum->bytes_read += c->bytes_read;
+		sum->events += c->events;
+		sum->unknown_ids += c->unknown_ids;
+		sum->dropped += c->dropped;
+		sum->lost_pages += c->lost_pages;
+		sum->lost_events += c->lost_events;
+		sum->bad_pages += c->bad_pages;
+		sum->packets += c->packets;
+		if (c->last_status)
+			sum->last_status = c->last_status;
+	}
+}
+
+size_t
+ftrace_source_unknown(const struct ftrace_source *s,
+    const char *const **events)
+{
+	*events = (const char *const *)s->unknown.v;
+	return s->unknown.n;
+}
+
+size_t
+ftrace_source_failed(const struct ftrace_source *s,
+    const char *const **events)
+{
+	*events = (const char *const *)s->failed.v;
+	return s->failed.n;
+}

@@ -1,0 +1,664 @@
+/*
+ * Record -> FtraceEvent translation (see translate.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "event_table.h"
+#include "translate.h"
+
+enum plan_kind {
+	PLAN_TYPED,
+	PLAN_GENERIC,
+	PLAN_COMPACT_SWITCH,
+	PLAN_COMPACT_WAKING,
+};
+
+/* How to encode one record field. */
+struct plan_field {
+	uint16_t	 offset;
+	uint16_t	 size;
+	uint16_t	 elem_size;
+	uint8_t		 kind;		/* enum ftrace_field_kind */
+	uint8_t		 is_signed;
+	uint8_t		 is_string;
+	uint8_t		 ptype;		/* enum ftrace_proto_type (typed) */
+	uint32_t	 proto_id;	/* typed only */
+	char		*name;		/* generic only */
+};
+
+struct plan {
+	uint8_t			 kind;
+	uint32_t		 proto_id;	/* field of FtraceEvent */
+	char			*name;		/* generic event_name */
+	struct plan_field	 pid;		/* common_pid; size 0 if none */
+	struct plan_field	 flags;		/* common_flags; size 0 if none */
+	struct plan_field	*fields;
+	unsigned int		 nfields;
+	/* compact_sched: offsets of the columns' sources */
+	struct plan_field	 c[5];
+};
+
+struct ftrace_translator {
+	struct ftrace_xlate_opts	 opts;
+	struct plan			**plans;	/* by event id */
+	uint32_t			 nplans;
+};
+
+/* Compact columns, in ftrace_bundle.col[] order, and their field numbers. */
+enum {
+	C_SW_TS, C_SW_PREV_STATE, C_SW_NEXT_PID, C_SW_NEXT_PRIO, C_SW_COMM,
+	C_WK_TS, C_WK_PID, C_WK_TARGET_CPU, C_WK_PRIO, C_WK_COMM, C_WK_FLAGS,
+	C_NCOLS
+};
+static const uint32_t compact_field_ids[C_NCOLS] = {
+	1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12
+};
+#define COMPACT_INTERN_TABLE	5
+
+const struct ftrace_proto_event *
+ftrace_proto_event_find(const char *group, const char *name)
+{
+	for (unsigned int i = 0; i < ftrace_proto_nevents; i++)
+		if (strcmp(ftrace_proto_events[i].name, name) == 0 &&
+		    strcmp(ftrace_proto_events[i].group, group) == 0)
+			return &ftrace_proto_events[i];
+	return NULL;
+}
+
+int
+ftrace_event_is_typed(const char *group, const char *name)
+{
+	return ftrace_proto_event_find(group, name) != NULL;
+}
+
+struct ftrace_translator *
+ftrace_translator_new(const struct ftrace_xlate_opts *opts)
+{
+	struct ftrace_translator *xl;
+
+	if ((xl = calloc(1, sizeof(*xl))) == NULL)
+		return NULL;
+	if (opts != NULL)
+		xl->opts = *opts;
+	return xl;
+}
+
+static void
+plan_free(struct plan *pl)
+{
+	if (pl == NULL)
+		return;
+	for (unsigned int i = 0; i < pl->nfields; i++)
+		free(pl->fields[i].name);
+	free(pl->fields);
+	free(pl->name);
+	free(pl);
+}
+
+void
+ftrace_translator_free(struct ftrace_translator *xl)
+{
+	if (xl == NULL)
+		return;
+	for (uint32_t i = 0; i < xl->nplans; i++)
+		plan_free(xl->plans[i]);
+	free(xl->plans);
+	free(xl);
+}
+
+static void
+plan_field_set(struct plan_field *pf, const struct ftrace_field *f)
+{
+	pf->offset = f->offset;
+	pf->size = f->size;
+	pf->elem_size = f->elem_size;
+	pf->kind = f->kind;
+	pf->is_signed = f->is_signed;
+	pf->is_string = f->is_string;
+}
+
+/* A typed proto field can take a kernel field of a matching shape. */
+static int
+typed_compatible(uint8_t ptype, const struct ftrace_field *f)
+{
+	if (ptype == PT_STRING)
+		return f->kind == FTRACE_FIELD_CHARS ||
+		    f->kind == FTRACE_FIELD_TAIL ||
+		    (f->kind == FTRACE_FIELD_DATALOC && f->is_string);
+	return f->kind == FTRACE_FIELD_INT ||
+	    f->kind == FTRACE_FIELD_INT_ARRAY;
+}
+
+static int
+plan_compact(struct plan *pl, const struct ftrace_format *fmt)
+{
+	static const char *sw[] = { "prev_state", "next_pid", "next_prio",
+	    "next_comm" };
+	static const char *wk[] = { "pid", "target_cpu", "prio", "comm" };
+	const char **names;
+	const struct ftrace_field *f;
+
+	if (strcmp(fmt->group, "sched") != 0)
+		return 0;
+	if (strcmp(fmt->name, "sched_switch") == 0)
+		names = sw;
+	else if (strcmp(fmt->name, "sched_waking") == 0)
+		names = wk;
+	else
+		return 0;
+	for (int i = 0; i < 4; i++) {
+		f = ftrace_format_field(fmt, names[i]);
+		if (f == NULL)
+			return 0;
+		if (i == 3 ? f->kind != FTRACE_FIELD_CHARS :
+		    f->kind != FTRACE_FIELD_INT)
+			return 0;
+		plan_field_set(&pl->c[i], f);
+	}
+	pl->kind = names == sw ? PLAN_COMPACT_SWITCH : PLAN_COMPACT_WAKING;
+	return 1;
+}
+
+int
+ftrace_translator_add(struct ftrace_translator *xl,
+    const struct ftrace_format *fmt, const char **cause)
+{
+	const struct ftrace_proto_event *pe;
+	struct plan *pl, **np;
+	unsigned int i, j;
+
+	if (fmt->id >= xl->nplans) {
+		np = reallocarray(xl->plans, fmt->id + 1, sizeof(*np));
+		if (np == NULL)
+			goto nomem;
+		memset(np + xl->nplans, 0,
+		    (fmt->id + 1 - xl->nplans) * sizeof(*np));
+		xl->plans = np;
+		xl->nplans = fmt->id + 1;
+	}
+	if (xl->plans[fmt->id] != NULL)
+		return 0;	/* already planned */
+	pe = ftrace_proto_event_find(fmt->group, fmt->name);
+	if (pe == NULL && xl->opts.disable_generic) {
+		*cause = "no typed proto and generic events are disabled";
+		return -1;
+	}
+	if ((pl = calloc(1, sizeof(*pl))) == NULL)
+		goto nomem;
+	if (fmt->common_pid != NULL)
+		plan_field_set(&pl->pid, fmt->common_pid);
+	if (fmt->common_flags != NULL)
+		plan_field_set(&pl->flags, fmt->common_flags);
+	if (xl->opts.compact_sched && plan_compact(pl, fmt)) {
+		xl->plans[fmt->id] = pl;
+		return 0;
+	}
+	pl->fields = calloc(fmt->nfields, sizeof(*pl->fields));
+	if (pl->fields == NULL)
+		goto nomem_pl;
+	if (pe != NULL) {
+		pl->kind = PLAN_TYPED;
+		pl->proto_id = pe->id;
+		for (i = fmt->ncommon; i < fmt->nfields; i++) {
+			const struct ftrace_field *f = &fmt->fields[i];
+
+			for (j = 0; j < pe->nfields; j++)
+				if (strcmp(pe->fields[j].name, f->name) == 0)
+					break;
+			if (j == pe->nfields ||
+			    !typed_compatible(pe->fields[j].type, f))
+				continue;
+			plan_field_set(&pl->fields[pl->nfields], f);
+			pl->fields[pl->nfields].ptype = pe->fields[j].type;
+			pl->fields[pl->nfields].proto_id = pe->fields[j].id;
+			pl->nfields++;
+		}
+	} else {
+		pl->kind = PLAN_GENERIC;
+		pl->proto_id = EVENT_GENERIC;
+		if ((pl->name = strdup(fmt->name)) == NULL)
+			goto nomem_pl;
+		for (i = fmt->ncommon; i < fmt->nfields; i++) {
+			struct plan_field *pf = &pl->fields[pl->nfields];
+
+			plan_field_set(pf, &fmt->fields[i]);
+			if ((pf->name = strdup(fmt->fields[i].name)) == NULL)
+				goto nomem_pl;
+			pl->nfields++;
+		}
+	}
+	xl->plans[fmt->id] = pl;
+	return 0;
+nomem_pl:
+	plan_free(pl);
+nomem:
+	*cause = "out of memory";
+	return -1;
+}
+
+/* ---- the per-record loop ---- */
+
+static inline uint64_t
+rd_uint(const uint8_t *p, unsigned int size)
+{
+	uint8_t v8;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	switch (size) {
+	case 1:
+		memcpy(&v8, p, 1);
+		return v8;
+	case 2:
+		memcpy(&v16, p, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return v32;
+	default:
+		memcpy(&v64, p, 8);
+		return v64;
+	}
+}
+
+/* Reads an integer field, sign-extended when the kernel says signed. */
+static inline uint64_t
+rd_int(const uint8_t *p, unsigned int size, int is_signed)
+{
+	uint64_t v = rd_uint(p, size);
+
+	if (is_signed && size < 8) {
+		uint64_t sign = 1ull << (size * 8 - 1);
+
+		v = (v ^ sign) - sign;
+	}
+	return v;
+}
+
+/*
+ * Finds the bytes of a string-like field inside the record. Returns 0 and
+ * sets *s, *n (trailing NULs trimmed), or -1 if out of bounds.
+ */
+static int
+field_str(const struct plan_field *pf, const uint8_t *rec, uint32_t reclen,
+    const uint8_t **s, size_t *n)
+{
+	uint32_t loc, off, len;
+
+	switch (pf->kind) {
+	case FTRACE_FIELD_CHARS:
+	case FTRACE_FIELD_OTHER:
+		if ((uint32_t)pf->offset + pf->size > reclen)
+			return -1;
+		off = pf->offset;
+		len = pf->size;
+		break;
+	case FTRACE_FIELD_TAIL:
+		if (pf->offset > reclen)
+			return -1;
+		off = pf->offset;
+		len = reclen - pf->offset;
+		break;
+	case FTRACE_FIELD_DATALOC:
+		if ((uint32_t)pf->offset + 4 > reclen)
+			return -1;
+		loc = (uint32_t)rd_uint(rec + pf->offset, 4);
+		off = loc & 0xffff;
+		len = loc >> 16;
+		/* Newer kernels can make the offset relative to the field. */
+		if (off + len > reclen)
+			return -1;
+		break;
+	default:
+		return -1;
+	}
+	*s = rec + off;
+	if (pf->kind == FTRACE_FIELD_OTHER ||
+	    (pf->kind == FTRACE_FIELD_DATALOC && !pf->is_string)) {
+		*n = len;
+		return 0;
+	}
+	*n = strnlen((const char *)*s, len);
+	return 0;
+}
+
+static void
+put_hex(struct pbw *w, uint32_t field, const uint8_t *s, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char buf[2 * 256];
+	size_t i;
+
+	if (n > 256)
+		n = 256;
+	for (i = 0; i < n; i++) {
+		buf[2 * i] = digits[s[i] >> 4];
+		buf[2 * i + 1] = digits[s[i] & 0xf];
+	}
+	pbw_bytes(w, field, buf, 2 * n);
+}
+
+static void
+emit_typed(struct pbw *w, const struct plan *pl, const uint8_t *rec,
+    uint32_t reclen)
+{
+	const struct plan_field *pf;
+	const uint8_t *s;
+	size_t n;
+	uint64_t v;
+
+	for (unsigned int i = 0; i < pl->nfields; i++) {
+		pf = &pl->fields[i];
+		if (pf->ptype == PT_STRING) {
+			if (field_str(pf, rec, reclen, &s, &n) == 0)
+				pbw_bytes(w, pf->proto_id, s, n);
+			continue;
+		}
+		if ((uint32_t)pf->offset + pf->size > reclen)
+			continue;
+		if (pf->kind == FTRACE_FIELD_INT_ARRAY) {
+			for (unsigned int k = 0; k < pf->size / pf->elem_size;
+			    k++)
+				pbw_varint(w, pf->proto_id, rd_int(rec +
+				    pf->offset + k * pf->elem_size,
+				    pf->elem_size, pf->is_signed));
+			continue;
+		}
+		v = rd_int(rec + pf->offset, pf->size, pf->is_signed);
+		if (pf->ptype == PT_UINT32)
+			v = (uint32_t)v;
+		else if (pf->ptype == PT_INT32)
+			v = (uint64_t)(int64_t)(int32_t)v;
+		pbw_varint(w, pf->proto_id, v);
+	}
+}
+
+static void
+emit_generic_int(struct pbw *w, const struct plan_field *pf,
+    const uint8_t *p, unsigned int size)
+{
+	pbw_nested_begin(w, GENERIC_FIELD);
+	pbw_string(w, GENERIC_FIELD_NAME, pf->name);
+	pbw_varint(w, pf->is_signed ? GENERIC_FIELD_INT : GENERIC_FIELD_UINT,
+	    rd_int(p, size, pf->is_signed));
+	pbw_nested_end(w);
+}
+
+static void
+emit_generic(struct pbw *w, const struct plan *pl, const uint8_t *rec,
+    uint32_t reclen)
+{
+	const struct plan_field *pf;
+	const uint8_t *s;
+	size_t n;
+
+	pbw_string(w, GENERIC_EVENT_NAME, pl->name);
+	for (unsigned int i = 0; i < pl->nfields; i++) {
+		pf = &pl->fields[i];
+		switch (pf->kind) {
+		case FTRACE_FIELD_INT:
+			if ((uint32_t)pf->offset + pf->size <= reclen)
+				emit_generic_int(w, pf, rec + pf->offset,
+				    pf->size);
+			break;
+		case FTRACE_FIELD_INT_ARRAY:
+			if ((uint32_t)pf->offset + pf->size > reclen)
+				break;
+			/* One field per element, in order, same name. */
+			for (unsigned int k = 0; k < pf->size / pf->elem_size;
+			    k++)
+				emit_generic_int(w, pf, rec + pf->offset +
+				    k * pf->elem_size, pf->elem_size);
+			break;
+		default:
+			if (field_str(pf, rec, reclen, &s, &n) == -1)
+				break;
+			pbw_nested_begin(w, GENERIC_FIELD);
+			pbw_string(w, GENERIC_FIELD_NAME, pf->name);
+			if (pf->kind == FTRACE_FIELD_OTHER ||
+			    (pf->kind == FTRACE_FIELD_DATALOC &&
+			    !pf->is_string))
+				put_hex(w, GENERIC_FIELD_STR, s, n);
+			else
+				pbw_bytes(w, GENERIC_FIELD_STR, s, n);
+			pbw_nested_end(w);
+			break;
+		}
+	}
+}
+
+/* ---- bundles ---- */
+
+int
+ftrace_bundle_init(struct ftrace_bundle *b, struct ftrace_translator *xl,
+    const struct ftrace_page_layout *layout, uint32_t cpu,
+    struct ftrace_sink sink, struct ftrace_cpu_counters *ctr)
+{
+	memset(b, 0, sizeof(*b));
+	if (xl->opts.compact_sched && (b->cols = malloc(C_NCOLS *
+	    FTRACE_COMPACT_COL_CAP)) == NULL)
+		return -1;
+	b->xl = xl;
+	b->layout = layout;
+	b->cpu = cpu;
+	b->sink = sink;
+	b->ctr = ctr;
+	return 0;
+}
+
+void
+ftrace_bundle_free(struct ftrace_bundle *b)
+{
+	ftrace_bundle_finish(b);
+	free(b->cols);
+	b->cols = NULL;
+}
+
+static void
+bundle_open(struct ftrace_bundle *b)
+{
+	b->w = b->sink.packet_begin(b->sink.arg);
+	pbw_nested_begin(b->w, TRACE_PACKET_FTRACE_EVENTS);
+	pbw_varint(b->w, BUNDLE_CPU, b->cpu);
+	if (b->xl->opts.clock != 0)
+		pbw_varint(b->w, BUNDLE_FTRACE_CLOCK,
+		    (uint64_t)b->xl->opts.clock);
+	if (b->prev_end_ts != 0)
+		pbw_varint(b->w, BUNDLE_PREV_END_TS, b->prev_end_ts);
+	b->nevents = 0;
+	b->nswitch = b->nwaking = b->nintern = 0;
+	memset(b->col_len, 0, sizeof(b->col_len));
+}
+
+void
+ftrace_bundle_finish(struct ftrace_bundle *b)
+{
+	struct pbw *w = b->w;
+
+	if (w == NULL)
+		return;
+	if (b->nswitch + b->nwaking > 0) {
+		pbw_nested_begin(w, BUNDLE_COMPACT_SCHED);
+		for (uint32_t i = 0; i < b->nintern; i++)
+			pbw_bytes(w, COMPACT_INTERN_TABLE, b->intern[i],
+			    strnlen(b->intern[i], sizeof(b->intern[i])));
+		for (int i = 0; i < C_NCOLS; i++)
+			if (b->col_len[i] > 0)
+				pbw_bytes(w, compact_field_ids[i], b->cols +
+				    i * FTRACE_COMPACT_COL_CAP, b->col_len[i]);
+		pbw_nested_end(w);
+	}
+	if (b->lost)
+		pbw_varint(w, BUNDLE_LOST_EVENTS, 1);
+	pbw_nested_end(w);
+	b->sink.packet_end(b->sink.arg);
+	b->w = NULL;
+	b->lost = 0;
+	if (b->nevents > 0)
+		b->prev_end_ts = b->last_ts;
+	b->ctr->packets++;
+}
+
+static uint32_t
+intern_comm(struct ftrace_bundle *b, const uint8_t *comm, size_t size)
+{
+	char c[16];
+	size_t n = size < sizeof(c) ? size : sizeof(c);
+
+	memset(c, 0, sizeof(c));
+	memcpy(c, comm, strnlen((const char *)comm, n));
+	for (uint32_t i = 0; i < b->nintern; i++)
+		if (memcmp(b->intern[i], c, sizeof(c)) == 0)
+			return i;
+	memcpy(b->intern[b->nintern], c, sizeof(c));
+	return b->nintern++;
+}
+
+static int
+compact_full(const struct ftrace_bundle *b)
+{
+	if (b->nintern >= FTRACE_INTERN_MAX)
+		return 1;
+	for (int i = 0; i < C_NCOLS; i++)
+		if (FTRACE_COMPACT_COL_CAP - b->col_len[i] < 10)
+			return 1;
+	return 0;
+}
+
+static inline void
+col_put(struct ftrace_bundle *b, int col, uint64_t v)
+{
+	uint8_t *p = b->cols + col * FTRACE_COMPACT_COL_CAP + b->col_len[col];
+
+	b->col_len[col] += (uint32_t)(pbw_put_varint(p, v) - p);
+}
+
+static void
+emit_compact(struct ftrace_bundle *b, const struct plan *pl, uint64_t ts,
+    const uint8_t *rec, uint32_t reclen)
+{
+	const struct plan_field *c = pl->c;
+	uint64_t v[3];
+
+	for (int i = 0; i < 4; i++)
+		if ((uint32_t)c[i].offset + c[i].size > reclen) {
+			b->ctr->dropped++;
+			return;
+		}
+	for (int i = 0; i < 3; i++)
+		v[i] = rd_int(rec + c[i].offset, c[i].size, c[i].is_signed);
+	if (pl->kind == PLAN_COMPACT_SWITCH) {
+		col_put(b, C_SW_TS, b->nswitch == 0 ? ts :
+		    ts - b->switch_last_ts);
+		b->switch_last_ts = ts;
+		b->nswitch++;
+		col_put(b, C_SW_PREV_STATE, v[0]);
+		col_put(b, C_SW_NEXT_PID, (uint64_t)(int64_t)(int32_t)v[1]);
+		col_put(b, C_SW_NEXT_PRIO, (uint64_t)(int64_t)(int32_t)v[2]);
+		col_put(b, C_SW_COMM, intern_comm(b, rec + c[3].offset,
+		    c[3].size));
+	} else {
+		col_put(b, C_WK_TS, b->nwaking == 0 ? ts :
+		    ts - b->waking_last_ts);
+		b->waking_last_ts = ts;
+		b->nwaking++;
+		col_put(b, C_WK_PID, (uint64_t)(int64_t)(int32_t)v[0]);
+		col_put(b, C_WK_TARGET_CPU, (uint64_t)(int64_t)(int32_t)v[1]);
+		col_put(b, C_WK_PRIO, (uint64_t)(int64_t)(int32_t)v[2]);
+		col_put(b, C_WK_FLAGS, pl->flags.size != 0 &&
+		    (uint32_t)pl->flags.offset + pl->flags.size <= reclen ?
+		    rd_uint(rec + pl->flags.offset, pl->flags.size) : 0);
+		col_put(b, C_WK_COMM, intern_comm(b, rec + c[3].offset,
+		    c[3].size));
+	}
+}
+
+static void
+emit_event(struct ftrace_bundle *b, const struct plan *pl, uint64_t ts,
+    const uint8_t *rec, uint32_t reclen)
+{
+	struct pbw *w = b->w;
+
+	pbw_nested_begin(w, BUNDLE_EVENT);
+	pbw_varint(w, EVENT_TIMESTAMP, ts);
+	if (pl->pid.size != 0 && (uint32_t)pl->pid.offset + pl->pid.size <=
+	    reclen)
+		pbw_varint(w, EVENT_PID, (uint32_t)rd_uint(rec +
+		    pl->pid.offset, pl->pid.size));
+	pbw_nested_begin(w, pl->proto_id);
+	if (pl->kind == PLAN_TYPED)
+		emit_typed(w, pl, rec, reclen);
+	else
+		emit_generic(w, pl, rec, reclen);
+	pbw_nested_end(w);
+	pbw_nested_end(w);
+}
+
+static void
+translate_record(struct ftrace_bundle *b, const struct ring_record *r)
+{
+	struct ftrace_translator *xl = b->xl;
+	const struct plan *pl;
+	uint16_t id;
+
+	if (r->len < 2) {
+		b->ctr->dropped++;
+		return;
+	}
+	memcpy(&id, r->data, sizeof(id));
+	if (id >= xl->nplans || (pl = xl->plans[id]) == NULL) {
+		b->ctr->unknown_ids++;
+		return;
+	}
+	if (b->w != NULL && (pbw_written(b->w) >= FTRACE_BUNDLE_MAX ||
+	    (b->cols != NULL && compact_full(b))))
+		ftrace_bundle_finish(b);
+	if (b->w == NULL)
+		bundle_open(b);
+	if (pl->kind == PLAN_COMPACT_SWITCH || pl->kind == PLAN_COMPACT_WAKING)
+		emit_compact(b, pl, r->ts, r->data, r->len);
+	else
+		emit_event(b, pl, r->ts, r->data, r->len);
+	b->nevents++;
+	b->last_ts = r->ts;
+	b->ctr->events++;
+}
+
+int
+ftrace_bundle_add_page_untrusted(struct ftrace_bundle *b,
+    const uint8_t *page, size_t len)
+{
+	struct ring_page rp;
+	struct ring_record r;
+	int rc;
+
+	b->ctr->pages++;
+	b->ctr->bytes_read += len;
+	if ((rc = ring_page_open_untrusted(&rp, b->layout, page, len)) != 0) {
+		b->ctr->bad_pages++;
+		b->ctr->last_status = rc;
+		return rc;
+	}
+	if (rp.lost) {
+		/* Data before this page is gone: say so in the bundle
+		 * that holds what follows. */
+		b->ctr->lost_pages++;
+		if (rp.lost_count > 0)
+			b->ctr->lost_events += (uint64_t)rp.lost_count;
+		if (b->w != NULL && b->nevents > 0)
+			ftrace_bundle_finish(b);
+		if (b->w == NULL)
+			bundle_open(b);
+		b->lost = 1;
+	}
+	while ((rc = ring_page_next_untrusted(&rp, &r)) == 1)
+		translate_record(b, &r);
+	if (rc != 0) {
+		b->ctr->bad_pages++;
+		b->ctr->last_status = rc;
+		return rc;
+	}
+	return 0;
+}
