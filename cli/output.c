@@ -1,0 +1,201 @@
+/* The trace file: opening, packet framing and writing; see output.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/output.h"
+
+#define WBUF_SIZE	(256u * 1024)
+
+int
+output_open(struct output *out, const char *path, int no_clobber, char *err,
+    size_t errlen)
+{
+	int flags = O_RDWR | O_CREAT | O_CLOEXEC |
+	    (no_clobber ? O_EXCL : O_TRUNC);
+
+	memset(out, 0, sizeof(*out));
+	out->fd = -1;
+	if ((out->path = strdup(path)) == NULL ||
+	    (out->wbuf = malloc(WBUF_SIZE)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (strcmp(path, "-") == 0) {
+		if ((out->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) == -1) {
+			snprintf(err, errlen, "cannot use stdout for the "
+			    "trace: %s", strerror(errno));
+			goto fail;
+		}
+		return 0;
+	}
+	if ((out->fd = open(path, flags, 0600)) == -1) {
+		if (errno == EEXIST)
+			snprintf(err, errlen, "Output file '%s' already exists, "
+			    "refusing to overwrite due to '--no-clobber'", path);
+		else
+			snprintf(err, errlen, "Cannot open output file '%s': "
+			    "%s", path, strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	free(out->path);
+	free(out->wbuf);
+	memset(out, 0, sizeof(*out));
+	out->fd = -1;
+	return -1;
+}
+
+const char *
+output_name(const struct output *out)
+{
+	return out->path == NULL ? "(none)" :
+	    strcmp(out->path, "-") == 0 ? "stdout" : out->path;
+}
+
+static int
+write_all(struct output *out, const uint8_t *p, size_t n, char *err,
+    size_t errlen)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(out->fd, p, n);
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1) {
+			snprintf(err, errlen, "Cannot write to %s: %s",
+			    output_name(out), strerror(errno));
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+output_flush(struct output *out, char *err, size_t errlen)
+{
+	if (out->wlen == 0)
+		return 0;
+	if (write_all(out, out->wbuf, out->wlen, err, errlen) == -1)
+		return -1;
+	out->wlen = 0;
+	return 0;
+}
+
+static int
+buffered_write(struct output *out, const uint8_t *p, size_t n, char *err,
+    size_t errlen)
+{
+	if (out->wlen + n > WBUF_SIZE) {
+		if (output_flush(out, err, errlen) == -1)
+			return -1;
+		if (n >= WBUF_SIZE)
+			return write_all(out, p, n, err, errlen);
+	}
+	memcpy(out->wbuf + out->wlen, p, n);
+	out->wlen += n;
+	return 0;
+}
+
+int
+output_packet(struct output *out, const uint8_t *data, size_t len, char *err,
+    size_t errlen)
+{
+	uint8_t hdr[11];
+	size_t h = 0;
+	uint64_t v = len;
+
+	/* Trace.packet: field 1, wire type 2, then a varint length. */
+	hdr[h++] = 0x0a;
+	do {
+		hdr[h++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v != 0);
+	if (buffered_write(out, hdr, h, err, errlen) == -1 ||
+	    buffered_write(out, data, len, err, errlen) == -1)
+		return -1;
+	out->bytes += h + len;
+	out->packets++;
+	return 0;
+}
+
+int
+output_slice_untrusted(struct output *out, const uint8_t *data, size_t len,
+    int last, char *err, size_t errlen)
+{
+	uint8_t *np;
+	size_t ncap;
+
+	if (out->pkt_len == 0 && last)	/* the common case: whole packet */
+		return output_packet(out, data, len, err, errlen);
+	if (len > OUTPUT_MAX_PACKET - out->pkt_len) {
+		snprintf(err, errlen, "traced sent a packet larger than %u "
+		    "bytes", OUTPUT_MAX_PACKET);
+		return -1;
+	}
+	if (out->pkt_len + len > out->pkt_cap) {
+		ncap = out->pkt_cap ? out->pkt_cap : 4096;
+		while (ncap < out->pkt_len + len)
+			ncap *= 2;
+		if ((np = realloc(out->pkt, ncap)) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		out->pkt = np;
+		out->pkt_cap = ncap;
+	}
+	if (len > 0)
+		memcpy(out->pkt + out->pkt_len, data, len);
+	out->pkt_len += len;
+	if (!last)
+		return 0;
+	len = out->pkt_len;
+	out->pkt_len = 0;
+	return output_packet(out, out->pkt, len, err, errlen);
+}
+
+uint64_t
+output_file_size(const struct output *out)
+{
+	struct stat st;
+
+	if (out->fd == -1 || fstat(out->fd, &st) == -1 ||
+	    !S_ISREG(st.st_mode))
+		return out->bytes;
+	return (uint64_t)st.st_size;
+}
+
+int
+output_close(struct output *out, int rm_if_empty, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (out->fd != -1) {
+		if (output_flush(out, err, errlen) == -1)
+			rc = -1;
+		if (rm_if_empty && strcmp(out->path, "-") != 0 &&
+		    output_file_size(out) == 0)
+			unlink(out->path);
+		if (close(out->fd) == -1 && rc == 0) {
+			snprintf(err, errlen, "Cannot write to %s: %s",
+			    output_name(out), strerror(errno));
+			rc = -1;
+		}
+	}
+	free(out->path);
+	free(out->pkt);
+	free(out->wbuf);
+	memset(out, 0, sizeof(*out));
+	out->fd = -1;
+	return rc;
+}
