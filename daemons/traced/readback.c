@@ -1,0 +1,122 @@
+/*
+ * Reading a session out: service packets first, then each central buffer
+ * in config order, packet by packet. A producer packet is copied out of
+ * the buffer, checked (packet_validate_untrusted) and followed by the
+ * trusted fields the service vouches for. Packets go to a sink: the
+ * consumer's ReadBuffers stream or the session's output file.
+ *
+ * A read stops after about 'budget' bytes so that one big buffer cannot
+ * hold the event loop; the caller comes back for the rest.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "traced.h"
+#include "trace_buffer.h"
+
+/* Scratch space for one packet, reused across reads. */
+static uint8_t	*readback_buf;
+static size_t	 readback_cap;
+
+static const uint8_t *
+readback_gather(const struct trace_buffer_packet *pk)
+{
+	size_t	off = 0, i, cap;
+	uint8_t	*n;
+
+	if (pk->nslices == 1)
+		return pk->slices[0].data;
+	if (pk->size > readback_cap) {
+		cap = pk->size < 65536 ? 65536 : pk->size;
+		if ((n = realloc(readback_buf, cap)) == NULL)
+			return NULL;
+		readback_buf = n;
+		readback_cap = cap;
+	}
+	for (i = 0; i < pk->nslices; i++) {
+		memcpy(readback_buf + off, pk->slices[i].data,
+		    pk->slices[i].len);
+		off += pk->slices[i].len;
+	}
+	return readback_buf;
+}
+
+int
+readback_session(struct tsession *s, size_t budget, packet_sink_fn *sink,
+    void *arg, int *has_more)
+{
+	struct traced			*svc = s->svc;
+	struct trace_buffer_packet	 pk;
+	struct trace_buffer		*tb;
+	struct tproducer		*p;
+	uint8_t				 trailer[PACKET_TRAILER_MAX];
+	const uint8_t			*body;
+	size_t				 bytes = 0, i, tlen;
+
+	*has_more = 0;
+	if (session_waiting_for_trigger(s))
+		return 0;
+	if (svcpkt_emit_head(s, sink, arg, &bytes) == -1)
+		return -1;
+	for (i = 0; i < s->nbuffers; i++) {
+		if ((tb = svc->buffers[s->buffers[i]]) == NULL)
+			continue;
+		trace_buffer_begin_read(tb);
+		while (bytes < budget && trace_buffer_read_next(tb, &pk) == 1) {
+			if (pk.size == 0)
+				continue;
+			if ((body = readback_gather(&pk)) == NULL ||
+			    packet_validate_untrusted(body, pk.size) == -1) {
+				s->invalid_packets++;
+				continue;
+			}
+			p = service_producer_by_id(svc, pk.producer_id);
+			tlen = packet_trailer(trailer, (int32_t)pk.uid,
+			    session_seq_id(s, pk.producer_id, pk.writer_id),
+			    p != NULL && p->uid == pk.uid ? (int32_t)p->pid : 0,
+			    pk.previous_packet_dropped ? 1 : 0);
+			bytes += pk.size + tlen;
+			s->packets_read++;
+			s->bytes_read += pk.size + tlen;
+			if (sink(arg, body, pk.size, trailer, tlen) == -1)
+				return -1;
+		}
+		if (bytes >= budget) {
+			*has_more = 1;
+			return 0;
+		}
+	}
+	return svcpkt_emit_tail(s, sink, arg, &bytes);
+}
+
+static int
+readback_file_sink(void *arg, const uint8_t *body, size_t blen,
+    const uint8_t *trailer, size_t tlen)
+{
+	struct tsession	*s = arg;
+
+	return trace_file_append(&s->file, body, blen, trailer, tlen);
+}
+
+/*
+ * Drains everything readable now into the session's file. -1 once the
+ * file is closed (cap reached or write error).
+ */
+int
+readback_to_file(struct tsession *s)
+{
+	int	more;
+
+	if (s->file.closed)
+		return -1;
+	do {
+		if (readback_session(s, 1024 * 1024, readback_file_sink, s,
+		    &more) == -1)
+			return -1;
+	} while (more);
+	return trace_file_flush(&s->file);
+}

@@ -1,0 +1,133 @@
+/*
+ * Streaming a session into the file descriptor its consumer passed
+ * (write_into_file). The file is a Trace message: each packet goes out as
+ * field 1 (tag 0x0a, varint length, bytes). Packets are staged in a fixed
+ * buffer and written with one write per fill, so a long trace costs
+ * bounded memory whatever its length.
+ *
+ * max_file_size_bytes is a hard cap: the packet that would reach it is not
+ * written and the file is closed for good (the session then stops, as
+ * upstream does). A write error closes it too: the session must never
+ * block or spin on a broken file.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "traced.h"
+
+#define TRACE_FILE_STAGE	(256 * 1024)
+
+int
+trace_file_open(struct trace_file *tf, int fd, uint64_t max_bytes)
+{
+	memset(tf, 0, sizeof(*tf));
+	if ((tf->stage = malloc(TRACE_FILE_STAGE)) == NULL)
+		return -1;
+	tf->fd = fd;
+	tf->max_bytes = max_bytes;
+	return 0;
+}
+
+int
+trace_file_flush(struct trace_file *tf)
+{
+	size_t	off = 0;
+	ssize_t	n;
+
+	while (off < tf->used && !tf->closed) {
+		n = write(tf->fd, tf->stage + off, tf->used - off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			log_warn("%s: write", __func__);
+			tf->closed = 1;
+			tf->error = 1;
+			break;
+		}
+		off += (size_t)n;
+		tf->written += (uint64_t)n;
+	}
+	tf->used = 0;
+	return tf->closed ? -1 : 0;
+}
+
+static int
+trace_file_put(struct trace_file *tf, const uint8_t *p, size_t len)
+{
+	size_t	n;
+
+	while (len > 0) {
+		if (tf->used == TRACE_FILE_STAGE &&
+		    trace_file_flush(tf) == -1)
+			return -1;
+		n = TRACE_FILE_STAGE - tf->used;
+		if (n > len)
+			n = len;
+		memcpy(tf->stage + tf->used, p, n);
+		tf->used += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Append one packet made of a body and an optional trailer (the trusted
+ * fields). Returns 0, or -1 once the file is closed (cap reached or a
+ * write failed).
+ */
+int
+trace_file_append(struct trace_file *tf, const uint8_t *body, size_t blen,
+    const uint8_t *trailer, size_t tlen)
+{
+	uint8_t		hdr[11];
+	size_t		hlen = 0;
+	uint64_t	v = blen + tlen, total;
+
+	if (tf->closed)
+		return -1;
+	hdr[hlen++] = 0x0a;
+	do {
+		hdr[hlen] = (uint8_t)(v & 0x7f);
+		v >>= 7;
+		if (v != 0)
+			hdr[hlen] |= 0x80;
+		hlen++;
+	} while (v != 0);
+	total = tf->written + tf->used + hlen + blen + tlen;
+	if (tf->max_bytes != 0 && total >= tf->max_bytes) {
+		tf->full = 1;
+		trace_file_flush(tf);
+		tf->closed = 1;
+		return -1;
+	}
+	if (trace_file_put(tf, hdr, hlen) == -1 ||
+	    trace_file_put(tf, body, blen) == -1 ||
+	    (tlen && trace_file_put(tf, trailer, tlen) == -1))
+		return -1;
+	return 0;
+}
+
+/* Flush what is staged and give the descriptor back to the system. */
+void
+trace_file_close(struct trace_file *tf)
+{
+	if (tf->stage == NULL)
+		return;
+	if (!tf->closed)
+		trace_file_flush(tf);
+	if (tf->fd != -1) {
+		fsync(tf->fd);
+		close(tf->fd);
+	}
+	tf->fd = -1;
+	tf->closed = 1;
+	free(tf->stage);
+	tf->stage = NULL;
+}
