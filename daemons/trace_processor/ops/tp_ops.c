@@ -1,0 +1,25 @@
+/* Registers the trace_processor SQL operators on a connection. */
+#include "config.h"
+
+#include <sqlite3.h>
+
+#include "ops_int.h"
+#include "tp_ops.h"
+
+int
+tp_ops_register(sqlite3 *db, char **errmsg)
+{
+	char	*err = NULL;
+
+	if (ops_funcs_register(db, &err) == -1 ||
+	    ops_span_join_register(db, &err) == -1 ||
+	    ops_slice_fns_register(db, &err) == -1 ||
+	    ops_flow_fns_register(db, &err) == -1) {
+		if (errmsg != NULL)
+			*errmsg = err;
+		else
+			sqlite3_free(err);
+		return -1;
+	}
+	return 0;
+}
