@@ -71,6 +71,9 @@ static void	host_accept(evutil_socket_t, short, void *);
 static void	host_frame(struct ipc_conn *, struct ipc_frame_in *, void *);
 static void	host_closed(struct ipc_conn *, const char *, void *);
 
+static int	host_error(struct ipc_host *, int, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+
 static int
 host_error(struct ipc_host *h, int errnum, const char *fmt, ...)
 {

@@ -56,6 +56,9 @@ vlog(int pri, const char *fmt, va_list ap)
 	errno = saved_errno;
 }
 
+static void	vlog_errno(int, int, const char *, va_list)
+		    __attribute__((format(printf, 3, 0)));
+
 /* Formats fmt and appends ": strerror(errnum)". */
 static void
 vlog_errno(int pri, int errnum, const char *fmt, va_list ap)
