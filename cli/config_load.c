@@ -227,6 +227,11 @@ config_check(const TraceConfig *cfg, const struct faro_opts *o, char *err,
 		    "faro yet (it needs a producer connection)");
 		return -1;
 	}
+	if (o->detach_key != NULL && !cfg->write_into_file) {
+		snprintf(err, errlen, "TraceConfig's write_into_file must be "
+		    "true when using --detach");
+		return -1;
+	}
 	if (cfg->output_path != NULL && cfg->output_path[0] != '\0') {
 		if (o->out_path != NULL) {
 			snprintf(err, errlen, "Can't pass --out if output_path "
@@ -243,11 +248,6 @@ config_check(const TraceConfig *cfg, const struct faro_opts *o, char *err,
 	} else if (o->out_path == NULL) {
 		snprintf(err, errlen, "--out FILE is required (or "
 		    "write_into_file with output_path in the config)");
-		return -1;
-	}
-	if (o->detach_key != NULL && !cfg->write_into_file) {
-		snprintf(err, errlen, "TraceConfig's write_into_file must be "
-		    "true when using --detach");
 		return -1;
 	}
 	return 0;

@@ -102,7 +102,8 @@ buffered_write(struct output *out, const uint8_t *p, size_t n, char *err,
 		if (n >= WBUF_SIZE)
 			return write_all(out, p, n, err, errlen);
 	}
-	memcpy(out->wbuf + out->wlen, p, n);
+	if (n > 0)
+		memcpy(out->wbuf + out->wlen, p, n);
 	out->wlen += n;
 	return 0;
 }
