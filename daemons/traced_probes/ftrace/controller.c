@@ -206,8 +206,14 @@ restore_all(struct ftrace_ctl *ctl)
 	ctl->nsaved = 0;
 	ctl->buffer_kb = 0;
 	ctl->clock[0] = '\0';
-	if (ctl->created && rmdir(ctl->root) == -1)
+	if (ctl->created && rmdir(ctl->root) == -1) {
+		/* Keep the record so a later cleanup removes it. */
 		log_warn("%s: rmdir %s", __func__, ctl->root);
+		if (state_write(ctl) == 0) {
+			ctl->created = 0;
+			return;
+		}
+	}
 	ctl->created = 0;
 	unlink(ctl->state_path);
 }
@@ -326,7 +332,12 @@ event_ref(struct ftrace_ctl *ctl, const char *ev)
 	if (!event_name_ok(ev))
 		return -1;
 	snprintf(rel, sizeof(rel), "events/%s/enable", ev);
-	if (ctl_set(ctl, rel, "1") == -1)
+	/* ftrace/print and friends have no switch: always recorded. */
+	if (!tfs_exists(ctl->root, rel)) {
+		snprintf(rel, sizeof(rel), "events/%s/format", ev);
+		if (!tfs_exists(ctl->root, rel))
+			return -1;
+	} else if (ctl_set(ctl, rel, "1") == -1)
 		return -1;
 	if ((ne = reallocarray(ctl->evs, ctl->nevs + 1, sizeof(*ne))) == NULL)
 		return -1;

@@ -313,10 +313,11 @@ root_drain(struct ftrace_root *r)
 					src_note_error(r->srcs[k], rc);
 			}
 		}
-	}
-	for (size_t k = 0; k < r->nsrcs; k++)
-		for (int cpu = 0; cpu < r->ncpus; cpu++)
+		/* A sink has one packet open at a time: close this CPU's
+		 * bundle before the next CPU opens one. */
+		for (size_t k = 0; k < r->nsrcs; k++)
 			ftrace_bundle_finish(&r->srcs[k]->bundles[cpu]);
+	}
 	return total;
 }
 
@@ -658,6 +659,9 @@ ftrace_source_free(struct ftrace_source *s)
 			r->srcs[i] = r->srcs[--r->nsrcs];
 			break;
 		}
+	/* An instance cannot be removed while its buffers are open. */
+	if (r->nsrcs == 0)
+		root_close_readers(r);
 	ftrace_ctl_remove(r->ctl, s->handle);
 	source_release(s);
 	if (r->nsrcs == 0)

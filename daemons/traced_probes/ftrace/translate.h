@@ -25,7 +25,9 @@
 /*
  * Where packets go: a TracePacket is opened with packet_begin, filled
  * through the returned proto writer and closed with packet_end. In the
- * daemon these are shm_writer_packet_begin/end (shm_arbiter.h).
+ * daemon these are shm_writer_packet_begin/end (shm_arbiter.h). A sink has
+ * one packet open at a time, so the caller finishes one CPU's bundle before
+ * the next CPU's opens.
  */
 struct ftrace_sink {
 	struct pbw	*(*packet_begin)(void *arg);

@@ -1,0 +1,621 @@
+/*
+ * check_ftrace_kernel: linux.ftrace against the running kernel. Needs root
+ * and tracefs; exits 77 (skip) with the reason otherwise. Every test
+ * checks that tracefs reads the same after it as before.
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "controller.h"
+#include "ftrace_util.h"
+#include "source.h"
+#include "tfs.h"
+
+static char tracefs[256];
+static char state_dir[] = "/tmp/faro-ftrace-test.XXXXXX";
+
+/* ---- tracefs snapshots ---- */
+
+static const char *snap_files[] = {
+	"tracing_on", "buffer_size_kb", "trace_clock", "current_tracer",
+	"set_event", "set_event_pid", "tracing_cpumask", "uprobe_events",
+};
+
+struct snap {
+	char	*val[sizeof(snap_files) / sizeof(snap_files[0])];
+	char	 instances[1024];
+};
+
+static void
+snap_take(struct snap *s)
+{
+	char path[TFS_PATH_MAX + 16], *sp;
+	FILE *p;
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(snap_files) / sizeof(snap_files[0]);
+	    i++) {
+		if (tfs_read(tracefs, snap_files[i], &s->val[i], NULL) == -1)
+			s->val[i] = strdup("(none)");
+		/* "7 (expanded: 1408)" and "7" are the same setting. */
+		if (strcmp(snap_files[i], "buffer_size_kb") == 0 &&
+		    (sp = strchr(s->val[i], ' ')) != NULL)
+			*sp = '\0';
+	}
+	snprintf(path, sizeof(path), "ls %s/instances", tracefs);
+	s->instances[0] = '\0';
+	if ((p = popen(path, "r")) != NULL) {
+		n = fread(s->instances, 1, sizeof(s->instances) - 1, p);
+		s->instances[n] = '\0';
+		pclose(p);
+	}
+}
+
+static void
+snap_check(struct snap *before)
+{
+	struct snap after;
+
+	snap_take(&after);
+	for (size_t i = 0; i < sizeof(snap_files) / sizeof(snap_files[0]);
+	    i++) {
+		ck_assert_msg(strcmp(before->val[i], after.val[i]) == 0,
+		    "%s changed: '%s' -> '%s'", snap_files[i], before->val[i],
+		    after.val[i]);
+		free(before->val[i]);
+		free(after.val[i]);
+	}
+	ck_assert_str_eq(before->instances, after.instances);
+}
+
+/* ---- helpers ---- */
+
+static Perfetto__Protos__FtraceConfig *
+config(const char *const *events, size_t n)
+{
+	Perfetto__Protos__FtraceConfig *c = calloc(1, sizeof(*c));
+
+	perfetto__protos__ftrace_config__init(c);
+	c->ftrace_events = (char **)events;
+	c->n_ftrace_events = n;
+	return c;
+}
+
+static void
+marker(const char *root, const char *text)
+{
+	char path[TFS_PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/trace_marker", root);
+	fd = open(path, O_WRONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static struct ftrace_host *
+host(void)
+{
+	const char *cause = NULL;
+	struct ftrace_host *h = ftrace_host_new(NULL, state_dir, &cause);
+
+	ck_assert_msg(h != NULL, "ftrace_host_new: %s", cause);
+	return h;
+}
+
+static struct ftrace_source *
+source(struct ftrace_host *h, Perfetto__Protos__FtraceConfig *c,
+    struct test_sink *ts)
+{
+	char err[256] = "";
+	struct ftrace_source *s = ftrace_source_new(h, c, test_sink_init(ts),
+	    err, sizeof(err));
+
+	ck_assert_msg(s != NULL, "ftrace_source_new: %s", err);
+	return s;
+}
+
+struct find {
+	const char	*text;
+	int		 pid;
+	int		 found;
+	int		 other;
+};
+
+static void
+find_print(const Perfetto__Protos__FtraceEventBundle *b,
+    const Perfetto__Protos__FtraceEvent *ev, void *arg)
+{
+	struct find *f = arg;
+
+	if (ev->event_case == PERFETTO__PROTOS__FTRACE_EVENT__EVENT_PRINT &&
+	    strcmp(ev->print->buf, f->text) == 0 && (int)ev->pid == f->pid)
+		f->found++;
+	else if (ev->event_case != PERFETTO__PROTOS__FTRACE_EVENT__EVENT_PRINT)
+		f->other++;
+}
+
+/* ---- tests ---- */
+
+START_TEST(marker_arrives_as_print)
+{
+	static const char *ev[] = { "ftrace/print" };
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s;
+	struct test_sink ts;
+	struct find f = { "faro-kernel-marker\n", 0, 0, 0 };
+	Perfetto__Protos__FtraceConfig *c = config(ev, 1);
+
+	snap_take(&snap);
+	h = host();
+	s = source(h, c, &ts);
+	f.pid = getpid();
+	marker(tracefs, f.text);
+	ck_assert_int_gt(ftrace_source_drain(s), 0);
+	test_sink_events(&ts, find_print, &f);
+	ck_assert_int_eq(f.found, 1);
+	ftrace_source_free(s);
+	ftrace_host_free(h);
+	/* Start and end stats were written. */
+	ck_assert_int_eq(ts.pkts[0]->data_case,
+	    PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_STATS);
+	ck_assert_int_eq(ts.pkts[0]->ftrace_stats->phase,
+	    PERFETTO__PROTOS__FTRACE_STATS__PHASE__START_OF_TRACE);
+	ck_assert_int_eq(ts.pkts[ts.npkts - 1]->ftrace_stats->phase,
+	    PERFETTO__PROTOS__FTRACE_STATS__PHASE__END_OF_TRACE);
+	ck_assert_uint_ge(ts.pkts[0]->ftrace_stats->n_cpu_stats, 1);
+	test_sink_free(&ts);
+	free(c);
+	snap_check(&snap);
+}
+END_TEST
+
+struct sched_find {
+	int	pid;
+	int	in, out;
+	int	any;
+};
+
+static void
+find_switch(const Perfetto__Protos__FtraceEventBundle *b,
+    const Perfetto__Protos__FtraceEvent *ev, void *arg)
+{
+	struct sched_find *f = arg;
+	const Perfetto__Protos__SchedSwitchFtraceEvent *sw = ev->sched_switch;
+
+	if (ev->event_case != PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_SWITCH)
+		return;
+	f->any++;
+	if (sw->next_pid == f->pid)
+		f->in++;
+	if (sw->prev_pid == f->pid)
+		f->out++;
+}
+
+START_TEST(busy_child_switches)
+{
+	static const char *ev[] = { "sched/sched_switch", "sched/sched_waking",
+	    "bogus_group/no_such_event" };
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s;
+	struct test_sink ts;
+	struct sched_find f = { 0, 0, 0, 0 };
+	const char *const *unknown;
+	Perfetto__Protos__FtraceConfig *c = config(ev, 3);
+	pid_t pid;
+	int status;
+
+	snap_take(&snap);
+	h = host();
+	s = source(h, c, &ts);
+	ck_assert_uint_eq(ftrace_source_unknown(s, &unknown), 1);
+	ck_assert_str_eq(unknown[0], "bogus_group/no_such_event");
+	if ((pid = fork()) == 0) {
+		struct timespec t = { 0, 500000 };
+
+		for (int i = 0; i < 50; i++)
+			nanosleep(&t, NULL);
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	f.pid = pid;
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	ftrace_source_drain(s);
+	test_sink_events(&ts, find_switch, &f);
+	ck_assert_int_ge(f.in, 10);
+	ck_assert_int_ge(f.out, 10);
+	ftrace_source_free(s);
+	ftrace_host_free(h);
+	/* The unknown event is named in the stats. */
+	ck_assert_uint_eq(ts.pkts[0]->ftrace_stats->n_unknown_ftrace_events, 1);
+	test_sink_free(&ts);
+	free(c);
+	snap_check(&snap);
+}
+END_TEST
+
+/* A function to put a uprobe on: the custom event of the next test. */
+long	faro_probe_target(long, unsigned long);
+
+__attribute__((noinline, used)) long
+faro_probe_target(long a, unsigned long b)
+{
+	__asm__ volatile("" ::: "memory");
+	return a + (long)b;
+}
+
+/* File offset of a function in the executable, from /proc/self/maps. */
+static int
+probe_offset(void *fn, char *exe, size_t exesz, unsigned long *off)
+{
+	unsigned long start, end, foff, addr = (unsigned long)fn;
+	char line[1024], path[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		path[0] = '\0';
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %511s", &start, &end,
+		    &foff, path) < 3)
+			continue;
+		if (addr >= start && addr < end && path[0] == '/') {
+			snprintf(exe, exesz, "%s", path);
+			*off = addr - start + foff;
+			fclose(f);
+			return 0;
+		}
+	}
+	fclose(f);
+	return -1;
+}
+
+struct probe_find {
+	int	hits;
+	int	named;
+};
+
+static void
+find_probe(const Perfetto__Protos__FtraceEventBundle *b,
+    const Perfetto__Protos__FtraceEvent *ev, void *arg)
+{
+	struct probe_find *f = arg;
+	const Perfetto__Protos__GenericFtraceEvent__Field *a, *bb;
+
+	if (ev->event_case != PERFETTO__PROTOS__FTRACE_EVENT__EVENT_GENERIC ||
+	    strcmp(ev->generic->event_name, "faro_probe") != 0)
+		return;
+	f->hits++;
+	a = test_generic_field(ev->generic, "a");
+	bb = test_generic_field(ev->generic, "b");
+	if (a != NULL && bb != NULL && a->value_case ==
+	    PERFETTO__PROTOS__GENERIC_FTRACE_EVENT__FIELD__VALUE_INT_VALUE &&
+	    a->int_value == -42 && bb->value_case ==
+	    PERFETTO__PROTOS__GENERIC_FTRACE_EVENT__FIELD__VALUE_UINT_VALUE &&
+	    bb->uint_value == 7 && (int)ev->pid == getpid())
+		f->named++;
+}
+
+START_TEST(uprobe_is_generic_with_names)
+{
+	static const char *ev[] = { "faro_test/faro_probe" };
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s;
+	struct test_sink ts;
+	struct probe_find f = { 0, 0 };
+	Perfetto__Protos__FtraceConfig *c = config(ev, 1);
+	char exe[512], def[1024];
+	unsigned long off;
+	volatile long sink = 0;
+
+#if !defined(__x86_64__)
+	fprintf(stderr, "SKIP uprobe test: register names are x86-64\n");
+	return;
+#endif
+	if (!tfs_exists(tracefs, "uprobe_events")) {
+		fprintf(stderr, "SKIP uprobe test: kernel without uprobes\n");
+		return;
+	}
+	ck_assert_int_eq(probe_offset((void *)faro_probe_target, exe,
+	    sizeof(exe), &off), 0);
+	snap_take(&snap);
+	snprintf(def, sizeof(def),
+	    "p:faro_test/faro_probe %s:0x%lx a=%%di:s64 b=%%si:u32\n", exe, off);
+	ck_assert_msg(tfs_write(tracefs, "uprobe_events", def, 1) == 0,
+	    "uprobe_events: %s (%s)", strerror(errno), def);
+	h = host();
+	s = source(h, c, &ts);
+	for (int i = 0; i < 5; i++)
+		sink += faro_probe_target(-42, 7);
+	ftrace_source_drain(s);
+	test_sink_events(&ts, find_probe, &f);
+	ftrace_source_free(s);
+	ftrace_host_free(h);
+	ck_assert_int_eq(tfs_write(tracefs, "uprobe_events",
+	    "-:faro_test/faro_probe\n", 1), 0);
+	ck_assert_int_eq(f.hits, 5);
+	ck_assert_int_eq(f.named, 5);
+	test_sink_free(&ts);
+	free(c);
+	snap_check(&snap);
+}
+END_TEST
+
+struct loss_find {
+	int	lost_bundles;
+};
+
+static void
+find_lost(const Perfetto__Protos__FtraceEventBundle *b,
+    const Perfetto__Protos__FtraceEvent *ev, void *arg)
+{
+	(void)b;
+	(void)ev;
+	(void)arg;
+}
+
+START_TEST(tiny_buffer_counts_overrun)
+{
+	static const char *ev[] = { "ftrace/print" };
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s;
+	struct test_sink ts;
+	struct ftrace_cpu_counters ctr;
+	struct loss_find lf = { 0 };
+	Perfetto__Protos__FtraceConfig *c = config(ev, 1);
+	const Perfetto__Protos__FtraceStats *end;
+	uint64_t overrun = 0;
+	char path[TFS_PATH_MAX];
+	int fd;
+
+	snap_take(&snap);
+	c->has_buffer_size_kb = 1;
+	c->buffer_size_kb = 8;
+	h = host();
+	s = source(h, c, &ts);
+	snprintf(path, sizeof(path), "%s/trace_marker", tracefs);
+	fd = open(path, O_WRONLY);
+	ck_assert_int_ge(fd, 0);
+	/* Far more than 8 KiB, with nobody reading. */
+	for (int i = 0; i < 4000; i++)
+		ck_assert_int_gt(write(fd, "faro overrun filler line\n", 25), 0);
+	close(fd);
+	ftrace_source_drain(s);
+	ftrace_source_counters(s, &ctr);
+	ftrace_source_free(s);
+	ftrace_host_free(h);
+	test_sink_events(&ts, find_lost, &lf);
+	for (size_t i = 0; i < ts.npkts; i++)
+		if (ts.pkts[i]->data_case ==
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS &&
+		    ts.pkts[i]->ftrace_events->has_lost_events &&
+		    ts.pkts[i]->ftrace_events->lost_events)
+			lf.lost_bundles++;
+	end = ts.pkts[ts.npkts - 1]->ftrace_stats;
+	ck_assert_int_eq(end->phase,
+	    PERFETTO__PROTOS__FTRACE_STATS__PHASE__END_OF_TRACE);
+	for (size_t i = 0; i < end->n_cpu_stats; i++)
+		overrun += end->cpu_stats[i]->overrun;
+	ck_assert_uint_gt(overrun, 0);
+	/* The loss is visible in the data too, not only in the stats. */
+	ck_assert_uint_gt(ctr.lost_pages, 0);
+	ck_assert_int_gt(lf.lost_bundles, 0);
+	ck_assert_uint_lt(ctr.events, 4000);
+	test_sink_free(&ts);
+	free(c);
+	snap_check(&snap);
+}
+END_TEST
+
+static int
+event_enabled(const char *root, const char *ev)
+{
+	char rel[TFS_PATH_MAX], v[16];
+
+	snprintf(rel, sizeof(rel), "events/%s/enable", ev);
+	if (tfs_read_line(root, rel, v, sizeof(v)) == -1)
+		return -1;
+	return v[0] == '1';
+}
+
+START_TEST(two_sessions_union)
+{
+	static const char *ev1[] = { "sched/sched_switch" };
+	static const char *ev2[] = { "sched/sched_process_fork",
+	    "ftrace/print" };
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s1, *s2;
+	struct test_sink t1, t2;
+	struct find f = { "faro-two-sessions\n", 0, 0, 0 };
+	struct sched_find sf = { 0, 0, 0, 0 };
+	Perfetto__Protos__FtraceConfig *c1 = config(ev1, 1);
+	Perfetto__Protos__FtraceConfig *c2 = config(ev2, 2);
+	char kb[64];
+
+	snap_take(&snap);
+	c1->has_buffer_size_kb = 1;
+	c1->buffer_size_kb = 512;
+	c2->has_buffer_size_kb = 1;
+	c2->buffer_size_kb = 1024;
+	h = host();
+	s1 = source(h, c1, &t1);
+	s2 = source(h, c2, &t2);
+	ck_assert_int_eq(event_enabled(tracefs, "sched/sched_switch"), 1);
+	ck_assert_int_eq(event_enabled(tracefs, "sched/sched_process_fork"), 1);
+	/* The kernel rounds up to whole sub-buffers. */
+	tfs_read_line(tracefs, "buffer_size_kb", kb, sizeof(kb));
+	ck_assert_int_ge(atoi(kb), 1024);
+	ck_assert_int_lt(atoi(kb), 1024 + 64);
+	/* s2 does not get s1's events. */
+	f.pid = getpid();
+	marker(tracefs, f.text);
+	usleep(2000);
+	ftrace_source_drain(s2);
+	test_sink_events(&t2, find_print, &f);
+	ck_assert_int_eq(f.found, 1);
+	sf.pid = -1;
+	test_sink_events(&t2, find_switch, &sf);
+	ck_assert_int_eq(sf.any, 0);
+	ftrace_source_free(s2);
+	/* s2's events are off, s1's stay on, buffer back to s1's size. */
+	ck_assert_int_eq(event_enabled(tracefs, "sched/sched_process_fork"),
+	    snap.val[4][0] != '\0' && strstr(snap.val[4],
+	    "sched_process_fork") != NULL);
+	ck_assert_int_eq(event_enabled(tracefs, "sched/sched_switch"), 1);
+	tfs_read_line(tracefs, "buffer_size_kb", kb, sizeof(kb));
+	ck_assert_int_ge(atoi(kb), 512);
+	ck_assert_int_lt(atoi(kb), 512 + 64);
+	ftrace_source_free(s1);
+	ftrace_host_free(h);
+	test_sink_free(&t1);
+	test_sink_free(&t2);
+	free(c1);
+	free(c2);
+	snap_check(&snap);
+}
+END_TEST
+
+START_TEST(instance_of_its_own)
+{
+	static const char *ev[] = { "ftrace/print", "sched/sched_switch" };
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s;
+	struct test_sink ts;
+	struct find f = { "faro-instance-marker\n", 0, 0, 0 };
+	Perfetto__Protos__FtraceConfig *c = config(ev, 2);
+	char inst[TFS_PATH_MAX];
+
+	snap_take(&snap);
+	c->instance_name = (char *)"faro_check";
+	h = host();
+	s = source(h, c, &ts);
+	snprintf(inst, sizeof(inst), "%s/instances/faro_check", tracefs);
+	ck_assert_int_eq(access(inst, F_OK), 0);
+	/* The top-level instance is untouched. */
+	ck_assert_int_eq(event_enabled(tracefs, "sched/sched_switch"),
+	    strstr(snap.val[4], "sched:sched_switch") != NULL);
+	ck_assert_int_eq(event_enabled(inst, "sched/sched_switch"), 1);
+	f.pid = getpid();
+	marker(inst, f.text);
+	ftrace_source_drain(s);
+	test_sink_events(&ts, find_print, &f);
+	ck_assert_int_eq(f.found, 1);
+	ftrace_source_free(s);
+	ftrace_host_free(h);
+	ck_assert_int_eq(access(inst, F_OK), -1);
+	test_sink_free(&ts);
+	free(c);
+	snap_check(&snap);
+}
+END_TEST
+
+START_TEST(cleanup_after_crash)
+{
+	static const char *ev[] = { "sched/sched_switch", "irq/softirq_entry" };
+	struct snap snap;
+	const char *cause;
+	pid_t pid;
+	int status;
+
+	snap_take(&snap);
+	if ((pid = fork()) == 0) {
+		Perfetto__Protos__FtraceConfig *c = config(ev, 2);
+		Perfetto__Protos__FtraceConfig *ci = config(ev, 1);
+		struct test_sink ts, ts2;
+		struct ftrace_host *h = host();
+
+		c->has_buffer_size_kb = 1;
+		c->buffer_size_kb = 1234;
+		c->has_use_monotonic_raw_clock = 1;
+		c->use_monotonic_raw_clock = 1;
+		ci->instance_name = (char *)"faro_crash";
+		(void)source(h, c, &ts);
+		(void)source(h, ci, &ts2);
+		_exit(0);	/* "crash": nothing restored */
+	}
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert_int_eq(event_enabled(tracefs, "sched/sched_switch"), 1);
+	ck_assert_int_eq(tfs_exists(tracefs, "instances/faro_crash"), 1);
+	ck_assert_int_eq(ftrace_ctl_cleanup(state_dir, &cause), 2);
+	ck_assert_int_eq(ftrace_ctl_cleanup(state_dir, &cause), 0);
+	ck_assert_int_eq(tfs_exists(tracefs, "instances/faro_crash"), 0);
+	snap_check(&snap);
+}
+END_TEST
+
+/* A test that failed half-way left state behind: replay it first. */
+static void
+kernel_setup(void)
+{
+	const char *cause;
+
+	(void)ftrace_ctl_cleanup(state_dir, &cause);
+}
+
+static Suite *
+ftrace_kernel_suite(void)
+{
+	Suite *s = suite_create("ftrace_kernel");
+	TCase *tc = tcase_create("kernel");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, kernel_setup, NULL);
+	tcase_add_test(tc, marker_arrives_as_print);
+	tcase_add_test(tc, busy_child_switches);
+	tcase_add_test(tc, uprobe_is_generic_with_names);
+	tcase_add_test(tc, tiny_buffer_counts_overrun);
+	tcase_add_test(tc, two_sessions_union);
+	tcase_add_test(tc, instance_of_its_own);
+	tcase_add_test(tc, cleanup_after_crash);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	const char *cause = NULL;
+	SRunner *sr;
+	int failed;
+
+	if (geteuid() != 0) {
+		printf("SKIP: check_ftrace_kernel needs root\n");
+		return 77;
+	}
+	if (tfs_find(tracefs, sizeof(tracefs), 1, &cause) == -1) {
+		printf("SKIP: %s\n", cause);
+		return 77;
+	}
+	if (mkdtemp(state_dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	sr = srunner_create(ftrace_kernel_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	/* A failed test may have left state: put tracefs back. */
+	(void)ftrace_ctl_cleanup(state_dir, &cause);
+	rmdir(state_dir);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
