@@ -1,0 +1,224 @@
+/*
+ * traced end to end: a real daemon, a test producer writing through its
+ * SMB, a test consumer reading back or streaming to a file.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <check.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "shm_arbiter.h"
+#include "traced_test.h"
+#include "protos/perfetto/ipc/consumer_port.pb-c.h"
+
+static struct tt_traced		 td;
+static struct event_base	*base;
+
+static void
+setup(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(tt_traced_start(&td, NULL), 0);
+	base = event_base_new();
+	ck_assert_ptr_nonnull(base);
+}
+
+static void
+teardown(void)
+{
+	int	rc = tt_traced_stop(&td);
+
+	event_base_free(base);
+	/* traced must exit cleanly (ASan reports make it fail). */
+	ck_assert_int_eq(rc, 0);
+}
+
+/* Producer with data source "tt.ds" started by a consumer session. */
+static void
+start_session(struct tt_producer *p, struct tt_consumer *c,
+    Perfetto__Protos__TraceConfig *cfg, int fd)
+{
+	struct tt_instance	*in;
+	int			 i;
+
+	ck_assert_int_eq(tt_producer_connect(p, base, td.producer_sock,
+	    "tt.producer"), 0);
+	ck_assert_int_eq(tt_producer_register(p, "tt.ds", 0, 0), 0);
+	ck_assert_int_eq(tt_consumer_connect(c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_enable(c, cfg, fd), 0);
+	for (i = 0; i < 200; i++) {
+		tt_spin(base, 10);
+		if ((in = tt_producer_instance(p, "tt.ds")) != NULL &&
+		    in->started && p->arb != NULL)
+			break;
+	}
+	ck_assert_ptr_nonnull(in);
+	ck_assert_int_eq(in->started, 1);
+	ck_assert_ptr_nonnull(p->arb);
+	ck_assert_uint_gt(in->target_buffer, 0);
+}
+
+static void
+stop_session(struct tt_consumer *c)
+{
+	ck_assert_int_eq(tt_consumer_call(c, TT_C_DISABLE, NULL, -1, NULL, 0),
+	    0);
+	ck_assert_int_eq(tt_wait(base, &c->enable_done, 10000), 0);
+	ck_assert_int_eq(c->enable_disabled, 1);
+}
+
+START_TEST(test_end_to_end_read)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c;
+	struct tt_instance	*in;
+	struct shm_writer	*w;
+	struct tt_trace		 t;
+	static const char	*ds[] = { "tt.ds", NULL };
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(1024, 0, ds);
+	uint8_t			*trace, seen[300];
+	size_t			 len, i;
+
+	start_session(&p, &c, cfg, -1);
+	ck_assert_uint_eq(p.smb_size, 256 * 1024);	/* hints were 0 */
+	ck_assert_uint_eq(p.page_size_kb, 4);
+	in = tt_producer_instance(&p, "tt.ds");
+	w = tt_producer_writer(&p, in->target_buffer);
+	ck_assert_ptr_nonnull(w);
+	tt_write_packets(w, "e2e", 0, 300, 100);
+	tt_producer_commit(&p, w);
+	stop_session(&c);
+	ck_assert_int_eq(in->stopped, 1);
+
+	ck_assert_int_eq(tt_consumer_read(&c, &trace, &len), 0);
+	ck_assert_int_eq(tt_trace_parse(&t, trace, len), 0);
+	memset(seen, 0, sizeof(seen));
+	ck_assert_uint_eq(tt_trace_count(&t, "e2e", seen, 300), 300);
+	for (i = 0; i < 300; i++)
+		ck_assert_int_eq(seen[i], 1);
+	ck_assert_int_eq(t.bad_trusted, 0);
+	ck_assert_uint_eq(t.nconfig, 1);
+	ck_assert_uint_ge(t.nclock, 1);
+	ck_assert_uint_eq(t.nsysinfo, 1);
+	ck_assert_uint_eq(t.nstats, 1);
+	ck_assert_uint_eq(t.nuuid, 1);
+	ck_assert_uint_ge(t.nsync, 1);
+	ck_assert_uint_ge(t.nservice_events, 2);
+	/* Producer packets carry the producer's uid and a sequence > 1. */
+	for (i = 0; i < t.npackets; i++) {
+		Perfetto__Protos__TracePacket *pk = t.trace->packet[i];
+
+		if (pk->data_case !=
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_FOR_TESTING)
+			continue;
+		ck_assert_int_eq(pk->trusted_uid, (int32_t)getuid());
+		ck_assert_uint_gt(pk->trusted_packet_sequence_id, 1);
+		ck_assert_int_eq(pk->trusted_pid, (int32_t)getpid());
+	}
+	tt_trace_free(&t);
+	free(trace);
+
+	/* A second read finds nothing new but is still a valid stream. */
+	ck_assert_int_eq(tt_consumer_read(&c, &trace, &len), 0);
+	ck_assert_int_eq(tt_trace_parse(&t, trace, len), 0);
+	ck_assert_uint_eq(t.ntest, 0);
+	tt_trace_free(&t);
+	free(trace);
+	ck_assert_int_eq(tt_consumer_call(&c, TT_C_FREE, NULL, -1, NULL, 0),
+	    0);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_write_into_file)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c;
+	struct tt_instance	*in;
+	struct shm_writer	*w;
+	struct tt_trace		 t;
+	struct stat		 st;
+	static const char	*ds[] = { "tt.ds", NULL };
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(256, 0, ds);
+	char			 path[400];
+	uint8_t			*trace, seen[2000];
+	size_t			 len, i;
+	off_t			 mid;
+	int			 fd;
+
+	/* 4 x the buffer, written in bursts: only streaming keeps it all. */
+	cfg->has_write_into_file = 1;
+	cfg->write_into_file = 1;
+	cfg->has_file_write_period_ms = 1;
+	cfg->file_write_period_ms = 100;
+	snprintf(path, sizeof(path), "%s/out.pftrace", td.dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ne(fd, -1);
+	start_session(&p, &c, cfg, fd);
+	close(fd);
+	in = tt_producer_instance(&p, "tt.ds");
+	w = tt_producer_writer(&p, in->target_buffer);
+	for (i = 0; i < 20; i++) {
+		tt_write_packets(w, "file", i * 100, 100, 500);
+		tt_producer_commit(&p, w);
+		tt_spin(base, 60);
+	}
+	ck_assert_int_eq(stat(path, &st), 0);
+	mid = st.st_size;
+	ck_assert_int_gt(mid, 0);		/* periodic writes happened */
+	stop_session(&c);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_ge(st.st_size, mid);
+
+	ck_assert_int_eq(tt_read_file(path, &trace, &len), 0);
+	ck_assert_int_eq(tt_trace_parse(&t, trace, len), 0);
+	memset(seen, 0, sizeof(seen));
+	ck_assert_uint_eq(tt_trace_count(&t, "file", seen, 2000), 2000);
+	ck_assert_uint_eq(t.nstats, 1);
+	ck_assert_uint_eq(t.nconfig, 1);
+	ck_assert_int_eq(t.bad_trusted, 0);
+	tt_trace_free(&t);
+	free(trace);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+}
+END_TEST
+
+static Suite *
+traced_suite(void)
+{
+	Suite	*s = suite_create("traced");
+	TCase	*tc = tcase_create("end_to_end");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_end_to_end_read);
+	tcase_add_test(tc, test_write_into_file);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner	*sr = srunner_create(traced_suite());
+	int	 failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}

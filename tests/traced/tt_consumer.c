@@ -1,0 +1,295 @@
+/*
+ * A small consumer for tests: synchronous wrappers over ConsumerPort.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "ipc_client.h"
+#include "traced_test.h"
+#include "protos/perfetto/ipc/consumer_port.pb-c.h"
+
+#define TT_WAIT_MS	10000
+
+static const char *tt_cmethods[] = {
+	NULL, "EnableTracing", "DisableTracing", "ReadBuffers", "FreeBuffers",
+	"Flush", "StartTracing", "ChangeTraceConfig", "Detach", "Attach",
+	"GetTraceStats", "ObserveEvents", "QueryServiceState",
+	"QueryCapabilities", "SaveTraceForBugreport", "CloneSession",
+};
+
+static void
+tt_c_event(struct ipc_client *cl, enum ipc_client_event ev, void *arg)
+{
+	struct tt_consumer	*c = arg;
+
+	(void)cl;
+	if (ev == IPC_CLIENT_DISCONNECTED)
+		c->disconnected = 1;
+}
+
+static void
+tt_c_bound(struct ipc_client *cl, const struct ipc_binding *b, void *arg)
+{
+	struct tt_consumer	*c = arg;
+
+	(void)cl;
+	if (b == NULL) {
+		c->failed = 1;
+		return;
+	}
+	c->sid = b->service_id;
+	for (int i = 1; i <= TT_C_CLONE; i++)
+		c->m[i] = ipc_binding_method_id(b, tt_cmethods[i]);
+	c->bound = 1;
+}
+
+int
+tt_consumer_connect(struct tt_consumer *c, struct event_base *base,
+    const char *sock)
+{
+	memset(c, 0, sizeof(*c));
+	c->base = base;
+	if ((c->cl = ipc_client_new(base, sock, 0, tt_c_event, c)) == NULL)
+		return -1;
+	if (ipc_client_bind(c->cl, "ConsumerPort", tt_c_bound, c) == -1)
+		return -1;
+	tt_wait(base, &c->bound, TT_WAIT_MS);
+	return c->bound ? 0 : -1;
+}
+
+void
+tt_consumer_close(struct tt_consumer *c)
+{
+	if (c->cl != NULL)
+		ipc_client_free(c->cl);
+	c->cl = NULL;
+}
+
+static void
+tt_c_enable_reply(struct ipc_client *cl, struct ipc_result *res, void *arg)
+{
+	struct tt_consumer	*c = arg;
+	Perfetto__Protos__EnableTracingResponse *r;
+
+	(void)cl;
+	if (res->success && (r = perfetto__protos__enable_tracing_response__unpack(
+	    NULL, res->len, res->data)) != NULL) {
+		c->enable_disabled = r->state_case ==
+		    PERFETTO__PROTOS__ENABLE_TRACING_RESPONSE__STATE_DISABLED;
+		snprintf(c->enable_error, sizeof(c->enable_error), "%s",
+		    r->error ? r->error : "");
+		perfetto__protos__enable_tracing_response__free_unpacked(r,
+		    NULL);
+	} else
+		snprintf(c->enable_error, sizeof(c->enable_error), "%s",
+		    res->error ? res->error : "failed");
+	if (!res->has_more)
+		c->enable_done = 1;
+}
+
+int
+tt_consumer_enable(struct tt_consumer *c,
+    const Perfetto__Protos__TraceConfig *cfg, int fd)
+{
+	Perfetto__Protos__EnableTracingRequest req =
+	    PERFETTO__PROTOS__ENABLE_TRACING_REQUEST__INIT;
+
+	c->enable_done = 0;
+	c->enable_disabled = 0;
+	c->enable_error[0] = '\0';
+	req.trace_config = (Perfetto__Protos__TraceConfig *)cfg;
+	if (ipc_client_invoke_msg(c->cl, c->sid, c->m[TT_C_ENABLE], &req.base,
+	    fd, 0, tt_c_enable_reply, c) == 0)
+		return -1;
+	return 0;
+}
+
+int
+tt_consumer_enable_wait_error(struct tt_consumer *c,
+    const Perfetto__Protos__TraceConfig *cfg, int fd, int timeout_ms)
+{
+	if (tt_consumer_enable(c, cfg, fd) == -1)
+		return -1;
+	tt_wait(c->base, &c->enable_done, timeout_ms);
+	return c->enable_done && c->enable_error[0] != '\0' ? 0 : -1;
+}
+
+struct tt_ccall {
+	struct tt_reply	*r;
+	int		 done;
+	int		 success;
+};
+
+static void
+tt_c_reply(struct ipc_client *cl, struct ipc_result *res, void *arg)
+{
+	struct tt_ccall	*k = arg;
+	struct tt_reply	*r = k->r;
+	uint8_t		*n;
+	size_t		*l;
+
+	(void)cl;
+	if (!res->success)
+		k->success = 0;
+	if (r != NULL && res->success) {
+		n = realloc(r->data, r->len + res->len + 1);
+		l = realloc(r->lens, (r->nreplies + 1) * sizeof(*l));
+		if (n != NULL)
+			r->data = n;
+		if (l != NULL)
+			r->lens = l;
+		if (n != NULL && l != NULL) {
+			memcpy(r->data + r->len, res->data, res->len);
+			r->len += res->len;
+			r->lens[r->nreplies++] = res->len;
+		}
+	}
+	if (!res->has_more)
+		k->done = 1;
+}
+
+int
+tt_consumer_call(struct tt_consumer *c, int method,
+    const ProtobufCMessage *args, int fd, struct tt_reply *r, int timeout_ms)
+{
+	struct tt_ccall	k = { r, 0, 1 };
+	uint64_t	id;
+
+	if (r != NULL)
+		memset(r, 0, sizeof(*r));
+	if (args != NULL)
+		id = ipc_client_invoke_msg(c->cl, c->sid, c->m[method], args,
+		    fd, 0, tt_c_reply, &k);
+	else
+		id = ipc_client_invoke(c->cl, c->sid, c->m[method], "", 0, fd,
+		    0, tt_c_reply, &k);
+	if (id == 0)
+		return -1;
+	if (tt_wait(c->base, &k.done, timeout_ms ? timeout_ms : TT_WAIT_MS) ==
+	    -1) {
+		ipc_client_cancel(c->cl, id);
+		return -1;
+	}
+	if (r != NULL)
+		r->success = k.success;
+	return k.success ? 0 : -1;
+}
+
+void
+tt_reply_free(struct tt_reply *r)
+{
+	free(r->data);
+	free(r->lens);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Joins the slices of every ReadBuffersResponse into Trace framing. */
+int
+tt_consumer_read(struct tt_consumer *c, uint8_t **trace, size_t *len)
+{
+	struct tt_reply	 r;
+	Perfetto__Protos__ReadBuffersResponse *res;
+	uint8_t		*out = NULL, *pkt = NULL, *n;
+	size_t		 olen = 0, plen = 0, off = 0, i, j;
+
+	if (tt_consumer_call(c, TT_C_READ, NULL, -1, &r, 30000) == -1) {
+		tt_reply_free(&r);
+		return -1;
+	}
+	for (i = 0; i < (size_t)r.nreplies; off += r.lens[i], i++) {
+		res = perfetto__protos__read_buffers_response__unpack(NULL,
+		    r.lens[i], r.data + off);
+		if (res == NULL)
+			continue;
+		for (j = 0; j < res->n_slices; j++) {
+			const Perfetto__Protos__ReadBuffersResponse__Slice *s =
+			    res->slices[j];
+
+			n = realloc(pkt, plen + s->data.len + 1);
+			if (n == NULL)
+				break;
+			pkt = n;
+			memcpy(pkt + plen, s->data.data, s->data.len);
+			plen += s->data.len;
+			if (s->last_slice_for_packet) {
+				uint8_t	 hdr[11];
+				size_t	 h = 0;
+				uint64_t v = plen;
+
+				hdr[h++] = 0x0a;
+				do {
+					hdr[h] = v & 0x7f;
+					v >>= 7;
+					if (v)
+						hdr[h] |= 0x80;
+					h++;
+				} while (v);
+				n = realloc(out, olen + h + plen + 1);
+				if (n == NULL)
+					break;
+				out = n;
+				memcpy(out + olen, hdr, h);
+				memcpy(out + olen + h, pkt, plen);
+				olen += h + plen;
+				plen = 0;
+			}
+		}
+		perfetto__protos__read_buffers_response__free_unpacked(res,
+		    NULL);
+	}
+	free(pkt);
+	tt_reply_free(&r);
+	*trace = out;
+	*len = olen;
+	return 0;
+}
+
+static void
+tt_c_observe(struct ipc_client *cl, struct ipc_result *res, void *arg)
+{
+	struct tt_consumer	*c = arg;
+	Perfetto__Protos__ObserveEventsResponse *r;
+
+	(void)cl;
+	if (!res->success || (r = perfetto__protos__observe_events_response__unpack(
+	    NULL, res->len, res->data)) == NULL)
+		return;
+	if (r->events != NULL) {
+		c->observe_events++;
+		if (r->events->all_data_sources_started)
+			c->observe_all_started++;
+		for (size_t i = 0; i < r->events->n_instance_state_changes;
+		    i++) {
+			if (r->events->instance_state_changes[i]->state ==
+			    PERFETTO__PROTOS__OBSERVABLE_EVENTS__DATA_SOURCE_INSTANCE_STATE__DATA_SOURCE_INSTANCE_STATE_STARTED)
+				c->observe_started++;
+			else
+				c->observe_stopped++;
+		}
+	}
+	perfetto__protos__observe_events_response__free_unpacked(r, NULL);
+}
+
+int
+tt_consumer_observe(struct tt_consumer *c, uint32_t mask)
+{
+	Perfetto__Protos__ObserveEventsRequest req =
+	    PERFETTO__PROTOS__OBSERVE_EVENTS_REQUEST__INIT;
+	Perfetto__Protos__ObservableEvents__Type t[2];
+	size_t n = 0;
+
+	if (mask & 1)
+		t[n++] = 1;
+	if (mask & 2)
+		t[n++] = 2;
+	req.n_events_to_observe = n;
+	req.events_to_observe = t;
+	return ipc_client_invoke_msg(c->cl, c->sid, c->m[TT_C_OBSERVE],
+	    &req.base, -1, 0, tt_c_observe, c) == 0 ? -1 : 0;
+}

@@ -1,0 +1,448 @@
+/*
+ * A small producer for tests: speaks ProducerPort through libipc and
+ * writes into the SMB through libshm's arbiter and writers, like an app
+ * would. It answers Flush by flushing its writers.
+ */
+#include "config.h"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "ipc_client.h"
+#include "shm_arbiter.h"
+#include "traced_test.h"
+#include "protos/perfetto/ipc/producer_port.pb-c.h"
+#include "protos/perfetto/common/commit_data_request.pb-c.h"
+#include "protos/perfetto/common/data_source_descriptor.pb-c.h"
+
+#define TT_WAIT_MS	10000
+#define TT_MAX_WRITERS	64
+
+static struct shm_writer *tt_writers[TT_MAX_WRITERS];
+static struct tt_producer *tt_writer_owner[TT_MAX_WRITERS];
+
+static const char *tt_pmethods[] = {
+	NULL, "InitializeConnection", "RegisterDataSource",
+	"UnregisterDataSource", "CommitData", "GetAsyncCommand",
+	"RegisterTraceWriter", "UnregisterTraceWriter",
+	"NotifyDataSourceStarted", "NotifyDataSourceStopped",
+	"ActivateTriggers", "Sync", "UpdateDataSource",
+};
+
+static void
+tt_p_event(struct ipc_client *cl, enum ipc_client_event ev, void *arg)
+{
+	struct tt_producer	*p = arg;
+
+	(void)cl;
+	if (ev == IPC_CLIENT_DISCONNECTED)
+		p->disconnected = 1;
+}
+
+static void
+tt_p_bound(struct ipc_client *cl, const struct ipc_binding *b, void *arg)
+{
+	struct tt_producer	*p = arg;
+
+	(void)cl;
+	if (b == NULL) {
+		p->failed = 1;
+		return;
+	}
+	p->sid = b->service_id;
+	for (int i = 1; i <= TT_P_UPDATE; i++)
+		p->m[i] = ipc_binding_method_id(b, tt_pmethods[i]);
+	p->bound = 1;
+}
+
+struct tt_call {
+	int	done;
+	int	success;
+};
+
+static void
+tt_p_reply(struct ipc_client *cl, struct ipc_result *res, void *arg)
+{
+	struct tt_call	*c = arg;
+
+	(void)cl;
+	if (!res->has_more) {
+		c->success = res->success;
+		c->done = 1;
+	}
+}
+
+int
+tt_producer_call(struct tt_producer *p, int method, const void *args,
+    size_t len)
+{
+	struct tt_call	c = { 0, 0 };
+
+	if (ipc_client_invoke(p->cl, p->sid, p->m[method], args, len, -1, 0,
+	    tt_p_reply, &c) == 0)
+		return -1;
+	if (tt_wait(p->base, &c.done, TT_WAIT_MS) == -1)
+		return -1;
+	return c.success ? 0 : -1;
+}
+
+static int
+tt_p_call_msg(struct tt_producer *p, int method, const ProtobufCMessage *m)
+{
+	uint8_t	*buf;
+	size_t	 len = protobuf_c_message_get_packed_size(m);
+	int	 rc;
+
+	if ((buf = malloc(len + 1)) == NULL)
+		return -1;
+	protobuf_c_message_pack(m, buf);
+	rc = tt_producer_call(p, method, buf, len);
+	free(buf);
+	return rc;
+}
+
+static void
+tt_p_ignore(struct ipc_client *cl, struct ipc_result *res, void *arg)
+{
+	struct tt_producer	*p = arg;
+
+	(void)cl;
+	if (!res->has_more)
+		p->pending_calls--;
+}
+
+/* The arbiter's batches become CommitData calls. */
+static void
+tt_p_commit(const struct shm_commit *sc, void *arg)
+{
+	struct tt_producer	*p = arg;
+	Perfetto__Protos__CommitDataRequest req =
+	    PERFETTO__PROTOS__COMMIT_DATA_REQUEST__INIT;
+	Perfetto__Protos__CommitDataRequest__ChunksToMove *mv, **mvp;
+	Perfetto__Protos__CommitDataRequest__ChunkToPatch *cp, **cpp;
+	Perfetto__Protos__CommitDataRequest__ChunkToPatch__Patch *pt, **ptp;
+	size_t	i, j, k, npt = 0;
+
+	for (i = 0; i < sc->npatches; i++)
+		npt += sc->patches[i].npatches;
+	mv = calloc(sc->nmoves + 1, sizeof(*mv));
+	mvp = calloc(sc->nmoves + 1, sizeof(*mvp));
+	cp = calloc(sc->npatches + 1, sizeof(*cp));
+	cpp = calloc(sc->npatches + 1, sizeof(*cpp));
+	pt = calloc(npt + 1, sizeof(*pt));
+	ptp = calloc(npt + 1, sizeof(*ptp));
+	for (i = 0; i < sc->nmoves; i++) {
+		perfetto__protos__commit_data_request__chunks_to_move__init(&mv[i]);
+		mv[i].has_page = mv[i].has_chunk = mv[i].has_target_buffer = 1;
+		mv[i].page = sc->moves[i].page;
+		mv[i].chunk = sc->moves[i].chunk;
+		mv[i].target_buffer = sc->moves[i].target_buffer;
+		mvp[i] = &mv[i];
+	}
+	for (i = k = 0; i < sc->npatches; i++) {
+		const struct shm_commit_patch *s = &sc->patches[i];
+
+		perfetto__protos__commit_data_request__chunk_to_patch__init(&cp[i]);
+		cp[i].has_target_buffer = cp[i].has_writer_id = 1;
+		cp[i].has_chunk_id = 1;
+		cp[i].target_buffer = s->target_buffer;
+		cp[i].writer_id = s->writer_id;
+		cp[i].chunk_id = s->chunk_id;
+		cp[i].has_has_more_patches = 1;
+		cp[i].has_more_patches = s->has_more_patches;
+		cp[i].patches = &ptp[k];
+		for (j = 0; j < s->npatches; j++, k++) {
+			perfetto__protos__commit_data_request__chunk_to_patch__patch__init(
+			    &pt[k]);
+			pt[k].has_offset = pt[k].has_data = 1;
+			pt[k].offset = s->patches[j].offset;
+			pt[k].data.data = (uint8_t *)s->patches[j].data;
+			pt[k].data.len = SHM_PATCH_SIZE;
+			ptp[k] = &pt[k];
+		}
+		cp[i].n_patches = s->npatches;
+		cpp[i] = &cp[i];
+	}
+	req.n_chunks_to_move = sc->nmoves;
+	req.chunks_to_move = mvp;
+	req.n_chunks_to_patch = sc->npatches;
+	req.chunks_to_patch = cpp;
+	if (sc->flush_request_id != 0) {
+		req.has_flush_request_id = 1;
+		req.flush_request_id = sc->flush_request_id;
+	}
+	p->pending_calls++;
+	p->commits_sent++;
+	if (ipc_client_invoke_msg(p->cl, p->sid, p->m[TT_P_COMMIT], &req.base,
+	    -1, 0, tt_p_ignore, p) == 0)
+		p->pending_calls--;
+	free(mv); free(mvp); free(cp); free(cpp); free(pt); free(ptp);
+}
+
+static struct tt_instance *
+tt_p_inst(struct tt_producer *p, uint64_t id)
+{
+	for (int i = 0; i < p->ninst; i++)
+		if (p->inst[i].id == id)
+			return &p->inst[i];
+	return NULL;
+}
+
+static void
+tt_p_setup_tracing(struct tt_producer *p, struct ipc_result *res,
+    const Perfetto__Protos__GetAsyncCommandResponse__SetupTracing *st)
+{
+	struct shm_arbiter_config	 ac;
+	struct stat			 sb;
+	const char			*cause;
+	int				 fd;
+
+	if ((fd = ipc_result_take_fd(res)) == -1 || fstat(fd, &sb) == -1) {
+		p->failed = 1;
+		return;
+	}
+	p->smb_fd = fd;
+	p->smb_size = (size_t)sb.st_size;
+	p->page_size_kb = st->has_shared_buffer_page_size_kb ?
+	    st->shared_buffer_page_size_kb : 4;
+	p->smb_base = mmap(NULL, p->smb_size, PROT_READ | PROT_WRITE,
+	    MAP_SHARED, fd, 0);
+	if (p->smb_base == MAP_FAILED) {
+		p->smb_base = NULL;
+		p->failed = 1;
+		return;
+	}
+	memset(&ac, 0, sizeof(ac));
+	ac.page_size = p->page_size_kb * 1024;
+	ac.layout = SHM_LAYOUT_DIV4;
+	ac.commit_cb = tt_p_commit;
+	ac.commit_arg = p;
+	if ((p->arb = shm_arbiter_new(p->smb_base, p->smb_size, &ac,
+	    &cause)) == NULL) {
+		fprintf(stderr, "tt_producer: arbiter: %s\n", cause);
+		p->failed = 1;
+	}
+}
+
+static void
+tt_p_cmd(struct ipc_client *cl, struct ipc_result *res, void *arg)
+{
+	struct tt_producer	*p = arg;
+	Perfetto__Protos__GetAsyncCommandResponse *cmd;
+	struct tt_instance	*in;
+
+	(void)cl;
+	if (!res->success) {
+		p->failed = 1;
+		return;
+	}
+	cmd = perfetto__protos__get_async_command_response__unpack(NULL,
+	    res->len, res->data);
+	if (cmd == NULL) {
+		p->failed = 1;
+		return;
+	}
+	switch (cmd->cmd_case) {
+	case PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_SETUP_TRACING:
+		tt_p_setup_tracing(p, res, cmd->setup_tracing);
+		break;
+	case PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_SETUP_DATA_SOURCE:
+		if (p->ninst < TT_MAX_INSTANCES) {
+			in = &p->inst[p->ninst++];
+			memset(in, 0, sizeof(*in));
+			in->id = cmd->setup_data_source->new_instance_id;
+			if (cmd->setup_data_source->config != NULL) {
+				const Perfetto__Protos__DataSourceConfig *c =
+				    cmd->setup_data_source->config;
+				snprintf(in->name, sizeof(in->name), "%s",
+				    c->name ? c->name : "");
+				in->target_buffer = c->target_buffer;
+				in->duration_ms = c->trace_duration_ms;
+			}
+			in->setup = 1;
+		}
+		break;
+	case PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_START_DATA_SOURCE:
+		if ((in = tt_p_inst(p,
+		    cmd->start_data_source->new_instance_id)) != NULL)
+			in->started = 1;
+		break;
+	case PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_STOP_DATA_SOURCE:
+		if ((in = tt_p_inst(p, cmd->stop_data_source->instance_id)) !=
+		    NULL)
+			in->stopped = 1;
+		break;
+	case PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_FLUSH:
+		p->flushes++;
+		p->last_flush_id = cmd->flush->request_id;
+		if (!p->no_auto_flush && p->arb != NULL) {
+			for (int i = 0; i < TT_MAX_WRITERS; i++)
+				if (tt_writer_owner[i] == p)
+					shm_writer_flush(tt_writers[i]);
+			shm_arbiter_flush(p->arb, cmd->flush->request_id);
+		}
+		break;
+	case PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_CLEAR_INCREMENTAL_STATE:
+		p->clears++;
+		break;
+	default:
+		break;
+	}
+	perfetto__protos__get_async_command_response__free_unpacked(cmd, NULL);
+}
+
+int
+tt_producer_connect(struct tt_producer *p, struct event_base *base,
+    const char *sock, const char *name)
+{
+	Perfetto__Protos__InitializeConnectionRequest req =
+	    PERFETTO__PROTOS__INITIALIZE_CONNECTION_REQUEST__INIT;
+
+	memset(p, 0, sizeof(*p));
+	p->base = base;
+	p->smb_fd = -1;
+	if ((p->cl = ipc_client_new(base, sock, 0, tt_p_event, p)) == NULL)
+		return -1;
+	if (ipc_client_bind(p->cl, "ProducerPort", tt_p_bound, p) == -1)
+		return -1;
+	while (!p->bound && !p->failed && !p->disconnected)
+		if (tt_wait(base, &p->bound, TT_WAIT_MS) == -1)
+			return -1;
+	if (!p->bound)
+		return -1;
+	req.producer_name = (char *)name;
+	if (tt_p_call_msg(p, TT_P_INIT, &req.base) == -1)
+		return -1;
+	p->initialized = 1;
+	if (ipc_client_invoke(p->cl, p->sid, p->m[TT_P_GETCMD], "", 0, -1, 0,
+	    tt_p_cmd, p) == 0)
+		return -1;
+	return tt_producer_sync(p);
+}
+
+int
+tt_producer_sync(struct tt_producer *p)
+{
+	return tt_producer_call(p, TT_P_SYNC, "", 0);
+}
+
+void
+tt_producer_close(struct tt_producer *p)
+{
+	for (int i = 0; i < TT_MAX_WRITERS; i++)
+		if (tt_writer_owner[i] == p) {
+			shm_writer_free(tt_writers[i]);
+			tt_writers[i] = NULL;
+			tt_writer_owner[i] = NULL;
+		}
+	if (p->cl != NULL)
+		ipc_client_free(p->cl);
+	if (p->arb != NULL)
+		shm_arbiter_free(p->arb);
+	if (p->smb_base != NULL)
+		munmap(p->smb_base, p->smb_size);
+	if (p->smb_fd != -1)
+		close(p->smb_fd);
+	memset(p, 0, sizeof(*p));
+	p->smb_fd = -1;
+}
+
+int
+tt_producer_register(struct tt_producer *p, const char *ds_name,
+    int notify_start, int notify_stop)
+{
+	Perfetto__Protos__RegisterDataSourceRequest req =
+	    PERFETTO__PROTOS__REGISTER_DATA_SOURCE_REQUEST__INIT;
+	Perfetto__Protos__DataSourceDescriptor d =
+	    PERFETTO__PROTOS__DATA_SOURCE_DESCRIPTOR__INIT;
+
+	d.name = (char *)ds_name;
+	if (notify_start) {
+		d.has_will_notify_on_start = 1;
+		d.will_notify_on_start = 1;
+	}
+	if (notify_stop) {
+		d.has_will_notify_on_stop = 1;
+		d.will_notify_on_stop = 1;
+	}
+	req.data_source_descriptor = &d;
+	return tt_p_call_msg(p, TT_P_REGISTER, &req.base);
+}
+
+struct tt_instance *
+tt_producer_instance(struct tt_producer *p, const char *name)
+{
+	for (int i = p->ninst - 1; i >= 0; i--)
+		if (strcmp(p->inst[i].name, name) == 0)
+			return &p->inst[i];
+	return NULL;
+}
+
+struct shm_writer *
+tt_producer_writer(struct tt_producer *p, uint32_t buffer)
+{
+	Perfetto__Protos__RegisterTraceWriterRequest req =
+	    PERFETTO__PROTOS__REGISTER_TRACE_WRITER_REQUEST__INIT;
+	struct shm_writer	*w;
+	const char		*cause;
+	int			 i;
+
+	if (p->arb == NULL)
+		return NULL;
+	if ((w = shm_writer_new(p->arb, buffer, SHM_POLICY_DROP, &cause)) ==
+	    NULL)
+		return NULL;
+	for (i = 0; i < TT_MAX_WRITERS; i++)
+		if (tt_writers[i] == NULL) {
+			tt_writers[i] = w;
+			tt_writer_owner[i] = p;
+			break;
+		}
+	req.has_trace_writer_id = req.has_target_buffer = 1;
+	req.trace_writer_id = shm_writer_id(w);
+	req.target_buffer = buffer;
+	tt_p_call_msg(p, TT_P_REGWRITER, &req.base);
+	return w;
+}
+
+void
+tt_write_packets(struct shm_writer *w, const char *prefix, uint32_t first,
+    uint32_t n, size_t pad)
+{
+	static char	 padbuf[65536];
+	struct pbw	*b;
+
+	if (padbuf[0] == 0)
+		memset(padbuf, 'x', sizeof(padbuf));
+	if (pad > sizeof(padbuf))
+		pad = sizeof(padbuf);
+	for (uint32_t i = 0; i < n; i++) {
+		b = shm_writer_packet_begin(w);
+		pbw_varint(b, 8, 1000 + first + i);		/* timestamp */
+		pbw_nested_begin(b, 900);			/* for_testing */
+		pbw_string(b, 1, prefix);			/* str */
+		pbw_varint(b, 2, first + i);			/* seq_value */
+		if (pad > 0) {
+			pbw_nested_begin(b, 5);			/* payload */
+			pbw_bytes(b, 4, padbuf, pad);		/* single_string */
+			pbw_nested_end(b);
+		}
+		pbw_nested_end(b);
+		shm_writer_packet_end(w);
+	}
+}
+
+void
+tt_producer_commit(struct tt_producer *p, struct shm_writer *w)
+{
+	shm_writer_flush(w);
+	shm_arbiter_flush(p->arb, 0);
+	tt_producer_sync(p);
+}
