@@ -69,20 +69,24 @@ fn_extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		    "EXTRACT_ARG: 2nd argument should be key", -1);
 		return;
 	}
+	/*
+	 * SQLite keeps the statement only while the key stays the same (a
+	 * constant in the query), so the key is bound once, when prepared.
+	 */
 	if ((st = sqlite3_get_auxdata(ctx, 1)) == NULL) {
 		if (sqlite3_prepare_v3(db, extract_arg_sql, -1,
 		    SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
 			sqlite3_result_error(ctx, sqlite3_errmsg(db), -1);
 			return;
 		}
+		sqlite3_bind_value(st, 2, argv[1]);
 		sqlite3_set_auxdata(ctx, 1, st, stmt_destroy);
 		if ((st = sqlite3_get_auxdata(ctx, 1)) == NULL) {
 			sqlite3_result_error_nomem(ctx);
 			return;
 		}
 	}
-	sqlite3_bind_value(st, 1, argv[0]);
-	sqlite3_bind_value(st, 2, argv[1]);
+	sqlite3_bind_int64(st, 1, sqlite3_value_int64(argv[0]));
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		vt = (const char *)sqlite3_column_text(st, 0);

@@ -6,10 +6,10 @@
  *
  * Each is an eponymous-only virtual table whose columns mirror the source
  * table plus one HIDDEN column holding the argument. xFilter runs the
- * definition's computation to get the row ids, then copies those rows out
- * of the source table by id, so the cursor never holds a statement open
- * while SQLite runs the rest of the query (these are often used in
- * correlated joins, where xFilter runs once per outer row).
+ * definition's computation to get the row ids; the cursor then steps a
+ * lookup by id through them, and columns are read straight from it. These
+ * are mostly used in correlated joins, where xFilter runs once per outer
+ * row, so the cursor keeps its lookup statement across xFilter calls.
  */
 #include "config.h"
 
@@ -34,8 +34,8 @@ struct tvf_vtab {
 
 struct tvf_cursor {
 	sqlite3_vtab_cursor	 base;
-	sqlite3_value		**vals;		/* nrows * ncols */
-	size_t			 nrows, pos;
+	sqlite3_stmt		*fetch;		/* on the row of ids.v[pos] */
+	size_t			 pos;
 	sqlite3_value		*arg;
 	struct ops_ids		 ids;
 };
@@ -236,15 +236,11 @@ tvf_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 }
 
 static void
-tvf_cursor_reset(struct tvf_cursor *c, int ncols)
+tvf_cursor_reset(struct tvf_cursor *c)
 {
-	size_t	 i;
-
-	for (i = 0; i < c->nrows * (size_t)ncols; i++)
-		sqlite3_value_free(c->vals[i]);
-	sqlite3_free(c->vals);
-	c->vals = NULL;
-	c->nrows = c->pos = 0;
+	if (c->fetch != NULL)
+		sqlite3_reset(c->fetch);
+	c->pos = 0;
 	sqlite3_value_free(c->arg);
 	c->arg = NULL;
 	ops_ids_clear(&c->ids);
@@ -256,7 +252,8 @@ tvf_close(sqlite3_vtab_cursor *cur)
 	struct tvf_cursor *c = (struct tvf_cursor *)cur;
 	struct tvf_vtab	*t = (struct tvf_vtab *)cur->pVtab;
 
-	tvf_cursor_reset(c, t->ncols);
+	tvf_cursor_reset(c);
+	ops_stmt_put(&t->fetch, c->fetch);
 	ops_ids_free(&c->ids);
 	sqlite3_free(c);
 	return SQLITE_OK;
@@ -271,55 +268,24 @@ tvf_fail(struct tvf_vtab *t, char *msg)
 	return SQLITE_ERROR;
 }
 
-/* Copies the rows named by c->ids out of the source table. */
+/* Moves the lookup onto ids.v[pos], skipping ids whose row went away. */
 static int
-tvf_fetch(struct tvf_vtab *t, struct tvf_cursor *c, char **err)
+tvf_seek(struct tvf_vtab *t, struct tvf_cursor *c, char **err)
 {
-	sqlite3_stmt	*st;
-	size_t		 i, nv = 0;
-	int		 j, rc = 0;
-
-	if (c->ids.n == 0)
-		return 0;
-	c->vals = sqlite3_malloc64((sqlite3_uint64)c->ids.n * t->ncols *
-	    sizeof(*c->vals));
-	if (c->vals == NULL) {
-		ops_seterr(err, "out of memory");
-		return -1;
-	}
-	if ((st = ops_stmt_get(t->db, &t->fetch, err)) == NULL)
-		return -1;
-	for (i = 0; i < c->ids.n && rc == 0; i++) {
-		sqlite3_bind_int64(st, 1, c->ids.v[i]);
-		switch (sqlite3_step(st)) {
+	for (; c->pos < c->ids.n; c->pos++) {
+		sqlite3_reset(c->fetch);
+		sqlite3_bind_int64(c->fetch, 1, c->ids.v[c->pos]);
+		switch (sqlite3_step(c->fetch)) {
 		case SQLITE_ROW:
-			for (j = 0; j < t->ncols; j++) {
-				c->vals[nv] = sqlite3_value_dup(
-				    sqlite3_column_value(st, j));
-				if (c->vals[nv] == NULL) {
-					ops_seterr(err, "out of memory");
-					rc = -1;
-					break;
-				}
-				nv++;
-			}
-			if (rc == 0)
-				c->nrows++;
-			break;
+			return 0;
 		case SQLITE_DONE:
-			/* The row went away under us; nothing to return. */
 			break;
 		default:
 			ops_seterr(err, "%s", sqlite3_errmsg(t->db));
-			rc = -1;
+			return -1;
 		}
-		sqlite3_reset(st);
 	}
-	/* A partly copied row is not counted; free what it holds. */
-	while (nv > c->nrows * (size_t)t->ncols)
-		sqlite3_value_free(c->vals[--nv]);
-	ops_stmt_put(&t->fetch, st);
-	return rc;
+	return 0;
 }
 
 static int
@@ -330,7 +296,7 @@ tvf_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr,
 	struct tvf_vtab	*t = (struct tvf_vtab *)cur->pVtab;
 	char		*err = NULL, *msg;
 
-	tvf_cursor_reset(c, t->ncols);
+	tvf_cursor_reset(c);
 	if (idxnum != 1 || argc != 1)
 		return tvf_fail(t, sqlite3_mprintf("%s: missing argument %s",
 		    t->def->name, t->def->arg));
@@ -342,9 +308,12 @@ tvf_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr,
 	if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER)
 		return tvf_fail(t, sqlite3_mprintf(
 		    "%s: start id should be an integer.", t->def->name));
-	if (t->def->run(&t->walk, sqlite3_value_int64(argv[0]), &c->ids,
-	    &err) == -1 || tvf_fetch(t, c, &err) == -1) {
-		tvf_cursor_reset(c, t->ncols);
+	/* The lookup stays with the cursor until it closes. */
+	if ((c->fetch == NULL &&
+	    (c->fetch = ops_stmt_get(t->db, &t->fetch, &err)) == NULL) ||
+	    t->def->run(&t->walk, sqlite3_value_int64(argv[0]), &c->ids,
+	    &err) == -1 || tvf_seek(t, c, &err) == -1) {
+		tvf_cursor_reset(c);
 		msg = sqlite3_mprintf("%s: %s", t->def->name,
 		    err != NULL ? err : "failed");
 		sqlite3_free(err);
@@ -357,7 +326,15 @@ tvf_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr,
 static int
 tvf_next(sqlite3_vtab_cursor *cur)
 {
-	((struct tvf_cursor *)cur)->pos++;
+	struct tvf_cursor *c = (struct tvf_cursor *)cur;
+	struct tvf_vtab	*t = (struct tvf_vtab *)cur->pVtab;
+	char		*err = NULL;
+
+	c->pos++;
+	if (tvf_seek(t, c, &err) == -1) {
+		c->pos = c->ids.n;
+		return tvf_fail(t, err);
+	}
 	return SQLITE_OK;
 }
 
@@ -366,7 +343,7 @@ tvf_eof(sqlite3_vtab_cursor *cur)
 {
 	struct tvf_cursor *c = (struct tvf_cursor *)cur;
 
-	return c->pos >= c->nrows;
+	return c->pos >= c->ids.n;
 }
 
 static int
@@ -380,9 +357,8 @@ tvf_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 			sqlite3_result_value(ctx, c->arg);
 		return SQLITE_OK;
 	}
-	if (i >= 0 && i < t->ncols)
-		sqlite3_result_value(ctx,
-		    c->vals[c->pos * (size_t)t->ncols + (size_t)i]);
+	if (i >= 0 && i < t->ncols && c->pos < c->ids.n)
+		sqlite3_result_value(ctx, sqlite3_column_value(c->fetch, i));
 	return SQLITE_OK;
 }
 

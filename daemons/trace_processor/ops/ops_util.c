@@ -158,7 +158,6 @@ ops_stmt_put(struct ops_stmt *c, sqlite3_stmt *st)
 		return;
 	if (st == c->stmt) {
 		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
 		c->busy = 0;
 	} else
 		sqlite3_finalize(st);
