@@ -343,9 +343,13 @@ conn_write(evutil_socket_t fd, short ev, void *arg)
 	conn_flush(arg);
 }
 
-/* One recvmsg into the receiver. Returns bytes read, 0 on EOF, -1. */
+/*
+ * One recvmsg into the receiver. Returns bytes read, 0 on EOF, -1 on
+ * error, -2 if nothing is there; *drained when the read did not fill the
+ * space, i.e. the socket is most likely empty now.
+ */
 static ssize_t
-conn_recv(struct ipc_conn *c, const char **why)
+conn_recv(struct ipc_conn *c, const char **why, int *drained)
 {
 	union {
 		struct cmsghdr	hdr;
@@ -401,6 +405,7 @@ conn_recv(struct ipc_conn *c, const char **why)
 	}
 	if (ipc_frame_rx_commit(&c->rx, (size_t)n, fds, nfds, why) == -1)
 		return -1;
+	*drained = (size_t)n < avail;
 	return n;
 }
 
@@ -411,11 +416,11 @@ conn_read(evutil_socket_t fd, short ev, void *arg)
 	struct ipc_frame_in in;
 	const char *why = NULL;
 	ssize_t n;
-	int i, r;
+	int i, r, drained = 0;
 
 	c->reading = 1;
 	for (i = 0; i < CONN_READS_PER_EVENT && c->why == NULL; i++) {
-		n = conn_recv(c, &why);
+		n = conn_recv(c, &why, &drained);
 		if (n == -2)
 			break;
 		if (n == 0) {
@@ -443,7 +448,8 @@ conn_read(evutil_socket_t fd, short ev, void *arg)
 			}
 			c->on_frame(c, &in, c->arg);
 		}
-		if (c->free_pending)
+		/* Level-triggered: if more arrives, the event fires again. */
+		if (c->free_pending || drained)
 			break;
 	}
 	c->reading = 0;
