@@ -822,6 +822,64 @@ START_TEST(test_span_join_errors)
 }
 END_TEST
 
+START_TEST(test_span_join_pushdown)
+{
+	sqlite3		*db = db_new();
+	sqlite3_stmt	*st;
+	char		*sql;
+	const char	*detail;
+	int		 found;
+
+	exec(db, T_PART T_UNPART2
+	    "INSERT INTO t1 VALUES (100, 400, 1, 10), (500, 100, 1, 11),"
+	    " (500, 50, 2, 12), (600, 100, 3, 13);"
+	    "INSERT INTO t2 VALUES (50, 100, 14), (550, 50, 15), (600, 50, 16),"
+	    " (900, 500, 17);"
+	    "CREATE TABLE n1(ts BIGINT, dur BIGINT, name TEXT);"
+	    "INSERT INTO n1 VALUES (0, 10, 'x'), (20, 10, 'X'), (40, 10, 'y');"
+	    "CREATE VIRTUAL TABLE inner_sp USING span_join(t1 PARTITIONED part,"
+	    " t2);"
+	    "CREATE VIRTUAL TABLE left_sp USING span_left_join(t2,"
+	    " t1 PARTITIONED part);"
+	    "CREATE VIRTUAL TABLE names USING span_join(n1, t2);");
+
+	/* Inner: a = 11 goes into t1's query (side 0, column 3, EQ). */
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN SELECT *"
+	    " FROM inner_sp WHERE a = 11 AND ts <= 700", -1, &st, NULL),
+	    SQLITE_OK);
+	found = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		detail = (const char *)sqlite3_column_text(st, 3);
+		sql = sqlite3_mprintf("0:1:3:%d;", SQLITE_INDEX_CONSTRAINT_EQ);
+		if (detail != NULL && strstr(detail, sql) != NULL)
+			found = 1;
+		sqlite3_free(sql);
+	}
+	sqlite3_finalize(st);
+	ck_assert_msg(found, "a = 11 not pushed into t1");
+	expect_rows(db, "SELECT ts, dur, a, b FROM inner_sp WHERE a = 11"
+	    " AND ts <= 700", "550,50,11,15");
+	/* Left join: t2 (left, no gaps) takes b's constraint; t1 none. */
+	expect_rows(db, "SELECT ts, dur, part, b, a FROM left_sp WHERE b = 15"
+	    " ORDER BY part", "550,50,1,15,11\n550,50,2,15,[NULL]\n"
+	    "550,50,3,15,[NULL]");
+	expect_rows(db, "SELECT ts, part, b, a FROM left_sp WHERE a = 13",
+	    "600,3,16,13");
+	/* A NOCASE comparison is not pushed as a BINARY one. */
+	expect_rows(db, "SELECT ts, name FROM names WHERE name = 'x'"
+	    " COLLATE NOCASE", "");
+	exec(db, "INSERT INTO t2 VALUES (0, 45, 1);");
+	expect_rows(db, "SELECT ts, name FROM names WHERE name = 'x'"
+	    " COLLATE NOCASE", "0,x\n20,X");
+	expect_rows(db, "SELECT ts, name FROM names WHERE name LIKE 'X'",
+	    "0,x\n20,X");
+	/* SOURCE_GEQ filters the inputs, not the output. */
+	expect_rows(db, "SELECT ts, dur, a, b FROM inner_sp"
+	    " WHERE SOURCE_GEQ(ts, 550)", "600,50,13,16");
+	db_close(db);
+}
+END_TEST
+
 START_TEST(test_span_join_correlated)
 {
 	sqlite3	*db = db_new();
@@ -844,6 +902,98 @@ START_TEST(test_span_join_correlated)
 	/* Two cursors on one table at once. */
 	expect_rows(db, "SELECT COUNT(*) FROM sf a JOIN sf b ON a.cpu = b.cpu",
 	    "10");
+	db_close(db);
+}
+END_TEST
+
+/* Both queries must return the same rows. */
+#define expect_same(db, a, b) expect_same_at(db, a, b, __LINE__)
+static void
+expect_same_at(sqlite3 *db, const char *a, const char *b, int line)
+{
+	char	*err, *ra, *rb;
+
+	if ((ra = run(db, a, &err)) == NULL)
+		ck_abort_msg("line %d: %s\n%s", line, err, a);
+	if ((rb = run(db, b, &err)) == NULL)
+		ck_abort_msg("line %d: %s\n%s", line, err, b);
+	if (strcmp(ra, rb) != 0)
+		ck_abort_msg("line %d: results differ\n%s\n--- vs\n%s", line,
+		    a, b);
+	ck_assert_msg(ra[0] != '\0', "line %d: both empty", line);
+	free(ra);
+	free(rb);
+}
+
+/*
+ * Random spans (positive durations, no overlaps within a partition,
+ * partitions missing on either side) checked against what plain SQL says
+ * the joins must produce: inner pairs are the overlapping pairs; a left
+ * join tiles every t1 span exactly; an outer join covers the union.
+ */
+START_TEST(test_span_join_random)
+{
+	sqlite3		*db = db_new();
+	sqlite3_stmt	*ins;
+	unsigned int	 seed = 12345u + (unsigned int)_i;
+	int		 side, part, n, ts, dur, id = 0;
+
+	exec(db, "CREATE TABLE a(ts BIGINT, dur BIGINT, part BIGINT, x BIGINT);"
+	    "CREATE TABLE b(ts BIGINT, dur BIGINT, part BIGINT, y BIGINT);");
+	for (side = 0; side < 2; side++) {
+		ck_assert_int_eq(sqlite3_prepare_v2(db, side == 0 ?
+		    "INSERT INTO a VALUES (?1, ?2, ?3, ?4)" :
+		    "INSERT INTO b VALUES (?1, ?2, ?3, ?4)", -1, &ins, NULL),
+		    SQLITE_OK);
+		for (part = 0; part < 5; part++) {
+			/* Partition 1 only in a, partition 3 only in b. */
+			if ((side == 1 && part == 1) || (side == 0 && part == 3))
+				continue;
+			ts = (int)(rand_r(&seed) % 20);
+			for (n = 0; n < 150; n++) {
+				dur = 1 + (int)(rand_r(&seed) % 30);
+				sqlite3_bind_int(ins, 1, ts);
+				sqlite3_bind_int(ins, 2, dur);
+				sqlite3_bind_int(ins, 3, part);
+				sqlite3_bind_int(ins, 4, id++);
+				ck_assert_int_eq(sqlite3_step(ins), SQLITE_DONE);
+				sqlite3_reset(ins);
+				/* Back to back one time in three. */
+				ts += dur + (rand_r(&seed) % 3 == 0 ? 0 :
+				    (int)(rand_r(&seed) % 20));
+			}
+		}
+		sqlite3_finalize(ins);
+	}
+	exec(db, "CREATE VIRTUAL TABLE sj USING span_join(a PARTITIONED part,"
+	    " b PARTITIONED part);"
+	    "CREATE VIRTUAL TABLE lj USING span_left_join(a PARTITIONED part,"
+	    " b PARTITIONED part);"
+	    "CREATE VIRTUAL TABLE oj USING span_outer_join(a PARTITIONED part,"
+	    " b PARTITIONED part);"
+	    "CREATE VIEW pairs AS SELECT a.part AS part, MAX(a.ts, b.ts) AS ts,"
+	    " MIN(a.ts + a.dur, b.ts + b.dur) - MAX(a.ts, b.ts) AS dur,"
+	    " a.x AS x, b.y AS y FROM a JOIN b ON a.part = b.part"
+	    " AND a.ts < b.ts + b.dur AND b.ts < a.ts + a.dur;");
+	expect_same(db, "SELECT part, ts, dur, x, y FROM sj",
+	    "SELECT part, ts, dur, x, y FROM pairs ORDER BY part, ts");
+	expect_same(db, "SELECT part, ts, dur, x, y FROM lj WHERE y IS NOT NULL",
+	    "SELECT part, ts, dur, x, y FROM pairs ORDER BY part, ts");
+	expect_same(db, "SELECT x, SUM(dur), MIN(ts) FROM lj GROUP BY x",
+	    "SELECT x, dur, ts FROM a ORDER BY x");
+	expect_same(db, "SELECT part, ts, dur, x, y FROM oj"
+	    " WHERE x IS NOT NULL AND y IS NOT NULL",
+	    "SELECT part, ts, dur, x, y FROM pairs ORDER BY part, ts");
+	expect_same(db, "SELECT y, SUM(dur) FROM oj WHERE y IS NOT NULL"
+	    " GROUP BY y", "SELECT y, dur FROM b ORDER BY y");
+	expect_same(db, "SELECT part, SUM(dur) FROM oj GROUP BY part",
+	    "SELECT part, SUM(d) FROM (SELECT part, dur AS d FROM a UNION ALL"
+	    " SELECT part, dur FROM b UNION ALL SELECT part, -dur FROM pairs)"
+	    " GROUP BY part ORDER BY part");
+	/* Output rows never overlap within a partition. */
+	expect_rows(db, "SELECT COUNT(*) FROM (SELECT ts, dur, LEAD(ts) OVER"
+	    " (PARTITION BY part ORDER BY ts) AS nts FROM oj) WHERE ts + dur > nts",
+	    "0");
 	db_close(db);
 }
 END_TEST
@@ -911,7 +1061,9 @@ tp_ops_suite(void)
 	    (int)(sizeof(sj_cases) / sizeof(sj_cases[0])));
 	tcase_add_test(tc, test_span_join_columns);
 	tcase_add_test(tc, test_span_join_errors);
+	tcase_add_test(tc, test_span_join_pushdown);
 	tcase_add_test(tc, test_span_join_correlated);
+	tcase_add_loop_test(tc, test_span_join_random, 0, 4);
 	tcase_add_test(tc, test_span_join_large);
 	suite_add_tcase(s, tc);
 	return s;

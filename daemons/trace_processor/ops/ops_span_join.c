@@ -541,6 +541,7 @@ sj_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	struct sj_vtab	*t = (struct sj_vtab *)vt;
 	sqlite3_str	*plan;
 	const struct sqlite3_index_constraint *c;
+	const char	*coll;
 	int		 i, j, col, argv = 0, used, npushed = 0;
 	int		 first_part, second_ts;
 
@@ -548,6 +549,11 @@ sj_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	for (i = 0; i < info->nConstraint; i++) {
 		c = &info->aConstraint[i];
 		if (!c->usable)
+			continue;
+		/* The inputs compare with BINARY; other collations stay here. */
+		coll = sqlite3_vtab_collation(info, i);
+		if (coll != NULL && sqlite3_stricmp(coll, "BINARY") != 0 &&
+		    c->op != OP_SOURCE_GEQ)
 			continue;
 		used = 0;
 		for (j = 0; j < 2; j++) {
@@ -589,10 +595,6 @@ sj_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	info->estimatedCost = 1e6 / (1 + npushed);
 	return SQLITE_OK;
 }
-
-static int
-sj_find_function(sqlite3_vtab *vt, int nargs, const char *name,
-    void (**fn)(sqlite3_context *, int, sqlite3_value **), void **arg);
 
 static void
 fn_source_geq(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -1097,6 +1099,11 @@ ops_span_join_register(sqlite3 *db, char **err)
 	};
 	size_t	 i;
 
+	/* SQLite must know the name before a table can claim it. */
+	if (sqlite3_overload_function(db, "source_geq", 2) != SQLITE_OK) {
+		ops_seterr(err, "source_geq: %s", sqlite3_errmsg(db));
+		return -1;
+	}
 	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
 		if (sqlite3_create_module_v2(db, mods[i].name, &sj_module,
 		    (void *)(intptr_t)mods[i].kind, NULL) != SQLITE_OK) {
