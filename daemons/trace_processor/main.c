@@ -1,0 +1,187 @@
+/*
+ * trace_processor: load a trace into Perfetto's tables and query it.
+ *
+ *   trace_processor TRACE                 interactive SQL prompt
+ *   trace_processor -q FILE.sql TRACE     run the file, print the last
+ *                                         result as CSV
+ *   trace_processor -Q 'SQL' TRACE        the same with a query string
+ *
+ * The trace is untrusted input: it is read through the engine's importers
+ * only, nothing in it is ever executed or used as a path.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "shell.h"
+#include "tp.h"
+
+static int	progress_shown;
+
+static __attribute__((noreturn)) void
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: trace_processor [-hv] [-q FILE.sql] [-Q SQL] [-i]"
+	    " [--sort-window MB] TRACE\n"
+	    "  -q, --query-file FILE     run the SQL in FILE, print the last"
+	    " result as CSV\n"
+	    "  -Q, --query-string SQL    the same with SQL given inline\n"
+	    "  -i, --interactive         start the prompt after -q/-Q\n"
+	    "  --sort-window MB          bytes the sorting window may hold"
+	    " (default 64)\n"
+	    "  -v                        verbose\n");
+	exit(1);
+}
+
+static void
+progress(void *arg, uint64_t done, uint64_t total)
+{
+	static time_t last;
+	time_t now = time(NULL);
+
+	(void)arg;
+	if (now == last && done != total)
+		return;
+	last = now;
+	progress_shown = 1;
+	if (total > 0)
+		fprintf(stderr, "\rLoading trace: %.1f MB (%3.0f%%)",
+		    (double)done / 1e6, 100.0 * (double)done / (double)total);
+	else
+		fprintf(stderr, "\rLoading trace: %.1f MB", (double)done / 1e6);
+}
+
+static char *
+read_file(const char *path)
+{
+	FILE *f;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (strcmp(path, "-") == 0)
+		f = stdin;
+	else if ((f = fopen(path, "r")) == NULL)
+		return NULL;
+	for (;;) {
+		if (cap - len < 4096) {
+			char *nb = realloc(buf, cap ? cap * 2 : 8192);
+
+			if (nb == NULL)
+				break;
+			buf = nb;
+			cap = cap ? cap * 2 : 8192;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		if (n == 0)
+			break;
+		len += n;
+	}
+	if (f != stdin)
+		fclose(f);
+	if (buf != NULL)
+		buf[len] = '\0';
+	return buf;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "query-file", required_argument, NULL, 'q' },
+		{ "query-string", required_argument, NULL, 'Q' },
+		{ "interactive", no_argument, NULL, 'i' },
+		{ "sort-window", required_argument, NULL, 'W' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tp_config cfg;
+	struct tp *tp;
+	const char *qfile = NULL, *qstring = NULL;
+	char *sql = NULL, *err = NULL;
+	int ch, interactive = 0, verbose = 0, rc = 0;
+	struct timespec t0, t1;
+
+	tp_config_init(&cfg);
+	while ((ch = getopt_long(argc, argv, "hiq:Q:v", longopts, NULL)) !=
+	    -1) {
+		switch (ch) {
+		case 'q':
+			qfile = optarg;
+			break;
+		case 'Q':
+			qstring = optarg;
+			break;
+		case 'i':
+			interactive = 1;
+			break;
+		case 'W':
+			cfg.sort_window_bytes = (size_t)strtoul(optarg, NULL,
+			    10) << 20;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc != 1)
+		usage();
+	log_init("trace_processor", 1, verbose);
+	if (qfile == NULL && qstring == NULL)
+		interactive = 1;
+
+	if (isatty(STDERR_FILENO)) {
+		cfg.progress = progress;
+		cfg.progress_arg = NULL;
+	}
+	if ((tp = tp_new(&cfg, &err)) == NULL) {
+		fprintf(stderr, "trace_processor: %s\n", err ? err : "?");
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (tp_load_file(tp, argv[0]) == -1) {
+		if (progress_shown)
+			fputc('\n', stderr);
+		fprintf(stderr, "trace_processor: %s: %s\n", argv[0],
+		    tp_error(tp));
+		tp_free(tp);
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (progress_shown)
+		fputc('\n', stderr);
+	if (interactive || verbose)
+		fprintf(stderr, "Trace loaded in %.2f s\n",
+		    (double)(t1.tv_sec - t0.tv_sec) +
+		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	if (tp_error_stats(tp) > 0)
+		shell_print_import_errors(tp_db(tp), stderr);
+
+	if (qfile != NULL && (sql = read_file(qfile)) == NULL) {
+		fprintf(stderr, "trace_processor: %s: %s\n", qfile,
+		    strerror(errno));
+		rc = 1;
+	} else if (qfile != NULL || qstring != NULL) {
+		if (shell_run_csv(tp_db(tp), sql ? sql : qstring, stdout,
+		    &err) == -1) {
+			fprintf(stderr, "trace_processor: query: %s\n",
+			    err ? err : "?");
+			free(err);
+			rc = 1;
+		}
+	}
+	free(sql);
+	if (interactive && rc == 0)
+		shell_interactive(tp_db(tp), stdin, stdout);
+	tp_free(tp);
+	return rc;
+}

@@ -1,0 +1,92 @@
+/*
+ * A zero-allocation protobuf reader for trace data.
+ *
+ * A struct pb is a cursor over one message's bytes; pb_next() yields one
+ * field at a time:
+ *
+ *   struct pb it; struct pb_field f;
+ *   pb_init(&it, buf, len);
+ *   while (pb_next_untrusted(&it, &f) == 1)
+ *       switch (f.id) { case 1: x = f.u; break; ... }
+ *   if (it.err) -> the message was truncated or malformed
+ *
+ * Every length is checked against the remaining bytes, varints may be
+ * padded up to 10 bytes (Perfetto writers pad nested lengths), unknown
+ * fields and wire types are skipped, group wire types are refused. On a
+ * malformed field the iteration stops and it.err is set: fields decoded
+ * before it stay valid, nothing after it is trusted.
+ */
+#ifndef FARO_PBDEC_H
+#define FARO_PBDEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum pb_wire {
+	PB_VARINT = 0,
+	PB_FIXED64 = 1,
+	PB_LEN = 2,
+	PB_FIXED32 = 5,
+};
+
+struct pb {
+	const uint8_t	*p;
+	const uint8_t	*end;
+	int		 err;
+};
+
+struct pb_field {
+	uint32_t	 id;
+	uint8_t		 wire;
+	uint64_t	 u;		/* varint and fixed values */
+	const uint8_t	*data;		/* PB_LEN payload */
+	size_t		 len;
+};
+
+void	pb_init(struct pb *, const void *, size_t);
+/* 1: a field; 0: end of message; -1: malformed (err set). */
+int	pb_next_untrusted(struct pb *, struct pb_field *);
+/* Reads one varint; NULL when truncated or longer than 10 bytes. */
+const uint8_t *pb_varint_untrusted(const uint8_t *, const uint8_t *,
+	    uint64_t *);
+
+static inline int64_t
+pb_zigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static inline double
+pb_double(const struct pb_field *f)
+{
+	union { uint64_t u; double d; } c;
+
+	c.u = f->u;
+	return c.d;
+}
+
+static inline float
+pb_float(const struct pb_field *f)
+{
+	union { uint32_t u; float d; } c;
+
+	c.u = (uint32_t)f->u;
+	return c.d;
+}
+
+/*
+ * Packed repeated scalars: iterate varints (or fixed) inside f->data.
+ * A non-packed repeated scalar arrives as separate fields instead; callers
+ * accept both.
+ */
+struct pb_packed {
+	const uint8_t	*p;
+	const uint8_t	*end;
+	int		 err;
+};
+
+void	pb_packed_init(struct pb_packed *, const struct pb_field *);
+int	pb_packed_varint_untrusted(struct pb_packed *, uint64_t *);
+int	pb_packed_fixed64_untrusted(struct pb_packed *, uint64_t *);
+
+#endif

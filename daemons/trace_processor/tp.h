@@ -1,0 +1,65 @@
+/*
+ * trace_processor engine: the API the shell, the RPC daemon and the tests
+ * share.
+ *
+ * An engine owns one in-memory SQLite database whose tables carry
+ * Perfetto's names and columns (slice, track, counter, thread, process,
+ * args, flow, sched, thread_state, ftrace_event, stats, metadata, ...).
+ *
+ *   tp_new() -> tp_parse(chunk) ... tp_parse(chunk) -> tp_eof() -> queries
+ *
+ * The trace arrives in chunks of any size and split anywhere; the format
+ * (Perfetto proto, gzip'd proto, Chrome JSON, ftrace text) is guessed from
+ * the first bytes. Nothing is required to fit in memory twice: chunks are
+ * consumed as they come, a bounded sorting window holds packets until they
+ * can be parsed in timestamp order. tp_eof() flushes the window, closes
+ * open slices and states and writes the thread/process/track tables.
+ *
+ * Every error on trace input is recoverable: a bad record is dropped and
+ * counted in the stats table; tp_parse() fails only when the stream as a
+ * whole cannot be understood (unknown format, broken framing), with a
+ * cause in tp_error().
+ */
+#ifndef FARO_TP_H
+#define FARO_TP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+struct tp;
+
+struct tp_config {
+	/* Bytes the sorting window may hold before it releases packets. */
+	size_t		 sort_window_bytes;
+	/* Called from tp_load_fd() with bytes consumed so far; may be NULL. */
+	void		(*progress)(void *arg, uint64_t done, uint64_t total);
+	void		*progress_arg;
+};
+
+/* Fills the defaults. */
+void		 tp_config_init(struct tp_config *);
+
+/* A new engine with empty tables, or NULL (and *errmsg) on failure. */
+struct tp	*tp_new(const struct tp_config *, char **errmsg);
+void		 tp_free(struct tp *);
+
+/* Feeds the next piece of the trace. -1 when the stream is unusable. */
+int		 tp_parse(struct tp *, const void *buf, size_t len);
+/* End of the trace: flush, finalize tables. Idempotent. */
+int		 tp_eof(struct tp *);
+/* Reads a whole descriptor in blocks, then tp_eof(). */
+int		 tp_load_fd(struct tp *, int fd);
+int		 tp_load_file(struct tp *, const char *path);
+
+/* The last error, valid until the next call. */
+const char	*tp_error(const struct tp *);
+
+/* The database, for queries; owned by the engine. */
+sqlite3		*tp_db(struct tp *);
+
+/* Sum of error and data-loss stats (for the shell's import summary). */
+int64_t		 tp_error_stats(struct tp *);
+
+#endif

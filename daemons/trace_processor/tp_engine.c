@@ -1,0 +1,341 @@
+/*
+ * Engine life cycle: database setup, format detection, chunk feeding,
+ * end of trace.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "config.h"
+#include "tp_int.h"
+#ifdef HAVE_TP_OPS
+#include "ops/tp_ops.h"
+#endif
+
+#define READ_BLOCK	(1 << 20)
+#define COMMIT_BYTES	(16u << 20)
+
+struct tp_gunzip {
+	z_stream	 z;
+	uint8_t		*out;
+	int		 done;
+};
+
+void
+tp_config_init(struct tp_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->sort_window_bytes = 64u << 20;
+}
+
+int
+tp_seterr(struct tp *tp, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(tp->err, sizeof(tp->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *
+tp_error(const struct tp *tp)
+{
+	return tp->err;
+}
+
+sqlite3 *
+tp_db(struct tp *tp)
+{
+	return tp->db;
+}
+
+void
+tp_seen_ts(struct tp *tp, int64_t ts)
+{
+	if (ts < tp->ts_min)
+		tp->ts_min = ts;
+	if (ts > tp->ts_max)
+		tp->ts_max = ts;
+}
+
+struct tp *
+tp_new(const struct tp_config *cfg, char **errmsg)
+{
+	struct tp *tp;
+
+	if ((tp = calloc(1, sizeof(*tp))) == NULL) {
+		*errmsg = strdup("out of memory");
+		return NULL;
+	}
+	if (cfg != NULL)
+		tp->cfg = *cfg;
+	else
+		tp_config_init(&tp->cfg);
+	if (tp->cfg.sort_window_bytes == 0)
+		tp->cfg.sort_window_bytes = 64u << 20;
+	tp->ts_min = INT64_MAX;
+	tp->ts_max = INT64_MIN;
+	tp_hash_init(&tp->track_keys);
+	tp_hash_init(&tp->flows);
+	tp_hash_init(&tp->istats);
+	tp_procs_init(tp);
+
+	if (sqlite3_open_v2(":memory:", &tp->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		tp_seterr(tp, "%s: sqlite3_open: %s", __func__,
+		    tp->db ? sqlite3_errmsg(tp->db) : "out of memory");
+		goto fail;
+	}
+	/* Nothing is written to disk: no journal, no sync. */
+	sqlite3_exec(tp->db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+	    " PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536",
+	    NULL, NULL, NULL);
+	if (tp_schema_create(tp) == -1 || tp_stmts_prepare(tp) == -1)
+		goto fail;
+#ifdef HAVE_TP_OPS
+	{
+		char *msg = NULL;
+
+		if (tp_ops_register(tp->db, &msg) != 0) {
+			tp_seterr(tp, "%s: operators: %s", __func__,
+			    msg ? msg : "?");
+			sqlite3_free(msg);
+			goto fail;
+		}
+	}
+#endif
+	return tp;
+fail:
+	*errmsg = strdup(tp->err);
+	tp_free(tp);
+	return NULL;
+}
+
+void
+tp_free(struct tp *tp)
+{
+	if (tp == NULL)
+		return;
+	tp_sorter_free(tp);
+	tp_proto_free(tp);
+	tp_json_free(tp);
+	tp_systrace_free(tp);
+	tp_ftrace_free(tp);
+	if (tp->gunzip != NULL) {
+		inflateEnd(&tp->gunzip->z);
+		free(tp->gunzip->out);
+		free(tp->gunzip);
+	}
+	tp_tracks_free(tp);
+	tp_procs_free(tp);
+	tp_hash_free(&tp->istats);
+	tp_stmts_finalize(tp);
+	if (tp->db != NULL)
+		sqlite3_close(tp->db);
+	free(tp);
+}
+
+static enum tp_format
+format_guess(const uint8_t *p, size_t len)
+{
+	size_t i = 0;
+
+	if (len >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		return FMT_GZIP;
+	/* A Trace starts with field 1 (packet), length-delimited. */
+	if (p[0] == 0x0a)
+		return FMT_PROTO;
+	while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' ||
+	    p[i] == '\r'))
+		i++;
+	if (i < len && (p[i] == '{' || p[i] == '['))
+		return FMT_JSON;
+	if (i < len && (p[i] == '#' || p[i] == '<' || p[i] == '-' ||
+	    (p[i] >= 0x20 && p[i] < 0x7f)))
+		return FMT_SYSTRACE;
+	return FMT_UNKNOWN;
+}
+
+static int parse_plain(struct tp *, const uint8_t *, size_t);
+
+static int
+gunzip_feed(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct tp_gunzip *g = tp->gunzip;
+	int rc;
+
+	if (g == NULL) {
+		if ((g = calloc(1, sizeof(*g))) == NULL ||
+		    (g->out = malloc(READ_BLOCK)) == NULL) {
+			free(g);
+			return tp_seterr(tp, "gunzip: out of memory");
+		}
+		/* 16 + 15: gzip wrapper, largest window. */
+		if (inflateInit2(&g->z, 16 + 15) != Z_OK) {
+			free(g->out);
+			free(g);
+			return tp_seterr(tp, "gunzip: inflateInit failed");
+		}
+		tp->gunzip = g;
+	}
+	g->z.next_in = (uint8_t *)(uintptr_t)buf;
+	g->z.avail_in = (uInt)len;
+	while (g->z.avail_in > 0 && !g->done) {
+		g->z.next_out = g->out;
+		g->z.avail_out = READ_BLOCK;
+		rc = inflate(&g->z, Z_NO_FLUSH);
+		if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+			return tp_seterr(tp, "gunzip: corrupt data (%s)",
+			    g->z.msg ? g->z.msg : "?");
+		if (g->z.next_out != g->out &&
+		    parse_plain(tp, g->out, (size_t)(g->z.next_out - g->out)) ==
+		    -1)
+			return -1;
+		if (rc == Z_STREAM_END)
+			g->done = 1;
+		if (rc == Z_BUF_ERROR && g->z.next_out == g->out)
+			break;
+	}
+	return 0;
+}
+
+static int
+parse_plain(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	if (tp->format == FMT_UNKNOWN) {
+		enum tp_format f = format_guess(buf, len);
+
+		if (f == FMT_UNKNOWN || f == FMT_GZIP)
+			return tp_seterr(tp, "unknown trace format");
+		tp->format = f;
+		tp_metadata_str(tp, "trace_type", f == FMT_PROTO ? "proto" :
+		    f == FMT_JSON ? "json" : "systrace");
+	}
+	switch (tp->format) {
+	case FMT_PROTO:
+		return tp_proto_feed(tp, buf, len);
+	case FMT_JSON:
+		return tp_json_feed(tp, buf, len);
+	case FMT_SYSTRACE:
+		return tp_systrace_feed(tp, buf, len);
+	default:
+		return tp_seterr(tp, "unknown trace format");
+	}
+}
+
+int
+tp_parse(struct tp *tp, const void *vbuf, size_t len)
+{
+	const uint8_t *buf = vbuf;
+	int rc;
+
+	if (tp->eof_done)
+		return tp_seterr(tp, "%s: trace already complete", __func__);
+	if (len == 0)
+		return 0;
+	if (tp_txn_begin(tp) == -1)
+		return -1;
+	tp->bytes_in += len;
+	/* A gzip'd trace: inflate and detect the format inside. */
+	if (tp->gunzip != NULL || (tp->format == FMT_UNKNOWN &&
+	    format_guess(buf, len) == FMT_GZIP))
+		rc = gunzip_feed(tp, buf, len);
+	else
+		rc = parse_plain(tp, buf, len);
+	if (rc == 0 && tp->bytes_in % COMMIT_BYTES < len)
+		rc = tp_txn_commit(tp);
+	return rc;
+}
+
+int
+tp_eof(struct tp *tp)
+{
+	int rc = 0;
+
+	if (tp->eof_done)
+		return 0;
+	tp->eof_done = 1;
+	if (tp_txn_begin(tp) == -1)
+		return -1;
+	switch (tp->format) {
+	case FMT_PROTO:
+		rc = tp_proto_end(tp);
+		break;
+	case FMT_JSON:
+		rc = tp_json_end(tp);
+		break;
+	case FMT_SYSTRACE:
+		rc = tp_systrace_end(tp);
+		break;
+	default:
+		break;
+	}
+	tp_sorter_drain(tp, 1);
+	tp_ftrace_end(tp);
+	tp_slices_close_all(tp);
+	tp_metadata_int(tp, "trace_size_bytes", (int64_t)tp->bytes_in);
+	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)
+		rc = -1;
+	if (tp_txn_commit(tp) == -1)
+		rc = -1;
+	if (tp_schema_index(tp) == -1)
+		rc = -1;
+	return rc;
+}
+
+int
+tp_load_fd(struct tp *tp, int fd)
+{
+	struct stat sb;
+	uint8_t *buf;
+	uint64_t total = 0, done = 0;
+	ssize_t n;
+
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		total = (uint64_t)sb.st_size;
+	if ((buf = malloc(READ_BLOCK)) == NULL)
+		return tp_seterr(tp, "%s: out of memory", __func__);
+	for (;;) {
+		n = read(fd, buf, READ_BLOCK);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			free(buf);
+			return tp_seterr(tp, "%s: read: %s", __func__,
+			    strerror(errno));
+		}
+		if (n == 0)
+			break;
+		if (tp_parse(tp, buf, (size_t)n) == -1) {
+			free(buf);
+			return -1;
+		}
+		done += (uint64_t)n;
+		if (tp->cfg.progress != NULL)
+			tp->cfg.progress(tp->cfg.progress_arg, done, total);
+	}
+	free(buf);
+	return tp_eof(tp);
+}
+
+int
+tp_load_file(struct tp *tp, const char *path)
+{
+	int fd, rc;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return tp_seterr(tp, "%s: %s", path, strerror(errno));
+	rc = tp_load_fd(tp, fd);
+	close(fd);
+	return rc;
+}

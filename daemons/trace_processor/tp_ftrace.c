@@ -1,0 +1,883 @@
+/*
+ * ftrace: every event into ftrace_event with its fields in args, and the
+ * events with a meaning of their own into sched, thread_state, counters,
+ * slices and the thread/process tables. The proto bundles and the text
+ * importer (tp_systrace.c) both end up here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_gen_tables.h"
+#include "tp_proto.h"
+
+#define EV_PRINT		3
+#define EV_SCHED_SWITCH		4
+#define EV_CPU_FREQUENCY	11
+#define EV_CPU_IDLE		13
+#define EV_SCHED_WAKEUP		17
+#define EV_SCHED_WAKING		20
+#define EV_SCHED_WAKEUP_NEW	114
+#define EV_TASK_NEWTASK		235
+#define EV_TASK_RENAME		236
+#define EV_SCHED_PROCESS_EXIT	238
+#define EV_SCHED_PROCESS_FREE	240
+#define EV_GENERIC		327
+
+#define CLONE_THREAD		0x00010000
+#define MAX_CPUS		4096
+#define COMM_MAX		64
+
+struct cpu_state {
+	int64_t		 sched_id;	/* open sched slice, -1 none */
+	int64_t		 ts;
+	int64_t		 utid;
+	int64_t		 prio;
+	/* the running task, for compact sched's implied prev fields */
+	int64_t		 pid;
+	char		 comm[COMM_MAX];
+};
+
+struct open_state {
+	int64_t		 id;		/* -1: none */
+	int64_t		 ts;
+	int64_t		 cpu;
+	int64_t		 waker;
+	char		 state[16];
+};
+
+struct tp_ftrace {
+	struct cpu_state	*cpus;
+	size_t			 ncpus;
+	struct open_state	*states;	/* by utid */
+	size_t			 nstates;
+};
+
+static struct tp_ftrace *
+ft_get(struct tp *tp)
+{
+	if (tp->ftrace == NULL)
+		tp->ftrace = calloc(1, sizeof(*tp->ftrace));
+	return tp->ftrace;
+}
+
+static struct cpu_state *
+cpu_get(struct tp *tp, uint32_t cpu)
+{
+	struct tp_ftrace *ft = ft_get(tp);
+	size_t i;
+
+	if (ft == NULL || cpu >= MAX_CPUS)
+		return NULL;
+	if (cpu >= ft->ncpus) {
+		size_t n = cpu + 1;
+		struct cpu_state *c = realloc(ft->cpus, n * sizeof(*c));
+
+		if (c == NULL)
+			return NULL;
+		for (i = ft->ncpus; i < n; i++) {
+			memset(&c[i], 0, sizeof(c[i]));
+			c[i].sched_id = -1;
+			c[i].pid = -1;
+		}
+		ft->cpus = c;
+		ft->ncpus = n;
+	}
+	return &ft->cpus[cpu];
+}
+
+static struct open_state *
+state_get(struct tp *tp, int64_t utid)
+{
+	struct tp_ftrace *ft = ft_get(tp);
+	size_t i;
+
+	if (ft == NULL || utid < 0)
+		return NULL;
+	if ((size_t)utid >= ft->nstates) {
+		size_t n = (size_t)utid * 2 + 16;
+		struct open_state *s = realloc(ft->states, n * sizeof(*s));
+
+		if (s == NULL)
+			return NULL;
+		for (i = ft->nstates; i < n; i++)
+			s[i].id = -1;
+		ft->states = s;
+		ft->nstates = n;
+	}
+	return &ft->states[utid];
+}
+
+void
+tp_task_state_str(int64_t state, char *buf, size_t len)
+{
+	static const char letters[] = "SDTtXZPI";
+	size_t n = 0;
+	int i;
+
+	/* Kernels >= 4.14 report preemption as TASK_REPORT_MAX (0x100). */
+	if (state & 0x100) {
+		snprintf(buf, len, "R+");
+		return;
+	}
+	if ((state & 0xff) == 0) {
+		snprintf(buf, len, "R");
+		return;
+	}
+	buf[0] = '\0';
+	for (i = 0; i < 8; i++) {
+		if (!(state & (1 << i)))
+			continue;
+		if (n > 0 && n + 1 < len)
+			buf[n++] = '|';
+		if (n + 1 < len)
+			buf[n++] = letters[i];
+		buf[n] = '\0';
+	}
+}
+
+static void
+state_close(struct tp *tp, int64_t utid, struct open_state *s, int64_t ts)
+{
+	if (s->id < 0)
+		return;
+	tp_thread_state_insert(tp, s->id, s->ts, ts - s->ts, s->cpu, utid,
+	    s->state, TP_NULL, s->waker);
+	s->id = -1;
+}
+
+static void
+state_open(struct tp *tp, struct open_state *s, int64_t ts, const char *st,
+    int64_t cpu, int64_t waker)
+{
+	s->id = tp->next_tstate++;
+	s->ts = ts;
+	s->cpu = cpu;
+	s->waker = waker;
+	snprintf(s->state, sizeof(s->state), "%s", st);
+}
+
+void
+tp_ftrace_sched_switch(struct tp *tp, int64_t ts, uint32_t cpu,
+    const char *prev_comm, size_t prev_comm_len, int64_t prev_pid,
+    int64_t prev_prio, int64_t prev_state, const char *next_comm,
+    size_t next_comm_len, int64_t next_pid, int64_t next_prio)
+{
+	struct cpu_state *c = cpu_get(tp, cpu);
+	struct open_state *s;
+	int64_t prev_utid, next_utid;
+	char st[16];
+
+	if (c == NULL)
+		return;
+	tp_seen_ts(tp, ts);
+	prev_utid = tp_thread_get(tp, prev_pid);
+	next_utid = tp_thread_get(tp, next_pid);
+	if (prev_comm != NULL && prev_pid != 0)
+		tp_thread_set_name(tp, prev_utid, prev_comm, prev_comm_len,
+		    TP_NAME_SCHED);
+	if (next_comm != NULL && next_pid != 0)
+		tp_thread_set_name(tp, next_utid, next_comm, next_comm_len,
+		    TP_NAME_SCHED);
+	tp_task_state_str(prev_state, st, sizeof(st));
+
+	if (c->sched_id >= 0) {
+		if (c->utid != prev_utid)
+			tp_stat_inc(tp, ST_MISMATCHED_SCHED_SWITCH_TIDS, 1);
+		tp_sched_insert(tp, c->sched_id, c->ts, ts - c->ts, cpu,
+		    c->utid, prev_pid == 0 ? NULL : st, c->prio);
+	}
+	c->sched_id = tp->next_sched++;
+	c->ts = ts;
+	c->utid = next_utid;
+	c->prio = next_prio;
+	c->pid = next_pid;
+	snprintf(c->comm, sizeof(c->comm), "%.*s",
+	    (int)(next_comm_len < COMM_MAX ? next_comm_len : COMM_MAX - 1),
+	    next_comm ? next_comm : "");
+
+	/* The idle task has no thread states. */
+	if (prev_pid != 0 && (s = state_get(tp, prev_utid)) != NULL) {
+		state_close(tp, prev_utid, s, ts);
+		state_open(tp, s, ts, st, TP_NULL, TP_NULL);
+	}
+	if (next_pid != 0 && (s = state_get(tp, next_utid)) != NULL) {
+		state_close(tp, next_utid, s, ts);
+		state_open(tp, s, ts, "Running", cpu, TP_NULL);
+	}
+}
+
+void
+tp_ftrace_sched_waking(struct tp *tp, int64_t ts, uint32_t cpu,
+    int64_t waker_tid, int64_t pid, const char *comm, size_t comm_len)
+{
+	int64_t utid = tp_thread_get(tp, pid);
+	int64_t waker = waker_tid >= 0 ? tp_thread_get(tp, waker_tid) :
+	    TP_NULL;
+	struct open_state *s;
+
+	(void)cpu;
+	tp_seen_ts(tp, ts);
+	if (comm != NULL && pid != 0)
+		tp_thread_set_name(tp, utid, comm, comm_len, TP_NAME_SCHED);
+	if (pid == 0 || (s = state_get(tp, utid)) == NULL)
+		return;
+	/* Already running or runnable: nothing changes. */
+	if (s->id >= 0 && (strcmp(s->state, "Running") == 0 ||
+	    s->state[0] == 'R'))
+		return;
+	state_close(tp, utid, s, ts);
+	state_open(tp, s, ts, "R", TP_NULL, waker);
+}
+
+void
+tp_ftrace_cpu_counter(struct tp *tp, int64_t ts, const char *name,
+    int64_t cpu, double v)
+{
+	int64_t track = tp_track_intern(tp, TT_CPU_COUNTER, name, cpu);
+
+	if (track >= 0)
+		tp_counter_insert(tp, ts, track, v, TP_NULL);
+}
+
+static int
+field_int(const char **p, const char *end, int64_t *v)
+{
+	const char *q = *p;
+	int neg = 0;
+	int64_t n = 0;
+
+	if (q < end && *q == '-') {
+		neg = 1;
+		q++;
+	}
+	if (q >= end || *q < '0' || *q > '9')
+		return -1;
+	while (q < end && *q >= '0' && *q <= '9') {
+		n = n * 10 + (*q - '0');
+		q++;
+	}
+	*v = neg ? -n : n;
+	*p = q;
+	return 0;
+}
+
+/*
+ * trace_marker text: "B|tgid|name", "E|tgid", "C|tgid|name|value",
+ * "S|tgid|name|cookie", "F|tgid|name|cookie", "I|tgid|name".
+ */
+void
+tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
+    size_t len)
+{
+	const char *p = buf, *end = buf + len, *name, *name_end;
+	char nbuf[1024];
+	int64_t tgid = 0, v = 0, track, upid, utid;
+	char ph;
+
+	while (end > p && (end[-1] == '\n' || end[-1] == '\0' ||
+	    end[-1] == ' '))
+		end--;
+	if (end - p < 1)
+		return;
+	ph = *p++;
+	if (ph != 'B' && ph != 'E' && ph != 'C' && ph != 'S' && ph != 'F' &&
+	    ph != 'I')
+		return;
+	if (ph == 'E' && p == end) {
+		tp_slice_end(tp, tp_thread_track(tp, tp_thread_get(tp, tid)),
+		    ts, NULL, TP_NULL, NULL);
+		return;
+	}
+	if (p >= end || *p++ != '|' || field_int(&p, end, &tgid) == -1) {
+		tp_stat_inc(tp, ST_SYSTRACE_PARSE_FAILURE, 1);
+		return;
+	}
+	if (ph == 'E') {
+		tp_slice_end(tp, tp_thread_track(tp, tp_thread_get(tp, tid)),
+		    ts, NULL, TP_NULL, NULL);
+		return;
+	}
+	if (p >= end || *p++ != '|') {
+		tp_stat_inc(tp, ST_SYSTRACE_PARSE_FAILURE, 1);
+		return;
+	}
+	name = p;
+	name_end = end;
+	if (ph == 'C' || ph == 'S' || ph == 'F') {
+		/* The value or cookie is after the last '|'. */
+		const char *q = end;
+
+		while (q > name && q[-1] != '|')
+			q--;
+		if (q == name) {
+			tp_stat_inc(tp, ST_SYSTRACE_PARSE_FAILURE, 1);
+			return;
+		}
+		name_end = q - 1;
+		if (field_int(&q, end, &v) == -1) {
+			tp_stat_inc(tp, ST_SYSTRACE_PARSE_FAILURE, 1);
+			return;
+		}
+	}
+	snprintf(nbuf, sizeof(nbuf), "%.*s", (int)(name_end - name), name);
+	switch (ph) {
+	case 'B':
+		utid = tgid > 0 ? tp_thread_in_process(tp, tid, tgid) :
+		    tp_thread_get(tp, tid);
+		tp_slice_begin(tp, tp_thread_track(tp, utid), ts, NULL, nbuf,
+		    TP_NULL, TP_NULL);
+		break;
+	case 'I':
+		utid = tgid > 0 ? tp_thread_in_process(tp, tid, tgid) :
+		    tp_thread_get(tp, tid);
+		tp_slice_complete(tp, tp_thread_track(tp, utid), ts, 0, NULL,
+		    nbuf, TP_NULL, TP_NULL, TP_NULL);
+		break;
+	case 'C':
+		upid = tp_process_get(tp, tgid);
+		track = tp_track_intern(tp, TT_PROCESS_COUNTER, nbuf, upid);
+		if (track >= 0)
+			tp_counter_insert(tp, ts, track, (double)v, TP_NULL);
+		break;
+	case 'S':
+	case 'F':
+		upid = tp_process_get(tp, tgid);
+		track = tp_track_intern_key(tp, TT_PROCESS, nbuf, upid,
+		    (uint64_t)v + 1);
+		if (ph == 'S')
+			tp_slice_begin(tp, track, ts, NULL, nbuf, TP_NULL,
+			    TP_NULL);
+		else
+			tp_slice_end(tp, track, ts, NULL, TP_NULL, NULL);
+		break;
+	}
+}
+
+/* Event fields into args, named as the proto names them. */
+static int64_t
+event_args_untrusted(struct tp *tp, uint32_t evid, const uint8_t *buf,
+    size_t len)
+{
+	const struct tp_ftrace_desc *d = evid < tp_ftrace_ndescs ?
+	    &tp_ftrace_descs[evid] : NULL;
+	struct pb it, ft;
+	struct pb_field f, ff;
+	int64_t set = TP_NULL;
+	size_t i;
+
+	pb_init(&it, buf, len);
+	if (evid == EV_GENERIC) {
+		while (pb_next_untrusted(&it, &f) == 1) {
+			char key[256] = "";
+
+			if (f.id != 2 || f.wire != PB_LEN)
+				continue;
+			pb_init(&ft, f.data, f.len);
+			while (pb_next_untrusted(&ft, &ff) == 1)
+				if (ff.id == 1 && ff.wire == PB_LEN)
+					snprintf(key, sizeof(key), "%.*s",
+					    (int)ff.len, ff.data);
+			if (key[0] == '\0')
+				continue;
+			if (set == TP_NULL)
+				set = tp_arg_set_new(tp);
+			pb_init(&ft, f.data, f.len);
+			while (pb_next_untrusted(&ft, &ff) == 1) {
+				if (ff.id == 3 && ff.wire == PB_LEN)
+					tp_arg_str(tp, set, key, key,
+					    (const char *)ff.data, ff.len,
+					    NULL);
+				else if (ff.id == 4)
+					tp_arg_int(tp, set, key, key,
+					    (int64_t)ff.u, "int");
+				else if (ff.id == 5)
+					tp_arg_int(tp, set, key, key,
+					    (int64_t)ff.u, "uint");
+			}
+		}
+		return set;
+	}
+	if (d == NULL || d->fields == NULL)
+		return TP_NULL;
+	while (pb_next_untrusted(&it, &f) == 1) {
+		const struct tp_ftrace_field *fd = NULL;
+
+		for (i = 0; i < d->nfields; i++)
+			if (d->fields[i].id == f.id) {
+				fd = &d->fields[i];
+				break;
+			}
+		if (fd == NULL)
+			continue;
+		if (set == TP_NULL)
+			set = tp_arg_set_new(tp);
+		switch (fd->type) {
+		case FT_STR:
+			if (f.wire == PB_LEN)
+				tp_arg_str(tp, set, fd->name, fd->name,
+				    (const char *)f.data, f.len, NULL);
+			break;
+		case FT_UINT:
+		case FT_FIXED64:
+		case FT_FIXED32:
+			if (f.wire != PB_LEN)
+				tp_arg_int(tp, set, fd->name, fd->name,
+				    (int64_t)f.u, "uint");
+			break;
+		case FT_INT:
+			if (f.wire == PB_VARINT)
+				tp_arg_int(tp, set, fd->name, fd->name,
+				    (int64_t)f.u, "int");
+			break;
+		case FT_SINT:
+			if (f.wire == PB_VARINT)
+				tp_arg_int(tp, set, fd->name, fd->name,
+				    pb_zigzag(f.u), "int");
+			break;
+		case FT_DOUBLE:
+			if (f.wire == PB_FIXED64)
+				tp_arg_real(tp, set, fd->name, fd->name,
+				    pb_double(&f));
+			break;
+		case FT_BYTES:
+			break;
+		}
+	}
+	return set;
+}
+
+struct ev_fields {
+	int64_t		 v[16];
+	const char	*s[16];
+	size_t		 slen[16];
+};
+
+static void
+ev_fields_untrusted(const uint8_t *buf, size_t len, struct ev_fields *e)
+{
+	struct pb it;
+	struct pb_field f;
+
+	memset(e, 0, sizeof(*e));
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id >= 16)
+			continue;
+		if (f.wire == PB_LEN) {
+			e->s[f.id] = (const char *)f.data;
+			e->slen[f.id] = f.len;
+		} else {
+			e->v[f.id] = (int64_t)f.u;
+		}
+	}
+}
+
+static void
+event_effects(struct tp *tp, int64_t ts, uint32_t cpu, int64_t pid,
+    uint32_t evid, const uint8_t *buf, size_t len)
+{
+	struct ev_fields e;
+	int64_t utid, upid;
+
+	ev_fields_untrusted(buf, len, &e);
+	switch (evid) {
+	case EV_SCHED_SWITCH:
+		tp_ftrace_sched_switch(tp, ts, cpu, e.s[1], e.slen[1],
+		    (int32_t)e.v[2], (int32_t)e.v[3], e.v[4], e.s[5], e.slen[5],
+		    (int32_t)e.v[6], (int32_t)e.v[7]);
+		break;
+	case EV_SCHED_WAKING:
+	case EV_SCHED_WAKEUP:
+	case EV_SCHED_WAKEUP_NEW:
+		tp_ftrace_sched_waking(tp, ts, cpu, pid, (int32_t)e.v[2],
+		    e.s[1], e.slen[1]);
+		break;
+	case EV_CPU_FREQUENCY:
+		tp_ftrace_cpu_counter(tp, ts, "cpufreq", (uint32_t)e.v[2],
+		    (double)(uint32_t)e.v[1]);
+		break;
+	case EV_CPU_IDLE:
+		tp_ftrace_cpu_counter(tp, ts, "cpuidle", (uint32_t)e.v[2],
+		    (double)(uint32_t)e.v[1]);
+		break;
+	case EV_PRINT:
+		if (e.s[2] != NULL)
+			tp_ftrace_print(tp, ts, pid, e.s[2], e.slen[2]);
+		break;
+	case EV_TASK_NEWTASK: {
+		int64_t child = (int32_t)e.v[1];
+
+		/* A new thread joins its creator's process; else a new
+		 * process with a new main thread. */
+		utid = tp_thread_get(tp, pid);
+		if (e.v[3] & CLONE_THREAD) {
+			upid = tp->threads[utid].upid;
+			if (upid == TP_NULL)
+				upid = tp_process_get(tp, pid);
+			utid = tp_thread_new(tp, child, ts);
+			tp->threads[utid].upid = upid;
+		} else {
+			upid = tp_process_new(tp, child, tp->threads[utid].upid,
+			    ts);
+			utid = tp_thread_new(tp, child, ts);
+			tp->threads[utid].upid = upid;
+		}
+		if (e.s[2] != NULL)
+			tp_thread_set_name(tp, utid, e.s[2], e.slen[2],
+			    TP_NAME_RENAME);
+		break;
+	}
+	case EV_TASK_RENAME:
+		utid = tp_thread_get(tp, (int32_t)e.v[1]);
+		if (e.s[3] != NULL)
+			tp_thread_set_name(tp, utid, e.s[3], e.slen[3],
+			    TP_NAME_RENAME);
+		break;
+	case EV_SCHED_PROCESS_FREE:
+		tp_thread_end(tp, (int32_t)e.v[2], ts);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+tp_ftrace_parse_event(struct tp *tp, int64_t ts, uint32_t cpu,
+    const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f, ev = { 0 };
+	int64_t pid = 0, flags = TP_NULL, set, utid;
+	const char *name = NULL;
+	char gname[256];
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 2)
+			pid = (int64_t)(uint32_t)f.u;
+		else if (f.id == 5)
+			flags = (int64_t)(uint32_t)f.u;
+		else if (f.id >= 3 && f.wire == PB_LEN && ev.id == 0)
+			ev = f;
+	}
+	if (it.err || ev.id == 0) {
+		tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
+		return;
+	}
+	if (ev.id == EV_GENERIC) {
+		struct pb gt;
+		struct pb_field gf;
+
+		pb_init(&gt, ev.data, ev.len);
+		gname[0] = '\0';
+		while (pb_next_untrusted(&gt, &gf) == 1)
+			if (gf.id == 1 && gf.wire == PB_LEN)
+				snprintf(gname, sizeof(gname), "%.*s",
+				    (int)gf.len, gf.data);
+		name = gname[0] ? gname : "generic";
+	} else if (ev.id < tp_ftrace_ndescs &&
+	    tp_ftrace_descs[ev.id].name != NULL) {
+		name = tp_ftrace_descs[ev.id].name;
+	} else {
+		snprintf(gname, sizeof(gname), "ftrace_event_%u", ev.id);
+		name = gname;
+	}
+	utid = tp_thread_get(tp, pid);
+	set = event_args_untrusted(tp, ev.id, ev.data, ev.len);
+	tp_ftrace_insert(tp, ts, name, cpu, utid, set, flags);
+	event_effects(tp, ts, cpu, pid, ev.id, ev.data, ev.len);
+}
+
+/* Compact sched ------------------------------------------------------- */
+
+struct compact_switch {
+	int64_t		 prev_state;
+	int32_t		 next_pid;
+	int32_t		 next_prio;
+};
+
+struct compact_waking {
+	int32_t		 pid;
+	int32_t		 target_cpu;
+	int32_t		 prio;
+	uint32_t	 flags;
+};
+
+void
+tp_ftrace_compact_switch(struct tp *tp, int64_t ts, uint32_t cpu,
+    const uint8_t *buf, size_t len)
+{
+	struct compact_switch r;
+	struct cpu_state *c = cpu_get(tp, cpu);
+	const char *comm = (const char *)buf + sizeof(r);
+	size_t commlen = len - sizeof(r);
+	char prev_comm[COMM_MAX];
+	int64_t prev_pid, prev_prio, set, utid;
+
+	if (c == NULL || len < sizeof(r))
+		return;
+	memcpy(&r, buf, sizeof(r));
+	prev_pid = c->pid >= 0 ? c->pid : 0;
+	prev_prio = c->sched_id >= 0 ? c->prio : 0;
+	snprintf(prev_comm, sizeof(prev_comm), "%s", c->comm);
+
+	utid = tp_thread_get(tp, prev_pid);
+	set = tp_arg_set_new(tp);
+	tp_arg_str(tp, set, "prev_comm", "prev_comm", prev_comm,
+	    strlen(prev_comm), NULL);
+	tp_arg_int(tp, set, "prev_pid", "prev_pid", prev_pid, "int");
+	tp_arg_int(tp, set, "prev_prio", "prev_prio", prev_prio, "int");
+	tp_arg_int(tp, set, "prev_state", "prev_state", r.prev_state, "int");
+	tp_arg_str(tp, set, "next_comm", "next_comm", comm, commlen, NULL);
+	tp_arg_int(tp, set, "next_pid", "next_pid", r.next_pid, "int");
+	tp_arg_int(tp, set, "next_prio", "next_prio", r.next_prio, "int");
+	tp_ftrace_insert(tp, ts, "sched_switch", cpu, utid, set, TP_NULL);
+	tp_ftrace_sched_switch(tp, ts, cpu, prev_comm, strlen(prev_comm),
+	    prev_pid, prev_prio, r.prev_state, comm, commlen, r.next_pid,
+	    r.next_prio);
+}
+
+void
+tp_ftrace_compact_waking(struct tp *tp, int64_t ts, uint32_t cpu,
+    const uint8_t *buf, size_t len)
+{
+	struct compact_waking r;
+	const char *comm = (const char *)buf + sizeof(r);
+	size_t commlen = len - sizeof(r);
+	int64_t set;
+
+	if (len < sizeof(r))
+		return;
+	memcpy(&r, buf, sizeof(r));
+	set = tp_arg_set_new(tp);
+	tp_arg_str(tp, set, "comm", "comm", comm, commlen, NULL);
+	tp_arg_int(tp, set, "pid", "pid", r.pid, "int");
+	tp_arg_int(tp, set, "prio", "prio", r.prio, "int");
+	tp_arg_int(tp, set, "target_cpu", "target_cpu", r.target_cpu, "int");
+	/* The waker is not recorded in compact form. */
+	tp_ftrace_insert(tp, ts, "sched_waking", cpu, 0, set, r.flags);
+	tp_ftrace_sched_waking(tp, ts, cpu, -1, r.pid, comm, commlen);
+}
+
+struct vec {
+	uint64_t	*v;
+	size_t		 n, cap;
+};
+
+static void
+vec_push(struct vec *v, uint64_t x)
+{
+	if (v->n == v->cap) {
+		size_t ncap = v->cap ? v->cap * 2 : 64;
+		void *p = realloc(v->v, ncap * sizeof(*v->v));
+
+		if (p == NULL)
+			return;
+		v->v = p;
+		v->cap = ncap;
+	}
+	v->v[v->n++] = x;
+}
+
+static void
+vec_field(struct vec *v, const struct pb_field *f)
+{
+	struct pb_packed pk;
+	uint64_t x;
+
+	if (f->wire == PB_VARINT) {
+		vec_push(v, f->u);
+		return;
+	}
+	if (f->wire != PB_LEN)
+		return;
+	pb_packed_init(&pk, f);
+	while (pb_packed_varint_untrusted(&pk, &x))
+		vec_push(v, x);
+}
+
+enum { CS_SW_TS = 1, CS_SW_STATE, CS_SW_PID, CS_SW_PRIO, CS_INTERN,
+    CS_SW_COMM, CS_WK_TS, CS_WK_PID, CS_WK_CPU, CS_WK_PRIO, CS_WK_COMM,
+    CS_WK_FLAGS, CS_MAX };
+
+static void
+compact_sched_untrusted(struct tp *tp, uint32_t cpu, int64_t offset,
+    const uint8_t *buf, size_t len)
+{
+	struct vec v[CS_MAX];
+	struct pb it;
+	struct pb_field f;
+	const uint8_t *strs[1024];
+	size_t strl[1024], nstr = 0, i;
+	uint8_t rec[sizeof(struct compact_switch) + COMM_MAX];
+	uint64_t ts;
+
+	memset(v, 0, sizeof(v));
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == CS_INTERN) {
+			if (f.wire == PB_LEN && nstr < 1024) {
+				strs[nstr] = f.data;
+				strl[nstr++] = f.len < COMM_MAX - 1 ? f.len :
+				    COMM_MAX - 1;
+			}
+		} else if (f.id > 0 && f.id < CS_MAX) {
+			vec_field(&v[f.id], &f);
+		}
+	}
+	if (it.err || v[CS_SW_STATE].n != v[CS_SW_TS].n ||
+	    v[CS_SW_PID].n != v[CS_SW_TS].n || v[CS_SW_PRIO].n !=
+	    v[CS_SW_TS].n || v[CS_SW_COMM].n != v[CS_SW_TS].n ||
+	    v[CS_WK_PID].n != v[CS_WK_TS].n || v[CS_WK_CPU].n !=
+	    v[CS_WK_TS].n || v[CS_WK_PRIO].n != v[CS_WK_TS].n ||
+	    v[CS_WK_COMM].n != v[CS_WK_TS].n) {
+		tp_stat_inc(tp, ST_COMPACT_SCHED_HAS_PARSE_ERRORS, 1);
+		goto out;
+	}
+	/* Timestamps are deltas from the previous one in the bundle. */
+	for (ts = 0, i = 0; i < v[CS_SW_TS].n; i++) {
+		struct compact_switch r;
+		size_t ci = v[CS_SW_COMM].v[i], cl = 0;
+
+		ts += v[CS_SW_TS].v[i];
+		r.prev_state = (int64_t)v[CS_SW_STATE].v[i];
+		r.next_pid = (int32_t)v[CS_SW_PID].v[i];
+		r.next_prio = (int32_t)v[CS_SW_PRIO].v[i];
+		memcpy(rec, &r, sizeof(r));
+		if (ci < nstr) {
+			cl = strl[ci];
+			memcpy(rec + sizeof(r), strs[ci], cl);
+		} else {
+			tp_stat_inc(tp, ST_COMPACT_SCHED_HAS_PARSE_ERRORS, 1);
+		}
+		tp_sorter_push(tp, (int64_t)ts + offset, SK_COMPACT_SWITCH,
+		    cpu, NULL, rec, sizeof(r) + cl);
+	}
+	for (ts = 0, i = 0; i < v[CS_WK_TS].n; i++) {
+		struct compact_waking r;
+		size_t ci = v[CS_WK_COMM].v[i], cl = 0;
+
+		ts += v[CS_WK_TS].v[i];
+		r.pid = (int32_t)v[CS_WK_PID].v[i];
+		r.target_cpu = (int32_t)v[CS_WK_CPU].v[i];
+		r.prio = (int32_t)v[CS_WK_PRIO].v[i];
+		r.flags = i < v[CS_WK_FLAGS].n ?
+		    (uint32_t)v[CS_WK_FLAGS].v[i] : 0;
+		memcpy(rec, &r, sizeof(r));
+		if (ci < nstr) {
+			cl = strl[ci];
+			memcpy(rec + sizeof(r), strs[ci], cl);
+		}
+		tp_sorter_push(tp, (int64_t)ts + offset, SK_COMPACT_WAKING,
+		    cpu, NULL, rec, sizeof(r) + cl);
+	}
+out:
+	for (i = 0; i < CS_MAX; i++)
+		free(v[i].v);
+}
+
+void
+tp_proto_ftrace_bundle(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct pb it, et;
+	struct pb_field f, ef;
+	uint32_t cpu = 0;
+	int64_t offset = 0, ftrace_ts = 0, boot_ts = 0;
+	int clock = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 1:
+			cpu = (uint32_t)f.u;
+			break;
+		case 3:
+			if (f.u)
+				tp_stat_set_indexed(tp,
+				    ST_FTRACE_CPU_HAS_DATA_LOSS, cpu, 1);
+			break;
+		case 5:
+			clock = (int)f.u;
+			break;
+		case 6:
+			ftrace_ts = (int64_t)f.u;
+			break;
+		case 7:
+			boot_ts = (int64_t)f.u;
+			break;
+		}
+	}
+	if (it.err || cpu >= MAX_CPUS) {
+		tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
+		if (cpu >= MAX_CPUS)
+			return;
+	}
+	/* A non-boot ftrace clock comes with a pair to convert it. */
+	if (clock > 1 && ftrace_ts != 0 && boot_ts != 0)
+		offset = boot_ts - ftrace_ts;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		int64_t ts = -1;
+
+		if (f.wire != PB_LEN)
+			continue;
+		if (f.id == 4) {
+			compact_sched_untrusted(tp, cpu, offset, f.data,
+			    f.len);
+			continue;
+		}
+		if (f.id != 2)
+			continue;
+		pb_init(&et, f.data, f.len);
+		while (pb_next_untrusted(&et, &ef) == 1)
+			if (ef.id == 1 && ef.wire == PB_VARINT) {
+				ts = (int64_t)ef.u;
+				break;
+			}
+		if (ts < 0) {
+			tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
+			continue;
+		}
+		tp_sorter_push(tp, ts + offset, SK_FTRACE, cpu, NULL, f.data,
+		    f.len);
+	}
+}
+
+void
+tp_ftrace_end(struct tp *tp)
+{
+	struct tp_ftrace *ft = tp->ftrace;
+	size_t i;
+
+	if (ft == NULL)
+		return;
+	/* Still running at the end: open-ended, as upstream (dur -1). */
+	for (i = 0; i < ft->ncpus; i++) {
+		struct cpu_state *c = &ft->cpus[i];
+
+		if (c->sched_id >= 0)
+			tp_sched_insert(tp, c->sched_id, c->ts, -1,
+			    (int64_t)i, c->utid, NULL, c->prio);
+		c->sched_id = -1;
+	}
+	for (i = 0; i < ft->nstates; i++) {
+		struct open_state *s = &ft->states[i];
+
+		if (s->id >= 0)
+			tp_thread_state_insert(tp, s->id, s->ts, -1, s->cpu,
+			    (int64_t)i, s->state, TP_NULL, s->waker);
+		s->id = -1;
+	}
+}
+
+void
+tp_ftrace_free(struct tp *tp)
+{
+	if (tp->ftrace == NULL)
+		return;
+	free(tp->ftrace->cpus);
+	free(tp->ftrace->states);
+	free(tp->ftrace);
+	tp->ftrace = NULL;
+}

@@ -1,0 +1,36 @@
+/*
+ * Open-addressing hash map from 64-bit keys to 64-bit values: the
+ * per-import lookup tables (track uuids, pids, tids, interned ids, flow
+ * ids) that keep SQL off the hot path. Key 0 is stored like any other.
+ */
+#ifndef FARO_TP_HASH_H
+#define FARO_TP_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tp_hash_slot {
+	uint64_t	key;
+	uint64_t	val;
+};
+
+struct tp_hash {
+	struct tp_hash_slot	*slots;
+	uint8_t			*used;
+	size_t			 cap;	/* power of two */
+	size_t			 count;
+};
+
+void	 tp_hash_init(struct tp_hash *);
+void	 tp_hash_free(struct tp_hash *);
+void	 tp_hash_clear(struct tp_hash *);
+/* NULL when absent. The pointer is valid until the next insertion. */
+uint64_t *tp_hash_get(const struct tp_hash *, uint64_t key);
+/* Inserts or replaces; -1 on allocation failure. */
+int	 tp_hash_put(struct tp_hash *, uint64_t key, uint64_t val);
+int	 tp_hash_del(struct tp_hash *, uint64_t key);
+
+/* FNV-1a, for keys made of strings. */
+uint64_t tp_hash_bytes(uint64_t seed, const void *, size_t);
+
+#endif

@@ -1,0 +1,382 @@
+/*
+ * Engine internals shared by the importers: the struct tp, the table
+ * writers (tp_storage.c), the process/thread model (tp_procs.c), tracks and
+ * slice stacks (tp_tracks.c), args, stats and the sorter.
+ *
+ * Ids follow upstream: every table counts from 0 in insertion order. Rows
+ * that change while the trace is read (threads, processes, tracks) live
+ * in C arrays and are written at tp_eof(); rows that never change after
+ * they are complete (slices, counters, args, sched, ...) are inserted as
+ * soon as they are complete, in one transaction per chunk.
+ */
+#ifndef FARO_TP_INT_H
+#define FARO_TP_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+#include "tp.h"
+#include "tp_hash.h"
+
+#define TP_NULL		INT64_MIN	/* a NULL integer cell */
+
+/* Stats we fill, with upstream's names (tp_stats.c holds the table). */
+enum tp_stat {
+	ST_SORTER_OUT_OF_ORDER,
+	ST_TOKENIZER_SKIPPED_PACKETS,
+	ST_INTERNED_DATA_TOKENIZER_ERRORS,
+	ST_TRACK_EVENT_PARSER_ERRORS,
+	ST_TRACK_EVENT_TOKENIZER_ERRORS,
+	ST_MISPLACED_END_EVENT,
+	ST_CLOCK_SYNC_FAILURE,
+	ST_INVALID_CLOCK_SNAPSHOTS,
+	ST_FTRACE_BUNDLE_TOKENIZER_ERRORS,
+	ST_COMPACT_SCHED_HAS_PARSE_ERRORS,
+	ST_MISMATCHED_SCHED_SWITCH_TIDS,
+	ST_TASK_STATE_INVALID,
+	ST_JSON_TOKENIZER_FAILURE,
+	ST_JSON_PARSER_FAILURE,
+	ST_JSON_DISPLAY_TIME_UNIT,
+	ST_SYSTRACE_PARSE_FAILURE,
+	ST_PROCESS_TRACKER_ERRORS,
+	ST_FLOW_END_WITHOUT_START,
+	ST_FLOW_NO_ENCLOSING_SLICE,
+	ST_FLOW_INVALID_ID,
+	ST_MEMINFO_UNKNOWN_KEYS,
+	ST_VMSTAT_UNKNOWN_KEYS,
+	ST_INVALID_CPU_TIMES,
+	ST_SLICE_NEGATIVE_DURATION,
+	ST_TRACK_EVENT_MISSING_TRACK,
+	ST_TRACE_SORTER_NEGATIVE_TS,
+	ST_PROTO_DECODE_ERRORS,
+	ST_TRACED_CHUNKS_DISCARDED,
+	ST_TRACED_PATCHES_DISCARDED,
+	ST_TRACED_PRODUCERS_CONNECTED,
+	ST_TRACED_PRODUCERS_SEEN,
+	ST_TRACED_DATA_SOURCES_REGISTERED,
+	ST_TRACED_DATA_SOURCES_SEEN,
+	ST_TRACED_TRACING_SESSIONS,
+	ST_TRACED_TOTAL_BUFFERS,
+	ST_TRACED_FLUSHES_REQUESTED,
+	ST_TRACED_FLUSHES_SUCCEEDED,
+	ST_TRACED_FLUSHES_FAILED,
+	/* Indexed stats (per buffer or per cpu). */
+	ST_INDEXED_FIRST,
+	ST_TRACED_BUF_BUFFER_SIZE = ST_INDEXED_FIRST,
+	ST_TRACED_BUF_BYTES_WRITTEN,
+	ST_TRACED_BUF_BYTES_OVERWRITTEN,
+	ST_TRACED_BUF_BYTES_READ,
+	ST_TRACED_BUF_CHUNKS_WRITTEN,
+	ST_TRACED_BUF_CHUNKS_OVERWRITTEN,
+	ST_TRACED_BUF_CHUNKS_DISCARDED,
+	ST_TRACED_BUF_CHUNKS_READ,
+	ST_TRACED_BUF_PATCHES_FAILED,
+	ST_TRACED_BUF_ABI_VIOLATIONS,
+	ST_TRACED_BUF_TRACE_WRITER_PACKET_LOSS,
+	ST_FTRACE_CPU_OVERRUN_END,
+	ST_FTRACE_CPU_ENTRIES_END,
+	ST_FTRACE_CPU_DROPPED_EVENTS_END,
+	ST_FTRACE_CPU_HAS_DATA_LOSS,
+	ST_COUNT
+};
+
+/* Most specific track type, spelt as the `type` column. */
+enum tp_track_type {
+	TT_TRACK,
+	TT_THREAD,
+	TT_PROCESS,
+	TT_CPU,
+	TT_COUNTER,
+	TT_THREAD_COUNTER,
+	TT_PROCESS_COUNTER,
+	TT_CPU_COUNTER,
+};
+
+struct tp_open_slice {
+	int64_t		 id;
+	int64_t		 ts;
+	int64_t		 end;		/* known end (complete events), or -1 */
+	int64_t		 arg_set_id;	/* or TP_NULL */
+	int64_t		 thread_ts;	/* or TP_NULL */
+	int64_t		 stack_id;
+	char		*name;
+	char		*cat;
+	int		 done;		/* row written already (complete) */
+};
+
+struct tp_track {
+	enum tp_track_type	 type;
+	char			*name;
+	int64_t			 parent_id;	/* TP_NULL: none */
+	int64_t			 utid, upid, cpu;
+	char			*unit;
+	char			*desc;
+	int64_t			 source_arg_set_id;
+	/* counters */
+	int			 incremental;
+	double			 last_value;
+	int64_t			 multiplier;
+	/* open slices, innermost last */
+	struct tp_open_slice	*stack;
+	size_t			 depth, cap;
+};
+
+struct tp_thread {
+	int64_t		 tid;
+	int64_t		 upid;		/* TP_NULL until known */
+	int64_t		 start_ts, end_ts;
+	char		*name;
+	int		 name_prio;	/* higher sources win */
+};
+
+struct tp_process {
+	int64_t		 pid;
+	int64_t		 parent_upid;
+	int64_t		 uid;
+	int64_t		 start_ts, end_ts;
+	char		*name;
+	char		*cmdline;
+};
+
+enum tp_stmt {
+	SQ_SLICE,
+	SQ_COUNTER,
+	SQ_ARG,
+	SQ_FLOW,
+	SQ_SCHED,
+	SQ_THREAD_STATE,
+	SQ_FTRACE,
+	SQ_METADATA,
+	SQ_COUNT
+};
+
+/* Importer sub-states; each file owns its struct. */
+struct tp_proto;
+struct tp_json;
+struct tp_systrace;
+struct tp_ftrace;
+struct tp_gunzip;
+
+enum tp_format {
+	FMT_UNKNOWN,
+	FMT_PROTO,
+	FMT_JSON,
+	FMT_SYSTRACE,
+	FMT_GZIP,
+};
+
+struct tp_sort_item;
+
+struct tp_sorter {
+	struct tp_sort_item	*heap;
+	size_t			 n, cap;
+	size_t			 bytes;
+	uint64_t		 seq;
+	int64_t			 last_popped;
+	int			 popped_any;
+};
+
+struct tp {
+	sqlite3			*db;
+	sqlite3_stmt		*stmt[SQ_COUNT];
+	struct tp_config	 cfg;
+	char			 err[512];
+	int			 eof_done;
+	int			 in_txn;
+	enum tp_format		 format;
+	uint64_t		 bytes_in;
+
+	/* Next ids per table. */
+	int64_t			 next_slice, next_counter, next_arg,
+				 next_arg_set, next_flow, next_sched,
+				 next_tstate, next_ftrace, next_meta;
+
+	struct tp_thread	*threads;
+	size_t			 nthreads, capthreads;
+	struct tp_hash		 tid_map;	/* tid -> live utid */
+	struct tp_process	*procs;
+	size_t			 nprocs, capprocs;
+	struct tp_hash		 pid_map;	/* pid -> live upid */
+
+	struct tp_track		*tracks;
+	size_t			 ntracks, captracks;
+	struct tp_hash		 track_keys;	/* hash of scope -> track */
+
+	struct tp_hash		 flows;		/* flow id -> last slice */
+
+	int64_t			 stats[ST_COUNT];
+	struct tp_hash		 istats;	/* stat << 32 | idx -> value */
+
+	int64_t			 ts_min, ts_max;
+
+	struct tp_sorter	 sorter;
+	struct tp_proto		*proto;
+	struct tp_json		*json;
+	struct tp_systrace	*systrace;
+	struct tp_ftrace	*ftrace;
+	struct tp_gunzip	*gunzip;
+};
+
+/* tp_engine.c */
+int	 tp_seterr(struct tp *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+void	 tp_stat_inc(struct tp *, enum tp_stat, int64_t n);
+void	 tp_stat_set_indexed(struct tp *, enum tp_stat, int64_t idx, int64_t v);
+void	 tp_seen_ts(struct tp *, int64_t ts);
+char	*tp_strndup(const char *, size_t);
+/* Replaces *dst with a copy of s (s may be NULL). */
+void	 tp_setstr(char **dst, const char *s, size_t len);
+
+/* tp_stats.c */
+int	 tp_stats_write(struct tp *);
+
+/* tp_storage.c: table writers. */
+int	 tp_schema_create(struct tp *);
+int	 tp_schema_index(struct tp *);
+int	 tp_stmts_prepare(struct tp *);
+void	 tp_stmts_finalize(struct tp *);
+int	 tp_txn_begin(struct tp *);
+int	 tp_txn_commit(struct tp *);
+int64_t	 tp_arg_set_new(struct tp *);
+void	 tp_arg_int(struct tp *, int64_t set, const char *flat, const char *key,
+	    int64_t v, const char *type);
+void	 tp_arg_real(struct tp *, int64_t set, const char *flat,
+	    const char *key, double v);
+void	 tp_arg_str(struct tp *, int64_t set, const char *flat, const char *key,
+	    const char *s, size_t len, const char *type);
+void	 tp_counter_insert(struct tp *, int64_t ts, int64_t track, double v,
+	    int64_t arg_set_id);
+int64_t	 tp_sched_insert(struct tp *, int64_t id, int64_t ts, int64_t dur,
+	    int64_t cpu, int64_t utid, const char *end_state, int64_t prio);
+void	 tp_thread_state_insert(struct tp *, int64_t id, int64_t ts,
+	    int64_t dur, int64_t cpu, int64_t utid, const char *state,
+	    int64_t io_wait, int64_t waker_utid);
+int64_t	 tp_ftrace_insert(struct tp *, int64_t ts, const char *name,
+	    int64_t cpu, int64_t utid, int64_t arg_set_id, int64_t flags);
+void	 tp_flow_insert(struct tp *, int64_t out, int64_t in);
+void	 tp_metadata_str(struct tp *, const char *name, const char *v);
+void	 tp_metadata_int(struct tp *, const char *name, int64_t v);
+int	 tp_write_final_tables(struct tp *);
+int	 tp_step_done(struct tp *, sqlite3_stmt *);
+
+/* tp_procs.c: threads and processes with utid/upid. */
+void	 tp_procs_init(struct tp *);
+void	 tp_procs_free(struct tp *);
+int64_t	 tp_thread_get(struct tp *, int64_t tid);
+int64_t	 tp_thread_new(struct tp *, int64_t tid, int64_t ts);
+int64_t	 tp_process_get(struct tp *, int64_t pid);
+int64_t	 tp_process_new(struct tp *, int64_t pid, int64_t parent_upid,
+	    int64_t ts);
+/* The thread tid as a member of process pid (main thread if equal). */
+int64_t	 tp_thread_in_process(struct tp *, int64_t tid, int64_t pid);
+void	 tp_thread_set_name(struct tp *, int64_t utid, const char *, size_t,
+	    int prio);
+void	 tp_process_set_name(struct tp *, int64_t upid, const char *, size_t);
+void	 tp_process_set_cmdline(struct tp *, int64_t upid, const char *,
+	    size_t);
+void	 tp_thread_end(struct tp *, int64_t tid, int64_t ts);
+
+/* Thread-name sources, lowest first (as upstream ranks them). */
+#define TP_NAME_SCHED	1
+#define TP_NAME_TREE	2
+#define TP_NAME_RENAME	3
+#define TP_NAME_TRACK	4
+
+/* tp_tracks.c: tracks, slice stacks, flows. */
+void	 tp_tracks_free(struct tp *);
+int64_t	 tp_track_new(struct tp *, enum tp_track_type, const char *name,
+	    int64_t scope);
+/* The track of this type, name and scope, created on first use. */
+int64_t	 tp_track_intern(struct tp *, enum tp_track_type, const char *name,
+	    int64_t scope);
+/* The same with a discriminator (async ids, cookies) in the key. */
+int64_t	 tp_track_intern_key(struct tp *, enum tp_track_type,
+	    const char *name, int64_t scope, uint64_t discr);
+int64_t	 tp_thread_track(struct tp *, int64_t utid);
+const char *tp_track_type_name(enum tp_track_type);
+int64_t	 tp_slice_begin(struct tp *, int64_t track, int64_t ts,
+	    const char *cat, const char *name, int64_t arg_set_id,
+	    int64_t thread_ts);
+/* A slice whose end is known now (dur >= 0). */
+int64_t	 tp_slice_complete(struct tp *, int64_t track, int64_t ts,
+	    int64_t dur, const char *cat, const char *name, int64_t arg_set_id,
+	    int64_t thread_ts, int64_t thread_dur);
+/* Closes the innermost open slice; returns its id, or -1. *args_out
+ * gets its arg set (allocated if needed) so end args can be added. */
+int64_t	 tp_slice_end(struct tp *, int64_t track, int64_t ts,
+	    const char *name, int64_t thread_ts, int64_t *arg_set_out);
+int64_t	 tp_slice_top(struct tp *, int64_t track, int64_t ts);
+void	 tp_slices_close_all(struct tp *);
+/* Flow v2 semantics: id connects the previous slice to this one. */
+void	 tp_flow_step(struct tp *, uint64_t flow_id, int64_t slice_id,
+	    int terminate);
+
+/* tp_sorter.c */
+enum tp_sort_kind {
+	SK_PACKET,		/* TracePacket bytes */
+	SK_FTRACE,		/* FtraceEvent bytes, cpu in aux */
+	SK_COMPACT_SWITCH,	/* struct tp_compact_rec */
+	SK_COMPACT_WAKING,
+	SK_JSON,		/* one traceEvents object */
+	SK_SYSTRACE,		/* one text line */
+};
+
+struct tp_sort_item {
+	int64_t		 ts;
+	uint64_t	 seq;
+	void		*ref;		/* importer context, refcounted */
+	uint8_t		*data;
+	uint32_t	 len;
+	uint32_t	 aux;
+	uint8_t		 kind;
+};
+
+void	 tp_sorter_free(struct tp *);
+/* Copies data. Returns -1 when dropped (counted). */
+int	 tp_sorter_push(struct tp *, int64_t ts, enum tp_sort_kind,
+	    uint32_t aux, void *ref, const void *data, size_t len);
+/* Releases items beyond the window (all when flush is set). */
+void	 tp_sorter_drain(struct tp *, int flush);
+/* Dispatch of one sorted item: tp_proto.c, tp_json.c, tp_systrace.c. */
+void	 tp_proto_parse_sorted(struct tp *, struct tp_sort_item *);
+void	 tp_json_parse_sorted(struct tp *, struct tp_sort_item *);
+void	 tp_systrace_parse_sorted(struct tp *, struct tp_sort_item *);
+void	 tp_proto_unref(void *ref);
+
+/* Importers' stream entry points. */
+int	 tp_proto_feed(struct tp *, const uint8_t *, size_t);
+int	 tp_proto_end(struct tp *);
+void	 tp_proto_free(struct tp *);
+int	 tp_json_feed(struct tp *, const uint8_t *, size_t);
+int	 tp_json_end(struct tp *);
+void	 tp_json_free(struct tp *);
+int	 tp_systrace_feed(struct tp *, const uint8_t *, size_t);
+int	 tp_systrace_end(struct tp *);
+void	 tp_systrace_free(struct tp *);
+
+/* tp_ftrace.c: ftrace events (from proto bundles and from text). */
+struct pb_field;
+void	 tp_ftrace_parse_event(struct tp *, int64_t ts, uint32_t cpu,
+	    const uint8_t *, size_t);
+void	 tp_ftrace_compact_switch(struct tp *, int64_t ts, uint32_t cpu,
+	    const uint8_t *, size_t);
+void	 tp_ftrace_compact_waking(struct tp *, int64_t ts, uint32_t cpu,
+	    const uint8_t *, size_t);
+void	 tp_ftrace_sched_switch(struct tp *, int64_t ts, uint32_t cpu,
+	    const char *prev_comm, size_t prev_comm_len, int64_t prev_pid,
+	    int64_t prev_prio, int64_t prev_state, const char *next_comm,
+	    size_t next_comm_len, int64_t next_pid, int64_t next_prio);
+void	 tp_ftrace_sched_waking(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t waker_tid, int64_t pid, const char *comm, size_t comm_len);
+void	 tp_ftrace_print(struct tp *, int64_t ts, int64_t tid,
+	    const char *buf, size_t len);
+void	 tp_ftrace_cpu_counter(struct tp *, int64_t ts, const char *name,
+	    int64_t cpu, double v);
+void	 tp_ftrace_end(struct tp *);
+void	 tp_ftrace_free(struct tp *);
+/* Kernel task state bits into upstream's letters ("S", "R+", "D|K"). */
+void	 tp_task_state_str(int64_t state, char *, size_t);
+
+#endif

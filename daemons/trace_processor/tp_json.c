@@ -1,0 +1,1052 @@
+/*
+ * Chrome JSON traces ({"traceEvents": [...]} or a bare array), read as a
+ * stream: a byte scanner finds each event object of the traceEvents array
+ * (strings and nesting tracked across chunk boundaries), a small parser
+ * reads that one object, and the event goes through the sorter like any
+ * other. Only the current object is ever held, never the file.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_int.h"
+
+#define MAX_OBJECT	(64u << 20)
+#define MAX_SYSTRACE	(256u << 20)
+#define MAX_NODES	100000
+#define MAX_JDEPTH	64
+#define KEY_MAX		512
+
+enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jnode {
+	enum jtype	 type;
+	const char	*key;
+	size_t		 keylen;
+	const char	*s;		/* string value, or number text */
+	size_t		 slen;
+	int		 child;		/* first child, -1 */
+	int		 next;		/* next sibling, -1 */
+};
+
+struct jparser {
+	const char	*p, *end;
+	struct jnode	*nodes;
+	size_t		 n, cap;
+	char		*scratch;	/* unescaped strings */
+	size_t		 slen, scap;
+	int		 err;
+};
+
+struct tp_json {
+	/* scanner */
+	int		 depth;
+	int		 in_str, esc;
+	int		 top_obj;	/* the document is an object */
+	int		 expect_key;
+	int		 events_depth;	/* depth of the events array, 0 none */
+	char		 key[32];
+	size_t		 keylen;
+	int		 key_capture;
+	int		 cur_key;	/* which top-level key the value is */
+	/* the event object being gathered */
+	char		*obj;
+	size_t		 objlen, objcap;
+	int		 in_obj, obj_depth, obj_in_str, obj_esc, obj_skip;
+	/* a top-level string value being gathered */
+	char		*sval;
+	size_t		 svlen, svcap;
+	int		 sv_capture;
+
+	struct jparser	 jp;
+	struct tp_hash	 flows_v1;	/* hash(cat, name, id) -> slice */
+};
+
+enum { K_OTHER, K_EVENTS, K_DISPLAY_UNIT, K_SYSTRACE };
+
+/* Parser ------------------------------------------------------------- */
+
+static void
+ws(struct jparser *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' ||
+	    *j->p == '\n' || *j->p == '\r'))
+		j->p++;
+}
+
+static int
+node_new(struct jparser *j)
+{
+	if (j->n >= MAX_NODES) {
+		j->err = 1;
+		return -1;
+	}
+	if (j->n == j->cap) {
+		size_t ncap = j->cap ? j->cap * 2 : 256;
+		void *p = realloc(j->nodes, ncap * sizeof(*j->nodes));
+
+		if (p == NULL) {
+			j->err = 1;
+			return -1;
+		}
+		j->nodes = p;
+		j->cap = ncap;
+	}
+	memset(&j->nodes[j->n], 0, sizeof(j->nodes[0]));
+	j->nodes[j->n].child = j->nodes[j->n].next = -1;
+	return (int)j->n++;
+}
+
+static void
+put_utf8(char *out, size_t *o, unsigned cp)
+{
+	if (cp < 0x80) {
+		out[(*o)++] = (char)cp;
+	} else if (cp < 0x800) {
+		out[(*o)++] = (char)(0xc0 | (cp >> 6));
+		out[(*o)++] = (char)(0x80 | (cp & 0x3f));
+	} else {
+		out[(*o)++] = (char)(0xe0 | (cp >> 12));
+		out[(*o)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[(*o)++] = (char)(0x80 | (cp & 0x3f));
+	}
+}
+
+/* A string at j->p (after the quote); unescaped into scratch if needed. */
+static int
+parse_string(struct jparser *j, const char **s, size_t *len)
+{
+	const char *start = j->p;
+	size_t o;
+
+	while (j->p < j->end && *j->p != '"' && *j->p != '\\')
+		j->p++;
+	if (j->p < j->end && *j->p == '"') {
+		*s = start;
+		*len = (size_t)(j->p - start);
+		j->p++;
+		return 0;
+	}
+	/* Escapes: the unescaped form is never longer than the source. */
+	o = j->slen;
+	if (j->scap - j->slen < (size_t)(j->end - start) + 1) {
+		j->err = 1;
+		return -1;
+	}
+	j->p = start;
+	while (j->p < j->end && *j->p != '"') {
+		char c = *j->p++;
+
+		if (c != '\\') {
+			j->scratch[o++] = c;
+			continue;
+		}
+		if (j->p >= j->end)
+			break;
+		c = *j->p++;
+		switch (c) {
+		case 'n': j->scratch[o++] = '\n'; break;
+		case 't': j->scratch[o++] = '\t'; break;
+		case 'r': j->scratch[o++] = '\r'; break;
+		case 'b': j->scratch[o++] = '\b'; break;
+		case 'f': j->scratch[o++] = '\f'; break;
+		case 'u': {
+			unsigned cp = 0;
+			int k;
+
+			for (k = 0; k < 4 && j->p < j->end; k++, j->p++) {
+				char h = *j->p;
+
+				cp <<= 4;
+				if (h >= '0' && h <= '9')
+					cp |= (unsigned)(h - '0');
+				else if (h >= 'a' && h <= 'f')
+					cp |= (unsigned)(h - 'a' + 10);
+				else if (h >= 'A' && h <= 'F')
+					cp |= (unsigned)(h - 'A' + 10);
+				else
+					break;
+			}
+			if (k != 4) {
+				j->err = 1;
+				return -1;
+			}
+			/* Surrogates are kept as they are (3 bytes each). */
+			put_utf8(j->scratch, &o, cp);
+			break;
+		}
+		default:
+			j->scratch[o++] = c;
+			break;
+		}
+	}
+	if (j->p >= j->end) {
+		j->err = 1;
+		return -1;
+	}
+	j->p++;
+	*s = j->scratch + j->slen;
+	*len = o - j->slen;
+	j->slen = o;
+	return 0;
+}
+
+static int parse_value(struct jparser *, int depth);
+
+static int
+parse_value(struct jparser *j, int depth)
+{
+	int id, prev = -1, c;
+
+	ws(j);
+	if (j->p >= j->end || depth > MAX_JDEPTH) {
+		j->err = 1;
+		return -1;
+	}
+	if ((id = node_new(j)) < 0)
+		return -1;
+	switch (*j->p) {
+	case '"':
+		j->p++;
+		j->nodes[id].type = J_STR;
+		if (parse_string(j, &j->nodes[id].s, &j->nodes[id].slen) == -1)
+			return -1;
+		return id;
+	case '{':
+	case '[': {
+		int obj = *j->p == '{';
+		char close = obj ? '}' : ']';
+
+		j->nodes[id].type = obj ? J_OBJ : J_ARR;
+		j->p++;
+		ws(j);
+		if (j->p < j->end && *j->p == close) {
+			j->p++;
+			return id;
+		}
+		for (;;) {
+			const char *k = NULL;
+			size_t klen = 0;
+
+			ws(j);
+			if (obj) {
+				if (j->p >= j->end || *j->p != '"') {
+					j->err = 1;
+					return -1;
+				}
+				j->p++;
+				if (parse_string(j, &k, &klen) == -1)
+					return -1;
+				ws(j);
+				if (j->p >= j->end || *j->p != ':') {
+					j->err = 1;
+					return -1;
+				}
+				j->p++;
+			}
+			if ((c = parse_value(j, depth + 1)) < 0)
+				return -1;
+			j->nodes[c].key = k;
+			j->nodes[c].keylen = klen;
+			if (prev < 0)
+				j->nodes[id].child = c;
+			else
+				j->nodes[prev].next = c;
+			prev = c;
+			ws(j);
+			if (j->p < j->end && *j->p == ',') {
+				j->p++;
+				continue;
+			}
+			if (j->p < j->end && *j->p == close) {
+				j->p++;
+				return id;
+			}
+			j->err = 1;
+			return -1;
+		}
+	}
+	default:
+		break;
+	}
+	if (j->end - j->p >= 4 && memcmp(j->p, "true", 4) == 0) {
+		j->nodes[id].type = J_TRUE;
+		j->p += 4;
+	} else if (j->end - j->p >= 5 && memcmp(j->p, "false", 5) == 0) {
+		j->nodes[id].type = J_FALSE;
+		j->p += 5;
+	} else if (j->end - j->p >= 4 && memcmp(j->p, "null", 4) == 0) {
+		j->nodes[id].type = J_NULL;
+		j->p += 4;
+	} else {
+		const char *s = j->p;
+
+		while (j->p < j->end && (strchr("+-.eE", *j->p) != NULL ||
+		    (*j->p >= '0' && *j->p <= '9')))
+			j->p++;
+		if (j->p == s) {
+			j->err = 1;
+			return -1;
+		}
+		j->nodes[id].type = J_NUM;
+		j->nodes[id].s = s;
+		j->nodes[id].slen = (size_t)(j->p - s);
+	}
+	return id;
+}
+
+/* Parses one object; the root is node 0. -1 on malformed input. */
+static int
+json_parse(struct jparser *j, const char *buf, size_t len)
+{
+	j->p = buf;
+	j->end = buf + len;
+	j->n = 0;
+	j->slen = 0;
+	j->err = 0;
+	if (j->scap < len + 1) {
+		void *p = realloc(j->scratch, len + 1);
+
+		if (p == NULL)
+			return -1;
+		j->scratch = p;
+		j->scap = len + 1;
+	}
+	if (parse_value(j, 0) != 0 || j->err || j->nodes[0].type != J_OBJ)
+		return -1;
+	return 0;
+}
+
+static const struct jnode *
+jget(const struct jparser *j, const struct jnode *obj, const char *key)
+{
+	size_t kl = strlen(key);
+	int c;
+
+	if (obj == NULL || obj->type != J_OBJ)
+		return NULL;
+	for (c = obj->child; c >= 0; c = j->nodes[c].next)
+		if (j->nodes[c].keylen == kl &&
+		    memcmp(j->nodes[c].key, key, kl) == 0)
+			return &j->nodes[c];
+	return NULL;
+}
+
+/* A decimal number text as an integer; -1 when it is not one. */
+static int
+num_int(const struct jnode *n, int64_t *v)
+{
+	char buf[64];
+	char *end;
+	long long x;
+
+	if (n == NULL || n->slen == 0 || n->slen >= sizeof(buf))
+		return -1;
+	memcpy(buf, n->s, n->slen);
+	buf[n->slen] = '\0';
+	x = strtoll(buf, &end, 10);
+	if (*end != '\0') {
+		double d = strtod(buf, &end);
+
+		if (*end != '\0' || !isfinite(d) || fabs(d) > 9e18)
+			return -1;
+		x = (long long)d;
+	}
+	*v = x;
+	return 0;
+}
+
+/*
+ * Microseconds (possibly fractional, possibly a string) to nanoseconds,
+ * decimally so that 1.001 us is 1001 ns exactly.
+ */
+static int
+us_to_ns(const struct jnode *n, int64_t *out)
+{
+	const char *p, *end;
+	int64_t ip = 0, frac = 0;
+	int neg = 0, digits = 0;
+
+	if (n == NULL || (n->type != J_NUM && n->type != J_STR))
+		return -1;
+	p = n->s;
+	end = n->s + n->slen;
+	if (p < end && *p == '-') {
+		neg = 1;
+		p++;
+	}
+	if (p >= end || *p < '0' || *p > '9')
+		return -1;
+	while (p < end && *p >= '0' && *p <= '9') {
+		if (ip > INT64_MAX / 10 / 1000)
+			return -1;
+		ip = ip * 10 + (*p++ - '0');
+	}
+	if (p < end && *p == '.') {
+		p++;
+		while (p < end && *p >= '0' && *p <= '9') {
+			if (digits < 3) {
+				frac = frac * 10 + (*p - '0');
+				digits++;
+			}
+			p++;
+		}
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		double d = strtod(n->s, NULL);
+
+		if (!isfinite(d) || fabs(d) > 9e15)
+			return -1;
+		*out = (int64_t)llround(d * 1000.0);
+		return 0;
+	}
+	while (digits++ < 3)
+		frac *= 10;
+	*out = (ip * 1000 + frac) * (neg ? -1 : 1);
+	return 0;
+}
+
+static int
+node_id(const struct jnode *n, int64_t *v)
+{
+	if (n == NULL)
+		return -1;
+	if (n->type == J_NUM)
+		return num_int(n, v);
+	if (n->type == J_STR) {
+		struct jnode t = *n;
+
+		t.type = J_NUM;
+		if (num_int(&t, v) == 0)
+			return 0;
+		/* Hex ids are common ("0x1f"). */
+		if (n->slen > 2 && n->s[0] == '0' && (n->s[1] == 'x' ||
+		    n->s[1] == 'X')) {
+			char buf[32];
+
+			if (n->slen >= sizeof(buf))
+				return -1;
+			memcpy(buf, n->s, n->slen);
+			buf[n->slen] = '\0';
+			*v = (int64_t)strtoull(buf, NULL, 16);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static char *
+node_str(const struct jnode *n, char *buf, size_t size)
+{
+	if (n == NULL || (n->type != J_STR && n->type != J_NUM))
+		return NULL;
+	snprintf(buf, size, "%.*s", (int)n->slen, n->s);
+	return buf;
+}
+
+/* Args --------------------------------------------------------------- */
+
+static void
+args_add(struct tp *tp, const struct jparser *j, int64_t set, int node,
+    char *flat, size_t flen, char *key, size_t klen, int depth)
+{
+	const struct jnode *n = &j->nodes[node];
+	int c, i = 0;
+	int64_t v;
+
+	if (depth > 16)
+		return;
+	switch (n->type) {
+	case J_OBJ:
+		for (c = n->child; c >= 0; c = j->nodes[c].next) {
+			const struct jnode *ch = &j->nodes[c];
+
+			if (flen + ch->keylen + 2 >= KEY_MAX ||
+			    klen + ch->keylen + 2 >= KEY_MAX)
+				continue;
+			flat[flen] = '.';
+			memcpy(flat + flen + 1, ch->key, ch->keylen);
+			flat[flen + 1 + ch->keylen] = '\0';
+			key[klen] = '.';
+			memcpy(key + klen + 1, ch->key, ch->keylen);
+			key[klen + 1 + ch->keylen] = '\0';
+			args_add(tp, j, set, c, flat, flen + 1 + ch->keylen,
+			    key, klen + 1 + ch->keylen, depth + 1);
+			flat[flen] = '\0';
+			key[klen] = '\0';
+		}
+		break;
+	case J_ARR:
+		for (c = n->child; c >= 0; c = j->nodes[c].next, i++) {
+			int l = snprintf(key + klen, KEY_MAX - klen, "[%d]", i);
+
+			if (l < 0 || (size_t)l >= KEY_MAX - klen)
+				break;
+			args_add(tp, j, set, c, flat, flen, key, klen +
+			    (size_t)l, depth + 1);
+			key[klen] = '\0';
+		}
+		break;
+	case J_STR:
+		tp_arg_str(tp, set, flat, key, n->s, n->slen, NULL);
+		break;
+	case J_NUM:
+		if (memchr(n->s, '.', n->slen) == NULL &&
+		    memchr(n->s, 'e', n->slen) == NULL &&
+		    memchr(n->s, 'E', n->slen) == NULL && num_int(n, &v) == 0) {
+			tp_arg_int(tp, set, flat, key, v, "int");
+		} else {
+			char buf[64];
+
+			snprintf(buf, sizeof(buf), "%.*s", (int)(n->slen < 63 ?
+			    n->slen : 63), n->s);
+			tp_arg_real(tp, set, flat, key, strtod(buf, NULL));
+		}
+		break;
+	case J_TRUE:
+	case J_FALSE:
+		tp_arg_int(tp, set, flat, key, n->type == J_TRUE, "bool");
+		break;
+	case J_NULL:
+		break;
+	}
+}
+
+static int64_t
+event_args(struct tp *tp, const struct jparser *j, const struct jnode *args,
+    int64_t set)
+{
+	char flat[KEY_MAX] = "args", key[KEY_MAX] = "args";
+
+	if (args == NULL || args->type != J_OBJ || args->child < 0)
+		return set;
+	if (set == TP_NULL)
+		set = tp_arg_set_new(tp);
+	args_add(tp, j, set, (int)(args - j->nodes), flat, 4, key, 4, 0);
+	return set;
+}
+
+/* Events -------------------------------------------------------------- */
+
+static struct tp_json *
+json_get(struct tp *tp)
+{
+	if (tp->json == NULL) {
+		tp->json = calloc(1, sizeof(*tp->json));
+		if (tp->json != NULL)
+			tp_hash_init(&tp->json->flows_v1);
+	}
+	return tp->json;
+}
+
+static void
+metadata_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
+    int64_t pid, int64_t tid)
+{
+	const struct jnode *name = jget(j, r, "name");
+	const struct jnode *args = jget(j, r, "args");
+	const struct jnode *v = jget(j, args, "name");
+
+	if (name == NULL || name->type != J_STR || v == NULL ||
+	    v->type != J_STR)
+		return;
+	if (name->slen == 12 && memcmp(name->s, "process_name", 12) == 0)
+		tp_process_set_name(tp, tp_process_get(tp, pid), v->s, v->slen);
+	else if (name->slen == 11 && memcmp(name->s, "thread_name", 11) == 0)
+		tp_thread_set_name(tp, tp_thread_in_process(tp, tid, pid), v->s,
+		    v->slen, TP_NAME_TRACK);
+}
+
+static uint64_t
+async_key(const struct jparser *j, const struct jnode *r, int *global)
+{
+	const struct jnode *id = jget(j, r, "id"), *id2 = jget(j, r, "id2");
+	const struct jnode *scope = jget(j, r, "scope"), *cat = jget(j, r,
+	    "cat");
+	uint64_t h = 0;
+
+	*global = 0;
+	if (id2 != NULL) {
+		const struct jnode *g = jget(j, id2, "global");
+
+		if (g != NULL) {
+			*global = 1;
+			id = g;
+		} else {
+			id = jget(j, id2, "local");
+		}
+	}
+	if (id != NULL && (id->type == J_STR || id->type == J_NUM))
+		h = tp_hash_bytes(1, id->s, id->slen);
+	if (scope != NULL && scope->type == J_STR)
+		h = tp_hash_bytes(h, scope->s, scope->slen);
+	if (cat != NULL && cat->type == J_STR)
+		h = tp_hash_bytes(h, cat->s, cat->slen);
+	return h;
+}
+
+static void
+flow_v1(struct tp *tp, struct tp_json *js, const struct jparser *j,
+    const struct jnode *r, char ph, int64_t track, int64_t ts,
+    const char *cat, const char *name)
+{
+	const struct jnode *id = jget(j, r, "id");
+	uint64_t key, *prev;
+	int64_t slice = tp_slice_top(tp, track, ts);
+
+	if (id == NULL || (id->type != J_STR && id->type != J_NUM)) {
+		tp_stat_inc(tp, ST_FLOW_INVALID_ID, 1);
+		return;
+	}
+	key = tp_hash_bytes(tp_hash_bytes(tp_hash_bytes(7, id->s, id->slen),
+	    cat ? cat : "", cat ? strlen(cat) : 0), name ? name : "",
+	    name ? strlen(name) : 0);
+	if (slice < 0) {
+		tp_stat_inc(tp, ST_FLOW_NO_ENCLOSING_SLICE, 1);
+		return;
+	}
+	prev = tp_hash_get(&js->flows_v1, key);
+	if (ph == 's') {
+		(void)tp_hash_put(&js->flows_v1, key, (uint64_t)slice);
+		return;
+	}
+	if (prev == NULL) {
+		tp_stat_inc(tp, ST_FLOW_END_WITHOUT_START, 1);
+		return;
+	}
+	tp_flow_insert(tp, (int64_t)*prev, slice);
+	if (ph == 't')
+		(void)tp_hash_put(&js->flows_v1, key, (uint64_t)slice);
+	else
+		(void)tp_hash_del(&js->flows_v1, key);
+}
+
+static void
+counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
+    int64_t ts, int64_t pid, const char *name)
+{
+	const struct jnode *args = jget(j, r, "args"), *id = jget(j, r, "id");
+	char prefix[512], cname[1024], idb[128];
+	int c;
+
+	if (args == NULL || args->type != J_OBJ)
+		return;
+	if (id != NULL && node_str(id, idb, sizeof(idb)) != NULL)
+		snprintf(prefix, sizeof(prefix), "%s id: %s", name ? name : "",
+		    idb);
+	else
+		snprintf(prefix, sizeof(prefix), "%s", name ? name : "");
+	for (c = args->child; c >= 0; c = j->nodes[c].next) {
+		const struct jnode *v = &j->nodes[c];
+		char buf[64];
+		double d;
+		char *end;
+		int64_t track;
+
+		if (v->type != J_NUM && v->type != J_STR)
+			continue;
+		snprintf(buf, sizeof(buf), "%.*s", (int)(v->slen < 63 ? v->slen :
+		    63), v->s);
+		d = strtod(buf, &end);
+		if (end == buf)
+			continue;
+		snprintf(cname, sizeof(cname), "%s %.*s", prefix, (int)v->keylen,
+		    v->key);
+		track = tp_track_intern(tp, TT_PROCESS_COUNTER, cname,
+		    tp_process_get(tp, pid));
+		if (track >= 0)
+			tp_counter_insert(tp, ts, track, d, TP_NULL);
+	}
+}
+
+void
+tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
+{
+	struct tp_json *js = json_get(tp);
+	struct jparser *j;
+	const struct jnode *r, *n;
+	char name[1024], cat[512], phs[8], *pname, *pcat;
+	int64_t ts = it->ts, pid = 0, tid = 0, dur = 0, tts = TP_NULL,
+	    tdur = TP_NULL, set = TP_NULL, utid, track, id = -1, bind;
+	char ph;
+	int global;
+
+	if (js == NULL)
+		return;
+	j = &js->jp;
+	if (json_parse(j, (const char *)it->data, it->len) == -1) {
+		tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
+		return;
+	}
+	r = &j->nodes[0];
+	if (node_str(jget(j, r, "ph"), phs, sizeof(phs)) == NULL) {
+		tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
+		return;
+	}
+	ph = phs[0];
+	pname = node_str(jget(j, r, "name"), name, sizeof(name));
+	pcat = node_str(jget(j, r, "cat"), cat, sizeof(cat));
+	(void)node_id(jget(j, r, "pid"), &pid);
+	(void)node_id(jget(j, r, "tid"), &tid);
+	if ((n = jget(j, r, "tts")) != NULL)
+		(void)us_to_ns(n, &tts);
+	if ((n = jget(j, r, "tdur")) != NULL)
+		(void)us_to_ns(n, &tdur);
+	utid = tp_thread_in_process(tp, tid, pid);
+	track = tp_thread_track(tp, utid);
+
+	switch (ph) {
+	case 'B':
+		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
+		id = tp_slice_begin(tp, track, ts, pcat, pname, set, tts);
+		break;
+	case 'E':
+		n = jget(j, r, "args");
+		id = tp_slice_end(tp, track, ts, pname, tts,
+		    n != NULL && n->child >= 0 ? &set : NULL);
+		if (id >= 0 && set != TP_NULL)
+			(void)event_args(tp, j, n, set);
+		break;
+	case 'X':
+		if ((n = jget(j, r, "dur")) == NULL || us_to_ns(n, &dur) == -1)
+			dur = 0;
+		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
+		id = tp_slice_complete(tp, track, ts, dur, pcat, pname, set, tts,
+		    tdur);
+		break;
+	case 'I':
+	case 'i':
+	case 'R': {
+		char sc[8] = "t";
+
+		(void)node_str(jget(j, r, "s"), sc, sizeof(sc));
+		if (sc[0] == 'g')
+			track = tp_track_intern(tp, TT_TRACK,
+			    "Global Legacy Events", TP_NULL);
+		else if (sc[0] == 'p')
+			track = tp_track_intern(tp, TT_PROCESS, NULL,
+			    tp_process_get(tp, pid));
+		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
+		id = tp_slice_complete(tp, track, ts, 0, pcat, pname, set, tts,
+		    TP_NULL);
+		break;
+	}
+	case 'C':
+		counter_event(tp, j, r, ts, pid, pname);
+		return;
+	case 'b':
+	case 'e':
+	case 'n': {
+		uint64_t key = async_key(j, r, &global);
+
+		if (global)
+			track = tp_track_intern_key(tp, TT_TRACK, pname, TP_NULL,
+			    key);
+		else
+			track = tp_track_intern_key(tp, TT_PROCESS, pname,
+			    tp_process_get(tp, pid), key);
+		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
+		if (ph == 'b')
+			id = tp_slice_begin(tp, track, ts, pcat, pname, set,
+			    TP_NULL);
+		else if (ph == 'n')
+			id = tp_slice_complete(tp, track, ts, 0, pcat, pname,
+			    set, TP_NULL, TP_NULL);
+		else
+			id = tp_slice_end(tp, track, ts, pname, TP_NULL, NULL);
+		break;
+	}
+	case 's':
+	case 't':
+	case 'f':
+		flow_v1(tp, js, j, r, ph, track, ts, pcat, pname);
+		return;
+	default:
+		return;
+	}
+	/* Flow v2: bind_id with flow_out / flow_in on the slice itself. */
+	if (id >= 0 && node_id(jget(j, r, "bind_id"), &bind) == 0) {
+		n = jget(j, r, "flow_out");
+		if (n != NULL && n->type == J_TRUE)
+			tp_flow_step(tp, (uint64_t)bind ^ 0x4a534f4eULL, id, 0);
+		else if ((n = jget(j, r, "flow_in")) != NULL &&
+		    n->type == J_TRUE)
+			tp_flow_step(tp, (uint64_t)bind ^ 0x4a534f4eULL, id, 1);
+	}
+}
+
+/* Tokenizer ------------------------------------------------------------ */
+
+static void
+object_done(struct tp *tp, struct tp_json *js)
+{
+	struct jparser *j = &js->jp;
+	const struct jnode *r;
+	char phs[8];
+	int64_t ts = 0, pid = 0, tid = 0;
+
+	if (json_parse(j, js->obj, js->objlen) == -1) {
+		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
+		return;
+	}
+	r = &j->nodes[0];
+	if (node_str(jget(j, r, "ph"), phs, sizeof(phs)) == NULL) {
+		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
+		return;
+	}
+	/* Metadata events name things; they need no ordering. */
+	if (phs[0] == 'M') {
+		(void)node_id(jget(j, r, "pid"), &pid);
+		(void)node_id(jget(j, r, "tid"), &tid);
+		metadata_event(tp, j, r, pid, tid);
+		return;
+	}
+	if (us_to_ns(jget(j, r, "ts"), &ts) == -1) {
+		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
+		return;
+	}
+	tp_sorter_push(tp, ts, SK_JSON, 0, NULL, js->obj, js->objlen);
+}
+
+static int
+buf_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n,
+    size_t max)
+{
+	if (*len + n > max)
+		return -1;
+	if (*len + n > *cap) {
+		size_t ncap = *cap ? *cap : 4096;
+		void *p;
+
+		while (ncap < *len + n)
+			ncap *= 2;
+		if ((p = realloc(*buf, ncap)) == NULL)
+			return -1;
+		*buf = p;
+		*cap = ncap;
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	return 0;
+}
+
+/* Gathers the bytes of the current event object; 1 when it is complete. */
+static size_t
+object_scan(struct tp *tp, struct tp_json *js, const char *p, size_t len,
+    int *complete)
+{
+	size_t i;
+
+	*complete = 0;
+	for (i = 0; i < len; i++) {
+		char c = p[i];
+
+		if (js->obj_in_str) {
+			if (js->obj_esc)
+				js->obj_esc = 0;
+			else if (c == '\\')
+				js->obj_esc = 1;
+			else if (c == '"')
+				js->obj_in_str = 0;
+			continue;
+		}
+		if (c == '"')
+			js->obj_in_str = 1;
+		else if (c == '{' || c == '[')
+			js->obj_depth++;
+		else if (c == '}' || c == ']') {
+			if (--js->obj_depth == 0) {
+				*complete = 1;
+				i++;
+				break;
+			}
+		}
+	}
+	if (!js->obj_skip && buf_put(&js->obj, &js->objlen, &js->objcap, p, i,
+	    MAX_OBJECT) == -1) {
+		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
+		js->obj_skip = 1;
+	}
+	return i;
+}
+
+static int
+key_id(const struct tp_json *js)
+{
+	if (js->keylen == 11 && memcmp(js->key, "traceEvents", 11) == 0)
+		return K_EVENTS;
+	if (js->keylen == 15 && memcmp(js->key, "displayTimeUnit", 15) == 0)
+		return K_DISPLAY_UNIT;
+	if (js->keylen == 17 && memcmp(js->key, "systemTraceEvents", 17) == 0)
+		return K_SYSTRACE;
+	return K_OTHER;
+}
+
+static void
+sval_char(struct tp *tp, struct tp_json *js, char c)
+{
+	if (js->sv_capture && buf_put(&js->sval, &js->svlen, &js->svcap, &c,
+	    1, MAX_SYSTRACE) == -1) {
+		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
+		js->sv_capture = 0;
+	}
+}
+
+int
+tp_json_feed(struct tp *tp, const uint8_t *ubuf, size_t len)
+{
+	struct tp_json *js = json_get(tp);
+	const char *p = (const char *)ubuf, *end = p + len;
+
+	if (js == NULL)
+		return tp_seterr(tp, "%s: out of memory", __func__);
+	while (p < end) {
+		char c;
+
+		if (js->in_obj) {
+			int complete;
+
+			p += object_scan(tp, js, p, (size_t)(end - p),
+			    &complete);
+			if (complete) {
+				if (!js->obj_skip)
+					object_done(tp, js);
+				js->in_obj = 0;
+				js->objlen = 0;
+				tp_sorter_drain(tp, 0);
+			}
+			continue;
+		}
+		c = *p++;
+		if (js->in_str) {
+			if (js->esc) {
+				js->esc = 0;
+				if (js->sv_capture)
+					sval_char(tp, js, c == 'n' ? '\n' :
+					    c == 't' ? '\t' : c);
+				continue;
+			}
+			if (c == '\\') {
+				js->esc = 1;
+				continue;
+			}
+			if (c == '"') {
+				js->in_str = 0;
+				if (js->key_capture) {
+					js->key_capture = 0;
+					js->cur_key = key_id(js);
+				}
+				if (js->sv_capture) {
+					js->sv_capture = 0;
+					if (js->cur_key == K_DISPLAY_UNIT)
+						tp_stat_inc(tp,
+						    ST_JSON_DISPLAY_TIME_UNIT, 1);
+					else if (js->cur_key == K_SYSTRACE &&
+					    js->svlen > 0)
+						/* Text ftrace inside JSON. */
+						(void)tp_systrace_feed(tp,
+						    (const uint8_t *)js->sval,
+						    js->svlen);
+					js->svlen = 0;
+				}
+				continue;
+			}
+			if (js->key_capture && js->keylen < sizeof(js->key))
+				js->key[js->keylen++] = c;
+			else if (js->sv_capture)
+				sval_char(tp, js, c);
+			continue;
+		}
+		switch (c) {
+		case '"':
+			js->in_str = 1;
+			if (js->depth == 1 && js->top_obj && js->expect_key) {
+				js->key_capture = 1;
+				js->keylen = 0;
+			} else if (js->depth == 1 && js->top_obj &&
+			    (js->cur_key == K_DISPLAY_UNIT ||
+			    js->cur_key == K_SYSTRACE)) {
+				js->sv_capture = 1;
+				js->svlen = 0;
+			}
+			break;
+		case '{':
+			if (js->events_depth > 0 &&
+			    js->depth == js->events_depth) {
+				js->in_obj = 1;
+				js->obj_depth = 1;
+				js->obj_in_str = js->obj_esc = 0;
+				js->obj_skip = 0;
+				js->objlen = 0;
+				if (buf_put(&js->obj, &js->objlen, &js->objcap,
+				    "{", 1, MAX_OBJECT) == -1)
+					js->obj_skip = 1;
+				break;
+			}
+			if (js->depth == 0) {
+				js->top_obj = 1;
+				js->expect_key = 1;
+			}
+			js->depth++;
+			break;
+		case '[':
+			js->depth++;
+			if (js->depth == 1)
+				js->events_depth = 1;
+			else if (js->depth == 2 && js->top_obj &&
+			    js->cur_key == K_EVENTS)
+				js->events_depth = 2;
+			break;
+		case ']':
+		case '}':
+			if (js->depth == js->events_depth)
+				js->events_depth = 0;
+			if (js->depth > 0)
+				js->depth--;
+			break;
+		case ':':
+			if (js->depth == 1)
+				js->expect_key = 0;
+			break;
+		case ',':
+			if (js->depth == 1 && js->top_obj) {
+				js->expect_key = 1;
+				js->cur_key = K_OTHER;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+int
+tp_json_end(struct tp *tp)
+{
+	struct tp_json *js = tp->json;
+
+	/* A truncated array is common (Chrome writes no closing ']'). */
+	if (js != NULL && js->in_obj)
+		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
+	if (tp->systrace != NULL)
+		(void)tp_systrace_end(tp);
+	return 0;
+}
+
+void
+tp_json_free(struct tp *tp)
+{
+	struct tp_json *js = tp->json;
+
+	if (js == NULL)
+		return;
+	free(js->obj);
+	free(js->sval);
+	free(js->jp.nodes);
+	free(js->jp.scratch);
+	tp_hash_free(&js->flows_v1);
+	free(js);
+	tp->json = NULL;
+}

@@ -1,0 +1,205 @@
+/*
+ * Threads and processes. A tid or pid maps to the live utid/upid; a new
+ * task with a reused id gets a new row, so utid/upid survive pid reuse.
+ * Row 0 of each table is the idle task (tid 0, pid 0), as upstream.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_int.h"
+
+char *
+tp_strndup(const char *s, size_t len)
+{
+	char *p = malloc(len + 1);
+
+	if (p == NULL)
+		return NULL;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+void
+tp_setstr(char **dst, const char *s, size_t len)
+{
+	char *n = s ? tp_strndup(s, len) : NULL;
+
+	if (s != NULL && n == NULL)
+		return;		/* keep the old value when out of memory */
+	free(*dst);
+	*dst = n;
+}
+
+static int
+grow(void **arr, size_t *cap, size_t n, size_t elsz)
+{
+	size_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	if ((p = realloc(*arr, ncap * elsz)) == NULL)
+		return -1;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int64_t
+tp_thread_new(struct tp *tp, int64_t tid, int64_t ts)
+{
+	struct tp_thread *t;
+
+	if (grow((void **)&tp->threads, &tp->capthreads, tp->nthreads,
+	    sizeof(*t)) == -1)
+		return 0;	/* out of memory: fold into the idle thread */
+	t = &tp->threads[tp->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->upid = TP_NULL;
+	t->start_ts = ts;
+	t->end_ts = TP_NULL;
+	(void)tp_hash_put(&tp->tid_map, (uint64_t)tid, tp->nthreads);
+	return (int64_t)tp->nthreads++;
+}
+
+int64_t
+tp_thread_get(struct tp *tp, int64_t tid)
+{
+	uint64_t *u = tp_hash_get(&tp->tid_map, (uint64_t)tid);
+
+	if (u != NULL)
+		return (int64_t)*u;
+	return tp_thread_new(tp, tid, TP_NULL);
+}
+
+int64_t
+tp_process_new(struct tp *tp, int64_t pid, int64_t parent_upid, int64_t ts)
+{
+	struct tp_process *p;
+
+	if (grow((void **)&tp->procs, &tp->capprocs, tp->nprocs,
+	    sizeof(*p)) == -1)
+		return 0;
+	p = &tp->procs[tp->nprocs];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->parent_upid = parent_upid;
+	p->uid = TP_NULL;
+	p->start_ts = ts;
+	p->end_ts = TP_NULL;
+	(void)tp_hash_put(&tp->pid_map, (uint64_t)pid, tp->nprocs);
+	return (int64_t)tp->nprocs++;
+}
+
+int64_t
+tp_process_get(struct tp *tp, int64_t pid)
+{
+	uint64_t *u = tp_hash_get(&tp->pid_map, (uint64_t)pid);
+
+	if (u != NULL)
+		return (int64_t)*u;
+	return tp_process_new(tp, pid, TP_NULL, TP_NULL);
+}
+
+int64_t
+tp_thread_in_process(struct tp *tp, int64_t tid, int64_t pid)
+{
+	int64_t utid = tp_thread_get(tp, tid);
+	int64_t upid = tp_process_get(tp, pid);
+	struct tp_thread *t = &tp->threads[utid];
+
+	if (t->upid == TP_NULL) {
+		t->upid = upid;
+	} else if (t->upid != upid) {
+		/* The tid now belongs to another process: a reused tid. */
+		if (tp->procs[t->upid].pid != pid) {
+			utid = tp_thread_new(tp, tid, TP_NULL);
+			tp->threads[utid].upid = upid;
+		} else {
+			tp->threads[utid].upid = upid;
+		}
+	}
+	return utid;
+}
+
+void
+tp_thread_set_name(struct tp *tp, int64_t utid, const char *s, size_t len,
+    int prio)
+{
+	struct tp_thread *t = &tp->threads[utid];
+
+	if (len == 0 || prio < t->name_prio)
+		return;
+	if (t->name != NULL && strlen(t->name) == len &&
+	    memcmp(t->name, s, len) == 0) {
+		t->name_prio = prio;
+		return;
+	}
+	tp_setstr(&t->name, s, len);
+	t->name_prio = prio;
+}
+
+void
+tp_process_set_name(struct tp *tp, int64_t upid, const char *s, size_t len)
+{
+	if (len == 0)
+		return;
+	tp_setstr(&tp->procs[upid].name, s, len);
+}
+
+void
+tp_process_set_cmdline(struct tp *tp, int64_t upid, const char *s,
+    size_t len)
+{
+	tp_setstr(&tp->procs[upid].cmdline, s, len);
+}
+
+void
+tp_thread_end(struct tp *tp, int64_t tid, int64_t ts)
+{
+	uint64_t *u = tp_hash_get(&tp->tid_map, (uint64_t)tid);
+	struct tp_thread *t;
+
+	if (u == NULL)
+		return;
+	t = &tp->threads[*u];
+	t->end_ts = ts;
+	/* A later event for this tid is a new thread. */
+	(void)tp_hash_del(&tp->tid_map, (uint64_t)tid);
+	if (t->upid != TP_NULL && tp->procs[t->upid].pid == tid) {
+		tp->procs[t->upid].end_ts = ts;
+		(void)tp_hash_del(&tp->pid_map, (uint64_t)tid);
+	}
+}
+
+void
+tp_procs_init(struct tp *tp)
+{
+	int64_t utid, upid;
+
+	tp_hash_init(&tp->tid_map);
+	tp_hash_init(&tp->pid_map);
+	upid = tp_process_new(tp, 0, TP_NULL, TP_NULL);
+	utid = tp_thread_new(tp, 0, TP_NULL);
+	tp->threads[utid].upid = upid;
+}
+
+void
+tp_procs_free(struct tp *tp)
+{
+	size_t i;
+
+	for (i = 0; i < tp->nthreads; i++)
+		free(tp->threads[i].name);
+	for (i = 0; i < tp->nprocs; i++) {
+		free(tp->procs[i].name);
+		free(tp->procs[i].cmdline);
+	}
+	free(tp->threads);
+	free(tp->procs);
+	tp_hash_free(&tp->tid_map);
+	tp_hash_free(&tp->pid_map);
+}

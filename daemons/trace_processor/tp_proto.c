@@ -1,0 +1,1129 @@
+/*
+ * Perfetto proto traces: the stream splitter, per-sequence state and
+ * tokenization (interning, clocks, descriptors: what must be seen in file
+ * order), then the parsing of sorted packets.
+ *
+ *   bytes --split--> TracePacket --tokenize--> sorter --parse--> tables
+ *
+ * Interned data belongs to a generation of a sequence's incremental
+ * state; a packet in the sorter holds a reference to the generation it
+ * was written against, so a later SEQ_INCREMENTAL_STATE_CLEARED cannot
+ * change what it resolves to.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "pbdec.h"
+#include "tp_int.h"
+#include "tp_proto.h"
+
+/* Largest packet accepted; larger ones are skipped and counted. */
+#define MAX_PACKET	(256u << 20)
+/* Largest decompressed compressed_packets payload. */
+#define MAX_INFLATE	(256u << 20)
+
+#define CLOCK_BOOTTIME		6
+#define SEQ_STATE_CLEARED	1
+#define SEQ_NEEDS_STATE		2
+
+struct clock_pt {
+	int64_t		 clk;
+	int64_t		 boot;
+};
+
+struct clock_map {
+	uint64_t	 key;		/* clock id, or seq << 32 | id */
+	struct clock_pt	*pts;
+	size_t		 n, cap;
+	int		 incremental;
+	int64_t		 mult;
+	int64_t		 last;		/* incremental clocks: running value */
+};
+
+struct tp_proto {
+	/* splitter */
+	uint8_t		*part;		/* a packet spanning chunks */
+	size_t		 partlen, partcap, partneed;
+	uint64_t	 skip;		/* bytes of an oversized packet */
+	uint8_t		 hdr[16];	/* a field header spanning chunks */
+	size_t		 hdrlen;
+
+	struct tp_hash	 seqs;		/* sequence id -> struct tp_seq * */
+	struct tp_hash	 descs_by_uuid;	/* uuid -> index in descs */
+	struct tp_desc	*descs;
+	size_t		 ndescs, capdescs;
+	struct tp_hash	 uuid_tracks;	/* uuid -> track id */
+
+	struct clock_map *clocks;
+	size_t		 nclocks;
+	int64_t		 last_ts;
+	int		 depth;		/* compressed_packets nesting */
+};
+
+static void tokenize_packet(struct tp *, const uint8_t *, size_t);
+
+static struct tp_proto *
+proto_get(struct tp *tp)
+{
+	if (tp->proto == NULL) {
+		tp->proto = calloc(1, sizeof(*tp->proto));
+		if (tp->proto == NULL)
+			return NULL;
+		tp_hash_init(&tp->proto->seqs);
+		tp_hash_init(&tp->proto->descs_by_uuid);
+		tp_hash_init(&tp->proto->uuid_tracks);
+	}
+	return tp->proto;
+}
+
+/* Generations ---------------------------------------------------------- */
+
+static struct tp_gen *
+gen_new(const struct tp_gen *prev)
+{
+	struct tp_gen *g = calloc(1, sizeof(*g));
+
+	if (g == NULL)
+		return NULL;
+	g->refs = 1;
+	tp_hash_init(&g->interned);
+	if (prev != NULL) {
+		/* The thread of a sequence is not incremental state. */
+		g->pid = prev->pid;
+		g->tid = prev->tid;
+		g->has_thread = prev->has_thread;
+	}
+	return g;
+}
+
+void
+tp_proto_unref(void *ref)
+{
+	struct tp_gen *g = ref;
+
+	if (g == NULL || --g->refs > 0)
+		return;
+	tp_hash_free(&g->interned);
+	free(g->arena);
+	free(g);
+}
+
+static void
+gen_store(struct tp_gen *g, uint32_t field, uint64_t iid,
+    const uint8_t *msg, size_t len)
+{
+	uint64_t key = ((uint64_t)field << 48) ^ iid;
+
+	if (len > UINT32_MAX || g->alen > UINT32_MAX - len)
+		return;
+	if (g->alen + len > g->acap) {
+		size_t ncap = g->acap ? g->acap * 2 : 4096;
+		void *p;
+
+		while (ncap < g->alen + len)
+			ncap *= 2;
+		if ((p = realloc(g->arena, ncap)) == NULL)
+			return;
+		g->arena = p;
+		g->acap = ncap;
+	}
+	memcpy(g->arena + g->alen, msg, len);
+	(void)tp_hash_put(&g->interned, key, (g->alen << 32) | len);
+	g->alen += len;
+}
+
+int
+tp_gen_lookup(const struct tp_gen *g, uint32_t field, uint64_t iid,
+    const uint8_t **msg, size_t *len)
+{
+	uint64_t *v;
+
+	if (g == NULL)
+		return -1;
+	v = tp_hash_get(&g->interned, ((uint64_t)field << 48) ^ iid);
+	if (v == NULL)
+		return -1;
+	*msg = g->arena + (*v >> 32);
+	*len = (size_t)(*v & 0xffffffff);
+	return 0;
+}
+
+/* The string field `sfield` of interned message (field, iid). */
+int
+tp_gen_string(const struct tp_gen *g, uint32_t field, uint64_t iid,
+    uint32_t sfield, const char **s, size_t *slen)
+{
+	const uint8_t *msg;
+	size_t len;
+	struct pb it;
+	struct pb_field f;
+
+	if (tp_gen_lookup(g, field, iid, &msg, &len) == -1)
+		return -1;
+	pb_init(&it, msg, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == sfield && f.wire == PB_LEN) {
+			*s = (const char *)f.data;
+			*slen = f.len;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void
+interned_data_untrusted(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
+    size_t len)
+{
+	struct pb it, sub;
+	struct pb_field f, sf;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		uint64_t iid = 0;
+		int has_iid = 0;
+
+		if (f.wire != PB_LEN)
+			continue;
+		/* Every interned message carries its iid in field 1. */
+		pb_init(&sub, f.data, f.len);
+		while (pb_next_untrusted(&sub, &sf) == 1)
+			if (sf.id == 1 && sf.wire == PB_VARINT) {
+				iid = sf.u;
+				has_iid = 1;
+			}
+		if (!has_iid || sub.err) {
+			tp_stat_inc(tp, ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
+			continue;
+		}
+		gen_store(g, f.id, iid, f.data, f.len);
+	}
+	if (it.err)
+		tp_stat_inc(tp, ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
+}
+
+static void
+defaults_untrusted(struct tp_gen *g, const uint8_t *buf, size_t len)
+{
+	struct pb it, te;
+	struct pb_field f, tf;
+	struct pb_packed pk;
+	uint64_t v;
+
+	g->has_defaults = 1;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 58 && f.wire == PB_VARINT) {
+			g->clock_id = (uint32_t)f.u;
+			continue;
+		}
+		if (f.id != 11 || f.wire != PB_LEN)
+			continue;
+		pb_init(&te, f.data, f.len);
+		while (pb_next_untrusted(&te, &tf) == 1) {
+			if (tf.id == 11 && tf.wire == PB_VARINT) {
+				g->track_uuid = tf.u;
+				g->has_track_uuid = 1;
+			} else if (tf.id == 31 || tf.id == 45) {
+				uint64_t *arr = tf.id == 31 ? g->extra_uuids :
+				    g->extra_double_uuids;
+				size_t *n = tf.id == 31 ? &g->n_extra :
+				    &g->n_extra_double;
+
+				if (tf.wire == PB_VARINT) {
+					if (*n < TP_MAX_EXTRA)
+						arr[(*n)++] = tf.u;
+				} else if (tf.wire == PB_LEN) {
+					pb_packed_init(&pk, &tf);
+					while (pb_packed_varint_untrusted(&pk, &v))
+						if (*n < TP_MAX_EXTRA)
+							arr[(*n)++] = v;
+				}
+			}
+		}
+	}
+}
+
+static struct tp_seq *
+seq_get(struct tp *tp, uint32_t id)
+{
+	struct tp_proto *p = tp->proto;
+	uint64_t *v = tp_hash_get(&p->seqs, id);
+	struct tp_seq *s;
+
+	if (v != NULL)
+		return (struct tp_seq *)(uintptr_t)*v;
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return NULL;
+	s->id = id;
+	if ((s->gen = gen_new(NULL)) == NULL) {
+		free(s);
+		return NULL;
+	}
+	/* Until the first clear, a sequence's state is assumed valid. */
+	s->valid = 1;
+	if (tp_hash_put(&p->seqs, id, (uint64_t)(uintptr_t)s) == -1) {
+		tp_proto_unref(s->gen);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Clocks --------------------------------------------------------------- */
+
+static struct clock_map *
+clock_find(struct tp_proto *p, uint64_t key, int create)
+{
+	size_t i;
+	void *n;
+
+	for (i = 0; i < p->nclocks; i++)
+		if (p->clocks[i].key == key)
+			return &p->clocks[i];
+	if (!create || p->nclocks >= 1024)
+		return NULL;
+	if ((n = realloc(p->clocks, (p->nclocks + 1) * sizeof(*p->clocks))) ==
+	    NULL)
+		return NULL;
+	p->clocks = n;
+	memset(&p->clocks[p->nclocks], 0, sizeof(p->clocks[0]));
+	p->clocks[p->nclocks].key = key;
+	p->clocks[p->nclocks].mult = 1;
+	return &p->clocks[p->nclocks++];
+}
+
+static void
+clock_add(struct clock_map *c, int64_t clk, int64_t boot)
+{
+	size_t i;
+
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 8;
+		void *n = realloc(c->pts, ncap * sizeof(*c->pts));
+
+		if (n == NULL)
+			return;
+		c->pts = n;
+		c->cap = ncap;
+	}
+	/* Snapshots come in order; keep the array sorted anyway. */
+	for (i = c->n; i > 0 && c->pts[i - 1].clk > clk; i--)
+		c->pts[i] = c->pts[i - 1];
+	c->pts[i].clk = clk;
+	c->pts[i].boot = boot;
+	c->n++;
+}
+
+static void
+clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
+    size_t len)
+{
+	struct tp_proto *p = tp->proto;
+	struct pb it, ct;
+	struct pb_field f, cf;
+	struct { uint32_t id; int64_t ts; int inc; int64_t mult; } cl[64];
+	size_t n = 0, i;
+	int64_t boot = 0;
+	int has_boot = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != 1 || f.wire != PB_LEN || n == 64)
+			continue;
+		memset(&cl[n], 0, sizeof(cl[n]));
+		cl[n].mult = 1;
+		pb_init(&ct, f.data, f.len);
+		while (pb_next_untrusted(&ct, &cf) == 1) {
+			if (cf.id == 1)
+				cl[n].id = (uint32_t)cf.u;
+			else if (cf.id == 2)
+				cl[n].ts = (int64_t)cf.u;
+			else if (cf.id == 3)
+				cl[n].inc = cf.u != 0;
+			else if (cf.id == 4 && cf.u > 0 && cf.u < (1ULL << 32))
+				cl[n].mult = (int64_t)cf.u;
+		}
+		if (cl[n].id == CLOCK_BOOTTIME) {
+			boot = cl[n].ts;
+			has_boot = 1;
+		}
+		n++;
+	}
+	if (!has_boot || it.err) {
+		tp_stat_inc(tp, ST_INVALID_CLOCK_SNAPSHOTS, 1);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct clock_map *c;
+		uint64_t key = cl[i].id;
+
+		if (cl[i].id == CLOCK_BOOTTIME)
+			continue;
+		/* Ids 64..127 are private to the sequence. */
+		if (cl[i].id >= 64 && cl[i].id < 128)
+			key |= (uint64_t)seq << 32;
+		if ((c = clock_find(p, key, 1)) == NULL)
+			continue;
+		c->incremental = cl[i].inc;
+		c->mult = cl[i].mult;
+		c->last = cl[i].ts;
+		clock_add(c, cl[i].ts, boot);
+	}
+}
+
+/* A timestamp of clock `id` into BOOTTIME; -1 when there is no path. */
+static int
+clock_to_boot(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
+    int64_t *out)
+{
+	struct clock_map *c;
+	uint64_t key = id;
+	size_t lo, hi;
+	int64_t v;
+
+	if (id == CLOCK_BOOTTIME || id == 0) {
+		*out = ts;
+		return 0;
+	}
+	if (id >= 64 && id < 128)
+		key |= (uint64_t)seq << 32;
+	if ((c = clock_find(tp->proto, key, 0)) == NULL || c->n == 0) {
+		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE, 1);
+		return -1;
+	}
+	v = ts;
+	if (c->incremental) {
+		c->last += ts;
+		v = c->last;
+	}
+	/* The last snapshot at or before v, else the first one. */
+	lo = 0;
+	hi = c->n;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->pts[mid].clk <= v)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*out = c->pts[lo].boot + (v - c->pts[lo].clk) * c->mult;
+	return 0;
+}
+
+/* Track descriptors ---------------------------------------------------- */
+
+static void
+process_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
+    struct tp_desc *d)
+{
+	struct pb it;
+	struct pb_field f;
+	const uint8_t *name = NULL, *cmd = NULL;
+	size_t namelen = 0, cmdlen = 0;
+	char cmdline[4096];
+	size_t cl = 0;
+	int64_t upid;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1 && f.wire == PB_VARINT) {
+			d->pid = (int32_t)f.u;
+			d->has_process = 1;
+		} else if (f.id == 6 && f.wire == PB_LEN) {
+			name = f.data;
+			namelen = f.len;
+		} else if (f.id == 2 && f.wire == PB_LEN) {
+			if (cmd == NULL) {
+				cmd = f.data;
+				cmdlen = f.len;
+			}
+			if (cl + f.len + 1 < sizeof(cmdline)) {
+				if (cl > 0)
+					cmdline[cl++] = ' ';
+				memcpy(cmdline + cl, f.data, f.len);
+				cl += f.len;
+			}
+		}
+	}
+	if (!d->has_process)
+		return;
+	upid = tp_process_get(tp, d->pid);
+	if (name != NULL)
+		tp_process_set_name(tp, upid, (const char *)name, namelen);
+	else if (cmd != NULL && tp->procs[upid].name == NULL)
+		tp_process_set_name(tp, upid, (const char *)cmd, cmdlen);
+	if (cl > 0)
+		tp_process_set_cmdline(tp, upid, cmdline, cl);
+}
+
+static void
+thread_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
+    struct tp_desc *d)
+{
+	struct pb it;
+	struct pb_field f;
+	const uint8_t *name = NULL;
+	size_t namelen = 0;
+	int has_pid = 0, has_tid = 0;
+	int64_t utid;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1 && f.wire == PB_VARINT) {
+			d->pid = (int32_t)f.u;
+			has_pid = 1;
+		} else if (f.id == 2 && f.wire == PB_VARINT) {
+			d->tid = (int64_t)f.u;
+			has_tid = 1;
+		} else if (f.id == 5 && f.wire == PB_LEN) {
+			name = f.data;
+			namelen = f.len;
+		}
+	}
+	if (!has_tid)
+		return;
+	d->has_thread = 1;
+	utid = has_pid ? tp_thread_in_process(tp, d->tid, d->pid) :
+	    tp_thread_get(tp, d->tid);
+	if (name != NULL)
+		tp_thread_set_name(tp, utid, (const char *)name, namelen,
+		    TP_NAME_TRACK);
+}
+
+static void
+counter_desc_untrusted(const uint8_t *buf, size_t len, struct tp_desc *d)
+{
+	static const char *const units[] = { NULL, "ns", "count", "bytes" };
+	struct pb it;
+	struct pb_field f;
+
+	d->is_counter = 1;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 1:
+			d->builtin = (int)f.u;
+			break;
+		case 3:
+			if (f.u < 4 && units[f.u] != NULL && d->unit == NULL)
+				d->unit = strdup(units[f.u]);
+			break;
+		case 6:
+			if (f.wire == PB_LEN)
+				tp_setstr(&d->unit, (const char *)f.data, f.len);
+			break;
+		case 4:
+			d->mult = (int64_t)f.u;
+			break;
+		case 5:
+			d->incremental = f.u != 0;
+			break;
+		}
+	}
+}
+
+static void
+track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct tp_proto *p = tp->proto;
+	struct tp_desc nd, *d;
+	struct pb it;
+	struct pb_field f;
+	uint64_t *idx;
+
+	memset(&nd, 0, sizeof(nd));
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 1:
+			nd.uuid = f.u;
+			nd.has_uuid = 1;
+			break;
+		case 5:
+			nd.parent = f.u;
+			nd.has_parent = 1;
+			break;
+		case 2:
+		case 10:
+		case 13:
+			if (f.wire == PB_LEN)
+				tp_setstr(&nd.name, (const char *)f.data, f.len);
+			break;
+		case 14:
+			if (f.wire == PB_LEN)
+				tp_setstr(&nd.desc, (const char *)f.data, f.len);
+			break;
+		case 3:
+			if (f.wire == PB_LEN)
+				process_desc_untrusted(tp, f.data, f.len, &nd);
+			break;
+		case 4:
+			if (f.wire == PB_LEN)
+				thread_desc_untrusted(tp, f.data, f.len, &nd);
+			break;
+		case 8:
+			if (f.wire == PB_LEN)
+				counter_desc_untrusted(f.data, f.len, &nd);
+			break;
+		}
+	}
+	if (!nd.has_uuid || it.err) {
+		tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
+		goto out;
+	}
+	if ((idx = tp_hash_get(&p->descs_by_uuid, nd.uuid)) != NULL) {
+		/* Re-emitted descriptor: names may change, the rest stays. */
+		uint64_t *tr;
+
+		d = &p->descs[*idx];
+		if (nd.name != NULL && (d->name == NULL ||
+		    strcmp(d->name, nd.name) != 0)) {
+			tp_setstr(&d->name, nd.name, strlen(nd.name));
+			tr = tp_hash_get(&p->uuid_tracks, nd.uuid);
+			if (tr != NULL && !d->has_thread && !(d->has_process &&
+			    !d->is_counter))
+				tp_setstr(&tp->tracks[*tr].name, nd.name,
+				    strlen(nd.name));
+		}
+		goto out;
+	}
+	if (p->ndescs == p->capdescs) {
+		size_t ncap = p->capdescs ? p->capdescs * 2 : 64;
+		void *n = realloc(p->descs, ncap * sizeof(*p->descs));
+
+		if (n == NULL)
+			goto out;
+		p->descs = n;
+		p->capdescs = ncap;
+	}
+	p->descs[p->ndescs] = nd;
+	(void)tp_hash_put(&p->descs_by_uuid, nd.uuid, p->ndescs);
+	p->ndescs++;
+	return;
+out:
+	free(nd.name);
+	free(nd.desc);
+	free(nd.unit);
+}
+
+static struct tp_desc *
+desc_find(struct tp_proto *p, uint64_t uuid)
+{
+	uint64_t *idx = tp_hash_get(&p->descs_by_uuid, uuid);
+
+	return idx ? &p->descs[*idx] : NULL;
+}
+
+/* The track of a descriptor uuid, created on first use. -1: unknown. */
+int64_t
+tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout)
+{
+	struct tp_proto *p = tp->proto;
+	struct tp_desc *d, *a;
+	uint64_t *tr;
+	int64_t id, parent = TP_NULL, utid = TP_NULL, upid = TP_NULL;
+	int hops, shared = 0;
+
+	if ((d = desc_find(p, uuid)) == NULL)
+		return -1;
+	if (dout != NULL)
+		*dout = d;
+	if ((tr = tp_hash_get(&p->uuid_tracks, uuid)) != NULL)
+		return (int64_t)*tr;
+	/* Mark before recursing so a parent loop ends here. */
+	(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)-1);
+	if (d->has_parent && d->parent != uuid) {
+		int64_t pt = tp_proto_track(tp, d->parent, NULL);
+
+		if (pt >= 0)
+			parent = pt;
+	}
+	/* Scope: the nearest thread or process up the hierarchy. */
+	for (a = d, hops = 0; a != NULL && hops < 64; hops++) {
+		if (a->has_thread) {
+			utid = tp_thread_in_process(tp, a->tid, a->pid);
+			if (a->pid == 0 && a->tid != 0)
+				utid = tp_thread_get(tp, a->tid);
+			break;
+		}
+		if (a->has_process) {
+			upid = tp_process_get(tp, a->pid);
+			break;
+		}
+		if (!a->has_parent || a->parent == a->uuid)
+			break;
+		a = desc_find(p, a->parent);
+	}
+	if (d->is_counter) {
+		enum tp_track_type t = utid != TP_NULL ? TT_THREAD_COUNTER :
+		    upid != TP_NULL ? TT_PROCESS_COUNTER : TT_COUNTER;
+		const char *name = d->name;
+
+		if (name == NULL && d->builtin == 1)
+			name = "thread_time";
+		else if (name == NULL && d->builtin == 2)
+			name = "thread_instruction_count";
+		id = tp_track_new(tp, t, name, utid != TP_NULL ? utid : upid);
+		if (id >= 0) {
+			struct tp_track *trk = &tp->tracks[id];
+
+			if (d->unit)
+				trk->unit = strdup(d->unit);
+			trk->incremental = d->incremental;
+			trk->multiplier = d->mult > 0 ? d->mult : 1;
+		}
+	} else if (d->has_thread && d->name == NULL) {
+		id = tp_thread_track(tp, utid);
+		shared = 1;
+	} else if (d->has_process && d->name == NULL) {
+		id = tp_track_intern(tp, TT_PROCESS, NULL, upid);
+		shared = 1;
+	} else if (utid != TP_NULL) {
+		id = tp_track_new(tp, TT_THREAD, d->name, utid);
+	} else if (upid != TP_NULL) {
+		id = tp_track_new(tp, TT_PROCESS, d->name, upid);
+	} else {
+		id = tp_track_new(tp, TT_TRACK, d->name, TP_NULL);
+	}
+	if (id < 0) {
+		(void)tp_hash_del(&p->uuid_tracks, uuid);
+		return -1;
+	}
+	/* Shared thread/process tracks have no single parent. */
+	if (!shared && parent != TP_NULL && parent != id)
+		tp->tracks[id].parent_id = parent;
+	if (d->desc != NULL && tp->tracks[id].desc == NULL)
+		tp->tracks[id].desc = strdup(d->desc);
+	(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)id);
+	return id;
+}
+
+/* Stream splitting ----------------------------------------------------- */
+
+/*
+ * Reads the fields of a packet tokenization needs. Everything else is
+ * left for the sorted parse.
+ */
+static int
+packet_scan_untrusted(const uint8_t *buf, size_t len, struct tp_pkt *pk)
+{
+	struct pb it;
+	struct pb_field f;
+
+	memset(pk, 0, sizeof(*pk));
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 8:
+			pk->ts = (int64_t)f.u;
+			pk->has_ts = 1;
+			break;
+		case 58:
+			pk->clock_id = (uint32_t)f.u;
+			pk->has_clock = 1;
+			break;
+		case 10:
+			pk->seq = (uint32_t)f.u;
+			break;
+		case 13:
+			pk->flags = (uint32_t)f.u;
+			break;
+		case 41:
+			if (f.u)
+				pk->flags |= SEQ_STATE_CLEARED;
+			break;
+		case 42:
+			pk->dropped = f.u != 0;
+			break;
+		case 87:
+			pk->first_on_seq = f.u != 0;
+			break;
+		case 12:
+			pk->interned = f;
+			break;
+		case 59:
+			pk->defaults = f;
+			break;
+		default:
+			if (f.wire == PB_LEN && pk->data.id == 0 &&
+			    f.id != 3 && f.id != 79)
+				pk->data = f;
+			break;
+		}
+	}
+	return it.err ? -1 : 0;
+}
+
+static void
+inflate_packets(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	z_stream z;
+	uint8_t *out = NULL;
+	size_t cap = len * 4 + 4096, n = 0;
+	int rc;
+
+	memset(&z, 0, sizeof(z));
+	/* 32 + 15: accept both zlib and gzip wrappers. */
+	if (inflateInit2(&z, 32 + 15) != Z_OK)
+		return;
+	z.next_in = (uint8_t *)(uintptr_t)buf;
+	z.avail_in = (uInt)len;
+	for (;;) {
+		if (n == cap || out == NULL) {
+			void *p;
+
+			if (cap > MAX_INFLATE)
+				break;
+			if (out != NULL)
+				cap *= 2;
+			if ((p = realloc(out, cap)) == NULL)
+				break;
+			out = p;
+		}
+		z.next_out = out + n;
+		z.avail_out = (uInt)(cap - n);
+		rc = inflate(&z, Z_NO_FLUSH);
+		n = cap - z.avail_out;
+		if (rc == Z_STREAM_END)
+			break;
+		if (rc != Z_OK && !(rc == Z_BUF_ERROR && z.avail_out == 0)) {
+			tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
+			break;
+		}
+	}
+	inflateEnd(&z);
+	if (n > 0) {
+		struct pb it;
+		struct pb_field f;
+
+		/* The payload is a Trace: a run of field-1 packets. */
+		tp->proto->depth++;
+		pb_init(&it, out, n);
+		while (pb_next_untrusted(&it, &f) == 1)
+			if (f.id == 1 && f.wire == PB_LEN)
+				tokenize_packet(tp, f.data, f.len);
+		if (it.err)
+			tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
+		tp->proto->depth--;
+	}
+	free(out);
+}
+
+static void
+push_packet(struct tp *tp, int64_t ts, struct tp_gen *g, int64_t thread_ts,
+    const uint8_t *buf, size_t len)
+{
+	uint8_t *tmp;
+
+	/* SK_PACKET items carry the tokenizer's thread_ts in front. */
+	if ((tmp = malloc(len + 8)) == NULL)
+		return;
+	memcpy(tmp, &thread_ts, 8);
+	memcpy(tmp + 8, buf, len);
+	if (g != NULL)
+		g->refs++;
+	if (tp_sorter_push(tp, ts, SK_PACKET, 0, g, tmp, len + 8) == -1 &&
+	    g != NULL)
+		tp_proto_unref(g);
+	free(tmp);
+}
+
+static void
+tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct tp_proto *p = tp->proto;
+	struct tp_pkt pk;
+	struct tp_seq *s = NULL;
+	struct tp_gen *g = NULL;
+	int64_t ts;
+
+	if (packet_scan_untrusted(buf, len, &pk) == -1) {
+		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
+		return;
+	}
+	if (pk.data.id == 50 && p->depth < 2) {
+		inflate_packets(tp, pk.data.data, pk.data.len);
+		return;
+	}
+	if (pk.seq != 0 && (s = seq_get(tp, pk.seq)) != NULL) {
+		if (pk.flags & SEQ_STATE_CLEARED) {
+			struct tp_gen *ng = gen_new(s->gen);
+
+			if (ng != NULL) {
+				tp_proto_unref(s->gen);
+				s->gen = ng;
+			}
+			s->valid = 1;
+		} else if (pk.dropped) {
+			/* State written before the loss may be gone. */
+			s->valid = 0;
+		}
+		g = s->gen;
+		if ((pk.flags & SEQ_NEEDS_STATE) && !s->valid) {
+			tp_stat_inc(tp, ST_TOKENIZER_SKIPPED_PACKETS, 1);
+			return;
+		}
+		if (pk.defaults.id != 0)
+			defaults_untrusted(g, pk.defaults.data, pk.defaults.len);
+		if (pk.interned.id != 0)
+			interned_data_untrusted(tp, g, pk.interned.data,
+			    pk.interned.len);
+	}
+
+	ts = pk.ts;
+	if (pk.has_ts) {
+		uint32_t clock = pk.has_clock ? pk.clock_id :
+		    (g != NULL && g->has_defaults) ? g->clock_id : 0;
+
+		if (clock_to_boot(tp, pk.seq, clock, pk.ts, &ts) == -1)
+			return;
+		p->last_ts = ts;
+	} else {
+		ts = p->last_ts;
+	}
+
+	switch (pk.data.id) {
+	case 60:	/* track_descriptor */
+		track_descriptor_untrusted(tp, pk.data.data, pk.data.len);
+		break;
+	case 6:		/* clock_snapshot */
+		clock_snapshot_untrusted(tp, pk.seq, pk.data.data, pk.data.len);
+		break;
+	case 44:	/* thread_descriptor (legacy) */
+		if (s != NULL)
+			tp_proto_thread_descriptor(tp, s, pk.data.data,
+			    pk.data.len);
+		break;
+	case 43: {	/* process_descriptor (legacy) */
+		struct tp_desc d;
+
+		memset(&d, 0, sizeof(d));
+		process_desc_untrusted(tp, pk.data.data, pk.data.len, &d);
+		break;
+	}
+	case 1:		/* ftrace_events */
+		tp_proto_ftrace_bundle(tp, pk.data.data, pk.data.len);
+		break;
+	case 11: {	/* track_event */
+		int64_t thread_ts = TP_NULL;
+
+		if (s == NULL) {
+			tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
+			break;
+		}
+		if (tp_proto_te_times(tp, s, pk.data.data, pk.data.len,
+		    pk.has_ts, &ts, &thread_ts) == -1)
+			break;
+		push_packet(tp, ts, g, thread_ts, buf, len);
+		break;
+	}
+	case 35:	/* trace_stats */
+	case 34:	/* ftrace_stats */
+	case 45:	/* system_info */
+	case 89:	/* trace_uuid */
+		tp_proto_service_packet(tp, pk.data.id, pk.data.data,
+		    pk.data.len);
+		break;
+	case 2:		/* process_tree */
+	case 9:		/* process_stats */
+	case 7:		/* sys_stats */
+		push_packet(tp, ts, NULL, TP_NULL, buf, len);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Feeds a piece of a Trace: whole packets are tokenized in place, a
+ * packet split across pieces is gathered first. */
+int
+tp_proto_feed(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct tp_proto *p;
+	const uint8_t *end = buf + len;
+
+	if ((p = proto_get(tp)) == NULL)
+		return tp_seterr(tp, "%s: out of memory", __func__);
+	while (buf < end) {
+		uint64_t key, plen;
+		const uint8_t *q, *hend;
+		size_t take;
+
+		if (p->skip > 0) {
+			take = (size_t)(p->skip < (uint64_t)(end - buf) ?
+			    p->skip : (uint64_t)(end - buf));
+			p->skip -= take;
+			buf += take;
+			continue;
+		}
+		if (p->partneed > 0) {
+			take = p->partneed - p->partlen;
+			if (take > (size_t)(end - buf))
+				take = (size_t)(end - buf);
+			memcpy(p->part + p->partlen, buf, take);
+			p->partlen += take;
+			buf += take;
+			if (p->partlen == p->partneed) {
+				tokenize_packet(tp, p->part, p->partlen);
+				p->partneed = p->partlen = 0;
+				tp_sorter_drain(tp, 0);
+			}
+			continue;
+		}
+		/* A field header: key varint, then a length varint. */
+		while (p->hdrlen < sizeof(p->hdr) && buf < end) {
+			p->hdr[p->hdrlen++] = *buf++;
+			q = pb_varint_untrusted(p->hdr, p->hdr + p->hdrlen,
+			    &key);
+			if (q == NULL)
+				continue;
+			if ((key & 7) != PB_LEN)
+				break;
+			if (pb_varint_untrusted(q, p->hdr + p->hdrlen, &plen))
+				break;
+		}
+		hend = p->hdr + p->hdrlen;
+		if ((q = pb_varint_untrusted(p->hdr, hend, &key)) == NULL) {
+			if (p->hdrlen == sizeof(p->hdr))
+				return tp_seterr(tp, "not a Perfetto trace:"
+				    " bad field header");
+			continue;	/* need more bytes */
+		}
+		switch (key & 7) {
+		case PB_LEN:
+			if ((q = pb_varint_untrusted(q, hend, &plen)) == NULL) {
+				if (p->hdrlen == sizeof(p->hdr))
+					return tp_seterr(tp, "not a Perfetto"
+					    " trace: bad length");
+				continue;
+			}
+			break;
+		default:
+			return tp_seterr(tp, "not a Perfetto trace: wire type"
+			    " %u at top level", (unsigned)(key & 7));
+		}
+		p->hdrlen = 0;
+		if ((key >> 3) != 1 || plen > MAX_PACKET) {
+			if ((key >> 3) == 1)
+				tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
+			p->skip = plen;
+			continue;
+		}
+		if ((uint64_t)(end - buf) >= plen) {
+			/* The common case: the whole packet is here. */
+			tokenize_packet(tp, buf, (size_t)plen);
+			buf += plen;
+			tp_sorter_drain(tp, 0);
+			continue;
+		}
+		if (p->partcap < plen) {
+			void *n = realloc(p->part, (size_t)plen);
+
+			if (n == NULL)
+				return tp_seterr(tp, "%s: out of memory",
+				    __func__);
+			p->part = n;
+			p->partcap = (size_t)plen;
+		}
+		p->partneed = (size_t)plen;
+		p->partlen = 0;
+		if (plen == 0) {
+			p->partneed = 0;
+			continue;
+		}
+	}
+	return 0;
+}
+
+int
+tp_proto_end(struct tp *tp)
+{
+	struct tp_proto *p = tp->proto;
+
+	if (p != NULL && (p->partneed > 0 || p->hdrlen > 0))
+		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);	/* truncated */
+	return 0;
+}
+
+void
+tp_proto_free(struct tp *tp)
+{
+	struct tp_proto *p = tp->proto;
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->seqs.cap; i++) {
+		struct tp_seq *s;
+
+		if (!p->seqs.used[i])
+			continue;
+		s = (struct tp_seq *)(uintptr_t)p->seqs.slots[i].val;
+		tp_proto_unref(s->gen);
+		free(s);
+	}
+	for (i = 0; i < p->ndescs; i++) {
+		free(p->descs[i].name);
+		free(p->descs[i].desc);
+		free(p->descs[i].unit);
+	}
+	for (i = 0; i < p->nclocks; i++)
+		free(p->clocks[i].pts);
+	free(p->clocks);
+	free(p->descs);
+	free(p->part);
+	tp_hash_free(&p->seqs);
+	tp_hash_free(&p->descs_by_uuid);
+	tp_hash_free(&p->uuid_tracks);
+	free(p);
+	tp->proto = NULL;
+}
+
+/* Sorted parse --------------------------------------------------------- */
+
+void
+tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
+{
+	struct tp_pkt pk;
+	int64_t thread_ts;
+
+	switch (it->kind) {
+	case SK_FTRACE:
+		tp_ftrace_parse_event(tp, it->ts, it->aux, it->data, it->len);
+		return;
+	case SK_COMPACT_SWITCH:
+		tp_ftrace_compact_switch(tp, it->ts, it->aux, it->data,
+		    it->len);
+		return;
+	case SK_COMPACT_WAKING:
+		tp_ftrace_compact_waking(tp, it->ts, it->aux, it->data,
+		    it->len);
+		return;
+	default:
+		break;
+	}
+	if (it->len < 8)
+		return;
+	memcpy(&thread_ts, it->data, 8);
+	if (packet_scan_untrusted(it->data + 8, it->len - 8, &pk) == -1)
+		return;
+	switch (pk.data.id) {
+	case 11:
+		tp_proto_track_event(tp, it->ref, it->ts, thread_ts,
+		    pk.data.data, pk.data.len);
+		break;
+	case 2:
+		tp_proto_process_tree(tp, it->ts, pk.data.data, pk.data.len);
+		break;
+	case 9:
+		tp_proto_process_stats(tp, it->ts, pk.data.data, pk.data.len);
+		break;
+	case 7:
+		tp_proto_sys_stats(tp, it->ts, pk.data.data, pk.data.len);
+		break;
+	}
+}

@@ -1,0 +1,93 @@
+/*
+ * Shared by the proto importer's files: sequence state, interning
+ * generations, track descriptors and the per-message parsers.
+ */
+#ifndef FARO_TP_PROTO_H
+#define FARO_TP_PROTO_H
+
+#include "pbdec.h"
+#include "tp_int.h"
+
+#define TP_MAX_EXTRA	8
+
+/* One generation of a sequence's incremental state. */
+struct tp_gen {
+	int		 refs;
+	struct tp_hash	 interned;	/* field << 48 ^ iid -> off << 32 | len */
+	uint8_t		*arena;
+	size_t		 alen, acap;
+	/* TracePacketDefaults */
+	int		 has_defaults;
+	uint32_t	 clock_id;
+	int		 has_track_uuid;
+	uint64_t	 track_uuid;
+	uint64_t	 extra_uuids[TP_MAX_EXTRA];
+	size_t		 n_extra;
+	uint64_t	 extra_double_uuids[TP_MAX_EXTRA];
+	size_t		 n_extra_double;
+	/* ThreadDescriptor of the sequence (legacy) */
+	int		 has_thread;
+	int64_t		 pid, tid;
+};
+
+struct tp_seq {
+	uint32_t	 id;
+	struct tp_gen	*gen;
+	int		 valid;
+	/* legacy delta timestamps, in ns */
+	int64_t		 ref_ts, ref_thread_ts;
+};
+
+struct tp_desc {
+	uint64_t	 uuid, parent;
+	int		 has_uuid, has_parent;
+	char		*name;
+	char		*desc;
+	int		 has_thread, has_process;
+	int64_t		 pid, tid;
+	int		 is_counter;
+	int		 builtin;
+	char		*unit;
+	int64_t		 mult;
+	int		 incremental;
+};
+
+struct tp_pkt {
+	int64_t		 ts;
+	int		 has_ts, has_clock;
+	uint32_t	 clock_id;
+	uint32_t	 seq;
+	uint32_t	 flags;
+	int		 dropped, first_on_seq;
+	struct pb_field	 interned;	/* id 0 when absent */
+	struct pb_field	 defaults;
+	struct pb_field	 data;		/* the oneof payload */
+};
+
+int	 tp_gen_lookup(const struct tp_gen *, uint32_t field, uint64_t iid,
+	    const uint8_t **, size_t *);
+int	 tp_gen_string(const struct tp_gen *, uint32_t field, uint64_t iid,
+	    uint32_t sfield, const char **, size_t *);
+int64_t	 tp_proto_track(struct tp *, uint64_t uuid, struct tp_desc **);
+
+/* tp_track_event.c */
+int	 tp_proto_te_times(struct tp *, struct tp_seq *, const uint8_t *,
+	    size_t, int has_ts, int64_t *ts, int64_t *thread_ts);
+void	 tp_proto_thread_descriptor(struct tp *, struct tp_seq *,
+	    const uint8_t *, size_t);
+void	 tp_proto_track_event(struct tp *, struct tp_gen *, int64_t ts,
+	    int64_t thread_ts, const uint8_t *, size_t);
+
+/* tp_proto_system.c */
+void	 tp_proto_service_packet(struct tp *, uint32_t field, const uint8_t *,
+	    size_t);
+void	 tp_proto_process_tree(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
+void	 tp_proto_process_stats(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
+void	 tp_proto_sys_stats(struct tp *, int64_t ts, const uint8_t *, size_t);
+
+/* tp_ftrace.c */
+void	 tp_proto_ftrace_bundle(struct tp *, const uint8_t *, size_t);
+
+#endif

@@ -1,0 +1,485 @@
+/*
+ * System packets: process tree, process and system stats (counters on
+ * tracks with upstream's names), and the service's packets (trace stats,
+ * ftrace stats, system info, trace uuid) into stats and metadata.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_gen_tables.h"
+#include "tp_proto.h"
+
+static char *
+pb_strdup(const struct pb_field *f)
+{
+	return f->wire == PB_LEN ? tp_strndup((const char *)f->data, f->len) :
+	    NULL;
+}
+
+static void
+trace_stats_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	static const struct { uint32_t id; enum tp_stat st; } top[] = {
+		{ 2, ST_TRACED_PRODUCERS_CONNECTED },
+		{ 3, ST_TRACED_PRODUCERS_SEEN },
+		{ 4, ST_TRACED_DATA_SOURCES_REGISTERED },
+		{ 5, ST_TRACED_DATA_SOURCES_SEEN },
+		{ 6, ST_TRACED_TRACING_SESSIONS },
+		{ 7, ST_TRACED_TOTAL_BUFFERS },
+		{ 8, ST_TRACED_CHUNKS_DISCARDED },
+		{ 9, ST_TRACED_PATCHES_DISCARDED },
+		{ 12, ST_TRACED_FLUSHES_REQUESTED },
+		{ 13, ST_TRACED_FLUSHES_SUCCEEDED },
+		{ 14, ST_TRACED_FLUSHES_FAILED },
+	};
+	static const struct { uint32_t id; enum tp_stat st; } buf_fields[] = {
+		{ 12, ST_TRACED_BUF_BUFFER_SIZE },
+		{ 1, ST_TRACED_BUF_BYTES_WRITTEN },
+		{ 13, ST_TRACED_BUF_BYTES_OVERWRITTEN },
+		{ 14, ST_TRACED_BUF_BYTES_READ },
+		{ 2, ST_TRACED_BUF_CHUNKS_WRITTEN },
+		{ 3, ST_TRACED_BUF_CHUNKS_OVERWRITTEN },
+		{ 18, ST_TRACED_BUF_CHUNKS_DISCARDED },
+		{ 17, ST_TRACED_BUF_CHUNKS_READ },
+		{ 6, ST_TRACED_BUF_PATCHES_FAILED },
+		{ 9, ST_TRACED_BUF_ABI_VIOLATIONS },
+		{ 19, ST_TRACED_BUF_TRACE_WRITER_PACKET_LOSS },
+	};
+	struct pb it, bt;
+	struct pb_field f, bf;
+	int64_t idx = 0;
+	size_t i;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1 && f.wire == PB_LEN) {
+			pb_init(&bt, f.data, f.len);
+			while (pb_next_untrusted(&bt, &bf) == 1)
+				for (i = 0; i < sizeof(buf_fields) /
+				    sizeof(buf_fields[0]); i++)
+					if (buf_fields[i].id == bf.id)
+						tp_stat_set_indexed(tp,
+						    buf_fields[i].st, idx,
+						    (int64_t)bf.u);
+			idx++;
+			continue;
+		}
+		/* Later TraceStats packets supersede earlier ones. */
+		for (i = 0; i < sizeof(top) / sizeof(top[0]); i++)
+			if (top[i].id == f.id && f.wire == PB_VARINT)
+				tp->stats[top[i].st] = (int64_t)f.u;
+	}
+}
+
+static void
+ftrace_stats_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct pb it, ct;
+	struct pb_field f, cf;
+	int phase = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == 1)
+			phase = (int)f.u;
+	if (phase != 2)		/* END_OF_TRACE only */
+		return;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		int64_t cpu = 0, entries = 0, overrun = 0, dropped = 0;
+
+		if (f.id != 2 || f.wire != PB_LEN)
+			continue;
+		pb_init(&ct, f.data, f.len);
+		while (pb_next_untrusted(&ct, &cf) == 1) {
+			if (cf.wire != PB_VARINT)
+				continue;
+			if (cf.id == 1)
+				cpu = (int64_t)cf.u;
+			else if (cf.id == 2)
+				entries = (int64_t)cf.u;
+			else if (cf.id == 3)
+				overrun = (int64_t)cf.u;
+			else if (cf.id == 8)
+				dropped = (int64_t)cf.u;
+		}
+		if (cpu < 0 || cpu >= 4096)
+			continue;
+		tp_stat_set_indexed(tp, ST_FTRACE_CPU_ENTRIES_END, cpu,
+		    entries);
+		tp_stat_set_indexed(tp, ST_FTRACE_CPU_OVERRUN_END, cpu,
+		    overrun);
+		tp_stat_set_indexed(tp, ST_FTRACE_CPU_DROPPED_EVENTS_END, cpu,
+		    dropped);
+	}
+}
+
+static void
+system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	static const char *const uts[] = { NULL, "system_name",
+	    "system_version", "system_release", "system_machine" };
+	struct pb it, ut;
+	struct pb_field f, uf;
+	char *s;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 1:
+			if (f.wire != PB_LEN)
+				break;
+			pb_init(&ut, f.data, f.len);
+			while (pb_next_untrusted(&ut, &uf) == 1) {
+				if (uf.id < 1 || uf.id > 4 ||
+				    (s = pb_strdup(&uf)) == NULL)
+					continue;
+				tp_metadata_str(tp, uts[uf.id], s);
+				free(s);
+			}
+			break;
+		case 2:
+			if ((s = pb_strdup(&f)) != NULL) {
+				tp_metadata_str(tp, "android_build_fingerprint",
+				    s);
+				free(s);
+			}
+			break;
+		case 4:
+			if ((s = pb_strdup(&f)) != NULL) {
+				tp_metadata_str(tp, "tracing_service_version",
+				    s);
+				free(s);
+			}
+			break;
+		case 5:
+			tp_metadata_int(tp, "android_sdk_version",
+			    (int64_t)f.u);
+			break;
+		case 7:
+			tp_metadata_int(tp, "timezone_off_mins",
+			    (int32_t)f.u);
+			break;
+		case 16:
+			tp_metadata_int(tp, "system_ram_bytes", (int64_t)f.u);
+			break;
+		}
+	}
+}
+
+static void
+trace_uuid_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+	uint64_t msb = 0, lsb = 0;
+	char s[40];
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1)
+			msb = f.u;
+		else if (f.id == 2)
+			lsb = f.u;
+	}
+	snprintf(s, sizeof(s), "%08x-%04x-%04x-%04x-%012" PRIx64,
+	    (unsigned)(msb >> 32), (unsigned)(msb >> 16) & 0xffff,
+	    (unsigned)msb & 0xffff, (unsigned)(lsb >> 48) & 0xffff,
+	    (uint64_t)(lsb & 0xffffffffffffULL));
+	tp_metadata_str(tp, "trace_uuid", s);
+}
+
+void
+tp_proto_service_packet(struct tp *tp, uint32_t field, const uint8_t *buf,
+    size_t len)
+{
+	switch (field) {
+	case 35:
+		trace_stats_untrusted(tp, buf, len);
+		break;
+	case 34:
+		ftrace_stats_untrusted(tp, buf, len);
+		break;
+	case 45:
+		system_info_untrusted(tp, buf, len);
+		break;
+	case 89:
+		trace_uuid_untrusted(tp, buf, len);
+		break;
+	}
+}
+
+void
+tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
+    size_t len)
+{
+	struct pb it, pt;
+	struct pb_field f, pf;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.wire != PB_LEN)
+			continue;
+		if (f.id == 1) {
+			int64_t pid = -1, ppid = -1, uid = TP_NULL, upid;
+			const uint8_t *argv0 = NULL;
+			size_t argv0len = 0, cl = 0;
+			char cmdline[4096];
+
+			pb_init(&pt, f.data, f.len);
+			while (pb_next_untrusted(&pt, &pf) == 1) {
+				if (pf.id == 1)
+					pid = (int32_t)pf.u;
+				else if (pf.id == 2)
+					ppid = (int32_t)pf.u;
+				else if (pf.id == 5)
+					uid = (int32_t)pf.u;
+				else if (pf.id == 3 && pf.wire == PB_LEN) {
+					if (argv0 == NULL) {
+						argv0 = pf.data;
+						argv0len = pf.len;
+					}
+					if (cl + pf.len + 1 < sizeof(cmdline)) {
+						if (cl > 0)
+							cmdline[cl++] = ' ';
+						memcpy(cmdline + cl, pf.data,
+						    pf.len);
+						cl += pf.len;
+					}
+				}
+			}
+			if (pid < 0 || pt.err) {
+				tp_stat_inc(tp, ST_PROCESS_TRACKER_ERRORS, 1);
+				continue;
+			}
+			upid = tp_process_get(tp, pid);
+			if (ppid >= 0 && tp->procs[upid].parent_upid == TP_NULL)
+				tp->procs[upid].parent_upid =
+				    tp_process_get(tp, ppid);
+			if (uid != TP_NULL)
+				tp->procs[upid].uid = uid;
+			if (argv0 != NULL)
+				tp_process_set_name(tp, upid,
+				    (const char *)argv0, argv0len);
+			if (cl > 0)
+				tp_process_set_cmdline(tp, upid, cmdline, cl);
+			/* The main thread exists with its process. */
+			(void)tp_thread_in_process(tp, pid, pid);
+		} else if (f.id == 2) {
+			int64_t tid = -1, tgid = -1, utid;
+			const uint8_t *name = NULL;
+			size_t namelen = 0;
+
+			pb_init(&pt, f.data, f.len);
+			while (pb_next_untrusted(&pt, &pf) == 1) {
+				if (pf.id == 1)
+					tid = (int32_t)pf.u;
+				else if (pf.id == 3)
+					tgid = (int32_t)pf.u;
+				else if (pf.id == 2 && pf.wire == PB_LEN) {
+					name = pf.data;
+					namelen = pf.len;
+				}
+			}
+			if (tid < 0 || pt.err) {
+				tp_stat_inc(tp, ST_PROCESS_TRACKER_ERRORS, 1);
+				continue;
+			}
+			utid = tgid >= 0 ? tp_thread_in_process(tp, tid, tgid) :
+			    tp_thread_get(tp, tid);
+			if (name != NULL)
+				tp_thread_set_name(tp, utid,
+				    (const char *)name, namelen, TP_NAME_TREE);
+		}
+	}
+	(void)ts;
+}
+
+void
+tp_proto_process_stats(struct tp *tp, int64_t ts, const uint8_t *buf,
+    size_t len)
+{
+	/* ProcessStats.Process fields, kB values reported in bytes. */
+	static const struct { uint32_t id; const char *name; int kb; } m[] = {
+		{ 2, "mem.virt", 1 },
+		{ 3, "mem.rss", 1 },
+		{ 4, "mem.rss.anon", 1 },
+		{ 5, "mem.rss.file", 1 },
+		{ 6, "mem.rss.shmem", 1 },
+		{ 7, "mem.swap", 1 },
+		{ 8, "mem.locked", 1 },
+		{ 9, "mem.rss.watermark", 1 },
+		{ 10, "oom_score_adj", 0 },
+		{ 16, "mem.smaps.rss", 1 },
+		{ 17, "mem.smaps.pss", 1 },
+		{ 24, "mem.dmabuf_rss", 1 },
+	};
+	struct pb it, pt;
+	struct pb_field f, pf;
+	size_t i;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		int64_t pid = -1, upid;
+
+		if (f.id != 1 || f.wire != PB_LEN)
+			continue;
+		pb_init(&pt, f.data, f.len);
+		while (pb_next_untrusted(&pt, &pf) == 1)
+			if (pf.id == 1)
+				pid = (int32_t)pf.u;
+		if (pid < 0)
+			continue;
+		upid = tp_process_get(tp, pid);
+		pb_init(&pt, f.data, f.len);
+		while (pb_next_untrusted(&pt, &pf) == 1) {
+			for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+				double v;
+				int64_t track;
+
+				if (m[i].id != pf.id || pf.wire != PB_VARINT)
+					continue;
+				v = m[i].kb ? (double)pf.u * 1024 :
+				    (double)(int64_t)pf.u;
+				track = tp_track_intern(tp, TT_PROCESS_COUNTER,
+				    m[i].name, upid);
+				if (track >= 0)
+					tp_counter_insert(tp, ts, track, v,
+					    TP_NULL);
+			}
+		}
+	}
+}
+
+static void
+global_counter(struct tp *tp, int64_t ts, const char *name, double v)
+{
+	int64_t track = tp_track_intern(tp, TT_COUNTER, name, TP_NULL);
+
+	if (track >= 0)
+		tp_counter_insert(tp, ts, track, v, TP_NULL);
+}
+
+static void
+key_value_untrusted(const uint8_t *buf, size_t len, uint64_t *k, uint64_t *v)
+{
+	struct pb it;
+	struct pb_field f;
+
+	*k = *v = 0;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1)
+			*k = f.u;
+		else if (f.id == 2)
+			*v = f.u;
+	}
+}
+
+static void
+cpu_times_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
+    size_t len)
+{
+	static const char *const names[] = { NULL, NULL, "cpu.times.user_ns",
+	    "cpu.times.user_nice_ns", "cpu.times.system_mode_ns",
+	    "cpu.times.idle_ns", "cpu.times.io_wait_ns", "cpu.times.irq_ns",
+	    "cpu.times.softirq_ns", "cpu.times.steal_ns" };
+	struct pb it;
+	struct pb_field f;
+	int64_t cpu = -1;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == 1)
+			cpu = (int64_t)f.u;
+	if (cpu < 0 || cpu >= 4096) {
+		tp_stat_inc(tp, ST_INVALID_CPU_TIMES, 1);
+		return;
+	}
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		int64_t track;
+
+		if (f.id < 2 || f.id > 9 || f.wire != PB_VARINT)
+			continue;
+		track = tp_track_intern(tp, TT_CPU_COUNTER, names[f.id], cpu);
+		if (track >= 0)
+			tp_counter_insert(tp, ts, track, (double)f.u, TP_NULL);
+	}
+}
+
+void
+tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+	uint64_t k, v;
+	int64_t cpu = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 1:
+			if (f.wire != PB_LEN)
+				break;
+			key_value_untrusted(f.data, f.len, &k, &v);
+			if (k >= tp_meminfo_nnames || tp_meminfo_names[k] ==
+			    NULL) {
+				tp_stat_inc(tp, ST_MEMINFO_UNKNOWN_KEYS, 1);
+				break;
+			}
+			global_counter(tp, ts, tp_meminfo_names[k],
+			    (double)v * 1024);
+			break;
+		case 2:
+			if (f.wire != PB_LEN)
+				break;
+			key_value_untrusted(f.data, f.len, &k, &v);
+			if (k >= tp_vmstat_nnames || tp_vmstat_names[k] ==
+			    NULL) {
+				tp_stat_inc(tp, ST_VMSTAT_UNKNOWN_KEYS, 1);
+				break;
+			}
+			global_counter(tp, ts, tp_vmstat_names[k], (double)v);
+			break;
+		case 3:
+			if (f.wire == PB_LEN)
+				cpu_times_untrusted(tp, ts, f.data, f.len);
+			break;
+		case 4:
+			global_counter(tp, ts, "num_forks", (double)f.u);
+			break;
+		case 5:
+			global_counter(tp, ts, "num_irq_total", (double)f.u);
+			break;
+		case 7:
+			global_counter(tp, ts, "num_softirq_total",
+			    (double)f.u);
+			break;
+		case 11:
+			if (f.wire == PB_VARINT) {
+				int64_t track = tp_track_intern(tp,
+				    TT_CPU_COUNTER, "cpufreq", cpu++);
+
+				if (track >= 0)
+					tp_counter_insert(tp, ts, track,
+					    (double)f.u, TP_NULL);
+			} else if (f.wire == PB_LEN) {
+				struct pb_packed pk;
+
+				pb_packed_init(&pk, &f);
+				while (pb_packed_varint_untrusted(&pk, &v)) {
+					int64_t track = tp_track_intern(tp,
+					    TT_CPU_COUNTER, "cpufreq", cpu++);
+
+					if (track >= 0)
+						tp_counter_insert(tp, ts, track,
+						    (double)v, TP_NULL);
+				}
+			}
+			break;
+		}
+	}
+}

@@ -1,0 +1,156 @@
+/*
+ * The sorting window: a min-heap of (timestamp, arrival) holding copies of
+ * records until the window's byte budget is spent, then releasing the
+ * oldest. A record older than one already released cannot be placed any
+ * more: it is dropped and counted (sorter_push_event_out_of_order).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_int.h"
+
+static int
+item_less(const struct tp_sort_item *a, const struct tp_sort_item *b)
+{
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	return a->seq < b->seq;
+}
+
+static void
+heap_up(struct tp_sort_item *h, size_t i)
+{
+	struct tp_sort_item x = h[i];
+
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (!item_less(&x, &h[p]))
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = x;
+}
+
+static void
+heap_down(struct tp_sort_item *h, size_t n, size_t i)
+{
+	struct tp_sort_item x = h[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && item_less(&h[c + 1], &h[c]))
+			c++;
+		if (!item_less(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static void
+item_dispatch(struct tp *tp, struct tp_sort_item *it)
+{
+	switch (it->kind) {
+	case SK_PACKET:
+	case SK_FTRACE:
+	case SK_COMPACT_SWITCH:
+	case SK_COMPACT_WAKING:
+		tp_proto_parse_sorted(tp, it);
+		break;
+	case SK_JSON:
+		tp_json_parse_sorted(tp, it);
+		break;
+	case SK_SYSTRACE:
+		tp_systrace_parse_sorted(tp, it);
+		break;
+	}
+}
+
+static void
+sorter_pop(struct tp *tp)
+{
+	struct tp_sorter *s = &tp->sorter;
+	struct tp_sort_item it = s->heap[0];
+
+	s->heap[0] = s->heap[--s->n];
+	if (s->n > 0)
+		heap_down(s->heap, s->n, 0);
+	s->bytes -= it.len + sizeof(it);
+	s->last_popped = it.ts;
+	s->popped_any = 1;
+	item_dispatch(tp, &it);
+	if (it.ref != NULL)
+		tp_proto_unref(it.ref);
+	free(it.data);
+}
+
+int
+tp_sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
+    uint32_t aux, void *ref, const void *data, size_t len)
+{
+	struct tp_sorter *s = &tp->sorter;
+	struct tp_sort_item *it;
+
+	if (ts < 0) {
+		tp_stat_inc(tp, ST_TRACE_SORTER_NEGATIVE_TS, 1);
+		return -1;
+	}
+	if (s->popped_any && ts < s->last_popped) {
+		tp_stat_inc(tp, ST_SORTER_OUT_OF_ORDER, 1);
+		return -1;
+	}
+	if (len > UINT32_MAX)
+		return -1;
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 1024;
+		void *p = realloc(s->heap, ncap * sizeof(*it));
+
+		if (p == NULL)
+			return -1;
+		s->heap = p;
+		s->cap = ncap;
+	}
+	it = &s->heap[s->n];
+	if ((it->data = malloc(len ? len : 1)) == NULL)
+		return -1;
+	memcpy(it->data, data, len);
+	it->ts = ts;
+	it->seq = s->seq++;
+	it->ref = ref;
+	it->len = (uint32_t)len;
+	it->aux = aux;
+	it->kind = (uint8_t)kind;
+	s->bytes += len + sizeof(*it);
+	heap_up(s->heap, s->n++);
+	return 0;
+}
+
+void
+tp_sorter_drain(struct tp *tp, int flush)
+{
+	struct tp_sorter *s = &tp->sorter;
+
+	while (s->n > 0 && (flush || s->bytes > tp->cfg.sort_window_bytes))
+		sorter_pop(tp);
+}
+
+void
+tp_sorter_free(struct tp *tp)
+{
+	struct tp_sorter *s = &tp->sorter;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->heap[i].ref != NULL)
+			tp_proto_unref(s->heap[i].ref);
+		free(s->heap[i].data);
+	}
+	free(s->heap);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,519 @@
+/*
+ * The tables: schema with upstream's names and columns, prepared inserts,
+ * and the final write of the rows kept in C while importing (threads,
+ * processes, tracks, stats).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_int.h"
+
+/*
+ * Track-like rows share one table; the typed tables are views that keep
+ * the rows of their type and its subtypes, as upstream's inheritance.
+ */
+static const char schema_sql[] =
+	"CREATE TABLE __intrinsic_track("
+	" id INTEGER PRIMARY KEY, type TEXT, name TEXT, parent_id INTEGER,"
+	" source_arg_set_id INTEGER, machine_id INTEGER, classification TEXT,"
+	" utid INTEGER, upid INTEGER, cpu INTEGER, unit TEXT,"
+	" description TEXT);"
+	"CREATE VIEW track AS SELECT id, type, name, parent_id,"
+	" source_arg_set_id, machine_id, classification"
+	" FROM __intrinsic_track;"
+	"CREATE VIEW thread_track AS SELECT id, type, name, parent_id,"
+	" source_arg_set_id, machine_id, classification, utid"
+	" FROM __intrinsic_track WHERE type = 'thread_track';"
+	"CREATE VIEW process_track AS SELECT id, type, name, parent_id,"
+	" source_arg_set_id, machine_id, classification, upid"
+	" FROM __intrinsic_track WHERE type = 'process_track';"
+	"CREATE VIEW cpu_track AS SELECT id, type, name, parent_id,"
+	" source_arg_set_id, machine_id, classification, cpu"
+	" FROM __intrinsic_track WHERE type = 'cpu_track';"
+	"CREATE VIEW counter_track AS SELECT id, type, name, parent_id,"
+	" source_arg_set_id, machine_id, classification, unit, description"
+	" FROM __intrinsic_track WHERE type IN ('counter_track',"
+	" 'thread_counter_track', 'process_counter_track',"
+	" 'cpu_counter_track');"
+	"CREATE VIEW thread_counter_track AS SELECT id, type, name, parent_id,"
+	" source_arg_set_id, machine_id, classification, unit, description,"
+	" utid FROM __intrinsic_track WHERE type = 'thread_counter_track';"
+	"CREATE VIEW process_counter_track AS SELECT id, type, name,"
+	" parent_id, source_arg_set_id, machine_id, classification, unit,"
+	" description, upid FROM __intrinsic_track"
+	" WHERE type = 'process_counter_track';"
+	"CREATE VIEW cpu_counter_track AS SELECT id, type, name, parent_id,"
+	" source_arg_set_id, machine_id, classification, unit, description,"
+	" cpu FROM __intrinsic_track WHERE type = 'cpu_counter_track';"
+
+	"CREATE TABLE slice("
+	" id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER,"
+	" category TEXT, name TEXT, depth INTEGER, stack_id INTEGER,"
+	" parent_stack_id INTEGER, parent_id INTEGER, arg_set_id INTEGER,"
+	" thread_ts INTEGER, thread_dur INTEGER,"
+	" thread_instruction_count INTEGER, thread_instruction_delta INTEGER);"
+	"CREATE VIEW slices AS SELECT * FROM slice;"
+	"CREATE TABLE flow(id INTEGER PRIMARY KEY, slice_out INTEGER,"
+	" slice_in INTEGER, trace_id INTEGER, arg_set_id INTEGER);"
+	"CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER,"
+	" track_id INTEGER, value REAL, arg_set_id INTEGER);"
+	"CREATE VIEW counters AS SELECT * FROM counter;"
+	"CREATE TABLE args(id INTEGER PRIMARY KEY, arg_set_id INTEGER,"
+	" flat_key TEXT, key TEXT, int_value INTEGER, string_value TEXT,"
+	" real_value REAL, value_type TEXT);"
+	"CREATE INDEX args_set_key ON args(arg_set_id, key);"
+
+	"CREATE TABLE thread(utid INTEGER PRIMARY KEY,"
+	" id INTEGER AS (utid) VIRTUAL, tid INTEGER, name TEXT,"
+	" start_ts INTEGER, end_ts INTEGER, upid INTEGER,"
+	" is_main_thread INTEGER, machine_id INTEGER);"
+	"CREATE TABLE process(upid INTEGER PRIMARY KEY,"
+	" id INTEGER AS (upid) VIRTUAL, pid INTEGER, name TEXT,"
+	" start_ts INTEGER, end_ts INTEGER, parent_upid INTEGER,"
+	" uid INTEGER, android_appid INTEGER, cmdline TEXT,"
+	" arg_set_id INTEGER, machine_id INTEGER);"
+
+	"CREATE TABLE sched_slice(id INTEGER PRIMARY KEY, ts INTEGER,"
+	" dur INTEGER, cpu INTEGER, utid INTEGER, end_state TEXT,"
+	" priority INTEGER, ucpu INTEGER AS (cpu) VIRTUAL);"
+	"CREATE VIEW sched AS SELECT * FROM sched_slice;"
+	"CREATE TABLE thread_state(id INTEGER PRIMARY KEY, ts INTEGER,"
+	" dur INTEGER, cpu INTEGER, utid INTEGER, state TEXT,"
+	" io_wait INTEGER, blocked_function TEXT, waker_utid INTEGER,"
+	" waker_id INTEGER, irq_context INTEGER,"
+	" ucpu INTEGER AS (cpu) VIRTUAL);"
+	"CREATE TABLE ftrace_event(id INTEGER PRIMARY KEY, ts INTEGER,"
+	" name TEXT, cpu INTEGER, utid INTEGER, arg_set_id INTEGER,"
+	" common_flags INTEGER, ucpu INTEGER AS (cpu) VIRTUAL);"
+	"CREATE VIEW raw AS SELECT * FROM ftrace_event;"
+
+	"CREATE TABLE stats(name TEXT, idx INTEGER, severity TEXT,"
+	" source TEXT, value INTEGER, description TEXT);"
+	"CREATE TABLE metadata(id INTEGER PRIMARY KEY, name TEXT,"
+	" key_type TEXT, int_value INTEGER, str_value TEXT);"
+	"CREATE TABLE cpu(id INTEGER PRIMARY KEY, cpu INTEGER,"
+	" ucpu INTEGER AS (id) VIRTUAL, cluster_id INTEGER, processor TEXT,"
+	" machine_id INTEGER);"
+	"CREATE TABLE __trace_bounds(start_ts INTEGER, end_ts INTEGER);"
+	"CREATE VIEW trace_bounds AS SELECT start_ts, end_ts"
+	" FROM __trace_bounds;"
+	"CREATE VIEW trace_summary AS SELECT"
+	" (SELECT start_ts FROM __trace_bounds) AS start_ts,"
+	" (SELECT end_ts FROM __trace_bounds) AS end_ts;";
+
+/* Indexes built once the bulk load is over: cheaper than maintaining them. */
+static const char index_sql[] =
+	"CREATE INDEX slice_track_ts ON slice(track_id, ts);"
+	"CREATE INDEX slice_parent ON slice(parent_id);"
+	"CREATE INDEX slice_stack ON slice(stack_id);"
+	"CREATE INDEX slice_ts ON slice(ts);"
+	"CREATE INDEX counter_track_ts ON counter(track_id, ts);"
+	"CREATE INDEX flow_out ON flow(slice_out);"
+	"CREATE INDEX flow_in ON flow(slice_in);"
+	"CREATE INDEX sched_utid ON sched_slice(utid);"
+	"CREATE INDEX sched_cpu_ts ON sched_slice(cpu, ts);"
+	"CREATE INDEX thread_state_utid ON thread_state(utid, ts);"
+	"CREATE INDEX ftrace_event_name ON ftrace_event(name);";
+
+static const char *const stmt_sql[SQ_COUNT] = {
+	[SQ_SLICE] = "INSERT INTO slice(id, ts, dur, track_id, category, name,"
+	    " depth, stack_id, parent_stack_id, parent_id, arg_set_id,"
+	    " thread_ts, thread_dur) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[SQ_COUNTER] = "INSERT INTO counter(id, ts, track_id, value,"
+	    " arg_set_id) VALUES(?,?,?,?,?)",
+	[SQ_ARG] = "INSERT INTO args(id, arg_set_id, flat_key, key, int_value,"
+	    " string_value, real_value, value_type) VALUES(?,?,?,?,?,?,?,?)",
+	[SQ_FLOW] = "INSERT INTO flow(id, slice_out, slice_in) VALUES(?,?,?)",
+	[SQ_SCHED] = "INSERT INTO sched_slice(id, ts, dur, cpu, utid,"
+	    " end_state, priority) VALUES(?,?,?,?,?,?,?)",
+	[SQ_THREAD_STATE] = "INSERT INTO thread_state(id, ts, dur, cpu, utid,"
+	    " state, io_wait, waker_utid) VALUES(?,?,?,?,?,?,?,?)",
+	[SQ_FTRACE] = "INSERT INTO ftrace_event(id, ts, name, cpu, utid,"
+	    " arg_set_id, common_flags) VALUES(?,?,?,?,?,?,?)",
+	[SQ_METADATA] = "INSERT INTO metadata(id, name, key_type, int_value,"
+	    " str_value) VALUES(?,?,'single',?,?)",
+};
+
+int
+tp_schema_create(struct tp *tp)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(tp->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK) {
+		tp_seterr(tp, "%s: %s", __func__, msg ? msg : "?");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+tp_schema_index(struct tp *tp)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(tp->db, index_sql, NULL, NULL, &msg) != SQLITE_OK) {
+		tp_seterr(tp, "%s: %s", __func__, msg ? msg : "?");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+tp_stmts_prepare(struct tp *tp)
+{
+	int i;
+
+	for (i = 0; i < SQ_COUNT; i++) {
+		if (sqlite3_prepare_v3(tp->db, stmt_sql[i], -1,
+		    SQLITE_PREPARE_PERSISTENT, &tp->stmt[i], NULL) != SQLITE_OK)
+			return tp_seterr(tp, "%s: %s", __func__,
+			    sqlite3_errmsg(tp->db));
+	}
+	return 0;
+}
+
+void
+tp_stmts_finalize(struct tp *tp)
+{
+	int i;
+
+	for (i = 0; i < SQ_COUNT; i++) {
+		sqlite3_finalize(tp->stmt[i]);
+		tp->stmt[i] = NULL;
+	}
+}
+
+int
+tp_txn_begin(struct tp *tp)
+{
+	if (tp->in_txn)
+		return 0;
+	if (sqlite3_exec(tp->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return tp_seterr(tp, "%s: %s", __func__,
+		    sqlite3_errmsg(tp->db));
+	tp->in_txn = 1;
+	return 0;
+}
+
+int
+tp_txn_commit(struct tp *tp)
+{
+	if (!tp->in_txn)
+		return 0;
+	tp->in_txn = 0;
+	if (sqlite3_exec(tp->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		return tp_seterr(tp, "%s: %s", __func__,
+		    sqlite3_errmsg(tp->db));
+	return 0;
+}
+
+/* Runs a bound insert; a failure here is an engine bug or out of memory. */
+int
+tp_step_done(struct tp *tp, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE) {
+		tp_seterr(tp, "insert: %s", sqlite3_errmsg(tp->db));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+bind_i64n(sqlite3_stmt *st, int col, int64_t v)
+{
+	if (v == TP_NULL)
+		sqlite3_bind_null(st, col);
+	else
+		sqlite3_bind_int64(st, col, v);
+}
+
+static void
+bind_str(sqlite3_stmt *st, int col, const char *s, size_t len)
+{
+	if (s == NULL)
+		sqlite3_bind_null(st, col);
+	else
+		sqlite3_bind_text(st, col, s, (int)len, SQLITE_TRANSIENT);
+}
+
+int64_t
+tp_arg_set_new(struct tp *tp)
+{
+	return tp->next_arg_set++;
+}
+
+static void
+arg_insert(struct tp *tp, int64_t set, const char *flat, const char *key,
+    int64_t iv, const char *s, size_t slen, const double *rv,
+    const char *type)
+{
+	sqlite3_stmt *st = tp->stmt[SQ_ARG];
+
+	sqlite3_bind_int64(st, 1, tp->next_arg++);
+	sqlite3_bind_int64(st, 2, set);
+	sqlite3_bind_text(st, 3, flat, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, key, -1, SQLITE_TRANSIENT);
+	bind_i64n(st, 5, iv);
+	bind_str(st, 6, s, slen);
+	if (rv != NULL)
+		sqlite3_bind_double(st, 7, *rv);
+	sqlite3_bind_text(st, 8, type, -1, SQLITE_STATIC);
+	(void)tp_step_done(tp, st);
+}
+
+void
+tp_arg_int(struct tp *tp, int64_t set, const char *flat, const char *key,
+    int64_t v, const char *type)
+{
+	arg_insert(tp, set, flat, key, v, NULL, 0, NULL, type ? type : "int");
+}
+
+void
+tp_arg_real(struct tp *tp, int64_t set, const char *flat, const char *key,
+    double v)
+{
+	arg_insert(tp, set, flat, key, TP_NULL, NULL, 0, &v, "real");
+}
+
+void
+tp_arg_str(struct tp *tp, int64_t set, const char *flat, const char *key,
+    const char *s, size_t len, const char *type)
+{
+	arg_insert(tp, set, flat, key, TP_NULL, s ? s : "", s ? len : 0, NULL,
+	    type ? type : "string");
+}
+
+void
+tp_counter_insert(struct tp *tp, int64_t ts, int64_t track, double v,
+    int64_t arg_set_id)
+{
+	sqlite3_stmt *st = tp->stmt[SQ_COUNTER];
+
+	tp_seen_ts(tp, ts);
+	sqlite3_bind_int64(st, 1, tp->next_counter++);
+	sqlite3_bind_int64(st, 2, ts);
+	sqlite3_bind_int64(st, 3, track);
+	sqlite3_bind_double(st, 4, v);
+	bind_i64n(st, 5, arg_set_id);
+	(void)tp_step_done(tp, st);
+}
+
+int64_t
+tp_sched_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
+    int64_t cpu, int64_t utid, const char *end_state, int64_t prio)
+{
+	sqlite3_stmt *st = tp->stmt[SQ_SCHED];
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, ts);
+	sqlite3_bind_int64(st, 3, dur);
+	sqlite3_bind_int64(st, 4, cpu);
+	sqlite3_bind_int64(st, 5, utid);
+	bind_str(st, 6, end_state, end_state ? strlen(end_state) : 0);
+	bind_i64n(st, 7, prio);
+	return tp_step_done(tp, st);
+}
+
+void
+tp_thread_state_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
+    int64_t cpu, int64_t utid, const char *state, int64_t io_wait,
+    int64_t waker_utid)
+{
+	sqlite3_stmt *st = tp->stmt[SQ_THREAD_STATE];
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, ts);
+	sqlite3_bind_int64(st, 3, dur);
+	bind_i64n(st, 4, cpu);
+	sqlite3_bind_int64(st, 5, utid);
+	bind_str(st, 6, state, state ? strlen(state) : 0);
+	bind_i64n(st, 7, io_wait);
+	bind_i64n(st, 8, waker_utid);
+	(void)tp_step_done(tp, st);
+}
+
+int64_t
+tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
+    int64_t utid, int64_t arg_set_id, int64_t flags)
+{
+	sqlite3_stmt *st = tp->stmt[SQ_FTRACE];
+	int64_t id = tp->next_ftrace++;
+
+	tp_seen_ts(tp, ts);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, ts);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 4, cpu);
+	sqlite3_bind_int64(st, 5, utid);
+	bind_i64n(st, 6, arg_set_id);
+	bind_i64n(st, 7, flags);
+	(void)tp_step_done(tp, st);
+	return id;
+}
+
+void
+tp_flow_insert(struct tp *tp, int64_t out, int64_t in)
+{
+	sqlite3_stmt *st = tp->stmt[SQ_FLOW];
+
+	sqlite3_bind_int64(st, 1, tp->next_flow++);
+	sqlite3_bind_int64(st, 2, out);
+	sqlite3_bind_int64(st, 3, in);
+	(void)tp_step_done(tp, st);
+}
+
+void
+tp_metadata_str(struct tp *tp, const char *name, const char *v)
+{
+	sqlite3_stmt *st = tp->stmt[SQ_METADATA];
+
+	sqlite3_bind_int64(st, 1, tp->next_meta++);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_null(st, 3);
+	sqlite3_bind_text(st, 4, v, -1, SQLITE_TRANSIENT);
+	(void)tp_step_done(tp, st);
+}
+
+void
+tp_metadata_int(struct tp *tp, const char *name, int64_t v)
+{
+	sqlite3_stmt *st = tp->stmt[SQ_METADATA];
+
+	sqlite3_bind_int64(st, 1, tp->next_meta++);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, v);
+	sqlite3_bind_null(st, 4);
+	(void)tp_step_done(tp, st);
+}
+
+static int
+write_prepared(struct tp *tp, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(tp->db, sql, -1, st, NULL) != SQLITE_OK)
+		return tp_seterr(tp, "%s: %s", __func__,
+		    sqlite3_errmsg(tp->db));
+	return 0;
+}
+
+static int
+write_threads(struct tp *tp)
+{
+	sqlite3_stmt *st;
+	size_t i;
+
+	if (write_prepared(tp, "INSERT INTO thread(utid, tid, name, start_ts,"
+	    " end_ts, upid, is_main_thread) VALUES(?,?,?,?,?,?,?)", &st) == -1)
+		return -1;
+	for (i = 0; i < tp->nthreads; i++) {
+		struct tp_thread *t = &tp->threads[i];
+
+		sqlite3_bind_int64(st, 1, (int64_t)i);
+		sqlite3_bind_int64(st, 2, t->tid);
+		bind_str(st, 3, t->name, t->name ? strlen(t->name) : 0);
+		bind_i64n(st, 4, t->start_ts);
+		bind_i64n(st, 5, t->end_ts);
+		bind_i64n(st, 6, t->upid);
+		if (t->upid != TP_NULL)
+			sqlite3_bind_int(st, 7,
+			    tp->procs[t->upid].pid == t->tid);
+		(void)tp_step_done(tp, st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int
+write_processes(struct tp *tp)
+{
+	sqlite3_stmt *st;
+	size_t i;
+
+	if (write_prepared(tp, "INSERT INTO process(upid, pid, name, start_ts,"
+	    " end_ts, parent_upid, uid, cmdline) VALUES(?,?,?,?,?,?,?,?)",
+	    &st) == -1)
+		return -1;
+	for (i = 0; i < tp->nprocs; i++) {
+		struct tp_process *p = &tp->procs[i];
+
+		sqlite3_bind_int64(st, 1, (int64_t)i);
+		sqlite3_bind_int64(st, 2, p->pid);
+		bind_str(st, 3, p->name, p->name ? strlen(p->name) : 0);
+		bind_i64n(st, 4, p->start_ts);
+		bind_i64n(st, 5, p->end_ts);
+		bind_i64n(st, 6, p->parent_upid);
+		bind_i64n(st, 7, p->uid);
+		bind_str(st, 8, p->cmdline, p->cmdline ? strlen(p->cmdline) : 0);
+		(void)tp_step_done(tp, st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int
+write_tracks(struct tp *tp)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int64_t maxcpu = -1;
+
+	if (write_prepared(tp, "INSERT INTO __intrinsic_track(id, type, name,"
+	    " parent_id, source_arg_set_id, utid, upid, cpu, unit, description)"
+	    " VALUES(?,?,?,?,?,?,?,?,?,?)", &st) == -1)
+		return -1;
+	for (i = 0; i < tp->ntracks; i++) {
+		struct tp_track *t = &tp->tracks[i];
+
+		sqlite3_bind_int64(st, 1, (int64_t)i);
+		sqlite3_bind_text(st, 2, tp_track_type_name(t->type), -1,
+		    SQLITE_STATIC);
+		bind_str(st, 3, t->name, t->name ? strlen(t->name) : 0);
+		bind_i64n(st, 4, t->parent_id);
+		bind_i64n(st, 5, t->source_arg_set_id);
+		bind_i64n(st, 6, t->utid);
+		bind_i64n(st, 7, t->upid);
+		bind_i64n(st, 8, t->cpu);
+		bind_str(st, 9, t->unit, t->unit ? strlen(t->unit) : 0);
+		bind_str(st, 10, t->desc, t->desc ? strlen(t->desc) : 0);
+		(void)tp_step_done(tp, st);
+		if (t->cpu != TP_NULL && t->cpu > maxcpu && t->cpu < 4096)
+			maxcpu = t->cpu;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+tp_write_final_tables(struct tp *tp)
+{
+	char sql[128];
+
+	if (write_threads(tp) == -1 || write_processes(tp) == -1 ||
+	    write_tracks(tp) == -1)
+		return -1;
+	/* The cpu table lists every cpu that carried data. */
+	if (sqlite3_exec(tp->db, "INSERT INTO cpu(cpu) SELECT DISTINCT cpu FROM"
+	    " (SELECT cpu FROM sched_slice UNION SELECT cpu FROM ftrace_event"
+	    " UNION SELECT cpu FROM __intrinsic_track WHERE cpu IS NOT NULL)"
+	    " ORDER BY cpu", NULL, NULL, NULL) != SQLITE_OK)
+		return tp_seterr(tp, "%s: %s", __func__,
+		    sqlite3_errmsg(tp->db));
+	if (tp->ts_min <= tp->ts_max)
+		snprintf(sql, sizeof(sql), "INSERT INTO __trace_bounds"
+		    " VALUES(%lld, %lld)", (long long)tp->ts_min,
+		    (long long)tp->ts_max);
+	else
+		snprintf(sql, sizeof(sql), "INSERT INTO __trace_bounds"
+		    " VALUES(0, 0)");
+	if (sqlite3_exec(tp->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return tp_seterr(tp, "%s: %s", __func__,
+		    sqlite3_errmsg(tp->db));
+	return 0;
+}

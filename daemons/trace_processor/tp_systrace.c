@@ -1,0 +1,417 @@
+/*
+ * ftrace text, as /sys/kernel/tracing/trace and systrace print it:
+ *
+ *   <comm>-<tid> [ (<tgid>) ] [<cpu>] [flags] <sec>.<usec>: <event>: <args>
+ *
+ * Each line goes through the sorter, then into ftrace_event with its
+ * key=value fields as args, and into the same sched/thread_state/slice
+ * logic as the proto importer (tp_ftrace.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_int.h"
+
+#define MAX_LINE	(1u << 20)
+#define MAX_FIELDS	32
+
+struct tp_systrace {
+	char		*line;
+	size_t		 len, cap;
+	int		 skip;		/* an overlong line */
+};
+
+struct kv {
+	const char	*k, *v;
+	size_t		 klen, vlen;
+};
+
+static int
+parse_i64(const char *s, size_t len, int64_t *out)
+{
+	int64_t v = 0;
+	size_t i = 0;
+	int neg = 0;
+
+	if (len > 0 && s[0] == '-') {
+		neg = 1;
+		i = 1;
+	}
+	if (i >= len)
+		return -1;
+	for (; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9' || v > INT64_MAX / 10)
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = neg ? -v : v;
+	return 0;
+}
+
+/* "key=value key=value ..." (values end at the next " key="). */
+static size_t
+split_kv(const char *s, size_t len, struct kv *kv, size_t max)
+{
+	size_t n = 0, i = 0;
+
+	while (i < len && n < max) {
+		size_t ks, ke, vs;
+
+		while (i < len && s[i] == ' ')
+			i++;
+		ks = i;
+		while (i < len && s[i] != '=' && s[i] != ' ')
+			i++;
+		if (i >= len || s[i] != '=') {
+			/* Not key=value ("==>" of sched_switch): skip word. */
+			while (i < len && s[i] != ' ')
+				i++;
+			continue;
+		}
+		ke = i++;
+		vs = i;
+		/* The value runs to the next " word=" or the end. */
+		for (;;) {
+			size_t j;
+
+			while (i < len && s[i] != ' ')
+				i++;
+			if (i >= len)
+				break;
+			for (j = i + 1; j < len && s[j] != ' ' && s[j] != '=';
+			    j++)
+				;
+			if ((j < len && s[j] == '=' && j > i + 1) ||
+			    (i + 4 <= len && memcmp(s + i, " ==>", 4) == 0))
+				break;
+			i++;
+		}
+		kv[n].k = s + ks;
+		kv[n].klen = ke - ks;
+		kv[n].v = s + vs;
+		kv[n].vlen = i - vs;
+		n++;
+	}
+	return n;
+}
+
+static const struct kv *
+kv_get(const struct kv *kv, size_t n, const char *k)
+{
+	size_t kl = strlen(k), i;
+
+	for (i = 0; i < n; i++)
+		if (kv[i].klen == kl && memcmp(kv[i].k, k, kl) == 0)
+			return &kv[i];
+	return NULL;
+}
+
+static int64_t
+kv_int(const struct kv *kv, size_t n, const char *k, int64_t dflt)
+{
+	const struct kv *e = kv_get(kv, n, k);
+	int64_t v;
+
+	return e != NULL && parse_i64(e->v, e->vlen, &v) == 0 ? v : dflt;
+}
+
+/* "R", "S", "D", "R+", "D|K", ... back into kernel state bits. */
+static int64_t
+state_bits(const char *s, size_t len)
+{
+	static const char letters[] = "SDTtXZPI";
+	int64_t v = 0;
+	size_t i;
+	const char *l;
+
+	if (len >= 2 && s[0] == 'R' && s[1] == '+')
+		return 0x100;
+	for (i = 0; i < len; i++)
+		if (s[i] != '|' && s[i] != 'R' &&
+		    (l = strchr(letters, s[i])) != NULL)
+			v |= 1 << (l - letters);
+	return v;
+}
+
+/*
+ * Splits a line's header. Returns 0 with the fields set, -1 when the line
+ * is not an event line.
+ */
+static int
+line_header(const char *s, size_t len, int64_t *tid, int64_t *tgid,
+    int64_t *cpu, int64_t *ts, const char **ev, size_t *evlen,
+    const char **args, size_t *argslen)
+{
+	const char *p, *end = s + len, *b, *q = NULL, *dash, *colon;
+	int64_t sec = 0, frac = 0;
+	int digits = 0;
+
+	/* The cpu field "[NNN]" ends the task part. */
+	for (b = s; b + 4 < end; b++) {
+		if (b[0] != ' ' || b[1] != '[')
+			continue;
+		for (q = b + 2; q < end && *q >= '0' && *q <= '9'; q++)
+			;
+		if (q < end && *q == ']' && q > b + 2)
+			break;
+	}
+	if (b + 4 >= end || q == NULL)
+		return -1;
+	if (parse_i64(b + 2, (size_t)(q - (b + 2)), cpu) == -1)
+		return -1;
+	/* Optional "(tgid)" before the cpu. */
+	*tgid = -1;
+	p = b;
+	while (p > s && p[-1] == ' ')
+		p--;
+	if (p > s && p[-1] == ')') {
+		const char *o = p - 1;
+
+		while (o > s && *o != '(')
+			o--;
+		if (*o == '(') {
+			const char *d = o + 1;
+
+			while (d < p - 1 && *d == ' ')
+				d++;
+			if (parse_i64(d, (size_t)(p - 1 - d), tgid) == -1)
+				*tgid = -1;
+			p = o;
+			while (p > s && p[-1] == ' ')
+				p--;
+		}
+	}
+	for (dash = p - 1; dash > s && *dash != '-'; dash--)
+		;
+	if (*dash != '-' || parse_i64(dash + 1, (size_t)(p - dash - 1),
+	    tid) == -1)
+		return -1;
+	/* After "]": optional flags, then "sec.frac:". */
+	p = q + 1;
+	for (colon = p; colon < end && *colon != ':'; colon++)
+		;
+	if (colon >= end)
+		return -1;
+	b = colon;
+	while (b > p && b[-1] != ' ')
+		b--;
+	for (; b < colon && *b >= '0' && *b <= '9'; b++)
+		sec = sec * 10 + (*b - '0');
+	if (b < colon && *b == '.')
+		for (b++; b < colon && *b >= '0' && *b <= '9'; b++)
+			if (digits < 9) {
+				frac = frac * 10 + (*b - '0');
+				digits++;
+			}
+	if (b != colon)
+		return -1;
+	while (digits++ < 9)
+		frac *= 10;
+	*ts = sec * 1000000000LL + frac;
+	p = colon + 1;
+	while (p < end && *p == ' ')
+		p++;
+	for (colon = p; colon < end && *colon != ':'; colon++)
+		;
+	if (colon >= end)
+		return -1;
+	*ev = p;
+	*evlen = (size_t)(colon - p);
+	p = colon + 1;
+	if (p < end && *p == ' ')
+		p++;
+	*args = p;
+	*argslen = (size_t)(end - p);
+	return 0;
+}
+
+void
+tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
+{
+	const char *s = (const char *)it->data, *ev, *args;
+	size_t len = it->len, evlen, argslen, n, i;
+	int64_t tid, tgid, cpu, ts, set = TP_NULL, utid;
+	struct kv kv[MAX_FIELDS];
+	char name[128], k[128];
+
+	if (line_header(s, len, &tid, &tgid, &cpu, &ts, &ev, &evlen, &args,
+	    &argslen) == -1 || cpu < 0 || cpu >= 4096)
+		return;
+	snprintf(name, sizeof(name), "%.*s", (int)evlen, ev);
+	utid = tgid > 0 ? tp_thread_in_process(tp, tid, tgid) :
+	    tp_thread_get(tp, tid);
+	if (strcmp(name, "tracing_mark_write") == 0 ||
+	    strcmp(name, "print") == 0) {
+		set = tp_arg_set_new(tp);
+		tp_arg_str(tp, set, "buf", "buf", args, argslen, NULL);
+		tp_ftrace_insert(tp, ts, "print", cpu, utid, set, TP_NULL);
+		tp_ftrace_print(tp, ts, tid, args, argslen);
+		return;
+	}
+	n = split_kv(args, argslen, kv, MAX_FIELDS);
+	if (n > 0)
+		set = tp_arg_set_new(tp);
+	for (i = 0; i < n; i++) {
+		int64_t v;
+
+		snprintf(k, sizeof(k), "%.*s", (int)kv[i].klen, kv[i].k);
+		if (parse_i64(kv[i].v, kv[i].vlen, &v) == 0)
+			tp_arg_int(tp, set, k, k, v, "int");
+		else
+			tp_arg_str(tp, set, k, k, kv[i].v, kv[i].vlen, NULL);
+	}
+	tp_ftrace_insert(tp, ts, name, cpu, utid, set, TP_NULL);
+
+	if (strcmp(name, "sched_switch") == 0) {
+		const struct kv *pc = kv_get(kv, n, "prev_comm");
+		const struct kv *nc = kv_get(kv, n, "next_comm");
+		const struct kv *st = kv_get(kv, n, "prev_state");
+
+		tp_ftrace_sched_switch(tp, ts, (uint32_t)cpu,
+		    pc ? pc->v : NULL, pc ? pc->vlen : 0,
+		    kv_int(kv, n, "prev_pid", 0), kv_int(kv, n, "prev_prio", 0),
+		    st ? state_bits(st->v, st->vlen) : 0,
+		    nc ? nc->v : NULL, nc ? nc->vlen : 0,
+		    kv_int(kv, n, "next_pid", 0), kv_int(kv, n, "next_prio", 0));
+	} else if (strcmp(name, "sched_waking") == 0 ||
+	    strcmp(name, "sched_wakeup") == 0 ||
+	    strcmp(name, "sched_wakeup_new") == 0) {
+		const struct kv *c = kv_get(kv, n, "comm");
+
+		tp_ftrace_sched_waking(tp, ts, (uint32_t)cpu, tid,
+		    kv_int(kv, n, "pid", 0), c ? c->v : NULL, c ? c->vlen : 0);
+	} else if (strcmp(name, "cpu_frequency") == 0) {
+		tp_ftrace_cpu_counter(tp, ts, "cpufreq",
+		    kv_int(kv, n, "cpu_id", cpu), (double)kv_int(kv, n, "state",
+		    0));
+	} else if (strcmp(name, "cpu_idle") == 0) {
+		tp_ftrace_cpu_counter(tp, ts, "cpuidle",
+		    kv_int(kv, n, "cpu_id", cpu), (double)(uint32_t)kv_int(kv,
+		    n, "state", 0));
+	} else if (strcmp(name, "task_rename") == 0) {
+		const struct kv *c = kv_get(kv, n, "newcomm");
+
+		if (c != NULL)
+			tp_thread_set_name(tp, tp_thread_get(tp, kv_int(kv, n,
+			    "pid", 0)), c->v, c->vlen, TP_NAME_RENAME);
+	} else if (strcmp(name, "task_newtask") == 0) {
+		const struct kv *c = kv_get(kv, n, "comm");
+		int64_t child = kv_int(kv, n, "pid", -1), cu;
+
+		if (child < 0)
+			return;
+		if (kv_int(kv, n, "clone_flags", 0) & 0x00010000) {
+			int64_t upid = tp->threads[utid].upid;
+
+			cu = tp_thread_new(tp, child, ts);
+			tp->threads[cu].upid = upid != TP_NULL ? upid :
+			    tp_process_get(tp, tgid > 0 ? tgid : tid);
+		} else {
+			cu = tp_thread_new(tp, child, ts);
+			tp->threads[cu].upid = tp_process_new(tp, child,
+			    tp->threads[utid].upid, ts);
+		}
+		if (c != NULL)
+			tp_thread_set_name(tp, cu, c->v, c->vlen,
+			    TP_NAME_RENAME);
+	} else if (strcmp(name, "sched_process_free") == 0) {
+		tp_thread_end(tp, kv_int(kv, n, "pid", -1), ts);
+	}
+}
+
+static void
+line_done(struct tp *tp, const char *s, size_t len)
+{
+	int64_t tid, tgid, cpu, ts;
+	const char *ev, *args;
+	size_t evlen, argslen;
+
+	while (len > 0 && (s[len - 1] == '\r' || s[len - 1] == ' '))
+		len--;
+	if (len == 0 || s[0] == '#')
+		return;
+	if (line_header(s, len, &tid, &tgid, &cpu, &ts, &ev, &evlen, &args,
+	    &argslen) == -1) {
+		/* Headers of trace files and systrace's HTML wrapper. */
+		if (memchr(s, '[', len) != NULL && memchr(s, ':', len) != NULL)
+			tp_stat_inc(tp, ST_SYSTRACE_PARSE_FAILURE, 1);
+		return;
+	}
+	tp_sorter_push(tp, ts, SK_SYSTRACE, 0, NULL, s, len);
+}
+
+int
+tp_systrace_feed(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct tp_systrace *st = tp->systrace;
+	const char *p = (const char *)buf, *end = p + len, *nl;
+
+	if (st == NULL && (st = tp->systrace = calloc(1, sizeof(*st))) == NULL)
+		return tp_seterr(tp, "%s: out of memory", __func__);
+	while (p < end) {
+		size_t n;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = (size_t)((nl ? nl : end) - p);
+		if (st->len == 0 && nl != NULL && !st->skip) {
+			line_done(tp, p, n);	/* the whole line is here */
+		} else if (!st->skip) {
+			if (st->len + n > MAX_LINE) {
+				st->skip = 1;
+				st->len = 0;
+				tp_stat_inc(tp, ST_SYSTRACE_PARSE_FAILURE, 1);
+			} else {
+				if (st->len + n > st->cap) {
+					size_t ncap = st->cap ? st->cap : 256;
+					void *q;
+
+					while (ncap < st->len + n)
+						ncap *= 2;
+					if ((q = realloc(st->line, ncap)) ==
+					    NULL)
+						return tp_seterr(tp, "%s: out of"
+						    " memory", __func__);
+					st->line = q;
+					st->cap = ncap;
+				}
+				memcpy(st->line + st->len, p, n);
+				st->len += n;
+				if (nl != NULL) {
+					line_done(tp, st->line, st->len);
+					st->len = 0;
+				}
+			}
+		}
+		if (nl != NULL) {
+			st->skip = 0;
+			p = nl + 1;
+			tp_sorter_drain(tp, 0);
+		} else {
+			p = end;
+		}
+	}
+	return 0;
+}
+
+int
+tp_systrace_end(struct tp *tp)
+{
+	struct tp_systrace *st = tp->systrace;
+
+	if (st != NULL && st->len > 0 && !st->skip)
+		line_done(tp, st->line, st->len);
+	if (st != NULL)
+		st->len = 0;
+	return 0;
+}
+
+void
+tp_systrace_free(struct tp *tp)
+{
+	if (tp->systrace == NULL)
+		return;
+	free(tp->systrace->line);
+	free(tp->systrace);
+	tp->systrace = NULL;
+}

@@ -1,0 +1,764 @@
+/*
+ * TrackEvent: slices, instants, counters, flows and their args, on the
+ * tracks of track descriptors or of the sequence's thread.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_proto.h"
+
+/* Interned data fields (InternedData) and their string field. */
+#define IN_CATEGORIES		1
+#define IN_NAMES		2
+#define IN_DEBUG_NAMES		3
+#define IN_SOURCE_LOCATIONS	4
+#define IN_DEBUG_STRINGS	29
+
+#define TE_SLICE_BEGIN	1
+#define TE_SLICE_END	2
+#define TE_INSTANT	3
+#define TE_COUNTER	4
+
+#define MAX_IDS		64
+#define KEY_MAX		512
+
+struct te {
+	int		 type;
+	int		 has_type;
+	uint64_t	 track_uuid;
+	int		 has_track;
+	const char	*name;
+	size_t		 namelen;
+	int		 has_name;
+	char		 cat[512];
+	size_t		 catlen;
+	int		 has_cat;
+	int		 has_counter;
+	double		 counter;
+	uint64_t	 extra_uuids[TP_MAX_EXTRA];
+	size_t		 n_extra_uuids;
+	double		 extra_values[TP_MAX_EXTRA];
+	size_t		 n_extra_values;
+	uint64_t	 extra_d_uuids[TP_MAX_EXTRA];
+	size_t		 n_extra_d_uuids;
+	double		 extra_d_values[TP_MAX_EXTRA];
+	size_t		 n_extra_d_values;
+	uint64_t	 flows[MAX_IDS];
+	size_t		 nflows;
+	uint64_t	 term_flows[MAX_IDS];
+	size_t		 nterm;
+	/* legacy_event */
+	int		 phase;
+	int64_t		 legacy_dur;
+	int64_t		 legacy_thread_dur;
+	uint64_t	 legacy_name_iid;
+	int		 has_legacy_name;
+	int64_t		 pid_override, tid_override;
+};
+
+void
+tp_proto_thread_descriptor(struct tp *tp, struct tp_seq *s,
+    const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+	const uint8_t *name = NULL;
+	size_t namelen = 0;
+	int64_t pid = 0, tid = 0, utid;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 1:
+			pid = (int32_t)f.u;
+			break;
+		case 2:
+			tid = (int64_t)f.u;
+			break;
+		case 5:
+			if (f.wire == PB_LEN) {
+				name = f.data;
+				namelen = f.len;
+			}
+			break;
+		case 6:
+			s->ref_ts = (int64_t)f.u * 1000;
+			break;
+		case 7:
+			s->ref_thread_ts = (int64_t)f.u * 1000;
+			break;
+		}
+	}
+	s->gen->has_thread = 1;
+	s->gen->pid = pid;
+	s->gen->tid = tid;
+	utid = tp_thread_in_process(tp, tid, pid);
+	if (name != NULL)
+		tp_thread_set_name(tp, utid, (const char *)name, namelen,
+		    TP_NAME_TRACK);
+}
+
+int
+tp_proto_te_times(struct tp *tp, struct tp_seq *s, const uint8_t *buf,
+    size_t len, int has_ts, int64_t *ts, int64_t *thread_ts)
+{
+	struct pb it;
+	struct pb_field f;
+	int legacy_ts = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 1:		/* timestamp_delta_us */
+			s->ref_ts += (int64_t)f.u * 1000;
+			*ts = s->ref_ts;
+			legacy_ts = 1;
+			break;
+		case 16:	/* timestamp_absolute_us */
+			s->ref_ts = (int64_t)f.u * 1000;
+			*ts = s->ref_ts;
+			legacy_ts = 1;
+			break;
+		case 2:		/* thread_time_delta_us */
+			s->ref_thread_ts += (int64_t)f.u * 1000;
+			*thread_ts = s->ref_thread_ts;
+			break;
+		case 17:	/* thread_time_absolute_us */
+			s->ref_thread_ts = (int64_t)f.u * 1000;
+			*thread_ts = s->ref_thread_ts;
+			break;
+		}
+	}
+	if (it.err) {
+		tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
+		return -1;
+	}
+	if (!has_ts && !legacy_ts) {
+		tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+cat_append(struct te *e, const char *s, size_t len)
+{
+	if (e->catlen + len + 2 > sizeof(e->cat))
+		return;
+	if (e->catlen > 0)
+		e->cat[e->catlen++] = ',';
+	memcpy(e->cat + e->catlen, s, len);
+	e->catlen += len;
+	e->cat[e->catlen] = '\0';
+	e->has_cat = 1;
+}
+
+static void
+repeated_u64(const struct pb_field *f, uint64_t *arr, size_t *n, size_t max,
+    int fixed)
+{
+	struct pb_packed pk;
+	uint64_t v;
+
+	if (f->wire == PB_LEN) {
+		pb_packed_init(&pk, f);
+		while (fixed ? pb_packed_fixed64_untrusted(&pk, &v) :
+		    pb_packed_varint_untrusted(&pk, &v))
+			if (*n < max)
+				arr[(*n)++] = v;
+	} else if (*n < max) {
+		arr[(*n)++] = f->u;
+	}
+}
+
+static void
+legacy_event_untrusted(struct te *e, const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 1:
+			e->legacy_name_iid = f.u;
+			e->has_legacy_name = 1;
+			break;
+		case 2:
+			e->phase = (int)f.u;
+			break;
+		case 3:
+			e->legacy_dur = (int64_t)f.u * 1000;
+			break;
+		case 4:
+			e->legacy_thread_dur = (int64_t)f.u * 1000;
+			break;
+		case 18:
+			e->pid_override = (int32_t)f.u;
+			break;
+		case 19:
+			e->tid_override = (int32_t)f.u;
+			break;
+		}
+	}
+}
+
+static int
+te_decode_untrusted(struct tp *tp, const struct tp_gen *g, const uint8_t *buf,
+    size_t len, struct te *e)
+{
+	struct pb it;
+	struct pb_field f;
+	uint64_t tmp[TP_MAX_EXTRA];
+	size_t i, n;
+	const char *s;
+	size_t slen;
+
+	memset(e, 0, sizeof(*e));
+	e->legacy_thread_dur = TP_NULL;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 9:
+			e->type = (int)f.u;
+			e->has_type = 1;
+			break;
+		case 11:
+			e->track_uuid = f.u;
+			e->has_track = 1;
+			break;
+		case 23:
+			if (f.wire == PB_LEN) {
+				e->name = (const char *)f.data;
+				e->namelen = f.len;
+				e->has_name = 1;
+			}
+			break;
+		case 10:
+			if (tp_gen_string(g, IN_NAMES, f.u, 2, &s, &slen) == 0) {
+				e->name = s;
+				e->namelen = slen;
+				e->has_name = 1;
+			} else {
+				tp_stat_inc(tp, ST_INTERNED_DATA_TOKENIZER_ERRORS,
+				    1);
+			}
+			break;
+		case 22:
+			if (f.wire == PB_LEN)
+				cat_append(e, (const char *)f.data, f.len);
+			break;
+		case 3:
+			n = 0;
+			repeated_u64(&f, tmp, &n, TP_MAX_EXTRA, 0);
+			for (i = 0; i < n; i++) {
+				if (tp_gen_string(g, IN_CATEGORIES, tmp[i], 2,
+				    &s, &slen) == 0)
+					cat_append(e, s, slen);
+				else
+					tp_stat_inc(tp,
+					    ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
+			}
+			break;
+		case 30:
+			e->counter = (double)(int64_t)f.u;
+			e->has_counter = 1;
+			break;
+		case 44:
+			if (f.wire == PB_FIXED64) {
+				e->counter = pb_double(&f);
+				e->has_counter = 1;
+			}
+			break;
+		case 31:
+			repeated_u64(&f, e->extra_uuids, &e->n_extra_uuids,
+			    TP_MAX_EXTRA, 0);
+			break;
+		case 12:
+			n = 0;
+			repeated_u64(&f, tmp, &n, TP_MAX_EXTRA, 0);
+			for (i = 0; i < n && e->n_extra_values < TP_MAX_EXTRA;
+			    i++)
+				e->extra_values[e->n_extra_values++] =
+				    (double)(int64_t)tmp[i];
+			break;
+		case 45:
+			repeated_u64(&f, e->extra_d_uuids, &e->n_extra_d_uuids,
+			    TP_MAX_EXTRA, 0);
+			break;
+		case 46:
+			n = 0;
+			repeated_u64(&f, tmp, &n, TP_MAX_EXTRA, 1);
+			for (i = 0; i < n && e->n_extra_d_values < TP_MAX_EXTRA;
+			    i++) {
+				struct pb_field d = { .u = tmp[i] };
+
+				e->extra_d_values[e->n_extra_d_values++] =
+				    pb_double(&d);
+			}
+			break;
+		case 36:
+			repeated_u64(&f, e->flows, &e->nflows, MAX_IDS, 0);
+			break;
+		case 47:
+			repeated_u64(&f, e->flows, &e->nflows, MAX_IDS, 1);
+			break;
+		case 42:
+			repeated_u64(&f, e->term_flows, &e->nterm, MAX_IDS, 0);
+			break;
+		case 48:
+			repeated_u64(&f, e->term_flows, &e->nterm, MAX_IDS, 1);
+			break;
+		case 6:
+			if (f.wire == PB_LEN)
+				legacy_event_untrusted(e, f.data, f.len);
+			break;
+		}
+	}
+	if (it.err) {
+		tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
+		return -1;
+	}
+	if (!e->has_name && e->has_legacy_name) {
+		if (tp_gen_string(g, IN_NAMES, e->legacy_name_iid, 2, &s,
+		    &slen) == 0) {
+			e->name = s;
+			e->namelen = slen;
+			e->has_name = 1;
+		}
+	}
+	return 0;
+}
+
+/* Debug annotations ------------------------------------------------------ */
+
+static void annotation_untrusted(struct tp *, const struct tp_gen *,
+    int64_t set, char *flat, size_t flen, char *key, size_t klen,
+    const uint8_t *, size_t, int depth);
+
+static int
+key_append(char *buf, size_t *len, const char *sep, const char *s,
+    size_t slen)
+{
+	size_t seplen = strlen(sep);
+
+	if (*len + seplen + slen + 1 > KEY_MAX)
+		return -1;
+	memcpy(buf + *len, sep, seplen);
+	*len += seplen;
+	memcpy(buf + *len, s, slen);
+	*len += slen;
+	buf[*len] = '\0';
+	return 0;
+}
+
+static void
+nested_value_untrusted(struct tp *tp, int64_t set, char *flat, size_t flen,
+    char *key, size_t klen, const uint8_t *buf, size_t len, int depth)
+{
+	struct pb it;
+	struct pb_field f;
+	const uint8_t *keys[64];
+	size_t keylens[64], nkeys = 0, nvals = 0, nitems = 0;
+	int nested_type = 0;
+
+	if (depth > 16)
+		return;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 1:
+			nested_type = (int)f.u;
+			break;
+		case 2:
+			if (f.wire == PB_LEN && nkeys < 64) {
+				keys[nkeys] = f.data;
+				keylens[nkeys++] = f.len;
+			}
+			break;
+		case 5:
+			tp_arg_int(tp, set, flat, key, (int64_t)f.u, "int");
+			break;
+		case 6:
+			tp_arg_real(tp, set, flat, key, pb_double(&f));
+			break;
+		case 7:
+			tp_arg_int(tp, set, flat, key, f.u != 0, "bool");
+			break;
+		case 8:
+			tp_arg_str(tp, set, flat, key, (const char *)f.data,
+			    f.len, "string");
+			break;
+		}
+	}
+	if (nested_type == 0)
+		return;
+	/* Second pass: dict values pair with dict keys by position. */
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		size_t fl = flen, kl = klen;
+		char idx[32];
+
+		if (f.wire != PB_LEN)
+			continue;
+		if (f.id == 3 && nested_type == 1 && nvals < nkeys) {
+			if (key_append(flat, &fl, ".", (const char *)keys[nvals],
+			    keylens[nvals]) == 0 && key_append(key, &kl, ".",
+			    (const char *)keys[nvals], keylens[nvals]) == 0)
+				nested_value_untrusted(tp, set, flat, fl, key,
+				    kl, f.data, f.len, depth + 1);
+			nvals++;
+		} else if (f.id == 4 && nested_type == 2) {
+			snprintf(idx, sizeof(idx), "[%zu]", nitems++);
+			if (key_append(key, &kl, "", idx, strlen(idx)) == 0)
+				nested_value_untrusted(tp, set, flat, fl, key,
+				    kl, f.data, f.len, depth + 1);
+		}
+		flat[flen] = '\0';
+		key[klen] = '\0';
+	}
+}
+
+static void
+annotation_untrusted(struct tp *tp, const struct tp_gen *g, int64_t set,
+    char *flat, size_t flen, char *key, size_t klen, const uint8_t *buf,
+    size_t len, int depth)
+{
+	struct pb it;
+	struct pb_field f;
+	const char *s;
+	size_t slen, fl, kl, nitems = 0;
+	int named = depth > 0;
+
+	if (depth > 16)
+		return;
+	/* First the name, which may come after the value. */
+	pb_init(&it, buf, len);
+	while (!named && pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 10 && f.wire == PB_LEN) {
+			named = key_append(flat, &flen, ".",
+			    (const char *)f.data, f.len) == 0 &&
+			    key_append(key, &klen, ".", (const char *)f.data,
+			    f.len) == 0;
+		} else if (f.id == 1 && f.wire == PB_VARINT) {
+			if (tp_gen_string(g, IN_DEBUG_NAMES, f.u, 2, &s,
+			    &slen) == 0)
+				named = key_append(flat, &flen, ".", s,
+				    slen) == 0 && key_append(key, &klen, ".",
+				    s, slen) == 0;
+			else
+				tp_stat_inc(tp,
+				    ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
+		}
+	}
+	if (!named)
+		return;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 2:
+			tp_arg_int(tp, set, flat, key, f.u != 0, "bool");
+			break;
+		case 3:
+			tp_arg_int(tp, set, flat, key, (int64_t)f.u, "uint");
+			break;
+		case 4:
+			tp_arg_int(tp, set, flat, key, (int64_t)f.u, "int");
+			break;
+		case 5:
+			tp_arg_real(tp, set, flat, key, pb_double(&f));
+			break;
+		case 7:
+			tp_arg_int(tp, set, flat, key, (int64_t)f.u,
+			    "pointer");
+			break;
+		case 6:
+			if (f.wire == PB_LEN)
+				tp_arg_str(tp, set, flat, key,
+				    (const char *)f.data, f.len, "string");
+			break;
+		case 9:
+			if (f.wire == PB_LEN)
+				tp_arg_str(tp, set, flat, key,
+				    (const char *)f.data, f.len, "json");
+			break;
+		case 17:
+			if (tp_gen_string(g, IN_DEBUG_STRINGS, f.u, 2, &s,
+			    &slen) == 0)
+				tp_arg_str(tp, set, flat, key, s, slen,
+				    "string");
+			else
+				tp_stat_inc(tp,
+				    ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
+			break;
+		case 8:
+			if (f.wire == PB_LEN)
+				nested_value_untrusted(tp, set, flat, flen,
+				    key, klen, f.data, f.len, depth + 1);
+			break;
+		case 11:	/* dict entry: a named annotation */
+			if (f.wire == PB_LEN) {
+				struct pb sub;
+				struct pb_field sf;
+				int ok = 0;
+
+				fl = flen;
+				kl = klen;
+				pb_init(&sub, f.data, f.len);
+				while (pb_next_untrusted(&sub, &sf) == 1 && !ok)
+					if (sf.id == 10 && sf.wire == PB_LEN)
+						ok = key_append(flat, &fl, ".",
+						    (const char *)sf.data,
+						    sf.len) == 0 &&
+						    key_append(key, &kl, ".",
+						    (const char *)sf.data,
+						    sf.len) == 0;
+				if (ok)
+					annotation_untrusted(tp, g, set, flat,
+					    fl, key, kl, f.data, f.len,
+					    depth + 1);
+				flat[flen] = '\0';
+				key[klen] = '\0';
+			}
+			break;
+		case 12:	/* array value */
+			if (f.wire == PB_LEN) {
+				char idx[32];
+
+				kl = klen;
+				snprintf(idx, sizeof(idx), "[%zu]", nitems++);
+				if (key_append(key, &kl, "", idx,
+				    strlen(idx)) == 0)
+					annotation_untrusted(tp, g, set, flat,
+					    flen, key, kl, f.data, f.len,
+					    depth + 1);
+				key[klen] = '\0';
+			}
+			break;
+		}
+	}
+}
+
+static void
+source_location_args(struct tp *tp, int64_t set, const uint8_t *buf,
+    size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 2 && f.wire == PB_LEN)
+			tp_arg_str(tp, set, "source.file_name",
+			    "source.file_name", (const char *)f.data, f.len,
+			    NULL);
+		else if (f.id == 3 && f.wire == PB_LEN)
+			tp_arg_str(tp, set, "source.function_name",
+			    "source.function_name", (const char *)f.data,
+			    f.len, NULL);
+		else if (f.id == 4 && f.wire == PB_VARINT)
+			tp_arg_int(tp, set, "source.line_number",
+			    "source.line_number", (int64_t)f.u, NULL);
+	}
+}
+
+/* Adds the event's args to set (allocated on first arg if *set is NULL). */
+static void
+te_args(struct tp *tp, const struct tp_gen *g, int64_t *set,
+    const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+	char flat[KEY_MAX], key[KEY_MAX];
+	const uint8_t *msg;
+	size_t mlen;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.wire == PB_LEN && (f.id == 4 || f.id == 33)) {
+			if (*set == TP_NULL)
+				*set = tp_arg_set_new(tp);
+		} else if (f.id == 34 && f.wire == PB_VARINT) {
+			if (*set == TP_NULL)
+				*set = tp_arg_set_new(tp);
+		} else {
+			continue;
+		}
+		if (f.id == 4) {
+			strcpy(flat, "debug");
+			strcpy(key, "debug");
+			annotation_untrusted(tp, g, *set, flat, 5, key, 5,
+			    f.data, f.len, 0);
+		} else if (f.id == 33) {
+			source_location_args(tp, *set, f.data, f.len);
+		} else if (tp_gen_lookup(g, IN_SOURCE_LOCATIONS, f.u, &msg,
+		    &mlen) == 0) {
+			source_location_args(tp, *set, msg, mlen);
+		} else {
+			tp_stat_inc(tp, ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
+		}
+	}
+}
+
+static int
+te_has_args(const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == 4 || f.id == 33 || f.id == 34)
+			return 1;
+	return 0;
+}
+
+/* Counter value into a counter track, honouring multiplier/increments. */
+static void
+counter_push(struct tp *tp, int64_t track, int64_t ts, double v)
+{
+	struct tp_track *t = &tp->tracks[track];
+
+	if (t->type < TT_COUNTER) {
+		tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
+		return;
+	}
+	v *= (double)t->multiplier;
+	if (t->incremental) {
+		t->last_value += v;
+		v = t->last_value;
+	}
+	tp_counter_insert(tp, ts, track, v, TP_NULL);
+}
+
+void
+tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
+    int64_t thread_ts, const uint8_t *buf, size_t len)
+{
+	struct te e;
+	struct tp_desc *d = NULL;
+	int64_t track = -1, set = TP_NULL, id = -1;
+	char name[1024];
+	const uint64_t *xu;
+	size_t i, nxu;
+	int type;
+
+	if (te_decode_untrusted(tp, g, buf, len, &e) == -1)
+		return;
+	tp_seen_ts(tp, ts);
+
+	/* Track: the event's, the sequence default, else its thread. */
+	if (e.has_track) {
+		track = tp_proto_track(tp, e.track_uuid, &d);
+	} else if (e.pid_override != 0 || e.tid_override != 0) {
+		track = tp_thread_track(tp, tp_thread_in_process(tp,
+		    e.tid_override, e.pid_override));
+	} else if (g != NULL && g->has_track_uuid) {
+		track = tp_proto_track(tp, g->track_uuid, &d);
+	} else if (g != NULL && g->has_thread) {
+		track = tp_thread_track(tp, tp_thread_in_process(tp, g->tid,
+		    g->pid));
+	}
+
+	/* Extra counters first: their values may give thread time. */
+	xu = e.n_extra_uuids ? e.extra_uuids : g ? g->extra_uuids : NULL;
+	nxu = e.n_extra_uuids ? e.n_extra_uuids : g ? g->n_extra : 0;
+	for (i = 0; i < e.n_extra_values && i < nxu; i++) {
+		struct tp_desc *cd = NULL;
+		int64_t ct = tp_proto_track(tp, xu[i], &cd);
+
+		if (ct < 0) {
+			tp_stat_inc(tp, ST_TRACK_EVENT_MISSING_TRACK, 1);
+			continue;
+		}
+		counter_push(tp, ct, ts, e.extra_values[i]);
+		if (cd != NULL && cd->builtin == 1 && thread_ts == TP_NULL)
+			thread_ts = (int64_t)tp->tracks[ct].last_value;
+		if (cd != NULL && cd->builtin == 1 && !tp->tracks[ct].incremental)
+			thread_ts = (int64_t)(e.extra_values[i] *
+			    (double)tp->tracks[ct].multiplier);
+	}
+	xu = e.n_extra_d_uuids ? e.extra_d_uuids : g ? g->extra_double_uuids :
+	    NULL;
+	nxu = e.n_extra_d_uuids ? e.n_extra_d_uuids : g ? g->n_extra_double :
+	    0;
+	for (i = 0; i < e.n_extra_d_values && i < nxu; i++) {
+		int64_t ct = tp_proto_track(tp, xu[i], NULL);
+
+		if (ct >= 0)
+			counter_push(tp, ct, ts, e.extra_d_values[i]);
+		else
+			tp_stat_inc(tp, ST_TRACK_EVENT_MISSING_TRACK, 1);
+	}
+
+	type = e.type;
+	if (!e.has_type) {
+		/* Legacy phases: B, E, X, I/i, C. */
+		switch (e.phase) {
+		case 'B': type = TE_SLICE_BEGIN; break;
+		case 'E': type = TE_SLICE_END; break;
+		case 'X': type = -'X'; break;
+		case 'I': case 'i': case 'R': case 'n': type = TE_INSTANT; break;
+		case 'C': type = TE_COUNTER; break;
+		default:
+			if (e.n_extra_values || e.n_extra_d_values)
+				return;
+			type = 0;
+			break;
+		}
+	}
+	if (type == 0)
+		return;
+	if (track < 0) {
+		tp_stat_inc(tp, ST_TRACK_EVENT_MISSING_TRACK, 1);
+		return;
+	}
+	if (e.namelen >= sizeof(name))
+		e.namelen = sizeof(name) - 1;
+	if (e.has_name) {
+		memcpy(name, e.name, e.namelen);
+		name[e.namelen] = '\0';
+	}
+
+	switch (type) {
+	case TE_SLICE_BEGIN:
+		if (te_has_args(buf, len))
+			te_args(tp, g, &set, buf, len);
+		id = tp_slice_begin(tp, track, ts, e.has_cat ? e.cat : NULL,
+		    e.has_name ? name : NULL, set, thread_ts);
+		break;
+	case TE_SLICE_END:
+		id = tp_slice_end(tp, track, ts, NULL, thread_ts,
+		    te_has_args(buf, len) ? &set : NULL);
+		if (id >= 0 && set != TP_NULL)
+			te_args(tp, g, &set, buf, len);
+		break;
+	case TE_INSTANT:
+	case -'X':
+		if (te_has_args(buf, len))
+			te_args(tp, g, &set, buf, len);
+		id = tp_slice_complete(tp, track, ts,
+		    type == TE_INSTANT ? 0 : e.legacy_dur,
+		    e.has_cat ? e.cat : NULL, e.has_name ? name : NULL, set,
+		    thread_ts, e.legacy_thread_dur);
+		break;
+	case TE_COUNTER:
+		if (!e.has_counter) {
+			tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
+			return;
+		}
+		counter_push(tp, track, ts, e.counter);
+		return;
+	default:
+		tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
+		return;
+	}
+	if (id < 0)
+		return;
+	for (i = 0; i < e.nflows; i++)
+		tp_flow_step(tp, e.flows[i], id, 0);
+	for (i = 0; i < e.nterm; i++)
+		tp_flow_step(tp, e.term_flows[i], id, 1);
+	(void)d;
+}

@@ -1,0 +1,360 @@
+/*
+ * Tracks and the slices on them. Every importer (TrackEvent, JSON, ftrace
+ * print, systrace) goes through these functions, so nesting, depth,
+ * parent_id and stack_id mean the same thing whatever the source.
+ *
+ * A slice gets its id when it begins and its row when it ends (its
+ * duration known); slices still open at the end get dur = -1.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_int.h"
+
+/* Stack depth beyond which slices are dropped (hostile nesting). */
+#define MAX_DEPTH	512
+
+static const char *const track_type_names[] = {
+	[TT_TRACK] = "track",
+	[TT_THREAD] = "thread_track",
+	[TT_PROCESS] = "process_track",
+	[TT_CPU] = "cpu_track",
+	[TT_COUNTER] = "counter_track",
+	[TT_THREAD_COUNTER] = "thread_counter_track",
+	[TT_PROCESS_COUNTER] = "process_counter_track",
+	[TT_CPU_COUNTER] = "cpu_counter_track",
+};
+
+const char *
+tp_track_type_name(enum tp_track_type t)
+{
+	return track_type_names[t];
+}
+
+int64_t
+tp_track_new(struct tp *tp, enum tp_track_type type, const char *name,
+    int64_t scope)
+{
+	struct tp_track *t;
+
+	if (tp->ntracks == tp->captracks) {
+		size_t ncap = tp->captracks ? tp->captracks * 2 : 64;
+		void *p = realloc(tp->tracks, ncap * sizeof(*t));
+
+		if (p == NULL)
+			return -1;
+		tp->tracks = p;
+		tp->captracks = ncap;
+	}
+	t = &tp->tracks[tp->ntracks];
+	memset(t, 0, sizeof(*t));
+	t->type = type;
+	t->name = name ? strdup(name) : NULL;
+	t->parent_id = TP_NULL;
+	t->utid = t->upid = t->cpu = TP_NULL;
+	t->source_arg_set_id = TP_NULL;
+	t->multiplier = 1;
+	switch (type) {
+	case TT_THREAD:
+	case TT_THREAD_COUNTER:
+		t->utid = scope;
+		break;
+	case TT_PROCESS:
+	case TT_PROCESS_COUNTER:
+		t->upid = scope;
+		break;
+	case TT_CPU:
+	case TT_CPU_COUNTER:
+		t->cpu = scope;
+		break;
+	default:
+		break;
+	}
+	return (int64_t)tp->ntracks++;
+}
+
+int64_t
+tp_track_intern(struct tp *tp, enum tp_track_type type, const char *name,
+    int64_t scope)
+{
+	return tp_track_intern_key(tp, type, name, scope, 0);
+}
+
+int64_t
+tp_track_intern_key(struct tp *tp, enum tp_track_type type, const char *name,
+    int64_t scope, uint64_t discr)
+{
+	uint64_t key, *v;
+	int64_t id;
+
+	key = tp_hash_bytes((uint64_t)type * 0x9e3779b97f4a7c15ULL ^
+	    (uint64_t)scope ^ discr * 0xc2b2ae3d27d4eb4fULL, name ? name : "",
+	    name ? strlen(name) + 1 : 0);
+	if ((v = tp_hash_get(&tp->track_keys, key)) != NULL)
+		return (int64_t)*v;
+	if ((id = tp_track_new(tp, type, name, scope)) < 0)
+		return -1;
+	(void)tp_hash_put(&tp->track_keys, key, (uint64_t)id);
+	return id;
+}
+
+int64_t
+tp_thread_track(struct tp *tp, int64_t utid)
+{
+	return tp_track_intern(tp, TT_THREAD, NULL, utid);
+}
+
+static int64_t
+stack_hash(int64_t parent, const char *cat, const char *name)
+{
+	/* The terminating NUL keeps empty and missing names apart from
+	 * the parent's hash. */
+	uint64_t h = tp_hash_bytes((uint64_t)parent, cat ? cat : "",
+	    cat ? strlen(cat) + 1 : 1);
+
+	h = tp_hash_bytes(h, name ? name : "", name ? strlen(name) + 1 : 1);
+	return (int64_t)(h & 0x7fffffffffffffffULL);
+}
+
+static void
+slice_write(struct tp *tp, int64_t track, struct tp_open_slice *s,
+    size_t depth, int64_t dur, int64_t thread_dur)
+{
+	struct tp_track *t = &tp->tracks[track];
+	sqlite3_stmt *st = tp->stmt[SQ_SLICE];
+	int64_t parent = depth > 0 ? t->stack[depth - 1].id : TP_NULL;
+	int64_t pstack = depth > 0 ? t->stack[depth - 1].stack_id : 0;
+
+	sqlite3_bind_int64(st, 1, s->id);
+	sqlite3_bind_int64(st, 2, s->ts);
+	sqlite3_bind_int64(st, 3, dur);
+	sqlite3_bind_int64(st, 4, track);
+	if (s->cat)
+		sqlite3_bind_text(st, 5, s->cat, -1, SQLITE_STATIC);
+	if (s->name)
+		sqlite3_bind_text(st, 6, s->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, (int64_t)depth);
+	sqlite3_bind_int64(st, 8, s->stack_id);
+	sqlite3_bind_int64(st, 9, pstack);
+	if (parent != TP_NULL)
+		sqlite3_bind_int64(st, 10, parent);
+	if (s->arg_set_id != TP_NULL)
+		sqlite3_bind_int64(st, 11, s->arg_set_id);
+	if (s->thread_ts != TP_NULL)
+		sqlite3_bind_int64(st, 12, s->thread_ts);
+	if (thread_dur != TP_NULL)
+		sqlite3_bind_int64(st, 13, thread_dur);
+	(void)tp_step_done(tp, st);
+	s->done = 1;
+}
+
+static void
+slice_pop(struct tp_track *t)
+{
+	struct tp_open_slice *s = &t->stack[--t->depth];
+
+	free(s->name);
+	free(s->cat);
+}
+
+/* Complete (X) slices that ended by ts leave the stack first. */
+static void
+stack_unwind(struct tp *tp, int64_t track, int64_t ts)
+{
+	struct tp_track *t = &tp->tracks[track];
+
+	while (t->depth > 0 && t->stack[t->depth - 1].end >= 0 &&
+	    t->stack[t->depth - 1].end <= ts)
+		slice_pop(t);
+}
+
+static struct tp_open_slice *
+stack_push(struct tp *tp, int64_t track, int64_t ts, const char *cat,
+    const char *name, int64_t arg_set_id, int64_t thread_ts)
+{
+	struct tp_track *t = &tp->tracks[track];
+	struct tp_open_slice *s;
+	int64_t pstack;
+
+	if (t->depth >= MAX_DEPTH) {
+		tp_stat_inc(tp, ST_MISPLACED_END_EVENT, 1);
+		return NULL;
+	}
+	if (t->depth == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 8;
+		void *p = realloc(t->stack, ncap * sizeof(*s));
+
+		if (p == NULL)
+			return NULL;
+		t->stack = p;
+		t->cap = ncap;
+	}
+	pstack = t->depth > 0 ? t->stack[t->depth - 1].stack_id : 0;
+	s = &t->stack[t->depth++];
+	memset(s, 0, sizeof(*s));
+	s->id = tp->next_slice++;
+	s->ts = ts;
+	s->end = -1;
+	s->arg_set_id = arg_set_id;
+	s->thread_ts = thread_ts;
+	s->name = name ? strdup(name) : NULL;
+	s->cat = cat ? strdup(cat) : NULL;
+	s->stack_id = stack_hash(pstack, cat, name);
+	return s;
+}
+
+int64_t
+tp_slice_begin(struct tp *tp, int64_t track, int64_t ts, const char *cat,
+    const char *name, int64_t arg_set_id, int64_t thread_ts)
+{
+	struct tp_open_slice *s;
+
+	if (track < 0)
+		return -1;
+	tp_seen_ts(tp, ts);
+	stack_unwind(tp, track, ts);
+	if ((s = stack_push(tp, track, ts, cat, name, arg_set_id,
+	    thread_ts)) == NULL)
+		return -1;
+	return s->id;
+}
+
+int64_t
+tp_slice_complete(struct tp *tp, int64_t track, int64_t ts, int64_t dur,
+    const char *cat, const char *name, int64_t arg_set_id, int64_t thread_ts,
+    int64_t thread_dur)
+{
+	struct tp_track *t;
+	struct tp_open_slice *s;
+
+	if (track < 0)
+		return -1;
+	if (dur < 0) {
+		tp_stat_inc(tp, ST_SLICE_NEGATIVE_DURATION, 1);
+		return -1;
+	}
+	tp_seen_ts(tp, ts);
+	tp_seen_ts(tp, ts + dur);
+	stack_unwind(tp, track, ts);
+	if ((s = stack_push(tp, track, ts, cat, name, arg_set_id,
+	    thread_ts)) == NULL)
+		return -1;
+	t = &tp->tracks[track];
+	slice_write(tp, track, s, t->depth - 1, dur, thread_dur);
+	s = &t->stack[t->depth - 1];
+	if (dur == 0) {
+		/* Instants never hold children. */
+		int64_t id = s->id;
+
+		slice_pop(t);
+		return id;
+	}
+	s->end = ts + dur;
+	return s->id;
+}
+
+int64_t
+tp_slice_end(struct tp *tp, int64_t track, int64_t ts, const char *name,
+    int64_t thread_ts, int64_t *arg_set_out)
+{
+	struct tp_track *t;
+	struct tp_open_slice *s;
+	int64_t id;
+
+	if (track < 0)
+		return -1;
+	tp_seen_ts(tp, ts);
+	stack_unwind(tp, track, ts);
+	t = &tp->tracks[track];
+	/* Complete slices still open above cannot be ended by an E. */
+	while (t->depth > 0 && t->stack[t->depth - 1].end >= 0)
+		slice_pop(t);
+	if (t->depth == 0) {
+		tp_stat_inc(tp, ST_MISPLACED_END_EVENT, 1);
+		return -1;
+	}
+	s = &t->stack[t->depth - 1];
+	(void)name;
+	if (ts < s->ts) {
+		tp_stat_inc(tp, ST_MISPLACED_END_EVENT, 1);
+		return -1;
+	}
+	if (arg_set_out != NULL) {
+		if (s->arg_set_id == TP_NULL)
+			s->arg_set_id = tp_arg_set_new(tp);
+		*arg_set_out = s->arg_set_id;
+	}
+	slice_write(tp, track, s, t->depth - 1, ts - s->ts,
+	    thread_ts != TP_NULL && s->thread_ts != TP_NULL ?
+	    thread_ts - s->thread_ts : TP_NULL);
+	id = s->id;
+	slice_pop(t);
+	return id;
+}
+
+int64_t
+tp_slice_top(struct tp *tp, int64_t track, int64_t ts)
+{
+	struct tp_track *t;
+
+	if (track < 0)
+		return -1;
+	stack_unwind(tp, track, ts);
+	t = &tp->tracks[track];
+	return t->depth > 0 ? t->stack[t->depth - 1].id : -1;
+}
+
+void
+tp_slices_close_all(struct tp *tp)
+{
+	size_t i;
+
+	for (i = 0; i < tp->ntracks; i++) {
+		struct tp_track *t = &tp->tracks[i];
+
+		while (t->depth > 0) {
+			struct tp_open_slice *s = &t->stack[t->depth - 1];
+
+			if (!s->done)
+				slice_write(tp, (int64_t)i, s, t->depth - 1, -1,
+				    TP_NULL);
+			slice_pop(t);
+		}
+	}
+}
+
+void
+tp_flow_step(struct tp *tp, uint64_t flow_id, int64_t slice_id,
+    int terminate)
+{
+	uint64_t *prev = tp_hash_get(&tp->flows, flow_id);
+
+	if (prev != NULL)
+		tp_flow_insert(tp, (int64_t)*prev, slice_id);
+	if (terminate)
+		(void)tp_hash_del(&tp->flows, flow_id);
+	else
+		(void)tp_hash_put(&tp->flows, flow_id, (uint64_t)slice_id);
+}
+
+void
+tp_tracks_free(struct tp *tp)
+{
+	size_t i;
+
+	for (i = 0; i < tp->ntracks; i++) {
+		struct tp_track *t = &tp->tracks[i];
+
+		while (t->depth > 0)
+			slice_pop(t);
+		free(t->stack);
+		free(t->name);
+		free(t->unit);
+		free(t->desc);
+	}
+	free(tp->tracks);
+	tp->tracks = NULL;
+	tp->ntracks = tp->captracks = 0;
+	tp_hash_free(&tp->track_keys);
+	tp_hash_free(&tp->flows);
+}
