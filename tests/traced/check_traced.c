@@ -17,31 +17,8 @@
 
 #include <event2/event.h>
 
-#include "shm_arbiter.h"
-#include "traced_test.h"
+#include "tt_fixture.h"
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
-
-static struct tt_traced		 td;
-static struct event_base	*base;
-
-static void
-setup(void)
-{
-	signal(SIGPIPE, SIG_IGN);
-	ck_assert_int_eq(tt_traced_start(&td, NULL), 0);
-	base = event_base_new();
-	ck_assert_ptr_nonnull(base);
-}
-
-static void
-teardown(void)
-{
-	int	rc = tt_traced_stop(&td);
-
-	event_base_free(base);
-	/* traced must exit cleanly (ASan reports make it fail). */
-	ck_assert_int_eq(rc, 0);
-}
 
 /* Producer with data source "tt.ds" started by a consumer session. */
 static void
@@ -49,32 +26,13 @@ start_session(struct tt_producer *p, struct tt_consumer *c,
     Perfetto__Protos__TraceConfig *cfg, int fd)
 {
 	struct tt_instance	*in;
-	int			 i;
 
-	ck_assert_int_eq(tt_producer_connect(p, base, td.producer_sock,
-	    "tt.producer"), 0);
-	ck_assert_int_eq(tt_producer_register(p, "tt.ds", 0, 0), 0);
+	connect_producer(p, "tt.producer", "tt.ds");
 	ck_assert_int_eq(tt_consumer_connect(c, base, td.consumer_sock), 0);
 	ck_assert_int_eq(tt_consumer_enable(c, cfg, fd), 0);
-	for (i = 0; i < 200; i++) {
-		tt_spin(base, 10);
-		if ((in = tt_producer_instance(p, "tt.ds")) != NULL &&
-		    in->started && p->arb != NULL)
-			break;
-	}
+	in = wait_started(p, "tt.ds");
 	ck_assert_ptr_nonnull(in);
-	ck_assert_int_eq(in->started, 1);
-	ck_assert_ptr_nonnull(p->arb);
 	ck_assert_uint_gt(in->target_buffer, 0);
-}
-
-static void
-stop_session(struct tt_consumer *c)
-{
-	ck_assert_int_eq(tt_consumer_call(c, TT_C_DISABLE, NULL, -1, NULL, 0),
-	    0);
-	ck_assert_int_eq(tt_wait(base, &c->enable_done, 10000), 0);
-	ck_assert_int_eq(c->enable_disabled, 1);
 }
 
 START_TEST(test_end_to_end_read)
@@ -97,7 +55,7 @@ START_TEST(test_end_to_end_read)
 	ck_assert_ptr_nonnull(w);
 	tt_write_packets(w, "e2e", 0, 300, 100);
 	tt_producer_commit(&p, w);
-	stop_session(&c);
+	disable_and_wait(&c);
 	ck_assert_int_eq(in->stopped, 1);
 
 	ck_assert_int_eq(tt_consumer_read(&c, &trace, &len), 0);
@@ -178,7 +136,7 @@ START_TEST(test_write_into_file)
 	ck_assert_int_eq(stat(path, &st), 0);
 	mid = st.st_size;
 	ck_assert_int_gt(mid, 0);		/* periodic writes happened */
-	stop_session(&c);
+	disable_and_wait(&c);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_ge(st.st_size, mid);
 

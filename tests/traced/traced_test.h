@@ -161,6 +161,8 @@ void	tt_consumer_close(struct tt_consumer *);
 /* EnableTracing: does not wait for the (late) answer. fd may be -1. */
 int	tt_consumer_enable(struct tt_consumer *,
 	    const Perfetto__Protos__TraceConfig *, int fd);
+/* EnableTracing{attach_notification_only}: hear the end of an attached one. */
+int	tt_consumer_enable_notify(struct tt_consumer *);
 /* Same, waiting up to timeout_ms for an immediate refusal. */
 int	tt_consumer_enable_wait_error(struct tt_consumer *,
 	    const Perfetto__Protos__TraceConfig *, int fd, int timeout_ms);

@@ -111,6 +111,23 @@ tt_consumer_enable(struct tt_consumer *c,
 }
 
 int
+tt_consumer_enable_notify(struct tt_consumer *c)
+{
+	Perfetto__Protos__EnableTracingRequest req =
+	    PERFETTO__PROTOS__ENABLE_TRACING_REQUEST__INIT;
+
+	c->enable_done = 0;
+	c->enable_disabled = 0;
+	c->enable_error[0] = '\0';
+	req.has_attach_notification_only = 1;
+	req.attach_notification_only = 1;
+	if (ipc_client_invoke_msg(c->cl, c->sid, c->m[TT_C_ENABLE], &req.base,
+	    -1, 0, tt_c_enable_reply, c) == 0)
+		return -1;
+	return 0;
+}
+
+int
 tt_consumer_enable_wait_error(struct tt_consumer *c,
     const Perfetto__Protos__TraceConfig *cfg, int fd, int timeout_ms)
 {
@@ -145,7 +162,8 @@ tt_c_reply(struct ipc_client *cl, struct ipc_result *res, void *arg)
 		if (l != NULL)
 			r->lens = l;
 		if (n != NULL && l != NULL) {
-			memcpy(r->data + r->len, res->data, res->len);
+			if (res->len > 0)
+				memcpy(r->data + r->len, res->data, res->len);
 			r->len += res->len;
 			r->lens[r->nreplies++] = res->len;
 		}
@@ -215,7 +233,8 @@ tt_consumer_read(struct tt_consumer *c, uint8_t **trace, size_t *len)
 			if (n == NULL)
 				break;
 			pkt = n;
-			memcpy(pkt + plen, s->data.data, s->data.len);
+			if (s->data.len > 0)
+				memcpy(pkt + plen, s->data.data, s->data.len);
 			plen += s->data.len;
 			if (s->last_slice_for_packet) {
 				uint8_t	 hdr[11];

@@ -1,0 +1,84 @@
+/*
+ * Shared fixture of the traced Check suites: one traced per test, one
+ * event base, and helpers to bring a producer's data source up.
+ */
+#ifndef FARO_TT_FIXTURE_H
+#define FARO_TT_FIXTURE_H
+
+#include <signal.h>
+
+#include <check.h>
+#include <event2/event.h>
+
+#include "shm_arbiter.h"
+#include "traced_test.h"
+
+static struct tt_traced		 td;
+static struct event_base	*base;
+
+static void
+setup(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(tt_traced_start(&td, NULL), 0);
+	base = event_base_new();
+	ck_assert_ptr_nonnull(base);
+}
+
+static void
+teardown(void)
+{
+	int	rc = tt_traced_stop(&td);
+
+	event_base_free(base);
+	/* traced must exit cleanly (an ASan report makes it fail). */
+	ck_assert_int_eq(rc, 0);
+}
+
+/* Waits until producer p has a started instance of ds (NULL on timeout). */
+static struct tt_instance *
+wait_started(struct tt_producer *p, const char *ds)
+{
+	struct tt_instance	*in = NULL;
+
+	for (int i = 0; i < 300; i++) {
+		if ((in = tt_producer_instance(p, ds)) != NULL &&
+		    in->started && p->arb != NULL)
+			return in;
+		tt_spin(base, 10);
+	}
+	return NULL;
+}
+
+static void
+connect_producer(struct tt_producer *p, const char *name, const char *ds)
+{
+	ck_assert_int_eq(tt_producer_connect(p, base, td.producer_sock, name),
+	    0);
+	if (ds != NULL)
+		ck_assert_int_eq(tt_producer_register(p, ds, 0, 0), 0);
+}
+
+/* Disables the session and waits for EnableTracing's answer. */
+static void
+disable_and_wait(struct tt_consumer *c)
+{
+	ck_assert_int_eq(tt_consumer_call(c, TT_C_DISABLE, NULL, -1, NULL, 0),
+	    0);
+	ck_assert_int_eq(tt_wait(base, &c->enable_done, 10000), 0);
+	ck_assert_int_eq(c->enable_disabled, 1);
+}
+
+/* Reads the session out and decodes it. */
+static void
+read_trace(struct tt_consumer *c, struct tt_trace *t)
+{
+	uint8_t	*data;
+	size_t	 len;
+
+	ck_assert_int_eq(tt_consumer_read(c, &data, &len), 0);
+	ck_assert_int_eq(tt_trace_parse(t, data, len), 0);
+	free(data);
+}
+
+#endif
