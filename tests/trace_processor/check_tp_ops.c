@@ -700,6 +700,13 @@ static const struct sj_case sj_cases[] = {
 	  "CREATE VIRTUAL TABLE sp USING span_join(t2, t1 PARTITIONED cpu);"
 	  "SELECT * FROM sp;",
 	  "5,5,2,9,1\n20,5,2,9,2\n5,10,7,9,3" },
+	{ "ends past INT64_MAX saturate",
+	  "CREATE TABLE t1(ts BIGINT, dur BIGINT, a BIGINT);" T_UNPART2
+	  "INSERT INTO t1 VALUES (9223372036854775802, 100, 1);"
+	  "INSERT INTO t2 VALUES (9223372036854775797, 9223372036854775807, 2);"
+	  "CREATE VIRTUAL TABLE sp USING span_outer_join(t1, t2);"
+	  "SELECT * FROM sp;",
+	  "9223372036854775797,5,[NULL],2\n9223372036854775802,5,1,2" },
 	{ "a side without dur is points",
 	  "CREATE TABLE t1(ts BIGINT, a BIGINT);" T_UNPART2
 	  "INSERT INTO t1 VALUES (5, 1), (10, 2), (30, 3);"
@@ -809,6 +816,8 @@ START_TEST(test_span_join_errors)
 	    "expected exactly two arguments");
 	expect_error(db, "CREATE VIRTUAL TABLE e USING span_join(t1, nosuch)",
 	    "no such table nosuch");
+	expect_error(db, "CREATE VIRTUAL TABLE e USING span_join(t1;DELETE,"
+	    " t3)", "invalid table name");
 	/* Partitions must be integers; a bad row is an error, not a skip. */
 	exec(db, "CREATE TABLE t4(ts BIGINT, dur BIGINT,"
 	    " cpu BIGINT); INSERT INTO t4 VALUES (0, 5, 1);"

@@ -182,6 +182,12 @@ side_parse(struct sj_side *sd, const char *arg, char **err)
 		ops_seterr(err, "SPAN_JOIN: Missing table name");
 		return -1;
 	}
+	/* The name goes into a query as written: one table, nothing more. */
+	if (strchr(sd->table, ';') != NULL || strstr(sd->table, "--") != NULL ||
+	    strstr(sd->table, "/*") != NULL) {
+		ops_seterr(err, "SPAN_JOIN: invalid table name %s", sd->table);
+		return -1;
+	}
 	if ((tok = next_token(&p)) == NULL)
 		return 0;
 	if (sqlite3_stricmp(tok, "PARTITIONED") != 0) {
