@@ -16,7 +16,7 @@
 static struct tt_traced		 td;
 static struct event_base	*base;
 
-static void
+static __attribute__((unused)) void
 setup(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -25,7 +25,7 @@ setup(void)
 	ck_assert_ptr_nonnull(base);
 }
 
-static void
+static __attribute__((unused)) void
 teardown(void)
 {
 	int	rc = tt_traced_stop(&td);
@@ -36,7 +36,7 @@ teardown(void)
 }
 
 /* Waits until producer p has a started instance of ds (NULL on timeout). */
-static struct tt_instance *
+static __attribute__((unused)) struct tt_instance *
 wait_started(struct tt_producer *p, const char *ds)
 {
 	struct tt_instance	*in = NULL;
@@ -50,7 +50,7 @@ wait_started(struct tt_producer *p, const char *ds)
 	return NULL;
 }
 
-static void
+static __attribute__((unused)) void
 connect_producer(struct tt_producer *p, const char *name, const char *ds)
 {
 	ck_assert_int_eq(tt_producer_connect(p, base, td.producer_sock, name),
@@ -60,7 +60,7 @@ connect_producer(struct tt_producer *p, const char *name, const char *ds)
 }
 
 /* Disables the session and waits for EnableTracing's answer. */
-static void
+static __attribute__((unused)) void
 disable_and_wait(struct tt_consumer *c)
 {
 	ck_assert_int_eq(tt_consumer_call(c, TT_C_DISABLE, NULL, -1, NULL, 0),
@@ -70,7 +70,7 @@ disable_and_wait(struct tt_consumer *c)
 }
 
 /* Reads the session out and decodes it. */
-static void
+static __attribute__((unused)) void
 read_trace(struct tt_consumer *c, struct tt_trace *t)
 {
 	uint8_t	*data;
