@@ -65,7 +65,10 @@ struct ipc_result {
 
 typedef void ipc_client_event_fn(struct ipc_client *, enum ipc_client_event,
 	    void *arg);
-/* binding is NULL when the service is unknown or the client went away. */
+/*
+ * binding is NULL when the service is unknown or the client went away;
+ * otherwise it stays valid until ipc_client_free.
+ */
 typedef void ipc_bind_fn(struct ipc_client *,
 	    const struct ipc_binding *binding, void *arg);
 typedef void ipc_result_fn(struct ipc_client *, struct ipc_result *res,
@@ -78,7 +81,7 @@ typedef void ipc_result_fn(struct ipc_client *, struct ipc_result *res,
  */
 struct ipc_client *ipc_client_new(struct event_base *, const char *path,
 		    int flags, ipc_client_event_fn *on_event, void *arg);
-/* Uses an already connected socket; owns fd. */
+/* Uses an already connected socket (no CONNECTED event); owns fd. */
 struct ipc_client *ipc_client_adopt(struct event_base *, int fd,
 		    ipc_client_event_fn *on_event, void *arg);
 /* Closes the connection; pending callbacks are not called. */

@@ -207,7 +207,8 @@ ipc_host_listen(struct ipc_host *h, const char *path, mode_t mode,
 	socklen_t slen;
 	struct group *gr = NULL;
 	const char *cause;
-	int fd;
+	mode_t omask;
+	int fd, r;
 
 	if (group != NULL && (gr = getgrnam(group)) == NULL)
 		return host_error(h, 0, "%s: unknown group %s", __func__, group);
@@ -219,17 +220,25 @@ ipc_host_listen(struct ipc_host *h, const char *path, mode_t mode,
 		    cause);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		return host_error(h, errno, "%s: socket", __func__);
-	if (bind(fd, (struct sockaddr *)&sun, slen) == -1) {
+	/*
+	 * Born with no permissions, so nobody can connect before the group
+	 * and mode are in place (the umask is process-wide: call this
+	 * during setup, before other threads start).
+	 */
+	omask = umask(0777);
+	r = bind(fd, (struct sockaddr *)&sun, slen);
+	umask(omask);
+	if (r == -1) {
 		host_error(h, errno, "%s: bind %s", __func__, path);
 		goto fail;
 	}
 	if (path[0] != '@') {
-		if (chmod(path, mode) == -1) {
-			host_error(h, errno, "%s: chmod %s", __func__, path);
-			goto fail_unlink;
-		}
 		if (gr != NULL && chown(path, (uid_t)-1, gr->gr_gid) == -1) {
 			host_error(h, errno, "%s: chown %s", __func__, path);
+			goto fail_unlink;
+		}
+		if (chmod(path, mode) == -1) {
+			host_error(h, errno, "%s: chmod %s", __func__, path);
 			goto fail_unlink;
 		}
 	}

@@ -64,7 +64,11 @@ struct ipc_peer {
 	pid_t		 pid;
 };
 
-/* One method invocation; valid only during the handler call. */
+/*
+ * One method invocation; valid only during the handler call. args are
+ * the peer's bytes: decode them as untrusted and answer ipc_reply_fail()
+ * if they do not decode (what upstream does).
+ */
 struct ipc_call {
 	const struct ipc_peer	*peer;
 	uint32_t		 service_id;
@@ -95,7 +99,8 @@ const char	*ipc_host_strerror(const struct ipc_host *);
  * directory (0755) if missing, replaces a stale socket, refuses to take
  * over a socket someone still accepts on or a file that is not a socket.
  * mode (e.g. 0666) and group (NULL: leave) are applied to the socket
- * file. Returns 0 or -1 (see ipc_host_strerror).
+ * file before anyone can connect (the umask is changed for a moment:
+ * call during setup). Returns 0 or -1 (see ipc_host_strerror).
  */
 int		 ipc_host_listen(struct ipc_host *, const char *path,
 		    mode_t mode, const char *group);

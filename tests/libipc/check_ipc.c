@@ -11,6 +11,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,6 +143,21 @@ m_big(struct ipc_call *call, void *arg)
 	free(blob);
 }
 
+/* TakeAll: writes the args into every descriptor that came along. */
+static void
+m_take_all(struct ipc_call *call, void *arg)
+{
+	char n;
+	int fd;
+
+	for (n = 0; (fd = ipc_call_take_fd(call)) >= 0; n++) {
+		ck_assert_int_eq(write(fd, call->args, call->args_len),
+		    (ssize_t)call->args_len);
+		close(fd);
+	}
+	ipc_reply_send(call->reply, &n, 1, 0, -1);
+}
+
 static const struct ipc_method test_methods[] = {
 	{ "Echo", m_echo },
 	{ "Stream", m_stream },
@@ -151,6 +167,7 @@ static const struct ipc_method test_methods[] = {
 	{ "Flood", m_flood },
 	{ "Big", m_big },
 	{ "NotImplemented", NULL },
+	{ "TakeAll", m_take_all },
 };
 #define M_ECHO		1
 #define M_STREAM	2
@@ -160,6 +177,7 @@ static const struct ipc_method test_methods[] = {
 #define M_FLOOD		6
 #define M_BIG		7
 #define M_NOTIMPL	8
+#define M_TAKE_ALL	9
 
 static void
 on_disconnect(const struct ipc_peer *peer, void *arg)
@@ -378,7 +396,7 @@ START_TEST(test_bind_and_invoke)
 	tc_bind(&t, "Test");
 	ck_assert_int_eq(t.binding_null, 0);
 	ck_assert_uint_eq(t.b.service_id, 1);
-	ck_assert_uint_eq(t.b.nmethods, 8);
+	ck_assert_uint_eq(t.b.nmethods, 9);
 	for (i = 0; i < t.b.nmethods; i++) {
 		ck_assert_uint_eq(t.b.methods[i].id, i + 1);
 		ck_assert_str_eq(t.b.methods[i].name, test_methods[i].name);
@@ -874,6 +892,134 @@ START_TEST(test_free_in_callback)
 }
 END_TEST
 
+/* Sends one frame with nfds descriptors attached to its first byte. */
+static void
+raw_send_fds(int fd, ipc_frame_t *f, const int *fds, int nfds)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(16 * sizeof(int))];
+	} cmsg;
+	struct msghdr msg;
+	struct cmsghdr *ch;
+	struct iovec iov;
+	const char *cause;
+	uint8_t *buf;
+	size_t len;
+
+	len = ipc_frame_encode(f, &buf, &cause);
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cmsg.buf;
+	msg.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+	ch = CMSG_FIRSTHDR(&msg);
+	ch->cmsg_level = SOL_SOCKET;
+	ch->cmsg_type = SCM_RIGHTS;
+	ch->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+	memcpy(CMSG_DATA(ch), fds, (size_t)nfds * sizeof(int));
+	ck_assert_int_eq(sendmsg(fd, &msg, 0), (ssize_t)len);
+	free(buf);
+}
+
+START_TEST(test_fds_per_frame)
+{
+	Perfetto__Protos__IPCFrame f = PERFETTO__PROTOS__IPCFRAME__INIT;
+	Perfetto__Protos__IPCFrame__InvokeMethod m =
+	    PERFETTO__PROTOS__IPCFRAME__INVOKE_METHOD__INIT;
+	int p[9][2], fds[9], i, fd;
+	ipc_frame_t *r;
+	char b[4];
+
+	for (i = 0; i < 9; i++) {
+		ck_assert_int_eq(pipe(p[i]), 0);
+		fds[i] = p[i][1];
+	}
+	f.has_request_id = 1;
+	f.request_id = 1;
+	f.msg_case = PERFETTO__PROTOS__IPCFRAME__MSG_MSG_INVOKE_METHOD;
+	f.msg_invoke_method = &m;
+	m.has_service_id = m.has_method_id = m.has_args_proto = 1;
+	m.service_id = 1;
+	m.method_id = M_TAKE_ALL;
+	m.args_proto.data = (uint8_t *)"z";
+	m.args_proto.len = 1;
+
+	/* Two descriptors with one request: both reach the handler. */
+	fd = raw_connect(path);
+	raw_send_fds(fd, &f, fds, 2);
+	r = raw_recv(fd);
+	ck_assert_int_eq(r->msg_invoke_method_reply->success, 1);
+	ck_assert_int_eq(r->msg_invoke_method_reply->reply_proto.data[0], 2);
+	ipc_frame_msg_free(r);
+	ck_assert_int_eq(read(p[0][0], b, 1), 1);
+	ck_assert_int_eq(read(p[1][0], b, 1), 1);
+
+	/* More than a frame may carry: the connection is dropped. */
+	raw_send_fds(fd, &f, fds, 9);
+	run_until(&disconnects, 1);
+	ck_assert_int_eq(read(fd, b, 1), 0);
+	close(fd);
+	/* And none of them was leaked by the host: EOF on every pipe. */
+	for (i = 0; i < 9; i++) {
+		close(p[i][1]);
+		ck_assert_int_eq(read(p[i][0], b, 1), 0);
+		close(p[i][0]);
+	}
+}
+END_TEST
+
+/* A client on its own thread and event_base, as libfaro runs it. */
+static void *
+thread_client(void *arg)
+{
+	struct event_base *tb = event_base_new();
+	struct timeval tv = { 0, 10000 };
+	struct ipc_client *c;
+	struct tc *t = arg;
+	int i;
+
+	c = ipc_client_new(tb, path, IPC_CLIENT_RETRY, tc_event, t);
+	ipc_client_bind(c, "Test", tc_bound, t);
+	for (i = 0; i < 1000 && t->bound == 0; i++) {
+		event_base_loopexit(tb, &tv);
+		event_base_dispatch(tb);
+	}
+	if (t->bound && !t->binding_null)
+		ipc_client_invoke(c, t->b.service_id, M_ECHO, "thr", 3, -1, 0,
+		    tc_reply, t);
+	for (i = 0; i < 1000 && t->final == 0; i++) {
+		event_base_loopexit(tb, &tv);
+		event_base_dispatch(tb);
+	}
+	ipc_client_free(c);
+	event_base_free(tb);
+	return NULL;
+}
+
+START_TEST(test_client_thread)
+{
+	static struct tc t;
+	volatile int *fin = &t.final;
+	pthread_t th;
+	int i;
+
+	memset(&t, 0, sizeof(t));
+	t.fd = -1;
+	ck_assert_int_eq(pthread_create(&th, NULL, thread_client, &t), 0);
+	/* The host runs here, on the main thread's loop, meanwhile. */
+	for (i = 0; i < 1000 && *fin == 0; i++)
+		spin(10);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(t.final, 1);
+	ck_assert_uint_eq(t.len, 3);
+	ck_assert(memcmp(t.data, "thr", 3) == 0);
+	run_until(&disconnects, 1);
+}
+END_TEST
+
 static Suite *
 ipc_suite(void)
 {
@@ -899,6 +1045,8 @@ ipc_suite(void)
 	tcase_add_test(tc, test_adopt_and_abstract);
 	tcase_add_test(tc, test_pbc_service);
 	tcase_add_test(tc, test_free_in_callback);
+	tcase_add_test(tc, test_fds_per_frame);
+	tcase_add_test(tc, test_client_thread);
 	suite_add_tcase(s, tc);
 	return s;
 }
