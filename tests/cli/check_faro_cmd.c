@@ -26,12 +26,15 @@
 #include "protos/perfetto/common/tracing_service_state.pb-c.h"
 #include "protos/perfetto/trace/trace.pb-c.h"
 
+#include <event2/event.h>
+
+#include "traced_test.h"
+
 typedef Perfetto__Protos__TraceConfig TraceConfig;
 
 static char dir[256];
 static char faro_bin[PATH_MAX];
-static char traced_bin[PATH_MAX];
-static pid_t traced_pid = -1;
+static struct tt_traced tt;
 
 struct run {
 	int	 code;
@@ -80,20 +83,6 @@ read_file(const char *p, size_t *len)
 	return b;
 }
 
-static int
-sock_connectable(const char *p)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd, ok;
-
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", p);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return 0;
-	ok = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
-	close(fd);
-	return ok;
-}
-
 static void
 msleep(long ms)
 {
@@ -103,66 +92,21 @@ msleep(long ms)
 }
 
 static void
-start_traced(void)
-{
-	int i, fd;
-
-	traced_pid = fork();
-	ck_assert_int_ne(traced_pid, -1);
-	if (traced_pid == 0) {
-		fd = open(path("traced.log"), O_WRONLY | O_CREAT | O_APPEND,
-		    0644);
-		if (fd != -1) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-		}
-		execl(traced_bin, "traced", "-v", (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 500; i++) {
-		if (sock_connectable(path("c.sock")))
-			return;
-		msleep(10);
-	}
-	ck_abort_msg("traced did not start (see %s)", path("traced.log"));
-}
-
-static void
-stop_traced(void)
-{
-	int st;
-
-	if (traced_pid <= 0)
-		return;
-	kill(traced_pid, SIGTERM);
-	waitpid(traced_pid, &st, 0);
-	traced_pid = -1;
-}
-
-static void
 setup(void)
 {
 	const char *top = getenv("top_builddir");
 
-	snprintf(dir, sizeof(dir), "/tmp/check_faro_cmd.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(faro_bin, sizeof(faro_bin), "%s/faro", top ? top : ".");
-	snprintf(traced_bin, sizeof(traced_bin), "%s/daemons/traced/traced",
-	    top ? top : ".");
-	setenv("PERFETTO_PRODUCER_SOCK_NAME", path("p.sock"), 1);
-	setenv("PERFETTO_CONSUMER_SOCK_NAME", path("c.sock"), 1);
-	start_traced();
+	ck_assert_int_eq(tt_traced_start(&tt, NULL), 0);
+	snprintf(dir, sizeof(dir), "%s", tt.dir);
+	setenv("PERFETTO_PRODUCER_SOCK_NAME", tt.producer_sock, 1);
+	setenv("PERFETTO_CONSUMER_SOCK_NAME", tt.consumer_sock, 1);
 }
 
 static void
 teardown(void)
 {
-	char cmd[PATH_MAX + 16];
-
-	stop_traced();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "teardown: cannot remove %s\n", dir);
+	tt_traced_stop(&tt);	/* removes its directory too */
 }
 
 /* A fixture without traced, for the "no traced" paths. */
@@ -175,6 +119,16 @@ setup_bare(void)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(faro_bin, sizeof(faro_bin), "%s/faro", top ? top : ".");
 	setenv("PERFETTO_CONSUMER_SOCK_NAME", path("c.sock"), 1);
+}
+
+static void
+teardown_bare(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "teardown: cannot remove %s\n", dir);
 }
 
 static void
@@ -395,7 +349,7 @@ END_TEST
 START_TEST(test_binary_equals_text)
 {
 	struct run r;
-	Perfetto__Protos__Trace *tt, *tb;
+	Perfetto__Protos__Trace *ttx, *tb;
 	uint8_t *b1, *b2, *raw;
 	size_t l1, l2, rawlen;
 
@@ -406,9 +360,9 @@ START_TEST(test_binary_equals_text)
 	/* protoc's own encoder makes the binary config, independently. */
 	if (system("command -v protoc >/dev/null 2>&1") != 0) {
 		/* Fall back to the config traced recorded. */
-		tt = load_trace(path("text.pftrace"));
-		raw = pack_cfg(trace_config_of(tt), &rawlen);
-		perfetto__protos__trace__free_unpacked(tt, NULL);
+		ttx = load_trace(path("text.pftrace"));
+		raw = pack_cfg(trace_config_of(ttx), &rawlen);
+		perfetto__protos__trace__free_unpacked(ttx, NULL);
 		{
 			FILE *f = fopen(path("every.pb"), "wb");
 
@@ -432,17 +386,17 @@ START_TEST(test_binary_equals_text)
 	    path("bin.pftrace"), NULL), 0);
 	run_free(&r);
 
-	tt = load_trace(path("text.pftrace"));
+	ttx = load_trace(path("text.pftrace"));
 	tb = load_trace(path("bin.pftrace"));
-	ck_assert_ptr_nonnull(trace_config_of(tt));
+	ck_assert_ptr_nonnull(trace_config_of(ttx));
 	ck_assert_ptr_nonnull(trace_config_of(tb));
-	b1 = pack_cfg(trace_config_of(tt), &l1);
+	b1 = pack_cfg(trace_config_of(ttx), &l1);
 	b2 = pack_cfg(trace_config_of(tb), &l2);
 	ck_assert_uint_eq(l1, l2);
 	ck_assert(memcmp(b1, b2, l1) == 0);
 	free(b1);
 	free(b2);
-	perfetto__protos__trace__free_unpacked(tt, NULL);
+	perfetto__protos__trace__free_unpacked(ttx, NULL);
 	perfetto__protos__trace__free_unpacked(tb, NULL);
 }
 END_TEST
@@ -528,8 +482,7 @@ interrupt_run(int sig, const char *extra, struct run *r)
 	/* The session shows up in --query once traced has it. */
 	for (i = 0; i < 500; i++) {
 		faro(&q, NULL, "--query", NULL);
-		if (strstr(q.out, "STARTED") != NULL ||
-		    strstr(q.out, "CONFIGURED") != NULL) {
+		if (strstr(q.out, "Tracing sessions: 1 (started: 1)") != NULL) {
 			run_free(&q);
 			break;
 		}
@@ -821,6 +774,89 @@ START_TEST(test_no_traced)
 }
 END_TEST
 
+/*
+ * A real producer's data through faro: the data source starts, its packets
+ * (some spanning chunks) reach the file by ReadBuffers, and Ctrl-C flushes
+ * what the producer still holds before the session ends.
+ */
+START_TEST(test_producer_data)
+{
+	const char *argv[] = { "-c", "-", "--txt", "-o", path("prod.pftrace"),
+	    NULL };
+	const char *cfg = "duration_ms: 60000 buffers { size_kb: 4096 } "
+	    "data_sources { config { name: \"faro.test\" } }";
+	struct event_base *base;
+	struct tt_producer p;
+	struct tt_instance *in = NULL;
+	struct shm_writer *w;
+	struct tt_trace tr;
+	struct run r;
+	uint8_t seen[400], *data;
+	size_t len;
+	int outfd, errfd, st, i;
+	pid_t pid;
+
+	base = event_base_new();
+	ck_assert_ptr_nonnull(base);
+	memset(&p, 0, sizeof(p));
+	ck_assert_int_eq(tt_producer_connect(&p, base, tt.producer_sock,
+	    "check_faro_cmd"), 0);
+	ck_assert_int_eq(tt_producer_register(&p, "faro.test", 0, 0), 0);
+
+	pid = spawn(argv, cfg, &outfd, &errfd, -1);
+	for (i = 0; i < 500; i++) {
+		tt_spin(base, 10);
+		if ((in = tt_producer_instance(&p, "faro.test")) != NULL &&
+		    in->started)
+			break;
+	}
+	ck_assert_msg(in != NULL && in->started, "data source not started");
+	ck_assert_ptr_nonnull(w = tt_producer_writer(&p, in->target_buffer));
+	tt_write_packets(w, "faro", 0, 300, 100);
+	/* Bigger than a chunk, within the 256 KiB SMB (the writer drops). */
+	tt_write_packets(w, "faro", 300, 100, 1500);
+	tt_producer_commit(&p, w);
+
+	kill(pid, SIGINT);
+	for (i = 0; i < 3000; i++) {
+		tt_spin(base, 10);	/* answers traced's Flush */
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			break;
+	}
+	ck_assert_int_lt(i, 3000);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(outfd);
+	close(errfd);
+
+	ck_assert_int_eq(tt_read_file(path("prod.pftrace"), &data, &len), 0);
+	ck_assert_int_eq(tt_trace_parse(&tr, data, len), 0);
+	memset(seen, 0, sizeof(seen));
+	{
+		size_t got = tt_trace_count(&tr, "faro", seen, 400);
+		char miss[2048] = "";
+		size_t k, o = 0;
+
+		for (k = 0; k < 400 && o + 8 < sizeof(miss); k++)
+			if (!seen[k])
+				o += (size_t)snprintf(miss + o, sizeof(miss) - o,
+				    " %zu", k);
+		ck_assert_msg(got == 400, "%zu of 400 packets; missing:%s",
+		    got, miss);
+	}
+	ck_assert_uint_eq(tr.nconfig, 1);
+	tt_trace_free(&tr);
+	free(data);
+
+	/* The producer shows up in --query with its data source. */
+	ck_assert_int_eq(faro(&r, NULL, "--query", NULL), 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "check_faro_cmd"));
+	ck_assert_ptr_nonnull(strstr(r.out, "faro.test"));
+	run_free(&r);
+	tt_producer_close(&p);
+	event_base_free(base);
+}
+END_TEST
+
 static Suite *
 faro_cmd_suite(void)
 {
@@ -828,7 +864,7 @@ faro_cmd_suite(void)
 	TCase *tc;
 
 	tc = tcase_create("no_traced");
-	tcase_add_checked_fixture(tc, setup_bare, teardown);
+	tcase_add_checked_fixture(tc, setup_bare, teardown_bare);
 	tcase_add_test(tc, test_no_traced);
 	suite_add_tcase(s, tc);
 
@@ -846,6 +882,7 @@ faro_cmd_suite(void)
 	tcase_add_test(tc, test_background);
 	tcase_add_test(tc, test_output_errors);
 	tcase_add_test(tc, test_config_errors);
+	tcase_add_test(tc, test_producer_data);
 	if (getenv("FARO_TEST_CLONE") != NULL)
 		tcase_add_test(tc, test_clone);
 	suite_add_tcase(s, tc);
