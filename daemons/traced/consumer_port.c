@@ -697,6 +697,11 @@ cport_query_service_state(struct ipc_call *call, void *arg)
 			ts[i].num_data_sources = 0;
 			TAILQ_FOREACH(inst, &s->instances, entry)
 				ts[i].num_data_sources++;
+			if (s->start_realtime_ns != 0) {
+				ts[i].has_start_realtime_ns = 1;
+				ts[i].start_realtime_ns =
+				    (int64_t)s->start_realtime_ns;
+			}
 			ts[i].has_is_started = 1;
 			ts[i].is_started = s->state == TS_STARTED;
 			if (s->state == TS_STARTED)

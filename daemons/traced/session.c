@@ -692,6 +692,7 @@ session_start(struct tsession *s)
 		return;
 	}
 	s->state = TS_STARTED;
+	s->start_realtime_ns = session_now_ns(CLOCK_REALTIME);
 	if (s->cfg->builtin_data_sources == NULL ||
 	    !s->cfg->builtin_data_sources->disable_clock_snapshotting)
 		svcpkt_snapshot_clocks(s);

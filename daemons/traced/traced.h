@@ -339,6 +339,7 @@ struct tsession {
 	uint64_t		 flushes_succeeded;
 	uint64_t		 flushes_failed;
 	int			 final_flush_outcome;
+	uint64_t		 start_realtime_ns;
 	uint64_t		 packets_read;
 	uint64_t		 bytes_read;
 };
