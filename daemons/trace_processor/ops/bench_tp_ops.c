@@ -13,6 +13,12 @@
  *                   next stack's root
  *
  * Usage: bench_tp_ops [scale]   (default 1: 1M args rows, 1M span rows)
+ *
+ * Measure in a build without sanitizers (configure CFLAGS=-O2). Until it is
+ * listed in bench/trace_processor/Makefile.inc, build it by hand there:
+ *   cc -O2 -I. -I$(srcdir)/daemons/trace_processor/ops \
+ *     $(srcdir)/daemons/trace_processor/ops/bench_tp_ops.c \
+ *     daemons/trace_processor/ops/.libs/libtpops.a -lsqlite3
  */
 #include "config.h"
 

@@ -953,7 +953,8 @@ side_prepare(struct sj_vtab *t, int j, const char *plan, sqlite3_stmt **out,
 }
 
 static void
-side_bind(sqlite3_stmt *st, int j, const char *plan, sqlite3_value **argv)
+side_bind(sqlite3_stmt *st, int j, const char *plan, int argc,
+    sqlite3_value **argv)
 {
 	const char	*p;
 	int		 side, a, col, op, n;
@@ -961,7 +962,7 @@ side_bind(sqlite3_stmt *st, int j, const char *plan, sqlite3_value **argv)
 	sqlite3_reset(st);
 	for (p = plan; sscanf(p, "%d:%d:%d:%d;%n", &side, &a, &col, &op,
 	    &n) == 4; p += n)
-		if (side == j)
+		if (side == j && a >= 1 && a <= argc)
 			sqlite3_bind_value(st, a, argv[a - 1]);
 }
 
@@ -991,7 +992,7 @@ sj_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr,
 	c->rowid = 0;
 	c->mixed_part = INT64_MIN;
 	for (j = 0; j < 2; j++) {
-		side_bind(c->s[j].stmt, j, idxstr, argv);
+		side_bind(c->s[j].stmt, j, idxstr, argc, argv);
 		if (stream_rewind(&c->s[j], &err) == -1)
 			goto fail;
 		if (c->s[j].kind == SEG_EOF && t->s[j].void_if_empty)
