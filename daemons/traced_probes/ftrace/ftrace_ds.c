@@ -1,0 +1,104 @@
+/*
+ * linux.ftrace data source instances (see ftrace_ds.h).
+ */
+#include <stdlib.h>
+
+#include "ftrace_ds.h"
+#include "log.h"
+#include "producer_endpoint.h"
+#include "source.h"
+
+/* TracePacket.previous_packet_dropped */
+#define PACKET_PREVIOUS_DROPPED	42
+
+struct ftrace_ds {
+	struct producer_ep	*ep;
+	uint64_t		 id;
+	struct shm_writer	*w;
+	struct ftrace_source	*src;
+};
+
+static struct pbw *
+ds_packet_begin(void *arg)
+{
+	struct ftrace_ds *ds = arg;
+	struct pbw *w = shm_writer_packet_begin(ds->w);
+
+	/* Packets lost to a full SMB: the reader must know. */
+	if (shm_writer_take_dropped(ds->w))
+		pbw_varint(w, PACKET_PREVIOUS_DROPPED, 1);
+	return w;
+}
+
+static void
+ds_packet_end(void *arg)
+{
+	struct ftrace_ds *ds = arg;
+
+	shm_writer_packet_end(ds->w);
+}
+
+struct ftrace_ds *
+ftrace_ds_start(struct ftrace_host *host, struct producer_ep *ep, uint64_t id,
+    const Perfetto__Protos__DataSourceConfig *cfg)
+{
+	static const Perfetto__Protos__FtraceConfig empty =
+	    PERFETTO__PROTOS__FTRACE_CONFIG__INIT;
+	struct ftrace_sink sink;
+	struct ftrace_ds *ds;
+	const char *cause = NULL;
+	char err[256];
+
+	if ((ds = calloc(1, sizeof(*ds))) == NULL) {
+		log_warnx("%s: out of memory", __func__);
+		return NULL;
+	}
+	ds->ep = ep;
+	ds->id = id;
+	ds->w = producer_ep_writer_new(ep, cfg->target_buffer,
+	    SHM_POLICY_DROP, &cause);
+	if (ds->w == NULL) {
+		log_warnx("%s: instance %llu: %s", __func__,
+		    (unsigned long long)id, cause);
+		free(ds);
+		return NULL;
+	}
+	sink.packet_begin = ds_packet_begin;
+	sink.packet_end = ds_packet_end;
+	sink.arg = ds;
+	ds->src = ftrace_source_new(host, cfg->ftrace_config ?
+	    cfg->ftrace_config : &empty, sink, err, sizeof(err));
+	if (ds->src == NULL) {
+		log_warnx("%s: instance %llu: %s", __func__,
+		    (unsigned long long)id, err);
+		producer_ep_writer_free(ep, ds->w);
+		free(ds);
+		return NULL;
+	}
+	shm_writer_flush(ds->w);
+	log_debug("%s: instance %llu started", __func__,
+	    (unsigned long long)id);
+	return ds;
+}
+
+void
+ftrace_ds_flush(struct ftrace_ds *ds)
+{
+	ftrace_source_drain(ds->src);
+	shm_writer_flush(ds->w);
+}
+
+void
+ftrace_ds_stop(struct ftrace_ds *ds)
+{
+	struct ftrace_cpu_counters c;
+
+	ftrace_source_counters(ds->src, &c);
+	log_debug("%s: instance %llu: %llu events, %llu pages, %llu lost "
+	    "pages", __func__, (unsigned long long)ds->id,
+	    (unsigned long long)c.events, (unsigned long long)c.pages,
+	    (unsigned long long)c.lost_pages);
+	ftrace_source_free(ds->src);
+	producer_ep_writer_free(ds->ep, ds->w);
+	free(ds);
+}
