@@ -16,7 +16,10 @@
  *     its live chunks as a list in chunk-id order (wrap-aware), the last
  *     chunk id read and whether loss happened since the last packet.
  * Chunk records are at least TB_MIN_RECORD bytes, which bounds the number of
- * records, hence the index size, by size / TB_MIN_RECORD.
+ * records, hence the index size, by size / TB_MIN_RECORD. Bookkeeping is
+ * then at most ~3% of the ring (index 8 bytes, sequences 28 bytes per KiB),
+ * at the price of wasting space for chunks under 1 KiB (SMB layouts of 7
+ * and 14 chunks per 4 KiB page; producers default to one chunk per page).
  */
 #include "config.h"
 
@@ -28,7 +31,7 @@
 #include "trace_buffer.h"
 
 #define TB_ALIGN	32u
-#define TB_MIN_RECORD	512u
+#define TB_MIN_RECORD	1024u
 #define TB_MAX_SIZE	(0xffffffffu - 4095u)
 
 enum tb_kind {
@@ -82,6 +85,7 @@ struct trace_buffer {
 	struct tb_seq		*seqs;
 	size_t			 seq_cap;	/* power of 2 */
 	size_t			 seq_used;	/* LIVE + TOMB */
+	size_t			 seq_idle;	/* emptied since the last purge */
 	size_t			 read_cursor;
 	struct trace_buffer_slice *slices;
 	size_t			 slices_cap;
@@ -171,10 +175,13 @@ trace_buffer_new(size_t size, enum trace_buffer_policy policy,
 	tb->size = size;
 	tb->policy = policy == TRACE_BUFFER_DISCARD ? TRACE_BUFFER_DISCARD :
 	    TRACE_BUFFER_RING;
-	max_records = size / TB_MIN_RECORD + 1;
+	max_records = size / TB_MIN_RECORD;
 	tb->index_cap = tb_pow2(2 * max_records);
-	/* Sequences with data <= records; room for idle ones besides. */
-	tb->seq_cap = tb_pow2(2 * max_records);
+	/*
+	 * Up to 3/4 of max_records sequences (pathological: one chunk each)
+	 * beyond which chunks of new sequences are discarded and counted.
+	 */
+	tb->seq_cap = tb_pow2(max_records);
 	tb->index = calloc(tb->index_cap, sizeof(*tb->index));
 	tb->seqs = calloc(tb->seq_cap, sizeof(*tb->seqs));
 	if (tb->index == NULL || tb->seqs == NULL) {
@@ -334,16 +341,20 @@ tb_seq_purge(struct trace_buffer *tb)
 
 static struct tb_seq *
 tb_seq_get(struct trace_buffer *tb, uint16_t producer, uint16_t writer,
-    uint32_t uid, uint32_t first_chunk_id)
+    uint32_t uid)
 {
 	size_t mask = tb->seq_cap - 1, i;
 	struct tb_seq *s;
 
 	if ((s = tb_seq_find(tb, producer, writer)) != NULL)
 		return s;
-	if (tb->seq_used + 1 > tb->seq_cap / 2) {
+	if (tb->seq_used + 1 > tb->seq_cap / 4 * 3) {
+		/* Only worth it when some sequence went idle since last time. */
+		if (tb->seq_idle == 0)
+			return NULL;
+		tb->seq_idle = 0;
 		tb_seq_purge(tb);
-		if (tb->seq_used + 1 > tb->seq_cap / 2)
+		if (tb->seq_used + 1 > tb->seq_cap / 4 * 3)
 			return NULL;
 	}
 	i = tb_hash(producer, writer, 0) & mask;
@@ -357,8 +368,6 @@ tb_seq_get(struct trace_buffer *tb, uint16_t producer, uint16_t writer,
 	s->producer_id = producer;
 	s->writer_id = writer;
 	s->uid = uid;
-	/* Nothing known before this chunk: a loss unless it is the first. */
-	s->dropped = first_chunk_id != 0;
 	return s;
 }
 
@@ -396,6 +405,8 @@ tb_seq_unlink(struct trace_buffer *tb, struct tb_seq *s, struct tb_rec *r)
 	else
 		s->tail = r->prev;
 	r->prev = r->next = 0;
+	if (s->head == 0)
+		tb->seq_idle++;
 }
 
 /* Takes a live chunk out of the index and its sequence. */
@@ -495,15 +506,15 @@ tb_range_clear(struct trace_buffer *tb, size_t off, size_t len)
 	return off;
 }
 
+/*
+ * DISCARD policy, full: this and every later chunk is refused. The loss
+ * comes after what the buffer holds, so no packet in it is flagged.
+ */
 static void
-tb_discard(struct trace_buffer *tb, uint16_t producer, uint16_t writer)
+tb_discard(struct trace_buffer *tb)
 {
-	struct tb_seq *s;
-
 	tb->discarding = 1;
 	tb->st.chunks_discarded++;
-	if ((s = tb_seq_find(tb, producer, writer)) != NULL)
-		s->dropped = 1;
 }
 
 /* Updates a chunk copied before (scraped) that has grown since. */
@@ -583,7 +594,7 @@ trace_buffer_copy_chunk_untrusted(struct trace_buffer *tb,
 		return 0;
 
 	if (tb->discarding) {
-		tb_discard(tb, producer_id, v->writer_id);
+		tb_discard(tb);
 		return -1;
 	}
 	if (tb->policy == TRACE_BUFFER_DISCARD &&
@@ -591,7 +602,7 @@ trace_buffer_copy_chunk_untrusted(struct trace_buffer *tb,
 	    tb_range_has_unread(tb, tb->wptr, tb->size - tb->wptr) ||
 	    tb_range_has_unread(tb, 0, rsize) :
 	    tb_range_has_unread(tb, tb->wptr, rsize))) {
-		tb_discard(tb, producer_id, v->writer_id);
+		tb_discard(tb);
 		return -1;
 	}
 
@@ -605,8 +616,8 @@ trace_buffer_copy_chunk_untrusted(struct trace_buffer *tb,
 		tb->st.write_wrap_count++;
 	}
 	end = tb_range_clear(tb, tb->wptr, rsize);
-	if (s == NULL && (s = tb_seq_get(tb, producer_id, v->writer_id, uid,
-	    v->chunk_id)) == NULL) {
+	if (s == NULL && (s = tb_seq_get(tb, producer_id, v->writer_id,
+	    uid)) == NULL) {
 		tb->st.chunks_discarded++;
 		return -1;
 	}
@@ -810,11 +821,16 @@ tb_seq_read(struct trace_buffer *tb, struct tb_seq *s,
 		r = tb_rec_at(tb, s->head);
 		if (r->flags & SHM_CHUNK_NEEDS_PATCHING)
 			return 0;
-		/* Starting a chunk that does not follow the last one read. */
-		if (r->frags_read == 0 && r->read_off == 0 && s->have_read &&
-		    r->chunk_id != s->last_read + 1) {
+		/*
+		 * Starting a chunk that does not follow the last one read; or,
+		 * with nothing read before, one that is not the first ever.
+		 */
+		if (r->frags_read == 0 && r->read_off == 0 &&
+		    (s->have_read ? r->chunk_id != s->last_read + 1 :
+		    r->chunk_id != 0)) {
 			s->dropped = 1;
 			s->last_read = r->chunk_id - 1;
+			s->have_read = 1;
 		}
 		if (r->frags_read >= r->nfrags) {
 			/* Unfinished chunk: more may come, unless later ones exist. */
