@@ -206,6 +206,31 @@ trace_buffer_free(struct trace_buffer *tb)
 	free(tb);
 }
 
+struct trace_buffer *
+trace_buffer_clone(const struct trace_buffer *src, const char **cause)
+{
+	struct trace_buffer *tb;
+
+	if ((tb = trace_buffer_new(src->size, (enum trace_buffer_policy)
+	    src->policy, cause)) == NULL)
+		return NULL;
+	/* Same geometry, so record numbers and table slots carry over. */
+	memcpy(tb->ring, src->ring, src->hwm);
+	memcpy(tb->index, src->index, src->index_cap * sizeof(*tb->index));
+	memcpy(tb->seqs, src->seqs, src->seq_cap * sizeof(*tb->seqs));
+	tb->wptr = src->wptr;
+	tb->hwm = src->hwm;
+	tb->discarding = src->discarding;
+	tb->seq_used = src->seq_used;
+	tb->seq_idle = src->seq_idle;
+	tb->st = src->st;
+	tb->st.bytes_read = 0;
+	tb->st.chunks_read = 0;
+	tb->st.readaheads_succeeded = 0;
+	tb->st.readaheads_failed = 0;
+	return tb;
+}
+
 size_t
 trace_buffer_size(const struct trace_buffer *tb)
 {

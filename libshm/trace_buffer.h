@@ -140,6 +140,14 @@ void	trace_buffer_stats(const struct trace_buffer *,
 /* Ring size in bytes (what buffer_size reports). */
 size_t	trace_buffer_size(const struct trace_buffer *);
 
+/*
+ * A deep, independent copy (CloneSession): ring, index, sequences with their
+ * read positions, and stats (the read counters restart at zero in the copy).
+ * NULL and *cause when out of memory.
+ */
+struct trace_buffer *trace_buffer_clone(const struct trace_buffer *,
+	    const char **cause);
+
 /* Bytes of bookkeeping beside the ring (for memory accounting). */
 size_t	trace_buffer_overhead(const struct trace_buffer *);
 

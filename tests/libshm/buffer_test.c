@@ -571,6 +571,44 @@ START_TEST(test_bounded_bookkeeping)
 }
 END_TEST
 
+START_TEST(test_clone)
+{
+	struct trace_buffer_stats st;
+	struct trace_buffer *tb = tb_make(65536, TRACE_BUFFER_RING), *cl;
+	struct pkts ps = { 0 }, pc = { 0 };
+	const char *cause = NULL;
+	size_t i;
+
+	for (i = 0; i < 20; i++)
+		put1(tb, 1, 1, (uint32_t)i, (uint8_t)i, 100, 4080);
+	/* Read a few first: the clone keeps the read position. */
+	{
+		struct trace_buffer_packet p;
+
+		trace_buffer_begin_read(tb);
+		ck_assert_int_eq(trace_buffer_read_next(tb, &p), 1);
+		ck_assert_uint_eq(p.slices[0].data[0], 5);
+	}
+	cl = trace_buffer_clone(tb, &cause);
+	ck_assert_ptr_nonnull(cl);
+	trace_buffer_stats(cl, &st);
+	ck_assert_uint_eq(st.chunks_written, 20);
+	ck_assert_uint_eq(st.chunks_read, 0);
+	/* Independent: new data in the source is not in the copy. */
+	put1(tb, 1, 1, 20, 20, 100, 4080);
+	pkts_read(tb, &ps);
+	pkts_read(cl, &pc);
+	ck_assert_uint_eq(ps.n, 15);
+	ck_assert_uint_eq(pc.n, 14);
+	for (i = 0; i < pc.n; i++)
+		ck_assert_uint_eq(pc.v[i].data[0], 6 + i);
+	pkts_free(&ps);
+	pkts_free(&pc);
+	trace_buffer_free(tb);
+	trace_buffer_free(cl);
+}
+END_TEST
+
 Suite *
 buffer_suite(void)
 {
@@ -586,6 +624,7 @@ buffer_suite(void)
 	tcase_add_test(tc, test_hostile_fragments);
 	tcase_add_test(tc, test_sequences_and_identity);
 	tcase_add_test(tc, test_bounded_bookkeeping);
+	tcase_add_test(tc, test_clone);
 	suite_add_tcase(s, tc);
 	return s;
 }
