@@ -260,7 +260,16 @@ config_load(const struct faro_opts *o, char *err, size_t errlen)
 	char *buf;
 	size_t len;
 
-	if (o->config_path != NULL) {
+	if (o->config_path != NULL && strcmp(o->config_path, ":test") == 0) {
+		/* Upstream's built-in smoke test config. */
+		static char *events[] = { (char *)"sched/sched_switch",
+		    (char *)"power/cpu_idle", (char *)"power/cpu_frequency",
+		    (char *)"power/gpu_frequency" };
+		struct faro_light l = { .time = "2s", .buffer = "32mb",
+		    .categories = events, .ncategories = 4 };
+
+		cfg = lightcfg_build(&l, err, errlen);
+	} else if (o->config_path != NULL) {
 		if ((buf = config_read_file(o->config_path, &len, err,
 		    errlen)) == NULL)
 			return NULL;
