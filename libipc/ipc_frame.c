@@ -16,6 +16,7 @@
 #include "log.h"
 
 #define RX_INITIAL	4096
+#define RX_KEEP		(16 * 1024)	/* kept across frames */
 
 /* Closes the held descriptors that arrived before stream offset end. */
 static void
@@ -54,8 +55,10 @@ ipc_frame_rx_free(struct ipc_frame_rx *rx)
 void *
 ipc_frame_rx_space(struct ipc_frame_rx *rx, size_t *avail)
 {
+	const uint8_t *p;
 	uint8_t *nbuf;
-	size_t nsz;
+	size_t want, need;
+	uint32_t size;
 
 	/* Move the unconsumed tail to the front before growing. */
 	if (rx->off > 0) {
@@ -64,16 +67,33 @@ ipc_frame_rx_space(struct ipc_frame_rx *rx, size_t *avail)
 		rx->pos += rx->off;
 		rx->off = 0;
 	}
-	if (rx->len == rx->bufsz && rx->bufsz < rx->max) {
-		nsz = rx->bufsz == 0 ? RX_INITIAL : rx->bufsz * 2;
-		if (nsz > rx->max)
-			nsz = rx->max;
-		if ((nbuf = realloc(rx->buf, nsz)) == NULL) {
+	/* Idle connections give back what a large frame made them take. */
+	if (rx->len == 0 && rx->bufsz > RX_KEEP) {
+		free(rx->buf);
+		rx->buf = NULL;
+		rx->bufsz = 0;
+	}
+	want = rx->bufsz != 0 ? rx->bufsz : RX_INITIAL;
+	if (rx->len >= IPC_FRAME_HDR) {
+		/* The header says how much this frame needs: take it at once. */
+		p = rx->buf;
+		size = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+		    (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		need = (size_t)size + IPC_FRAME_HDR;
+		if (size <= rx->max - IPC_FRAME_HDR && need > want)
+			want = need;
+	}
+	if (rx->len == want && want < rx->max)
+		want *= 2;
+	if (want > rx->max)
+		want = rx->max;
+	if (want > rx->bufsz) {
+		if ((nbuf = realloc(rx->buf, want)) == NULL) {
 			*avail = 0;
 			return NULL;
 		}
 		rx->buf = nbuf;
-		rx->bufsz = nsz;
+		rx->bufsz = want;
 	}
 	*avail = rx->bufsz - rx->len;
 	if (*avail == 0)

@@ -276,6 +276,22 @@ ipc_host_nconns(const struct ipc_host *h)
 	return h->nconns;
 }
 
+int
+ipc_host_disconnect(struct ipc_host *h, uint64_t conn_id, const char *why)
+{
+	struct host_conn *hc;
+
+	TAILQ_FOREACH(hc, &h->conns, entry) {
+		if (hc->peer.conn_id == conn_id) {
+			log_info("%s: conn %llu pid %d: %s", __func__,
+			    (unsigned long long)conn_id, (int)hc->peer.pid, why);
+			ipc_conn_shutdown(hc->conn, why);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static void
 host_accept(evutil_socket_t lfd, short ev, void *arg)
 {

@@ -109,6 +109,13 @@ int		 ipc_host_adopt(struct ipc_host *, int listen_fd);
 void		 ipc_host_set_outq_max(struct ipc_host *, size_t bytes);
 void		 ipc_host_set_conns_max(struct ipc_host *, size_t n);
 size_t		 ipc_host_nconns(const struct ipc_host *);
+/*
+ * Drops a client (e.g. one that broke the service's rules); the
+ * services' on_disconnect follows from the event loop as usual. Returns
+ * 0, or -1 if no such connection.
+ */
+int		 ipc_host_disconnect(struct ipc_host *, uint64_t conn_id,
+		    const char *why);
 
 /*
  * Declares a service. methods[i] gets method id i + 1. The table and name

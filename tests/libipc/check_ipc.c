@@ -424,6 +424,26 @@ START_TEST(test_bind_and_invoke)
 }
 END_TEST
 
+START_TEST(test_host_disconnects_client)
+{
+	struct tc t;
+
+	tc_open(&t, path, 0);
+	tc_bind(&t, "Test");
+	ipc_client_invoke(t.c, t.b.service_id, M_ECHO, "a", 1, -1, 0,
+	    tc_reply, &t);
+	run_until(&t.final, 1);
+	ck_assert_int_eq(ipc_host_disconnect(host, last_peer.conn_id + 1000,
+	    "no such"), -1);
+	ck_assert_int_eq(ipc_host_disconnect(host, last_peer.conn_id,
+	    "test says so"), 0);
+	run_until(&disconnects, 1);
+	run_until(&t.disconnected, 1);
+	ck_assert_uint_eq(last_disconnect.conn_id, last_peer.conn_id);
+	ipc_client_free(t.c);
+}
+END_TEST
+
 START_TEST(test_unknown_service_and_method)
 {
 	struct tc t;
@@ -1029,6 +1049,7 @@ ipc_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_bind_and_invoke);
+	tcase_add_test(tc, test_host_disconnects_client);
 	tcase_add_test(tc, test_unknown_service_and_method);
 	tcase_add_test(tc, test_wire_errors);
 	tcase_add_test(tc, test_streaming);

@@ -229,6 +229,14 @@ START_TEST(test_max_frame_roundtrip)
 	ck_assert_uint_eq(in.msg->n_data_for_testing, 1);
 	ck_assert_uint_eq(in.msg->data_for_testing[0].len, d.len);
 	ipc_frame_in_free(&in);
+	ck_assert_uint_eq(rx.bufsz, IPC_FRAME_MAX);
+	/* Once drained, the receiver gives the large buffer back. */
+	{
+		size_t avail;
+
+		ck_assert_ptr_nonnull(ipc_frame_rx_space(&rx, &avail));
+		ck_assert_uint_le(rx.bufsz, 16 * 1024);
+	}
 	ipc_frame_rx_free(&rx);
 	free(buf);
 
