@@ -16,6 +16,7 @@
 #define FARO_PROC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct event_base;
 struct proc_signals;
@@ -54,6 +55,18 @@ int		 proc_daemonize(void);
  * failure of any step is fatal for the caller (returns -1, *cause set,
  * errno kept): a daemon must not go on half-confined.
  */
+/*
+ * An argument-level seccomp rule: name is allowed when
+ * (argument[arg] & mask) == value. Several rules for one name are ORed.
+ * A syscall goes either in syscalls or in rules, not both.
+ */
+struct proc_sys_rule {
+	const char		*name;
+	unsigned		 arg;		/* 0..5 */
+	uint64_t		 mask;
+	uint64_t		 value;
+};
+
 struct proc_sandbox {
 	const char		*user;		/* run as this user */
 	const char		*group;		/* NULL: the user's group */
@@ -61,6 +74,8 @@ struct proc_sandbox {
 	const int		*caps_keep;	/* CAP_* values */
 	size_t			 ncaps_keep;
 	const char *const	*syscalls;	/* allow-list, NULL-terminated */
+	const struct proc_sys_rule *rules;	/* argument-level allow-list */
+	size_t			 nrules;
 	int			 seccomp_debug;	/* trap + log, not kill */
 };
 

@@ -92,7 +92,33 @@ sandbox_seccomp(const struct proc_sandbox *sb, const char **cause)
 		*cause = "seccomp_init";
 		return -1;
 	}
-	for (p = sb->syscalls; *p != NULL; p++) {
+	for (i = 0; i < sb->nrules; i++) {
+		const struct proc_sys_rule *r = &sb->rules[i];
+		struct scmp_arg_cmp cmp;
+
+		if ((nr = seccomp_syscall_resolve_name(r->name)) ==
+		    __NR_SCMP_ERROR) {
+			log_debug("%s: no syscall %s here", __func__, r->name);
+			continue;
+		}
+		memset(&cmp, 0, sizeof(cmp));
+		cmp.arg = r->arg;
+		cmp.op = SCMP_CMP_MASKED_EQ;
+		cmp.datum_a = r->mask;
+		cmp.datum_b = r->value;
+		if (r->arg > 5) {
+			errno = EINVAL;
+			*cause = "argument rule: no such argument";
+			goto fail;
+		}
+		rc = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, 1, &cmp);
+		if (rc < 0) {
+			errno = -rc;
+			*cause = "seccomp_rule_add (argument rule)";
+			goto fail;
+		}
+	}
+	for (p = sb->syscalls; p != NULL && *p != NULL; p++) {
 		if ((nr = seccomp_syscall_resolve_name(*p)) == __NR_SCMP_ERROR) {
 			/* Lists are shared by architectures; skip absent ones. */
 			log_debug("%s: no syscall %s here", __func__, *p);
@@ -230,7 +256,8 @@ proc_sandbox_enter(const struct proc_sandbox *sb, const char **cause)
 		*cause = "PR_SET_NO_NEW_PRIVS";
 		return -1;
 	}
-	if (sb->syscalls != NULL && sandbox_seccomp(sb, cause) == -1)
+	if ((sb->syscalls != NULL || sb->nrules > 0) &&
+	    sandbox_seccomp(sb, cause) == -1)
 		return -1;
 	return 0;
 }

@@ -218,8 +218,15 @@ sandbox_child(int debug)
 		.syscalls = allow,
 		.seccomp_debug = debug,
 	};
+	static const struct proc_sys_rule rules[] = {
+		/* socket(2) for AF_UNIX only. */
+		{ "socket", 0, 0xffffffff, AF_UNIX },
+	};
 	const char *cause;
+	int fd;
 
+	sb.rules = rules;
+	sb.nrules = 1;
 	if (proc_sandbox_enter(&sb, &cause) == -1)
 		return 10;
 	if (getuid() != 65534)
@@ -234,6 +241,12 @@ sandbox_child(int debug)
 	/* getppid is not on the list. */
 	if (syscall(SYS_getppid) != -1 || errno != ENOSYS)
 		return 15;
+	/* Argument rule: AF_UNIX passes, AF_INET does not. */
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM, 0)) == -1)
+		return 16;
+	close(fd);
+	if (socket(AF_INET, SOCK_DGRAM, 0) != -1 || errno != ENOSYS)
+		return 17;
 	return 0;
 }
 
