@@ -436,6 +436,31 @@ START_TEST(test_slice_fns_no_table)
 }
 END_TEST
 
+/* Broken input (a parent loop, a flow loop) ends with an error or a result. */
+START_TEST(test_slice_fns_loops)
+{
+	sqlite3	*db = db_new();
+
+	exec(db, "CREATE TABLE slice(id INTEGER PRIMARY KEY, ts BIGINT,"
+	    " dur BIGINT, track_id BIGINT, depth BIGINT, parent_id BIGINT);"
+	    "INSERT INTO slice VALUES (1, 0, 10, 1, 1, 2), (2, 0, 10, 1, 1, 1),"
+	    " (3, 20, 10, 1, 0, NULL);"
+	    "CREATE TABLE flow(id INTEGER PRIMARY KEY, slice_out BIGINT,"
+	    " slice_in BIGINT, arg_set_id BIGINT);"
+	    "INSERT INTO flow VALUES (0, 1, 2, NULL), (1, 2, 1, NULL),"
+	    " (2, 3, NULL, NULL);");
+	expect_error(db, "SELECT * FROM ancestor_slice(1)", "loops");
+	expect_rows(db, "SELECT id FROM descendant_slice(1)", "");
+	/* Each slice is visited once; flows are reported as crossed. */
+	expect_rows(db, "SELECT id FROM directly_connected_flow(1)", "1\n0\n0");
+	/* preceding_flow walks ancestors, so it hits the parent loop. */
+	expect_error(db, "SELECT id FROM preceding_flow(1)", "loops");
+	/* A flow with no end is reported, and leads nowhere. */
+	expect_rows(db, "SELECT id, slice_in FROM following_flow(3)", "2,[NULL]");
+	db_close(db);
+}
+END_TEST
+
 /* ---- flow table functions ------------------------------------------------- */
 
 START_TEST(test_flows)
@@ -1058,6 +1083,7 @@ tp_ops_suite(void)
 	tcase_add_test(tc, test_slice_by_stack);
 	tcase_add_test(tc, test_slice_fns_empty);
 	tcase_add_test(tc, test_slice_fns_no_table);
+	tcase_add_test(tc, test_slice_fns_loops);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("flows");

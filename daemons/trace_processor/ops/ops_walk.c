@@ -20,8 +20,11 @@
 
 #include "ops_int.h"
 
-/* Longest parent chain followed before the data is declared looping. */
-#define WALK_MAX_DEPTH	(1 << 20)
+/*
+ * Longest parent chain followed before the data is declared looping; real
+ * nesting stays far below (a stack of 64K open slices on one track).
+ */
+#define WALK_MAX_DEPTH	(1 << 16)
 
 static const char *const walk_sql[OPS_Q_COUNT] = {
 	[OPS_Q_SLICE_INFO] =
