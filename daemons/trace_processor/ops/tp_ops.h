@@ -46,7 +46,7 @@
 /*
  * Registers every function and operator on db. Returns 0, or -1 with
  * *errmsg set to a message allocated with sqlite3_malloc (free it with
- * sqlite3_free). Safe to call once per connection.
+ * sqlite3_free). Calling it again on a connection registers them afresh.
  */
 int	tp_ops_register(sqlite3 *db, char **errmsg);
 
