@@ -725,6 +725,26 @@ static const struct sj_case sj_cases[] = {
 	  "CREATE VIRTUAL TABLE sp USING span_join(t2, t1 PARTITIONED cpu);"
 	  "SELECT * FROM sp;",
 	  "5,5,2,9,1\n20,5,2,9,2\n5,10,7,9,3" },
+	{ "the documented sched x cpu frequency example",
+	  "CREATE TABLE sched(ts BIGINT, dur BIGINT, cpu BIGINT, utid BIGINT);"
+	  "CREATE TABLE counter(id INTEGER PRIMARY KEY, ts BIGINT,"
+	  " track_id BIGINT, value DOUBLE);"
+	  "CREATE TABLE cpu_counter_track(id INTEGER PRIMARY KEY, cpu BIGINT);"
+	  "INSERT INTO sched VALUES (0, 50, 0, 1), (50, 50, 0, 2),"
+	  " (0, 100, 1, 3);"
+	  "INSERT INTO cpu_counter_track VALUES (7, 0), (8, 1);"
+	  "INSERT INTO counter(ts, track_id, value) VALUES (0, 7, 100),"
+	  " (30, 7, 200), (80, 7, 300), (0, 8, 500);"
+	  "CREATE VIEW sp_sched AS SELECT ts, dur, cpu, utid FROM sched;"
+	  "CREATE VIEW sp_frequency AS SELECT ts, lead(ts) OVER (PARTITION BY"
+	  " track_id ORDER BY ts) - ts AS dur, cpu, value AS freq FROM counter"
+	  " JOIN cpu_counter_track ON counter.track_id = cpu_counter_track.id;"
+	  "CREATE VIRTUAL TABLE sched_with_frequency USING SPAN_JOIN(sp_sched"
+	  " PARTITIONED cpu, sp_frequency PARTITIONED cpu);"
+	  "SELECT ts, dur, cpu, utid, freq FROM sched_with_frequency;",
+	  /* The last sample of each cpu has no dur: a zero-length span. */
+	  "0,30,0,1,100\n30,20,0,1,200\n50,30,0,2,200\n80,0,0,2,300\n"
+	  "0,0,1,3,500" },
 	{ "ends past INT64_MAX saturate",
 	  "CREATE TABLE t1(ts BIGINT, dur BIGINT, a BIGINT);" T_UNPART2
 	  "INSERT INTO t1 VALUES (9223372036854775802, 100, 1);"
