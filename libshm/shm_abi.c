@@ -395,3 +395,27 @@ shm_chunk_peek_untrusted(struct shm_abi *abi, uint32_t page, uint32_t idx,
 	shm_chunk_locate(abi, page, bitmap, idx, &c);
 	return shm_chunk_view_untrusted(&c, st == SHM_CHUNK_COMPLETE, v, cause);
 }
+
+unsigned
+shm_abi_scrape_untrusted(struct shm_abi *abi,
+    void (*cb)(const struct shm_chunk_view *, void *), void *arg)
+{
+	struct shm_chunk_view v;
+	const char *cause;
+	unsigned bad = 0;
+	uint32_t page, idx;
+	int r;
+
+	for (page = 0; page < abi->num_pages; page++) {
+		for (idx = 0; idx < SHM_MAX_CHUNKS_PER_PAGE; idx++) {
+			r = shm_chunk_peek_untrusted(abi, page, idx, &v, &cause);
+			if (r == 0)
+				cb(&v, arg);
+			else if (r == -1) {
+				bad++;
+				break;	/* the page header is bad: skip the page */
+			}
+		}
+	}
+	return bad;
+}

@@ -305,6 +305,15 @@ int	shm_chunk_peek_untrusted(struct shm_abi *, uint32_t page, uint32_t idx,
 	    struct shm_chunk_view *v, const char **cause);
 
 /*
+ * Service, scraping a whole SMB: calls cb for every chunk that
+ * shm_chunk_peek_untrusted reads successfully (typically: copy it into the
+ * writer's target buffer). Returns the number of chunks with bad headers
+ * (the caller counts them as ABI violations).
+ */
+unsigned shm_abi_scrape_untrusted(struct shm_abi *,
+	    void (*cb)(const struct shm_chunk_view *, void *), void *arg);
+
+/*
  * The memfd behind an SMB. The creator seals it against shrinking so the
  * other side can never fault on a truncated mapping.
  */

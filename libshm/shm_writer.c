@@ -52,6 +52,7 @@ struct shm_writer {
 	int			 retry_after_packet;
 	int			 reached_max_packets;
 	int			 dropped_flag;
+	unsigned		 npatches;	/* wpatch slots in use */
 	uint64_t		 dropped_packets;
 	struct shm_wpatch	 wpatch[PBW_MAX_DEPTH];
 	uint8_t			 garbage[SHM_GARBAGE_SIZE];
@@ -150,6 +151,11 @@ shm_writer_send_patches(struct shm_writer *w, const struct shm_commit_move *mv)
 	struct shm_wpatch *p, *q;
 	size_t n = 0, i, j;
 
+	if (w->npatches == 0) {
+		if (mv != NULL)
+			shm_arbiter_queue(w->arb, mv, NULL, 0);
+		return;
+	}
 	for (i = 0; i < PBW_MAX_DEPTH; i++) {
 		p = &w->wpatch[i];
 		if (!p->used || !shm_wpatch_ready(w, p))
@@ -175,6 +181,7 @@ shm_writer_send_patches(struct shm_writer *w, const struct shm_commit_move *mv)
 		memcpy(cp->patches[cp->npatches].data, p->data, SHM_PATCH_SIZE);
 		cp->npatches++;
 		p->used = 0;
+		w->npatches--;
 	}
 	if (mv != NULL || n > 0)
 		shm_arbiter_queue(w->arb, mv, out, n);
@@ -283,6 +290,7 @@ shm_writer_switch(struct shm_writer *w, int fragmenting)
 			/* depth <= PBW_MAX_DEPTH slots: one is always free. */
 			p = &w->wpatch[j];
 			p->used = 1;
+			w->npatches++;
 			p->level = (uint8_t)i;
 			p->chunk_id = w->next_chunk_id - 1;
 			p->offset = (uint32_t)(w->pbw.nest[i].size_field -

@@ -844,7 +844,9 @@ tb_seq_read(struct trace_buffer *tb, struct tb_seq *s,
 
 	while (s->head != 0) {
 		r = tb_rec_at(tb, s->head);
-		if (r->flags & SHM_CHUNK_NEEDS_PATCHING)
+		/* Patches only concern the last fragment: read up to it. */
+		if ((r->flags & SHM_CHUNK_NEEDS_PATCHING) &&
+		    r->frags_read + 1 >= r->nfrags)
 			return 0;
 		/*
 		 * Starting a chunk that does not follow the last one read; or,

@@ -314,8 +314,12 @@ START_TEST(test_patches)
 	struct pkts ps = { 0 };
 	struct cb c;
 
-	/* Packet with a nested size field at payload offset 6, still 0. */
+	/*
+	 * A whole packet, then one whose nested size field (payload offset
+	 * 10) is still 0: only the last fragment waits for the patch.
+	 */
 	cb_init(&c, 1000);
+	cb_frag(&c, 'z', 1);
 	{
 		uint8_t pkt[] = { 0x85, 0x80, 0x80, 0x00,	/* 5 bytes... */
 		    0x1a, 0x00, 0x00, 0x00, 0x00 };		/* wrong size */
@@ -331,9 +335,11 @@ START_TEST(test_patches)
 	ck_assert_int_eq(trace_buffer_copy_chunk_untrusted(tb, 1, 1, &v), 0);
 	put1(tb, 1, 1, 1, 'n', 10, 1000);
 	pkts_read(tb, &ps);
-	ck_assert_uint_eq(ps.n, 0);	/* the whole sequence waits */
+	ck_assert_uint_eq(ps.n, 1);	/* 'z'; then the sequence waits */
+	ck_assert_uint_eq(ps.v[0].data[0], 'z');
+	pkts_free(&ps);
 
-	pa[0].offset = 5;
+	pa[0].offset = 10;
 	shm_write_redundant_varint(pa[0].data, 2);
 	/* Wrong producer, wrong writer, wrong chunk: no effect. */
 	ck_assert_int_eq(trace_buffer_patch_chunk_untrusted(tb, 2, 1, 0, pa, 1,
