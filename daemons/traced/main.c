@@ -144,9 +144,12 @@ main(int argc, char *argv[])
 		fatalx("main: signals");
 	sockets_notify_fd();
 	proc_notify_ready();
-	log_info("main: listening on %s (producers) and %s (consumers)%s",
-	    ts.producer[0] ? ts.producer[0] : "(activated)", ts.consumer,
-	    ts.activated ? ", socket-activated" : "");
+	if (ts.activated)
+		log_info("main: serving %d socket-activated descriptors",
+		    ts.nproducer + 1);
+	else
+		log_info("main: listening on %s (producers) and %s "
+		    "(consumers)", ts.producer[0], ts.consumer);
 
 	event_base_dispatch(base);
 
