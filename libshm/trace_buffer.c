@@ -17,7 +17,8 @@
  *     chunk id read and whether loss happened since the last packet.
  * Chunk records are at least TB_MIN_RECORD bytes, which bounds the number of
  * records, hence the index size, by size / TB_MIN_RECORD. Bookkeeping is
- * then at most ~3% of the ring (index 8 bytes, sequences 28 bytes per KiB),
+ * then about 4.3% of the ring (per KiB: index 8 bytes, sequence slot 32,
+ * active list 4),
  * at the price of wasting space for chunks under 1 KiB (SMB layouts of 7
  * and 14 chunks per 4 KiB page; producers default to one chunk per page).
  */
@@ -69,6 +70,7 @@ struct tb_seq {
 	uint8_t		have_written;
 	uint8_t		have_read;
 	uint8_t		dropped;	/* loss since the last packet returned */
+	uint32_t	active_pos;	/* in trace_buffer.active, + 1; 0: idle */
 };
 
 enum { TB_SEQ_EMPTY = 0, TB_SEQ_LIVE = 1, TB_SEQ_TOMB = 2 };
@@ -86,7 +88,9 @@ struct trace_buffer {
 	size_t			 seq_cap;	/* power of 2 */
 	size_t			 seq_used;	/* LIVE + TOMB */
 	size_t			 seq_idle;	/* emptied since the last purge */
-	size_t			 read_cursor;
+	uint32_t		*active;	/* slots of sequences with chunks */
+	size_t			 nactive;
+	size_t			 read_cursor;	/* in active */
 	struct trace_buffer_slice *slices;
 	size_t			 slices_cap;
 	struct trace_buffer_stats st;
@@ -184,7 +188,8 @@ trace_buffer_new(size_t size, enum trace_buffer_policy policy,
 	tb->seq_cap = tb_pow2(max_records);
 	tb->index = calloc(tb->index_cap, sizeof(*tb->index));
 	tb->seqs = calloc(tb->seq_cap, sizeof(*tb->seqs));
-	if (tb->index == NULL || tb->seqs == NULL) {
+	tb->active = calloc(tb->seq_cap, sizeof(*tb->active));
+	if (tb->index == NULL || tb->seqs == NULL || tb->active == NULL) {
 		*cause = "out of memory";
 		trace_buffer_free(tb);
 		return NULL;
@@ -202,6 +207,7 @@ trace_buffer_free(struct trace_buffer *tb)
 		munmap(tb->ring, tb->size);
 	free(tb->index);
 	free(tb->seqs);
+	free(tb->active);
 	free(tb->slices);
 	free(tb);
 }
@@ -218,6 +224,8 @@ trace_buffer_clone(const struct trace_buffer *src, const char **cause)
 	memcpy(tb->ring, src->ring, src->hwm);
 	memcpy(tb->index, src->index, src->index_cap * sizeof(*tb->index));
 	memcpy(tb->seqs, src->seqs, src->seq_cap * sizeof(*tb->seqs));
+	memcpy(tb->active, src->active, src->seq_cap * sizeof(*tb->active));
+	tb->nactive = src->nactive;
 	tb->wptr = src->wptr;
 	tb->hwm = src->hwm;
 	tb->discarding = src->discarding;
@@ -241,7 +249,7 @@ size_t
 trace_buffer_overhead(const struct trace_buffer *tb)
 {
 	return sizeof(*tb) + tb->index_cap * sizeof(*tb->index) +
-	    tb->seq_cap * sizeof(*tb->seqs) +
+	    tb->seq_cap * (sizeof(*tb->seqs) + sizeof(*tb->active)) +
 	    tb->slices_cap * sizeof(*tb->slices);
 }
 
@@ -352,6 +360,7 @@ tb_seq_purge(struct trace_buffer *tb)
 	memcpy(old, tb->seqs, tb->seq_cap * sizeof(*old));
 	memset(tb->seqs, 0, tb->seq_cap * sizeof(*old));
 	tb->seq_used = 0;
+	tb->nactive = 0;
 	for (i = 0; i < tb->seq_cap; i++) {
 		if (old[i].state != TB_SEQ_LIVE)
 			continue;
@@ -360,6 +369,9 @@ tb_seq_purge(struct trace_buffer *tb)
 			j = (j + 1) & mask;
 		tb->seqs[j] = old[i];
 		tb->seq_used++;
+		/* Only sequences holding chunks survive: all are active. */
+		tb->active[tb->nactive++] = (uint32_t)j;
+		tb->seqs[j].active_pos = (uint32_t)tb->nactive;
 	}
 	free(old);
 }
@@ -396,6 +408,28 @@ tb_seq_get(struct trace_buffer *tb, uint16_t producer, uint16_t writer,
 	return s;
 }
 
+static void
+tb_active_add(struct trace_buffer *tb, struct tb_seq *s)
+{
+	if (s->active_pos != 0)
+		return;
+	tb->active[tb->nactive++] = (uint32_t)(s - tb->seqs);
+	s->active_pos = (uint32_t)tb->nactive;
+}
+
+static void
+tb_active_del(struct trace_buffer *tb, struct tb_seq *s)
+{
+	uint32_t pos = s->active_pos - 1, last;
+
+	if (s->active_pos == 0)
+		return;
+	last = tb->active[--tb->nactive];
+	tb->active[pos] = last;
+	tb->seqs[last].active_pos = pos + 1;
+	s->active_pos = 0;
+}
+
 /* Inserts r into its sequence list, keeping chunk-id order. */
 static void
 tb_seq_link(struct trace_buffer *tb, struct tb_seq *s, struct tb_rec *r)
@@ -416,6 +450,7 @@ tb_seq_link(struct trace_buffer *tb, struct tb_seq *s, struct tb_rec *r)
 		tb_rec_at(tb, r->next)->prev = num;
 	else
 		s->tail = num;
+	tb_active_add(tb, s);
 }
 
 static void
@@ -430,8 +465,10 @@ tb_seq_unlink(struct trace_buffer *tb, struct tb_seq *s, struct tb_rec *r)
 	else
 		s->tail = r->prev;
 	r->prev = r->next = 0;
-	if (s->head == 0)
+	if (s->head == 0) {
+		tb_active_del(tb, s);
 		tb->seq_idle++;
+	}
 }
 
 /* Takes a live chunk out of the index and its sequence. */
@@ -939,14 +976,18 @@ int
 trace_buffer_read_next(struct trace_buffer *tb, struct trace_buffer_packet *p)
 {
 	struct tb_seq *s;
+	uint32_t slot;
 
 	memset(p, 0, sizeof(*p));
-	for (; tb->read_cursor < tb->seq_cap; tb->read_cursor++) {
-		s = &tb->seqs[tb->read_cursor];
-		if (s->state != TB_SEQ_LIVE || s->head == 0)
-			continue;
+	while (tb->read_cursor < tb->nactive) {
+		slot = tb->active[tb->read_cursor];
+		s = &tb->seqs[slot];
 		if (tb_seq_read(tb, s, p))
 			return 1;
+		/* Emptied sequences leave the array: the next one moves in. */
+		if (tb->read_cursor < tb->nactive &&
+		    tb->active[tb->read_cursor] == slot)
+			tb->read_cursor++;
 	}
 	return 0;
 }
