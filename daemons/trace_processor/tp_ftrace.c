@@ -185,7 +185,7 @@ tp_ftrace_sched_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 		if (c->utid != prev_utid)
 			tp_stat_inc(tp, ST_MISMATCHED_SCHED_SWITCH_TIDS, 1);
 		tp_sched_insert(tp, c->sched_id, c->ts, ts - c->ts, cpu,
-		    c->utid, prev_pid == 0 ? NULL : st, c->prio);
+		    c->utid, st, c->prio);
 	}
 	c->sched_id = tp->next_sched++;
 	c->ts = ts;

@@ -1,0 +1,466 @@
+/*
+ * check_tp_engine: the engine API on traces built here byte by byte.
+ * Splitting a trace into chunks anywhere, compressing packets, gzipping the
+ * file must not change the tables; damaged, hostile and out-of-order input
+ * must end in counted drops or a clear error, never a crash.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "tp.h"
+
+struct buf {
+	uint8_t	*p;
+	size_t	 n, cap;
+};
+
+static void
+put(struct buf *b, const void *d, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 64;
+		b->p = realloc(b->p, b->cap);
+		ck_assert_ptr_nonnull(b->p);
+	}
+	memcpy(b->p + b->n, d, n);
+	b->n += n;
+}
+
+static void
+put_varint(struct buf *b, uint64_t v)
+{
+	uint8_t t[10];
+	size_t n = 0;
+
+	do {
+		t[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			t[n] |= 0x80;
+		n++;
+	} while (v);
+	put(b, t, n);
+}
+
+static void
+put_u(struct buf *b, uint32_t id, uint64_t v)
+{
+	put_varint(b, (uint64_t)id << 3);
+	put_varint(b, v);
+}
+
+static void
+put_len(struct buf *b, uint32_t id, const void *d, size_t n)
+{
+	put_varint(b, (uint64_t)id << 3 | 2);
+	put_varint(b, n);
+	put(b, d, n);
+}
+
+static void
+put_msg(struct buf *b, uint32_t id, struct buf *m)
+{
+	put_len(b, id, m->p, m->n);
+	free(m->p);
+	memset(m, 0, sizeof(*m));
+}
+
+/* A Trace: a thread track, then n begin/end pairs with interned names. */
+static struct buf
+trace_build(int n, int reverse)
+{
+	struct buf t = { 0 }, pk = { 0 }, m = { 0 }, s = { 0 }, e = { 0 };
+	int i;
+
+	put_u(&s, 1, 5);		/* ThreadDescriptor.pid */
+	put_u(&s, 2, 6);		/* tid */
+	put_len(&s, 5, "worker", 6);	/* thread_name */
+	put_u(&m, 1, 42);		/* TrackDescriptor.uuid */
+	put_msg(&m, 4, &s);
+	put_msg(&pk, 60, &m);
+	put_msg(&t, 1, &pk);
+	for (i = 0; i < n; i++) {
+		int k = reverse ? n - 1 - i : i;
+		int j;
+
+		for (j = 0; j < 2; j++) {
+			put_u(&pk, 8, 1000 + (uint64_t)k * 100 + (uint64_t)j * 50);
+			put_u(&pk, 10, 7);	/* sequence id */
+			if (i == 0 && j == 0) {
+				put_u(&pk, 13, 3);
+				put_u(&e, 1, 1);	/* EventName.iid */
+				put_len(&e, 2, "interned", 8);
+				put_msg(&m, 2, &e);	/* event_names */
+				put_msg(&pk, 12, &m);	/* interned_data */
+			}
+			put_u(&m, 9, j == 0 ? 1 : 2);	/* type */
+			put_u(&m, 11, 42);		/* track_uuid */
+			if (j == 0) {
+				if (k % 2)
+					put_u(&m, 10, 1);	/* name_iid */
+				else
+					put_len(&m, 23, "plain", 5);
+			}
+			put_msg(&pk, 11, &m);
+			put_msg(&t, 1, &pk);
+		}
+	}
+	return t;
+}
+
+static char *
+query1(struct tp *tp, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *r = NULL;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(tp_db(tp), sql, -1, &st, NULL),
+	    SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r = strdup(sqlite3_column_text(st, 0) ?
+		    (const char *)sqlite3_column_text(st, 0) : "NULL");
+	sqlite3_finalize(st);
+	ck_assert_ptr_nonnull(r);
+	return r;
+}
+
+#define SUMMARY "SELECT COUNT(*) || ':' || SUM(dur) || ':' || " \
+	"GROUP_CONCAT(name || '@' || ts, ',') FROM (SELECT * FROM slice " \
+	"ORDER BY ts)"
+
+static char *
+load_chunked(const uint8_t *p, size_t n, size_t chunk, size_t window)
+{
+	struct tp_config cfg;
+	struct tp *tp;
+	char *err = NULL, *r;
+	size_t off;
+
+	tp_config_init(&cfg);
+	if (window)
+		cfg.sort_window_bytes = window;
+	tp = tp_new(&cfg, &err);
+	ck_assert_msg(tp != NULL, "tp_new: %s", err ? err : "?");
+	for (off = 0; off < n; off += chunk) {
+		size_t l = n - off < chunk ? n - off : chunk;
+
+		ck_assert_msg(tp_parse(tp, p + off, l) == 0, "tp_parse: %s",
+		    tp_error(tp));
+	}
+	ck_assert_int_eq(tp_eof(tp), 0);
+	r = query1(tp, SUMMARY);
+	tp_free(tp);
+	return r;
+}
+
+START_TEST(test_chunking)
+{
+	struct buf t = trace_build(50, 0);
+	char *whole = load_chunked(t.p, t.n, t.n, 0);
+	static const size_t sizes[] = { 1, 2, 3, 7, 64, 4096 };
+	size_t i;
+
+	ck_assert_str_eq(strstr(whole, ":") ? "ok" : "no", "ok");
+	ck_assert(strncmp(whole, "50:2500:", 8) == 0);
+	ck_assert(strstr(whole, "interned@1100") != NULL);
+	ck_assert(strstr(whole, "plain@1000") != NULL);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char *r = load_chunked(t.p, t.n, sizes[i], 0);
+
+		ck_assert_msg(strcmp(r, whole) == 0, "chunk %zu differs",
+		    sizes[i]);
+		free(r);
+	}
+	free(whole);
+	free(t.p);
+}
+END_TEST
+
+START_TEST(test_sorting_and_window)
+{
+	/* Reversed pairs sort back into place within a large window... */
+	struct buf fwd = trace_build(40, 0), rev = trace_build(40, 1);
+	char *a = load_chunked(fwd.p, fwd.n, fwd.n, 0);
+	char *b = load_chunked(rev.p, rev.n, 1000, 0);
+	struct tp_config cfg;
+	struct tp *tp;
+	char *err = NULL, *v;
+
+	ck_assert_str_eq(a, b);
+	/* ...but a window of one packet must drop and count them. */
+	tp_config_init(&cfg);
+	cfg.sort_window_bytes = 1;
+	tp = tp_new(&cfg, &err);
+	ck_assert_ptr_nonnull(tp);
+	ck_assert_int_eq(tp_parse(tp, rev.p, rev.n), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	v = query1(tp, "SELECT value FROM stats WHERE name ="
+	    " 'sorter_push_event_out_of_order'");
+	ck_assert_int_gt(atoi(v), 0);
+	ck_assert_int_gt(tp_error_stats(tp), 0);
+	free(v);
+	tp_free(tp);
+	free(a);
+	free(b);
+	free(fwd.p);
+	free(rev.p);
+}
+END_TEST
+
+START_TEST(test_compressed_packets)
+{
+	struct buf t = trace_build(30, 0), outer = { 0 }, pk = { 0 };
+	uLongf zl = compressBound(t.n);
+	uint8_t *z = malloc(zl);
+	char *a, *b;
+
+	ck_assert_int_eq(compress(z, &zl, t.p, t.n), Z_OK);
+	put_len(&pk, 50, z, zl);		/* compressed_packets */
+	put_msg(&outer, 1, &pk);
+	a = load_chunked(t.p, t.n, t.n, 0);
+	b = load_chunked(outer.p, outer.n, 333, 0);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	free(z);
+	free(outer.p);
+	free(t.p);
+}
+END_TEST
+
+START_TEST(test_gzip_file)
+{
+	struct buf t = trace_build(30, 0);
+	z_stream zs;
+	uint8_t *gz = malloc(t.n + 1024);
+	char *a, *b;
+
+	memset(&zs, 0, sizeof(zs));
+	ck_assert_int_eq(deflateInit2(&zs, 6, Z_DEFLATED, 16 + 15, 8,
+	    Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = t.p;
+	zs.avail_in = (uInt)t.n;
+	zs.next_out = gz;
+	zs.avail_out = (uInt)(t.n + 1024);
+	ck_assert_int_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	a = load_chunked(t.p, t.n, t.n, 0);
+	b = load_chunked(gz, zs.total_out, 17, 0);
+	ck_assert_str_eq(a, b);
+	deflateEnd(&zs);
+	free(a);
+	free(b);
+	free(gz);
+	free(t.p);
+}
+END_TEST
+
+START_TEST(test_truncated)
+{
+	/* A trace cut short keeps what came before the cut. */
+	struct buf t = trace_build(20, 0);
+	struct tp *tp;
+	char *err = NULL, *v;
+
+	tp = tp_new(NULL, &err);
+	ck_assert_int_eq(tp_parse(tp, t.p, t.n - 5), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	v = query1(tp, "SELECT COUNT(*) FROM slice");
+	ck_assert_int_eq(atoi(v), 20);		/* the last one stays open */
+	free(v);
+	v = query1(tp, "SELECT dur FROM slice ORDER BY ts DESC LIMIT 1");
+	ck_assert_str_eq(v, "-1");
+	free(v);
+	v = query1(tp, "SELECT value FROM stats WHERE name ="
+	    " 'proto_decode_errors'");
+	ck_assert_str_eq(v, "1");
+	free(v);
+	tp_free(tp);
+	free(t.p);
+}
+END_TEST
+
+START_TEST(test_unknown_format)
+{
+	static const uint8_t bin[] = { 0x00, 0x01, 0x02, 0xff };
+	struct tp *tp;
+	char *err = NULL;
+
+	tp = tp_new(NULL, &err);
+	ck_assert_int_eq(tp_parse(tp, bin, sizeof(bin)), -1);
+	ck_assert(strstr(tp_error(tp), "format") != NULL);
+	tp_free(tp);
+
+	/* A top-level field that is not length-delimited. */
+	tp = tp_new(NULL, &err);
+	ck_assert_int_eq(tp_parse(tp, "\x0a\x00\x0d\x01\x02\x03\x04", 7), -1);
+	ck_assert(strstr(tp_error(tp), "Perfetto") != NULL);
+	tp_free(tp);
+}
+END_TEST
+
+START_TEST(test_hostile_proto)
+{
+	/* Valid framing around random packet bodies: everything the
+	 * importers reach must cope. */
+	uint32_t seed = 99;
+	int round;
+
+	for (round = 0; round < 300; round++) {
+		struct buf t = { 0 };
+		struct tp *tp;
+		char *err = NULL;
+		int i;
+
+		for (i = 0; i < 20; i++) {
+			uint8_t body[96];
+			size_t n, k;
+
+			seed = seed * 1103515245 + 12345;
+			n = (seed >> 8) % sizeof(body);
+			for (k = 0; k < n; k++) {
+				seed = seed * 1103515245 + 12345;
+				body[k] = (uint8_t)(seed >> 16);
+			}
+			/* Bias towards real packet fields. */
+			if (n > 2 && (seed & 1)) {
+				static const uint8_t tags[] = { 0x5a, 0xe2,
+				    0x0a, 0x12, 0x62, 0x32, 0x92, 0x3a };
+
+				body[0] = tags[(seed >> 4) % sizeof(tags)];
+				if (body[0] == 0xe2 || body[0] == 0x92) {
+					body[1] = body[0] == 0xe2 ? 0x03 : 0x03;
+				}
+			}
+			put_len(&t, 1, body, n);
+		}
+		tp = tp_new(NULL, &err);
+		ck_assert_ptr_nonnull(tp);
+		(void)tp_parse(tp, t.p, t.n);
+		ck_assert_int_eq(tp_eof(tp), 0);
+		free(query1(tp, "SELECT COUNT(*) FROM slice"));
+		tp_free(tp);
+		free(t.p);
+	}
+}
+END_TEST
+
+START_TEST(test_json_chunking)
+{
+	static const char json[] =
+	    "{\"traceEvents\":[{\"ph\":\"B\",\"pid\":1,\"tid\":2,\"ts\":1,"
+	    "\"name\":\"a}]\\\"b\",\"args\":{\"x\":[1,{\"y\":\"]}\"}]}},"
+	    "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":3},"
+	    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1.5,\"dur\":0.5,"
+	    "\"name\":\"c\"}],\"metadata\":{\"traceEvents\":[]}}";
+	char *whole = load_chunked((const uint8_t *)json, strlen(json),
+	    strlen(json), 0);
+	size_t c;
+
+	ck_assert_str_eq(whole, "2:2500:a}]\"b@1000,c@1500");
+	for (c = 1; c < 9; c++) {
+		char *r = load_chunked((const uint8_t *)json, strlen(json), c,
+		    0);
+
+		ck_assert_str_eq(r, whole);
+		free(r);
+	}
+	free(whole);
+}
+END_TEST
+
+START_TEST(test_hostile_json)
+{
+	static const char *const docs[] = {
+		"[",
+		"{\"traceEvents\":[{\"ph\":\"B\",\"ts\":",
+		"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1e400,\"dur\":-5}]}",
+		"[{\"ph\":\"B\",\"ts\":1,\"name\":\"\\u12\"}]",
+		"[{\"ph\":\"C\",\"ts\":1,\"args\":{\"v\":\"nan\"}}]",
+		"[{\"ph\":\"s\",\"ts\":1},{\"ph\":\"f\",\"ts\":2,\"id\":{}}]",
+		"[{\"ph\":\"M\",\"name\":\"thread_name\",\"args\":5}]",
+		"[{\"ph\":\"E\",\"ts\":-1}]",
+		"{\"traceEvents\":{\"ph\":\"B\"}}",
+	};
+	char deep[5000];
+	size_t i;
+
+	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		struct tp *tp;
+		char *err = NULL;
+
+		tp = tp_new(NULL, &err);
+		(void)tp_parse(tp, docs[i], strlen(docs[i]));
+		ck_assert_int_eq(tp_eof(tp), 0);
+		free(query1(tp, "SELECT COUNT(*) FROM slice"));
+		tp_free(tp);
+	}
+	/* Nesting deeper than the parser allows: dropped and counted. */
+	memset(deep, '[', sizeof(deep));
+	memcpy(deep, "[{\"ph\":\"X\",\"ts\":1,\"args\":", 25);
+	{
+		struct tp *tp;
+		char *err = NULL, *v;
+
+		tp = tp_new(NULL, &err);
+		ck_assert_int_eq(tp_parse(tp, deep, sizeof(deep)), 0);
+		ck_assert_int_eq(tp_parse(tp, "]", 1), 0);
+		ck_assert_int_eq(tp_eof(tp), 0);
+		v = query1(tp, "SELECT COUNT(*) FROM slice");
+		ck_assert_str_eq(v, "0");
+		free(v);
+		tp_free(tp);
+	}
+}
+END_TEST
+
+START_TEST(test_api_misuse)
+{
+	struct tp *tp;
+	char *err = NULL;
+
+	tp = tp_new(NULL, &err);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	ck_assert_int_eq(tp_parse(tp, "[", 1), -1);
+	ck_assert(strstr(tp_error(tp), "complete") != NULL);
+	ck_assert_int_eq(tp_load_file(tp, "/nonexistent/trace"), -1);
+	tp_free(tp);
+}
+END_TEST
+
+static Suite *
+engine_suite(void)
+{
+	Suite *s = suite_create("tp_engine");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_chunking);
+	tcase_add_test(tc, test_sorting_and_window);
+	tcase_add_test(tc, test_compressed_packets);
+	tcase_add_test(tc, test_gzip_file);
+	tcase_add_test(tc, test_truncated);
+	tcase_add_test(tc, test_unknown_format);
+	tcase_add_test(tc, test_hostile_proto);
+	tcase_add_test(tc, test_json_chunking);
+	tcase_add_test(tc, test_hostile_json);
+	tcase_add_test(tc, test_api_misuse);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(engine_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,2 @@
+-- trace: json_events.json
+SELECT name, value FROM stats WHERE value > 0 ORDER BY name;

@@ -1,0 +1,5 @@
+-- trace: te_args.textproto
+SELECT s.name, s.category, a.flat_key, a.key, a.int_value, a.string_value,
+  a.real_value, a.value_type
+FROM slice s JOIN args a USING (arg_set_id)
+ORDER BY s.id, a.id;

@@ -1,0 +1,2 @@
+-- trace: te_clocks.textproto
+SELECT ts, name FROM slice ORDER BY ts;

@@ -1,0 +1,2 @@
+-- trace: te_seed_interning.textproto
+SELECT ts, dur, category, name FROM slice ORDER BY ts;
