@@ -779,7 +779,7 @@ cport_query_capabilities(struct ipc_call *call, void *arg)
 	caps.has_has_trace_config_output_path = 1;
 	caps.has_trace_config_output_path = 0;
 	caps.has_has_clone_session = 1;
-	caps.has_clone_session = 0;
+	caps.has_clone_session = 1;
 	res.capabilities = &caps;
 	ipc_reply_send_msg(call->reply, &res.base, 0, -1);
 }
@@ -798,18 +798,116 @@ cport_save_trace_for_bugreport(struct ipc_call *call, void *arg)
 	ipc_reply_send_msg(call->reply, &res.base, 0, -1);
 }
 
+/* A CloneSession waiting for the source session's flush. */
+struct cport_clone {
+	struct traced		*svc;
+	uint64_t		 conn_id;
+	uint64_t		 src_id;
+	struct ipc_reply	*reply;
+	int			 fd;
+};
+
 static void
-cport_clone_session(struct ipc_call *call, void *arg)
+cport_clone_reply(struct ipc_reply *r, struct tsession *s, int was_file,
+    const char *error)
 {
 	Perfetto__Protos__CloneSessionResponse res =
 	    PERFETTO__PROTOS__CLONE_SESSION_RESPONSE__INIT;
 
-	if (cport_consumer(call, arg) == NULL)
-		return;
 	res.has_success = 1;
-	res.success = 0;
-	res.error = (char *)"CloneSession is not supported by faro traced";
-	ipc_reply_send_msg(call->reply, &res.base, 0, -1);
+	res.success = s != NULL;
+	if (s == NULL)
+		res.error = (char *)error;
+	else {
+		res.has_uuid_msb = res.has_uuid_lsb = 1;
+		res.uuid_msb = s->uuid_msb;
+		res.uuid_lsb = s->uuid_lsb;
+		res.has_was_write_into_file = 1;
+		res.was_write_into_file = was_file;
+	}
+	ipc_reply_send_msg(r, &res.base, 0, -1);
+}
+
+static void
+cport_clone_flushed(struct tsession *src, int success, void *arg)
+{
+	struct cport_clone	*cl = arg;
+	struct tconsumer	*c;
+	struct tsession		*s = NULL;
+	const char		*cause = "the source session went away";
+	int			 was_file = 0;
+
+	(void)success;	/* a partial flush still makes a useful clone */
+	c = service_consumer_by_conn(cl->svc, cl->conn_id);
+	if (c == NULL) {
+		ipc_reply_free(cl->reply);
+		if (cl->fd != -1)
+			close(cl->fd);
+	} else {
+		if (src != NULL) {
+			s = session_clone(c, src, cl->fd, &was_file, &cause);
+			cl->fd = -1;
+		}
+		if (cl->fd != -1)
+			close(cl->fd);
+		cport_clone_reply(cl->reply, s, was_file, cause);
+	}
+	free(cl);
+}
+
+static void
+cport_clone_session(struct ipc_call *call, void *arg)
+{
+	struct traced		*svc = arg;
+	struct tconsumer	*c;
+	struct tsession		*s, *src = NULL;
+	struct cport_clone	*cl;
+	Perfetto__Protos__CloneSessionRequest *req;
+	const char		*cause = NULL;
+	int			 fd;
+
+	if ((c = cport_consumer(call, svc)) == NULL ||
+	    (req = CPORT_ARGS(Perfetto__Protos__CloneSessionRequest,
+	    clone_session_request, call)) == NULL)
+		return;
+	fd = ipc_call_take_fd(call);
+	TAILQ_FOREACH(s, &svc->sessions, entry) {
+		if (s->cloned || (c->uid != 0 && s->uid != c->uid))
+			continue;
+		if (req->selector_case ==
+		    PERFETTO__PROTOS__CLONE_SESSION_REQUEST__SELECTOR_SESSION_ID &&
+		    s->id == req->session_id)
+			src = s;
+		if (req->selector_case ==
+		    PERFETTO__PROTOS__CLONE_SESSION_REQUEST__SELECTOR_UNIQUE_SESSION_NAME &&
+		    req->unique_session_name != NULL &&
+		    s->cfg->unique_session_name != NULL &&
+		    strcmp(s->cfg->unique_session_name,
+		    req->unique_session_name) == 0)
+			src = s;
+	}
+	perfetto__protos__clone_session_request__free_unpacked(req, NULL);
+	if (src == NULL)
+		cause = "no session to clone with this id or name";
+	else if (c->session != NULL)
+		cause = "this connection already has a session";
+	else if ((cl = calloc(1, sizeof(*cl))) == NULL)
+		cause = "out of memory";
+	if (cause != NULL) {
+		if (fd != -1)
+			close(fd);
+		cport_clone_reply(call->reply, NULL, 0, cause);
+		return;
+	}
+	cl->svc = svc;
+	cl->conn_id = c->conn_id;
+	cl->src_id = src->id;
+	cl->reply = call->reply;
+	cl->fd = fd;
+	/* Flush first so the copy holds what producers still buffer. */
+	if (src->state != TS_STARTED ||
+	    flush_start(src, 0, 0, cport_clone_flushed, cl) == -1)
+		cport_clone_flushed(src, 1, cl);
 }
 
 static void

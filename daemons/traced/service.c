@@ -371,14 +371,13 @@ service_producer_may_write(const struct tproducer *p, uint16_t buffer)
 
 /* ---- buffers ---------------------------------------------------------- */
 
+/* Gives tb (new or cloned) a global id owned by session s. */
 int
-service_buffer_alloc(struct traced *svc, struct tsession *s, size_t size,
-    int discard, uint16_t *idp)
+service_buffer_add(struct traced *svc, struct tsession *s,
+    struct trace_buffer *tb, uint16_t *idp)
 {
-	struct trace_buffer	*tb;
-	const char		*cause;
-	uint16_t		 id;
-	size_t			 tries;
+	uint16_t	id;
+	size_t		tries;
 
 	for (tries = 0, id = svc->next_buffer_id;
 	    tries < TRACED_MAX_BUFFER_IDS; tries++) {
@@ -390,17 +389,31 @@ service_buffer_alloc(struct traced *svc, struct tsession *s, size_t size,
 	}
 	if (tries == TRACED_MAX_BUFFER_IDS)
 		return -1;
+	svc->buffers[id] = tb;
+	svc->buffer_owner[id] = s;
+	svc->nbuffers++;
+	svc->next_buffer_id = (uint16_t)(id + 1);
+	*idp = id;
+	return 0;
+}
+
+int
+service_buffer_alloc(struct traced *svc, struct tsession *s, size_t size,
+    int discard, uint16_t *idp)
+{
+	struct trace_buffer	*tb;
+	const char		*cause;
+
 	tb = trace_buffer_new(size, discard ? TRACE_BUFFER_DISCARD :
 	    TRACE_BUFFER_RING, &cause);
 	if (tb == NULL) {
 		log_warnx("%s: %s", __func__, cause);
 		return -1;
 	}
-	svc->buffers[id] = tb;
-	svc->buffer_owner[id] = s;
-	svc->nbuffers++;
-	svc->next_buffer_id = (uint16_t)(id + 1);
-	*idp = id;
+	if (service_buffer_add(svc, s, tb, idp) == -1) {
+		trace_buffer_free(tb);
+		return -1;
+	}
 	return 0;
 }
 

@@ -331,6 +331,7 @@ struct tsession {
 	int			 should_emit_stats;
 	int			 should_emit_sync;
 	int			 did_notify_all_started;
+	int			 cloned;	/* read-only copy of another */
 	int			 disabled_notified;
 	int64_t			 uuid_msb, uuid_lsb;
 	/* TraceStats counters of this session. */
@@ -378,6 +379,8 @@ void		 service_writer_unregister(struct tproducer *, uint32_t id);
 int		 service_writer_buffer(const struct tproducer *, uint16_t id);
 int		 service_producer_may_write(const struct tproducer *,
 		    uint16_t buffer);
+int		 service_buffer_add(struct traced *, struct tsession *,
+		    struct trace_buffer *, uint16_t *id);
 int		 service_buffer_alloc(struct traced *, struct tsession *,
 		    size_t size, int discard, uint16_t *id);
 void		 service_buffer_free(struct traced *, uint16_t id);
@@ -415,6 +418,8 @@ struct tsession	*session_attach(struct tconsumer *, const char *,
 		    const char **);
 struct tsession	*session_find_detached(struct traced *, uid_t,
 		    const char *);
+struct tsession	*session_clone(struct tconsumer *, struct tsession *src,
+		    int fd, int *was_write_into_file, const char **cause);
 
 /* session_config.c */
 int	session_config_check(struct traced *, uid_t,

@@ -340,6 +340,71 @@ START_TEST(test_capabilities_and_unsupported)
 }
 END_TEST
 
+START_TEST(test_clone_session)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c, c2;
+	struct tt_instance	*in;
+	struct shm_writer	*w;
+	struct tt_trace		 t;
+	struct tt_reply		 r;
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(256, 0, ds1);
+	Perfetto__Protos__CloneSessionRequest req =
+	    PERFETTO__PROTOS__CLONE_SESSION_REQUEST__INIT;
+	Perfetto__Protos__CloneSessionResponse *res;
+
+	cfg->unique_session_name = strdup("to-clone");
+	connect_producer(&p, "tt.producer", "tt.ds");
+	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
+	in = wait_started(&p, "tt.ds");
+	ck_assert_ptr_nonnull(in);
+	w = tt_producer_writer(&p, in->target_buffer);
+	tt_write_packets(w, "cl", 0, 10, 0);
+	tt_producer_commit(&p, w);
+	tt_write_packets(w, "cl", 10, 3, 0);	/* only the flush brings these */
+
+	ck_assert_int_eq(tt_consumer_connect(&c2, base, td.consumer_sock), 0);
+	req.selector_case =
+	    PERFETTO__PROTOS__CLONE_SESSION_REQUEST__SELECTOR_SESSION_ID;
+	req.session_id = 999;
+	ck_assert_int_eq(tt_consumer_call(&c2, TT_C_CLONE, &req.base, -1, &r,
+	    0), 0);
+	res = perfetto__protos__clone_session_response__unpack(NULL, r.len,
+	    r.data);
+	ck_assert_int_eq(res->success, 0);
+	ck_assert_ptr_nonnull(res->error);
+	perfetto__protos__clone_session_response__free_unpacked(res, NULL);
+	tt_reply_free(&r);
+	req.selector_case =
+	    PERFETTO__PROTOS__CLONE_SESSION_REQUEST__SELECTOR_UNIQUE_SESSION_NAME;
+	req.unique_session_name = (char *)"to-clone";
+	ck_assert_int_eq(tt_consumer_call(&c2, TT_C_CLONE, &req.base, -1, &r,
+	    0), 0);
+	res = perfetto__protos__clone_session_response__unpack(NULL, r.len,
+	    r.data);
+	ck_assert_int_eq(res->success, 1);
+	ck_assert_int_eq(res->was_write_into_file, 0);
+	perfetto__protos__clone_session_response__free_unpacked(res, NULL);
+	tt_reply_free(&r);
+	read_trace(&c2, &t);
+	ck_assert_uint_eq(tt_trace_count(&t, "cl", NULL, 0), 13);
+	ck_assert_uint_eq(t.nconfig, 1);
+	tt_trace_free(&t);
+	/* The source is untouched by the clone's read and keeps going. */
+	tt_write_packets(w, "cl", 13, 2, 0);
+	tt_producer_commit(&p, w);
+	disable_and_wait(&c);
+	read_trace(&c, &t);
+	ck_assert_uint_eq(tt_trace_count(&t, "cl", NULL, 0), 15);
+	tt_trace_free(&t);
+	tt_consumer_close(&c2);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+}
+END_TEST
+
 static Suite *
 rpc_suite(void)
 {
@@ -355,6 +420,7 @@ rpc_suite(void)
 	tcase_add_test(tc, test_late_producer_and_unregister);
 	tcase_add_test(tc, test_buffers_by_name);
 	tcase_add_test(tc, test_capabilities_and_unsupported);
+	tcase_add_test(tc, test_clone_session);
 	suite_add_tcase(s, tc);
 	return s;
 }
