@@ -244,7 +244,9 @@ ipc_conn_send(struct ipc_conn *c, const ipc_frame_t *msg, const int *fds,
 	c->out_end += len;
 	if (m != NULL)
 		TAILQ_INSERT_TAIL(&c->marks, m, entry);
-	conn_flush(c);
+	/* With output already waiting, ev_write is armed: no EAGAIN probe. */
+	if (evbuffer_get_length(c->out) == len)
+		conn_flush(c);
 	return 0;
 nomem:
 	*cause = "out of memory";

@@ -67,8 +67,11 @@ ipc_frame_rx_space(struct ipc_frame_rx *rx, size_t *avail)
 		rx->pos += rx->off;
 		rx->off = 0;
 	}
-	/* Idle connections give back what a large frame made them take. */
-	if (rx->len == 0 && rx->bufsz > RX_KEEP) {
+	/*
+	 * Give back what a large frame made us take once frames are small
+	 * again; a stream of large frames keeps its buffer.
+	 */
+	if (rx->len == 0 && rx->bufsz > RX_KEEP && rx->last <= RX_KEEP / 2) {
 		free(rx->buf);
 		rx->buf = NULL;
 		rx->bufsz = 0;
@@ -175,6 +178,7 @@ ipc_frame_rx_pop_untrusted(struct ipc_frame_rx *rx, struct ipc_frame_in *out,
 		start = rx->pos + rx->off;
 		end = start + IPC_FRAME_HDR + size;
 		rx->off += IPC_FRAME_HDR + size;
+		rx->last = IPC_FRAME_HDR + (size_t)size;
 		if (size == 0) {
 			/* Upstream skips empty frames; so do we. */
 			rx_fds_close_before(rx, end);

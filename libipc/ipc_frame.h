@@ -62,6 +62,7 @@ struct ipc_frame_rx {
 	}		 fds[IPC_RX_FDS_MAX];
 	size_t		 nfds;
 	uint64_t	 frames;	/* frames popped, for statistics */
+	size_t		 last;		/* size of the last frame popped */
 };
 
 /* max_frame 0 means IPC_FRAME_MAX. */

@@ -230,10 +230,18 @@ START_TEST(test_max_frame_roundtrip)
 	ck_assert_uint_eq(in.msg->data_for_testing[0].len, d.len);
 	ipc_frame_in_free(&in);
 	ck_assert_uint_eq(rx.bufsz, IPC_FRAME_MAX);
-	/* Once drained, the receiver gives the large buffer back. */
+	/* A large frame keeps the buffer; a small one gives it back. */
 	{
+		static const uint8_t small[] = { 2, 0, 0, 0, 0x10, 0x01 };
 		size_t avail;
 
+		ck_assert_ptr_nonnull(ipc_frame_rx_space(&rx, &avail));
+		ck_assert_uint_eq(rx.bufsz, IPC_FRAME_MAX);
+		ck_assert_int_eq(ipc_frame_rx_feed(&rx, small, sizeof(small),
+		    &cause), (ssize_t)sizeof(small));
+		ck_assert_int_eq(ipc_frame_rx_pop_untrusted(&rx, &in, &cause),
+		    1);
+		ipc_frame_in_free(&in);
 		ck_assert_ptr_nonnull(ipc_frame_rx_space(&rx, &avail));
 		ck_assert_uint_le(rx.bufsz, 16 * 1024);
 	}
