@@ -222,10 +222,16 @@ config_check(const TraceConfig *cfg, const struct faro_opts *o, char *err,
 		    "uploading (--upload) is Android only");
 		return -1;
 	}
+	/* Only fires triggers: no session, no output. */
 	if (cfg->n_activate_triggers > 0) {
-		snprintf(err, errlen, "activate_triggers is not supported by "
-		    "faro yet (it needs a producer connection)");
-		return -1;
+		if (o->out_path != NULL || o->detach_key != NULL ||
+		    o->background) {
+			snprintf(err, errlen, "a config with activate_triggers "
+			    "starts no session: do not pass --out, --detach "
+			    "or --background");
+			return -1;
+		}
+		return 0;
 	}
 	if (o->detach_key != NULL && !cfg->write_into_file) {
 		snprintf(err, errlen, "TraceConfig's write_into_file must be "

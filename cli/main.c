@@ -21,6 +21,7 @@
 #include "cli/consumer.h"
 #include "cli/flags.h"
 #include "cli/output.h"
+#include "cli/triggers.h"
 
 typedef Perfetto__Protos__TraceConfig TraceConfig;
 
@@ -102,6 +103,15 @@ main(int argc, char **argv)
 			log_warnx("%s", err);
 			goto done;
 		}
+	}
+	if (cfg != NULL && cfg->n_activate_triggers > 0) {
+		if ((base = event_base_new()) == NULL) {
+			log_warnx("event_base_new failed");
+			goto done;
+		}
+		rc = triggers_activate(base, cfg->activate_triggers,
+		    cfg->n_activate_triggers);
+		goto done;
 	}
 	if (o.mode == FARO_MODE_TRACE || o.mode == FARO_MODE_CLONE) {
 		if (open_output(&o, cfg, &out) == -1)

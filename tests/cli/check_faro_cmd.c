@@ -857,6 +857,51 @@ START_TEST(test_producer_data)
 }
 END_TEST
 
+/* A config with activate_triggers fires them through the producer port. */
+START_TEST(test_activate_triggers)
+{
+	const char *argv[] = { "-c", "-", "--txt", "-o", path("trig.pftrace"),
+	    NULL };
+	const char *cfg = "buffers { size_kb: 256 } trigger_config { "
+	    "trigger_mode: STOP_TRACING trigger_timeout_ms: 60000 "
+	    "triggers { name: \"faro_stop\" stop_delay_ms: 0 } }";
+	struct run r, q;
+	int outfd, errfd, i;
+	pid_t pid;
+
+	pid = spawn(argv, cfg, &outfd, &errfd, -1);
+	for (i = 0; i < 500; i++) {
+		faro(&q, NULL, "--query", NULL);
+		if (strstr(q.out, "Tracing sessions: 1") != NULL) {
+			run_free(&q);
+			break;
+		}
+		run_free(&q);
+		msleep(10);
+	}
+	ck_assert_int_lt(i, 500);
+	/* No session, no output file: just the trigger. */
+	ck_assert_int_eq(faro(&r, "activate_triggers: \"faro_stop\"", "-c",
+	    "-", "--txt", NULL), 0);
+	ASSERT_ERR(&r, "Activated 1 trigger");
+	run_free(&r);
+	/* The waiting session stops and its trace is written. */
+	finish(pid, outfd, errfd, &r);
+	ck_assert_msg(r.code == 0, "stderr: %s", r.err);
+	run_free(&r);
+	perfetto__protos__trace__free_unpacked(load_trace(
+	    path("trig.pftrace")), NULL);
+
+	/* No traced on the producer socket: a clear error. */
+	setenv("PERFETTO_PRODUCER_SOCK_NAME", path("nope.sock"), 1);
+	ck_assert_int_eq(faro(&r, "activate_triggers: \"x\"", "-c", "-",
+	    "--txt", NULL), 1);
+	ASSERT_ERR(&r, "Could not connect to the traced producer socket");
+	ASSERT_ERR(&r, "PERFETTO_PRODUCER_SOCK_NAME");
+	run_free(&r);
+}
+END_TEST
+
 static Suite *
 faro_cmd_suite(void)
 {
@@ -883,6 +928,7 @@ faro_cmd_suite(void)
 	tcase_add_test(tc, test_output_errors);
 	tcase_add_test(tc, test_config_errors);
 	tcase_add_test(tc, test_producer_data);
+	tcase_add_test(tc, test_activate_triggers);
 	if (getenv("FARO_TEST_CLONE") != NULL)
 		tcase_add_test(tc, test_clone);
 	suite_add_tcase(s, tc);
