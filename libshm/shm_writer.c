@@ -51,6 +51,7 @@ struct shm_writer {
 	int			 packet_lost;	/* this packet went (partly) to garbage */
 	int			 retry_after_packet;
 	int			 reached_max_packets;
+	int			 inflated;	/* count already has the next packet */
 	int			 dropped_flag;
 	unsigned		 npatches;	/* wpatch slots in use */
 	uint64_t		 dropped_packets;
@@ -195,6 +196,11 @@ shm_writer_return_chunk(struct shm_writer *w)
 
 	if (w->chunk.begin == NULL)
 		return;
+	if (w->inflated) {
+		/* The packet counted ahead never came: make it empty. */
+		*w->pbw.wptr++ = 0;
+		w->inflated = 0;
+	}
 	mv.page = w->chunk.page;
 	mv.chunk = w->chunk.idx;
 	mv.target_buffer = w->target_buffer;
@@ -225,9 +231,12 @@ shm_writer_mark_loss(struct shm_writer *w)
 	if (w->chunk.begin == NULL)
 		return;
 	if ((size_t)(end - w->pbw.wptr) >= SHM_PACKET_HDR_SIZE &&
-	    !w->reached_max_packets) {
+	    (w->inflated || !w->reached_max_packets)) {
 		shm_write_redundant_varint(w->pbw.wptr, SHM_PACKET_SIZE_DROP);
-		(void)shm_chunk_packets_inc(&w->chunk);
+		w->pbw.wptr += SHM_PACKET_HDR_SIZE;
+		if (!w->inflated)
+			(void)shm_chunk_packets_inc(&w->chunk);
+		w->inflated = 0;
 	} else if (w->last_size_field != NULL)
 		shm_write_redundant_varint(w->last_size_field,
 		    SHM_PACKET_SIZE_DROP);
@@ -364,7 +373,9 @@ shm_writer_packet_begin(struct shm_writer *w)
 	if (!w->dropping) {
 		w->frag_size_field = hdr;
 		w->last_size_field = hdr;
-		if (shm_chunk_packets_inc(&w->chunk) >=
+		if (w->inflated)
+			w->inflated = 0;	/* counted at the last packet end */
+		else if (shm_chunk_packets_inc(&w->chunk) >=
 		    SHM_MAX_PACKETS_PER_CHUNK)
 			w->reached_max_packets = 1;
 	} else
@@ -386,6 +397,20 @@ shm_writer_packet_end(struct shm_writer *w)
 		    (uint32_t)(pbw->wptr - w->frag_start));
 	w->frag_size_field = NULL;
 	w->in_packet = 0;
+	/*
+	 * Count the next packet now, as upstream's writer does: a chunk
+	 * scraped while being written has its last counted packet ignored,
+	 * and this way that is an empty one, not the packet just finished.
+	 * The byte it needs stays free (room check), see return_chunk.
+	 */
+	if (!w->dropping && w->chunk.begin != NULL && !w->reached_max_packets &&
+	    pbw->end - pbw->wptr >= 1 &&
+	    pbw->end - pbw->wptr >= (ptrdiff_t)SHM_WRITER_MIN_ROOM) {
+		if (shm_chunk_packets_inc(&w->chunk) >=
+		    SHM_MAX_PACKETS_PER_CHUNK)
+			w->reached_max_packets = 1;
+		w->inflated = 1;
+	}
 	if (w->packet_lost)
 		w->dropped_packets++;
 	w->packet_lost = 0;

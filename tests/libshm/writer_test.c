@@ -501,17 +501,24 @@ START_TEST(test_scrape_then_commit)
 		test_packet_write(p, i, 100);
 		shm_writer_packet_end(w);
 	}
-	/* Scrape: the chunk is being written; its last packet is open. */
+	/* Scrape: finished packets are all visible (count ahead). */
 	ck_assert_uint_eq(shm_abi_scrape_untrusted(s.abi, scrape_cb, &s), 0);
 	pkts_read(s.tb, &ps);
-	ck_assert_uint_eq(ps.n, 2);
-	ck_assert_int_eq(test_packet_check(ps.v[1].data, ps.v[1].len), 1);
+	ck_assert_uint_eq(ps.n, 3);
+	ck_assert_int_eq(test_packet_check(ps.v[2].data, ps.v[2].len), 2);
 	pkts_free(&ps);
+	/* A packet being written is not. */
+	p = shm_writer_packet_begin(w);
+	test_packet_write(p, 3, 100);
+	ck_assert_uint_eq(shm_abi_scrape_untrusted(s.abi, scrape_cb, &s), 0);
+	pkts_read(s.tb, &ps);
+	ck_assert_uint_eq(ps.n, 0);
+	shm_writer_packet_end(w);
 	/* The commit brings the rest, without repeating what was read. */
 	shm_writer_flush(w);
 	pkts_read(s.tb, &ps);
 	ck_assert_uint_eq(ps.n, 1);
-	ck_assert_int_eq(test_packet_check(ps.v[0].data, ps.v[0].len), 2);
+	ck_assert_int_eq(test_packet_check(ps.v[0].data, ps.v[0].len), 3);
 	ck_assert_int_eq(ps.v[0].dropped, 0);
 	trace_buffer_stats(s.tb, &st);
 	ck_assert_uint_eq(st.chunks_rewritten, 1);
