@@ -419,3 +419,22 @@ shm_abi_scrape_untrusted(struct shm_abi *abi,
 	}
 	return bad;
 }
+
+int
+shm_chunk_view_from_bytes_untrusted(const uint8_t *data, size_t len,
+    int complete, struct shm_chunk_view *v, const char **cause)
+{
+	struct shm_chunk c;
+
+	memset(v, 0, sizeof(*v));
+	if (len <= SHM_CHUNK_HDR_SIZE || len > UINT16_MAX) {
+		*cause = "chunk data size out of range";
+		return -1;
+	}
+	/* Private memory here, but the same single-read parser is fine. */
+	c.begin = (uint8_t *)(uintptr_t)data;
+	c.size = (uint16_t)len;
+	c.page = 0;
+	c.idx = 0;
+	return shm_chunk_view_untrusted(&c, complete, v, cause);
+}

@@ -305,6 +305,16 @@ int	shm_chunk_peek_untrusted(struct shm_abi *, uint32_t page, uint32_t idx,
 	    struct shm_chunk_view *v, const char **cause);
 
 /*
+ * Service, a chunk that came as bytes (CommitData ChunksToMove.data, the
+ * commits-over-IPC mode of producers without shared memory): the 8-byte
+ * header then the payload, at most 65535 bytes; 'complete' is the opposite
+ * of ChunksToMove.chunk_incomplete. v->payload points into data. Same
+ * checks as shm_chunk_acquire_untrusted.
+ */
+int	shm_chunk_view_from_bytes_untrusted(const uint8_t *data, size_t len,
+	    int complete, struct shm_chunk_view *v, const char **cause);
+
+/*
  * Service, scraping a whole SMB: calls cb for every chunk that
  * shm_chunk_peek_untrusted reads successfully (typically: copy it into the
  * writer's target buffer). Returns the number of chunks with bad headers

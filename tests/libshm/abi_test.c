@@ -358,6 +358,34 @@ START_TEST(test_hostile_headers)
 }
 END_TEST
 
+START_TEST(test_chunk_from_bytes)
+{
+	struct shm_chunk_view v;
+	const char *cause;
+	uint8_t b[300];
+
+	memset(b, 0, sizeof(b));
+	raw_header(b, 9, 2, shm_packets_make(1, SHM_CHUNK_LAST_CONTINUES));
+	ck_assert_int_eq(shm_chunk_view_from_bytes_untrusted(b, sizeof(b), 0,
+	    &v, &cause), 0);
+	ck_assert_uint_eq(v.chunk_id, 9);
+	ck_assert_uint_eq(v.writer_id, 2);
+	ck_assert_uint_eq(v.payload_size, 292);
+	ck_assert_ptr_eq(v.payload, b + 8);
+	ck_assert_int_eq(v.complete, 0);
+	ck_assert_int_eq(shm_chunk_view_from_bytes_untrusted(b, 8, 1, &v,
+	    &cause), -1);
+	ck_assert_int_eq(shm_chunk_view_from_bytes_untrusted(b, 70000, 1, &v,
+	    &cause), -1);
+	raw_header(b, 9, 0, shm_packets_make(1, 0));
+	ck_assert_int_eq(shm_chunk_view_from_bytes_untrusted(b, sizeof(b), 1,
+	    &v, &cause), -1);
+	raw_header(b, 9, 1, shm_packets_make(293, 0));
+	ck_assert_int_eq(shm_chunk_view_from_bytes_untrusted(b, sizeof(b), 1,
+	    &v, &cause), -1);
+}
+END_TEST
+
 Suite *
 abi_suite(void)
 {
@@ -371,6 +399,7 @@ abi_suite(void)
 	tcase_add_test(tc, test_state_transitions);
 	tcase_add_test(tc, test_region_seals);
 	tcase_add_test(tc, test_hostile_headers);
+	tcase_add_test(tc, test_chunk_from_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }
