@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -596,6 +597,29 @@ START_TEST(test_clone)
 	ck_assert_ptr_nonnull(trace_config_of(t));
 	perfetto__protos__trace__free_unpacked(t, NULL);
 
+	/* By id, as --query shows it. */
+	{
+		Perfetto__Protos__TracingServiceState *st;
+		char id[32];
+
+		ck_assert_int_eq(faro(&r, NULL, "--query-raw", NULL), 0);
+		st = perfetto__protos__tracing_service_state__unpack(NULL,
+		    r.outlen, (const uint8_t *)r.out);
+		ck_assert_ptr_nonnull(st);
+		ck_assert_uint_ge(st->n_tracing_sessions, 1);
+		snprintf(id, sizeof(id), "%" PRIu64,
+		    st->tracing_sessions[0]->id);
+		perfetto__protos__tracing_service_state__free_unpacked(st,
+		    NULL);
+		run_free(&r);
+		ck_assert_int_eq(faro(&r, NULL, "--clone", id, "-o",
+		    path("byid.pftrace"), NULL), 0);
+		run_free(&r);
+		t = load_trace(path("byid.pftrace"));
+		ck_assert_ptr_nonnull(trace_config_of(t));
+		perfetto__protos__trace__free_unpacked(t, NULL);
+	}
+
 	ck_assert_int_eq(faro(&r, NULL, "--clone-by-name", "nosuch", "-o",
 	    path("none.pftrace"), NULL), 1);
 	ASSERT_ERR(&r, "Failed to clone tracing session \"nosuch\"");
@@ -902,6 +926,44 @@ START_TEST(test_activate_triggers)
 }
 END_TEST
 
+/* Cloning a session that streams into a file: traced writes the copy. */
+START_TEST(test_clone_write_into_file)
+{
+	struct run r;
+	Perfetto__Protos__Trace *t;
+	const char *cfg = "duration_ms: 60000 buffers { size_kb: 256 } "
+	    "write_into_file: true file_write_period_ms: 100000 "
+	    "unique_session_name: \"wif\"";
+	const char *argv[] = { "-c", "-", "--txt", "-o", path("wif.pftrace"),
+	    NULL };
+	int outfd, errfd, i;
+	pid_t pid;
+
+	pid = spawn(argv, cfg, &outfd, &errfd, -1);
+	for (i = 0; i < 250; i++) {
+		msleep(20);
+		faro(&r, NULL, "--query", NULL);
+		if (strstr(r.out, " wif\n") != NULL)
+			break;
+		run_free(&r);
+	}
+	ck_assert_int_lt(i, 250);
+	run_free(&r);
+	ck_assert_int_eq(faro(&r, NULL, "--clone-by-name", "wif", "-o",
+	    path("wifclone.pftrace"), NULL), 0);
+	ASSERT_ERR(&r, "Trace written into");
+	run_free(&r);
+	t = load_trace(path("wifclone.pftrace"));
+	ck_assert_ptr_nonnull(trace_config_of(t));
+	ck_assert_str_eq(trace_config_of(t)->unique_session_name, "wif");
+	perfetto__protos__trace__free_unpacked(t, NULL);
+	kill(pid, SIGINT);
+	finish(pid, outfd, errfd, &r);
+	ck_assert_int_eq(r.code, 0);
+	run_free(&r);
+}
+END_TEST
+
 static Suite *
 faro_cmd_suite(void)
 {
@@ -929,8 +991,8 @@ faro_cmd_suite(void)
 	tcase_add_test(tc, test_config_errors);
 	tcase_add_test(tc, test_producer_data);
 	tcase_add_test(tc, test_activate_triggers);
-	if (getenv("FARO_TEST_CLONE") != NULL)
-		tcase_add_test(tc, test_clone);
+	tcase_add_test(tc, test_clone);
+	tcase_add_test(tc, test_clone_write_into_file);
 	suite_add_tcase(s, tc);
 	return s;
 }
