@@ -650,6 +650,16 @@ trace_buffer_copy_chunk_untrusted(struct trace_buffer *tb,
 		return tb_chunk_rewrite(tb, tb_rec_at(tb, num), v, nfrags,
 		    flags, complete);
 	s = tb_seq_find(tb, producer_id, v->writer_id);
+	/*
+	 * Chunk 0 not after what was read, with nothing held: the writer id
+	 * was freed and handed to a new writer. Start the sequence over.
+	 */
+	if (s != NULL && s->have_read && v->chunk_id == 0 && s->head == 0 &&
+	    !tb_id_before(s->last_read, 0)) {
+		s->have_read = s->have_written = 0;
+		s->dropped = 0;
+		s->uid = uid;
+	}
 	/* Read already (a scraped chunk committed again): nothing new. */
 	if (s != NULL && s->have_read && !tb_id_before(s->last_read,
 	    v->chunk_id))

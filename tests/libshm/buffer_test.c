@@ -202,6 +202,15 @@ START_TEST(test_reorder_and_gaps)
 	pkts_read(tb, &ps);
 	ck_assert_uint_eq(ps.n, 0);
 	pkts_free(&ps);
+	/* Chunk 0 again: the writer id went to a new writer. */
+	put1(tb, 1, 1, 0, 'N', 10, 1000);
+	put1(tb, 1, 1, 1, 'O', 10, 1000);
+	pkts_read(tb, &ps);
+	ck_assert_uint_eq(ps.n, 2);
+	ck_assert_uint_eq(ps.v[0].data[0], 'N');
+	ck_assert_int_eq(ps.v[0].dropped, 0);
+	ck_assert_uint_eq(ps.v[1].data[0], 'O');
+	pkts_free(&ps);
 	trace_buffer_free(tb);
 }
 END_TEST
