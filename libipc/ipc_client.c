@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,6 +58,7 @@ struct ipc_client {
 	void			*arg;
 	int			 depth;		/* user callbacks running */
 	int			 freed;
+	char			 err[160];	/* why it failed or ended */
 };
 
 static void	client_frame(struct ipc_conn *, struct ipc_frame_in *, void *);
@@ -160,6 +162,7 @@ client_on_connect(evutil_socket_t fd, short ev, void *arg)
 		return;
 	}
 	log_debug("%s: %s: %s", __func__, c->path, strerror(err));
+	snprintf(c->err, sizeof(c->err), "connect: %s", strerror(err));
 	ipc_conn_shutdown(c->conn, "cannot connect");
 }
 
@@ -302,6 +305,12 @@ int
 ipc_client_connected(const struct ipc_client *c)
 {
 	return c->state == CLIENT_CONNECTED;
+}
+
+const char *
+ipc_client_strerror(const struct ipc_client *c)
+{
+	return c->err;
 }
 
 static uint64_t
@@ -569,6 +578,8 @@ client_closed(struct ipc_conn *conn, const char *why, void *arg)
 
 	c->state = CLIENT_DEAD;
 	log_debug("%s: %s: %s", __func__, c->path, why);
+	if (c->err[0] == '\0')
+		snprintf(c->err, sizeof(c->err), "%s", why);
 	/* Every pending request fails, then the owner hears of it. */
 	while ((r = TAILQ_FIRST(&c->reqs)) != NULL) {
 		TAILQ_REMOVE(&c->reqs, r, entry);

@@ -87,6 +87,11 @@ struct ipc_client *ipc_client_adopt(struct event_base *, int fd,
 /* Closes the connection; pending callbacks are not called. */
 void		 ipc_client_free(struct ipc_client *);
 int		 ipc_client_connected(const struct ipc_client *);
+/*
+ * Why the connection failed or ended, e.g. "connect: No such file or
+ * directory" or "peer closed the connection"; "" while all is well.
+ */
+const char	*ipc_client_strerror(const struct ipc_client *);
 
 /* Binds a service by name; on_bind runs once. Returns 0 or -1. */
 int		 ipc_client_bind(struct ipc_client *, const char *service,

@@ -439,6 +439,7 @@ START_TEST(test_host_disconnects_client)
 	    "test says so"), 0);
 	run_until(&disconnects, 1);
 	run_until(&t.disconnected, 1);
+	ck_assert_str_eq(ipc_client_strerror(t.c), "peer closed the connection");
 	ck_assert_uint_eq(last_disconnect.conn_id, last_peer.conn_id);
 	ipc_client_free(t.c);
 }
@@ -743,8 +744,11 @@ START_TEST(test_connect_retry_and_failure)
 	snprintf(p2, sizeof(p2), "%s/late.sock", dir);
 	/* Without retry: one failure report. */
 	tc_open(&u, p2, 0);
+	ck_assert_str_eq(ipc_client_strerror(u.c), "");
 	run_until(&u.disconnected, 1);
 	ck_assert_int_eq(u.connected, 0);
+	ck_assert_str_eq(ipc_client_strerror(u.c),
+	    "connect: No such file or directory");
 	ipc_client_free(u.c);
 
 	/* With retry: connects once the host shows up. */
