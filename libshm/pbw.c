@@ -64,7 +64,7 @@ pbw_ensure_slow(struct pbw *w, size_t need)
 }
 
 int
-pbw_nested_begin(struct pbw *w, uint32_t field)
+pbw_nested_begin_slow(struct pbw *w, uint32_t field)
 {
 	uint8_t tag[5], *p;
 	struct pbw_nest *n;
@@ -88,7 +88,7 @@ pbw_nested_begin(struct pbw *w, uint32_t field)
 }
 
 void
-pbw_nested_end(struct pbw *w)
+pbw_nested_end_slow(struct pbw *w)
 {
 	struct pbw_nest *n;
 	uint64_t size;

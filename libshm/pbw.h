@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "shm_abi.h"	/* the padded 4-byte varint */
+
 #define PBW_MAX_DEPTH	16	/* nested messages open at once */
 #define PBW_SIZE_FIELD	4	/* reserved size field of a nested message */
 #define PBW_FAST_ROOM	20	/* tag (5) + varint (10) + slack */
@@ -219,14 +221,48 @@ pbw_string(struct pbw *w, uint32_t field, const char *s)
 	pbw_bytes(w, field, s, strlen(s));
 }
 
+int	pbw_nested_begin_slow(struct pbw *, uint32_t field);
+void	pbw_nested_end_slow(struct pbw *);
+
 /*
  * Opens a nested message (field 'field'). Returns 0, or -1 past
  * PBW_MAX_DEPTH (PBW_ERR_DEPTH: the nested content then lands flattened in
  * the parent; still call pbw_nested_end).
  */
-int	pbw_nested_begin(struct pbw *, uint32_t field);
+static inline int
+pbw_nested_begin(struct pbw *w, uint32_t field)
+{
+	struct pbw_nest *n;
+
+	if (w->depth >= PBW_MAX_DEPTH || w->end - w->wptr < PBW_FAST_ROOM)
+		return pbw_nested_begin_slow(w, field);
+	w->wptr = pbw_put_varint(w->wptr, pbw_tag(field, PBW_WT_BYTES));
+	n = &w->nest[w->depth++];
+	n->size_field = w->wptr;
+	memset(w->wptr, 0, PBW_SIZE_FIELD);	/* zero until filled */
+	w->wptr += PBW_SIZE_FIELD;
+	n->start = pbw_written(w);
+	return 0;
+}
 
 /* Closes the innermost nested message and writes its size. */
-void	pbw_nested_end(struct pbw *);
+static inline void
+pbw_nested_end(struct pbw *w)
+{
+	struct pbw_nest *n;
+	uint64_t size;
+
+	if (w->ignored_depth > 0 || w->depth == 0)
+		goto slow;
+	n = &w->nest[w->depth - 1];
+	size = pbw_written(w) - n->start;
+	if (size >= SHM_PACKET_SIZE_DROP || n->size_field == NULL)
+		goto slow;
+	w->depth--;
+	shm_write_redundant_varint(n->size_field, (uint32_t)size);
+	return;
+slow:
+	pbw_nested_end_slow(w);
+}
 
 #endif

@@ -30,15 +30,6 @@ shm_chunk_size(size_t page_size, unsigned layout)
 	    ~(size_t)(SHM_CHUNK_ALIGN - 1));
 }
 
-void
-shm_write_redundant_varint(uint8_t *dst, uint32_t v)
-{
-	dst[0] = (uint8_t)((v & 0x7f) | 0x80);
-	dst[1] = (uint8_t)(((v >> 7) & 0x7f) | 0x80);
-	dst[2] = (uint8_t)(((v >> 14) & 0x7f) | 0x80);
-	dst[3] = (uint8_t)((v >> 21) & 0x7f);
-}
-
 int
 shm_abi_init(struct shm_abi *abi, void *base, size_t size, size_t page_size,
     const char **cause)

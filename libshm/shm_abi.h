@@ -183,7 +183,14 @@ shm_packets_flags(uint16_t packets)
 uint16_t	shm_chunk_size(size_t page_size, unsigned layout);
 
 /* Writes v as a varint padded to exactly 4 bytes (v < 2^28). */
-void		shm_write_redundant_varint(uint8_t *dst, uint32_t v);
+static inline void
+shm_write_redundant_varint(uint8_t *dst, uint32_t v)
+{
+	dst[0] = (uint8_t)((v & 0x7f) | 0x80);
+	dst[1] = (uint8_t)(((v >> 7) & 0x7f) | 0x80);
+	dst[2] = (uint8_t)(((v >> 14) & 0x7f) | 0x80);
+	dst[3] = (uint8_t)((v >> 21) & 0x7f);
+}
 
 /*
  * A view of one SMB (either side). It does not own the memory.
