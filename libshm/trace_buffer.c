@@ -907,11 +907,12 @@ tb_seq_read(struct trace_buffer *tb, struct tb_seq *s,
 			s->have_read = 1;
 		}
 		if (r->frags_read >= r->nfrags) {
-			/* Unfinished chunk: more may come, unless later ones exist. */
-			if (!r->complete && r->next == 0)
-				return 0;
+			/*
+			 * A scraped, unfinished chunk: its commit may still
+			 * bring more packets, so nothing after it is read.
+			 */
 			if (!r->complete)
-				s->dropped = 1;
+				return 0;
 			tb_chunk_consume(tb, s, r);
 			continue;
 		}

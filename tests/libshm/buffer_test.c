@@ -314,6 +314,50 @@ START_TEST(test_fragments)
 }
 END_TEST
 
+/* Scraped while being written, then committed: nothing lost or repeated. */
+START_TEST(test_scraped_then_committed)
+{
+	struct trace_buffer_stats st;
+	struct trace_buffer *tb = tb_make(1 << 20, TRACE_BUFFER_RING);
+	struct shm_chunk_view v;
+	struct pkts ps = { 0 };
+	struct cb c5, c6;
+
+	cb_init(&c5, 1000);
+	cb_frag(&c5, 'a', 5);
+	cb_frag(&c5, 'b', 5);
+	cb_frag(&c5, 'c', 5);	/* in progress when scraped */
+	cb_init(&c6, 1000);
+	cb_frag(&c6, 'd', 5);
+	cb_frag(&c6, 'e', 5);	/* in progress when scraped */
+	v = cb_view(&c5, 1, 5, 0, 0);
+	ck_assert_int_eq(trace_buffer_copy_chunk_untrusted(tb, 1, 1, &v), 0);
+	v = cb_view(&c6, 1, 6, 0, 0);
+	ck_assert_int_eq(trace_buffer_copy_chunk_untrusted(tb, 1, 1, &v), 0);
+	pkts_read(tb, &ps);
+	ck_assert_uint_eq(ps.n, 2);	/* a, b: then chunk 5 may still grow */
+	pkts_free(&ps);
+	v = cb_view(&c5, 1, 5, 0, 1);
+	ck_assert_int_eq(trace_buffer_copy_chunk_untrusted(tb, 1, 1, &v), 0);
+	pkts_read(tb, &ps);
+	ck_assert_uint_eq(ps.n, 2);	/* c, d */
+	ck_assert_uint_eq(ps.v[0].data[0], 'c');
+	ck_assert_uint_eq(ps.v[1].data[0], 'd');
+	pkts_free(&ps);
+	v = cb_view(&c6, 1, 6, 0, 1);
+	ck_assert_int_eq(trace_buffer_copy_chunk_untrusted(tb, 1, 1, &v), 0);
+	pkts_read(tb, &ps);
+	ck_assert_uint_eq(ps.n, 1);
+	ck_assert_uint_eq(ps.v[0].data[0], 'e');
+	ck_assert_int_eq(ps.v[0].dropped, 0);
+	pkts_free(&ps);
+	trace_buffer_stats(tb, &st);
+	ck_assert_uint_eq(st.chunks_rewritten, 2);
+	ck_assert_uint_eq(st.chunks_read, 2);
+	trace_buffer_free(tb);
+}
+END_TEST
+
 START_TEST(test_patches)
 {
 	struct trace_buffer_stats st;
@@ -635,6 +679,7 @@ buffer_suite(void)
 	tcase_add_test(tc, test_reorder_and_gaps);
 	tcase_add_test(tc, test_chunk_id_wrap);
 	tcase_add_test(tc, test_fragments);
+	tcase_add_test(tc, test_scraped_then_committed);
 	tcase_add_test(tc, test_patches);
 	tcase_add_test(tc, test_hostile_fragments);
 	tcase_add_test(tc, test_sequences_and_identity);
