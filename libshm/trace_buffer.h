@@ -20,9 +20,14 @@
  * Read-back walks each sequence (producer id, writer id) in chunk-id order
  * (wrapping at 2^32) and returns whole packets only: fragments are stitched
  * across contiguous chunks; a packet with a missing fragment waits, or is
- * dropped and counted once its sequence moves on; after any loss in the
- * sequence the next packet carries previous_packet_dropped. Reading is
- * destructive: a packet is returned once.
+ * dropped (readaheads_failed) once a later chunk of its sequence shows the
+ * missing one will not come; after any loss in the sequence the next packet
+ * carries previous_packet_dropped. A chunk scraped while still being written
+ * holds its sequence until its commit arrives (it may still grow). Reading
+ * is destructive: a packet is returned once.
+ *
+ * Sizes: chunk records take at least 1 KiB of ring (smaller chunks are
+ * padded), which bounds the bookkeeping to about 4.3% of the ring.
  *
  * Everything taken from a producer (chunk header fields, packet sizes, patch
  * offsets) is untrusted: a bad chunk is counted in abi_violations and
@@ -115,7 +120,7 @@ struct trace_buffer_packet {
 	size_t				 size;		/* sum of slice lengths */
 	uint16_t			 producer_id;
 	uint16_t			 writer_id;
-	uint32_t			 uid;
+	uint32_t			 uid;	/* of the sequence's producer */
 	int				 previous_packet_dropped;
 };
 
