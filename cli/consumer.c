@@ -25,7 +25,8 @@ typedef Perfetto__Protos__TraceConfig TraceConfig;
 /* Extra time after the session's duration before faro gives up on traced. */
 #define TRACE_GRACE_MS		60000
 #define CLONE_TIMEOUT_MS	30000
-#define WAIT_STARTED_MS		30000
+/* Longest silence from traced while reading the buffers back. */
+#define READ_IDLE_MS		30000
 
 enum method {
 	M_ENABLE,
@@ -173,6 +174,15 @@ reply_failed(struct session *s, struct ipc_result *res, const char *what)
 	return 1;
 }
 
+static void
+arm_timeout(struct session *s, uint64_t ms)
+{
+	struct timeval tv = { (time_t)(ms / 1000),
+	    (suseconds_t)(ms % 1000) * 1000 };
+
+	evtimer_add(s->ev_timeout, &tv);
+}
+
 /* The trace is complete in the output file: report and exit 0. */
 static void
 session_complete(struct session *s)
@@ -230,7 +240,9 @@ on_read_buffers(struct ipc_client *cl, struct ipc_result *res, void *arg)
 	}
 	perfetto__protos__read_buffers_response__free_unpacked(r, NULL);
 	s->prog.bytes = s->out->bytes;
-	if (!res->has_more)
+	if (res->has_more)
+		arm_timeout(s, READ_IDLE_MS);	/* traced is still sending */
+	else
 		session_complete(s);
 }
 
@@ -246,7 +258,8 @@ session_read_back(struct session *s)
 		return;
 	}
 	s->reading = 1;
-	invoke(s, M_READ, &req.base, -1, on_read_buffers);
+	if (invoke(s, M_READ, &req.base, -1, on_read_buffers) != 0)
+		arm_timeout(s, READ_IDLE_MS);
 }
 
 static void
@@ -374,21 +387,16 @@ on_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct session *s = arg;
 
-	if (s->o->mode == FARO_MODE_CLONE)
+	if (s->reading)
+		session_fail(s, "Timed out while waiting for trace data from "
+		    "the service, aborting (%" PRIu64 " bytes written to %s)",
+		    s->out->bytes, output_name(s->out));
+	else if (s->o->mode == FARO_MODE_CLONE)
 		session_fail(s, "Timed out while waiting for the clone from "
 		    "the service, aborting");
 	else
 		session_fail(s, "Timed out while waiting for trace from the "
 		    "service, aborting");
-}
-
-static void
-arm_timeout(struct session *s, uint64_t ms)
-{
-	struct timeval tv = { (time_t)(ms / 1000),
-	    (suseconds_t)(ms % 1000) * 1000 };
-
-	evtimer_add(s->ev_timeout, &tv);
 }
 
 static void

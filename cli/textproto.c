@@ -835,6 +835,9 @@ tp_enum_untrusted(struct tp *tp, const ProtobufCFieldDescriptor *fd,
 			v->i32 = ev->value;
 			return 0;
 		}
+		/* Lossy: a value from a newer .proto is dropped, not fatal. */
+		if (tp->flags & TEXTPROTO_SKIP_UNKNOWN)
+			return 1;
 		if ((near = closest_enum(ed, name)) != NULL)
 			tp_error_tok(tp, t, "unknown value '%s' for enum %s of "
 			    "field '%s' (did you mean '%s'?)", name, ed->name,
@@ -853,6 +856,8 @@ tp_enum_untrusted(struct tp *tp, const ProtobufCFieldDescriptor *fd,
 		if (tp_integer_untrusted(tp, &as_int, neg, t, &n) == -1)
 			return -1;
 		if (protobuf_c_enum_descriptor_get_value(ed, n.i32) == NULL) {
+			if (tp->flags & TEXTPROTO_SKIP_UNKNOWN)
+				return 1;
 			tp_error_tok(tp, t, "%d is not a value of enum %s of "
 			    "field '%s'", n.i32, ed->name, fd->name);
 			return -1;
@@ -870,14 +875,17 @@ tp_enum_untrusted(struct tp *tp, const ProtobufCFieldDescriptor *fd,
 	return -1;
 }
 
-/* Reads one scalar value (not a message) for fd into v. */
+/*
+ * Reads one scalar value (not a message) for fd into v. Returns 0, -1 on
+ * error, or 1 for a value to drop (unknown enum value when lossy).
+ */
 static int
 tp_scalar_untrusted(struct tp *tp, const ProtobufCFieldDescriptor *fd,
     union scalar *v)
 {
 	struct tok t, minus;
 	struct sbuf sb = { NULL, 0, 0 };
-	int neg = 0;
+	int neg = 0, skip = 0;
 
 	memset(v, 0, sizeof(*v));
 	if (fd->type == PROTOBUF_C_TYPE_STRING ||
@@ -941,7 +949,7 @@ tp_scalar_untrusted(struct tp *tp, const ProtobufCFieldDescriptor *fd,
 			return -1;
 		break;
 	case PROTOBUF_C_TYPE_ENUM:
-		if (tp_enum_untrusted(tp, fd, neg, &t, v) == -1)
+		if ((skip = tp_enum_untrusted(tp, fd, neg, &t, v)) == -1)
 			return -1;
 		break;
 	default:
@@ -950,7 +958,7 @@ tp_scalar_untrusted(struct tp *tp, const ProtobufCFieldDescriptor *fd,
 		break;
 	}
 	tp_next(tp);
-	return tp->failed ? -1 : 0;
+	return tp->failed ? -1 : skip;
 }
 
 static void *
@@ -1123,6 +1131,7 @@ tp_one_value_untrusted(struct tp *tp, ProtobufCMessage *msg,
 {
 	union scalar v;
 	void *slot;
+	int r;
 
 	if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
 		/* Check the opening first: no empty element on error. */
@@ -1145,8 +1154,10 @@ tp_one_value_untrusted(struct tp *tp, ProtobufCMessage *msg,
 		}
 		return tp_submessage_untrusted(tp, fd, slot);
 	}
-	if (tp_scalar_untrusted(tp, fd, &v) == -1)
+	if ((r = tp_scalar_untrusted(tp, fd, &v)) == -1)
 		return -1;
+	if (r == 1)	/* unknown enum value, skipped */
+		return 0;
 	if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
 		if ((slot = repeated_grow(tp, msg, fd)) == NULL) {
 			scalar_release(fd, &v);

@@ -45,7 +45,10 @@
 
 #include <protobuf-c/protobuf-c.h>
 
-/* Skip fields whose name the descriptor does not know (like --txt-lossy). */
+/*
+ * Skip fields whose name the descriptor does not know, and enum values it
+ * does not know (--txt-lossy): configs from newer tools still load.
+ */
 #define TEXTPROTO_SKIP_UNKNOWN	0x1
 
 /* Deepest message nesting accepted; deeper input is an error. */

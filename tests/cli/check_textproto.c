@@ -327,6 +327,18 @@ START_TEST(test_skip_unknown)
 	ck_assert_int_eq(((AllTypes *)m)->i32, 5);
 	protobuf_c_message_free_unpacked(m, NULL);
 
+	/* Unknown enum values are dropped too, by name or number. */
+	text = "color: PURPLE colors: [RED, PURPLE, 77, GREEN] i32: 3";
+	m = textproto_parse_untrusted(&faro__test__all_types__descriptor,
+	    text, strlen(text), "t.txt", TEXTPROTO_SKIP_UNKNOWN, errbuf,
+	    sizeof(errbuf));
+	ck_assert_msg(m != NULL, "%s", errbuf);
+	ck_assert_int_eq(((AllTypes *)m)->has_color, 0);
+	ck_assert_uint_eq(((AllTypes *)m)->n_colors, 2);
+	ck_assert_int_eq(((AllTypes *)m)->colors[1], FARO__TEST__COLOR__GREEN);
+	ck_assert_int_eq(((AllTypes *)m)->i32, 3);
+	protobuf_c_message_free_unpacked(m, NULL);
+
 	/* Skipping still checks syntax. */
 	text = "bogus { x: }";
 	m = textproto_parse_untrusted(&faro__test__all_types__descriptor,
