@@ -483,7 +483,7 @@ START_TEST(test_flows)
 	expect_rows(db, "SELECT id FROM following_flow(0)", "0\n3\n1\n2\n4");
 	expect_rows(db, "SELECT id FROM following_flow(8)", "1\n2\n4");
 	expect_rows(db, "SELECT id FROM following_flow(10)", "");
-	/* Preceding K: C->K, then C's ancestors and J's ancestors... */
+	/* K <- C; K's parent J <- I; I <- B (the ancestors add no others). */
 	expect_rows(db, "SELECT id FROM preceding_flow(10)", "3\n2\n0");
 	/* D <- G; G's parent F <- I; I <- B. */
 	expect_rows(db, "SELECT id FROM preceding_flow(3)", "4\n1\n0");
