@@ -289,6 +289,11 @@ shm_writer_switch(struct shm_writer *w, int fragmenting)
 		shm_write_redundant_varint(w->frag_size_field,
 		    (uint32_t)(w->pbw.wptr - w->frag_start));
 		shm_chunk_set_flags(&w->chunk, SHM_CHUNK_LAST_CONTINUES);
+		/*
+		 * Filled slots (their chunks went out already) leave first,
+		 * so the slots in use stay one per open message at most.
+		 */
+		shm_writer_send_patches(w, NULL);
 		/* Open messages sized in this chunk: their sizes become patches. */
 		for (i = 0; i < w->pbw.depth; i++) {
 			if (!shm_writer_in_chunk(w, w->pbw.nest[i].size_field,
@@ -296,7 +301,8 @@ shm_writer_switch(struct shm_writer *w, int fragmenting)
 				continue;
 			for (j = 0; j < PBW_MAX_DEPTH && w->wpatch[j].used; j++)
 				;
-			/* depth <= PBW_MAX_DEPTH slots: one is always free. */
+			if (j == PBW_MAX_DEPTH)
+				break;	/* cannot happen: depth <= slots */
 			p = &w->wpatch[j];
 			p->used = 1;
 			w->npatches++;

@@ -312,6 +312,28 @@ START_TEST(test_nested_patches)
 	ck_assert_uint_eq(st.patches_failed, 0);
 	pkts_free(&ps);
 
+	/*
+	 * Siblings that each straddle a chunk boundary under deep parents:
+	 * filled patch slots must leave before new ones are taken.
+	 */
+	p = shm_writer_packet_begin(w);
+	for (i = 0; i < PBW_MAX_DEPTH - 1; i++)
+		pbw_nested_begin(p, 3);
+	for (i = 0; i < 40; i++) {
+		uint8_t blob[700];
+
+		memset(blob, (int)i, sizeof(blob));
+		pbw_nested_begin(p, 4);
+		pbw_bytes(p, 2, blob, sizeof(blob));
+		pbw_nested_end(p);
+	}
+	shm_writer_packet_end(w);
+	shm_writer_flush(w);
+	pkts_read(s.tb, &ps);
+	ck_assert_uint_eq(ps.n, 1);
+	ck_assert_int_eq(proto_check(ps.v[0].data, ps.v[0].len, 0), 15 + 80);
+	pkts_free(&ps);
+
 	/* Many nested packets with the service applying as it goes. */
 	for (i = 0; i < 50; i++) {
 		p = shm_writer_packet_begin(w);
