@@ -45,6 +45,7 @@ struct ipc_conn {
 	ipc_conn_close_fn	*on_close;
 	void			*arg;
 	const char		*why;		/* set once dead */
+	enum ipc_conn_end	 end;
 	int			 reading;	/* inside conn_read */
 	int			 free_pending;
 };
@@ -150,11 +151,22 @@ ipc_conn_free(struct ipc_conn *c)
 	free(c);
 }
 
+/* Marks the connection dead, remembering how it ended. */
+static void
+conn_end(struct ipc_conn *c, enum ipc_conn_end end, const char *why)
+{
+	if (c->why == NULL)
+		c->end = end;
+	ipc_conn_shutdown(c, why);
+}
+
 void
 ipc_conn_shutdown(struct ipc_conn *c, const char *why)
 {
 	if (c->why != NULL)
 		return;
+	if (c->end == IPC_CONN_OPEN)
+		c->end = IPC_CONN_CLOSED;
 	c->why = why;
 	if (c->ev_read)
 		event_del(c->ev_read);
@@ -170,6 +182,12 @@ int
 ipc_conn_dead(const struct ipc_conn *c)
 {
 	return c->why != NULL;
+}
+
+enum ipc_conn_end
+ipc_conn_end(const struct ipc_conn *c)
+{
+	return c->end;
 }
 
 size_t
@@ -221,7 +239,7 @@ ipc_conn_send(struct ipc_conn *c, const ipc_frame_t *msg, const int *fds,
 		*cause = "output backlog over the limit";
 		log_warnx("%s: peer not reading, %zu bytes queued: disconnecting",
 		    __func__, evbuffer_get_length(c->out));
-		ipc_conn_shutdown(c, *cause);
+		conn_end(c, IPC_CONN_BACKLOG, *cause);
 		return -1;
 	}
 	if (nfds > 0) {
@@ -320,7 +338,7 @@ conn_flush(struct ipc_conn *c)
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				break;
 			log_debug("%s: sendmsg: %s", __func__, strerror(errno));
-			ipc_conn_shutdown(c, "write error");
+			conn_end(c, IPC_CONN_IO, "write error");
 			return;
 		}
 		evbuffer_drain(c->out, (size_t)n);
@@ -347,7 +365,8 @@ conn_write(evutil_socket_t fd, short ev, void *arg)
 
 /*
  * One recvmsg into the receiver. Returns bytes read, 0 on EOF, -1 on
- * error, -2 if nothing is there; *drained when the read did not fill the
+ * error, -2 if nothing is there, -3 if the peer broke the protocol;
+ * *drained when the read did not fill the
  * space, i.e. the socket is most likely empty now.
  */
 static ssize_t
@@ -403,10 +422,10 @@ conn_recv(struct ipc_conn *c, const char **why, int *drained)
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
 		*why = "too many file descriptors";
-		return -1;
+		return -3;
 	}
 	if (ipc_frame_rx_commit(&c->rx, (size_t)n, fds, nfds, why) == -1)
-		return -1;
+		return -3;
 	*drained = (size_t)n < avail;
 	return n;
 }
@@ -432,10 +451,11 @@ conn_read(evutil_socket_t fd, short ev, void *arg)
 			ipc_conn_shutdown(c, why);
 			break;
 		}
-		if (n == -1) {
+		if (n < 0) {
 			log_warnx("%s: fd %d: %s: disconnecting", __func__,
 			    c->fd, why);
-			ipc_conn_shutdown(c, why);
+			conn_end(c, n == -3 ? IPC_CONN_PROTOCOL : IPC_CONN_IO,
+			    why);
 			break;
 		}
 		while (c->why == NULL && !c->free_pending) {
@@ -445,7 +465,7 @@ conn_read(evutil_socket_t fd, short ev, void *arg)
 			if (r == -1) {
 				log_warnx("%s: fd %d: %s: disconnecting",
 				    __func__, c->fd, why);
-				ipc_conn_shutdown(c, why);
+				conn_end(c, IPC_CONN_PROTOCOL, why);
 				break;
 			}
 			c->on_frame(c, &in, c->arg);

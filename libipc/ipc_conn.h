@@ -48,6 +48,15 @@ int		 ipc_conn_send(struct ipc_conn *, const ipc_frame_t *msg,
 /* Marks the connection dead; on_close(why) follows from the loop. */
 void		 ipc_conn_shutdown(struct ipc_conn *, const char *why);
 int		 ipc_conn_dead(const struct ipc_conn *);
+/* How a dead connection ended, for counters. */
+enum ipc_conn_end {
+	IPC_CONN_OPEN,
+	IPC_CONN_CLOSED,	/* orderly: EOF or closed by us */
+	IPC_CONN_PROTOCOL,	/* bad frame, too many descriptors */
+	IPC_CONN_BACKLOG,	/* output over the cap */
+	IPC_CONN_IO,		/* read or write error */
+};
+enum ipc_conn_end ipc_conn_end(const struct ipc_conn *);
 size_t		 ipc_conn_backlog(const struct ipc_conn *);
 int		 ipc_conn_fd(const struct ipc_conn *);
 

@@ -64,6 +64,7 @@ struct ipc_host {
 	size_t			 outq_max;
 	uint32_t		 last_service_id;
 	uint64_t		 last_conn_id;
+	struct ipc_host_stats	 stats;
 	char			 err[256];
 };
 
@@ -276,6 +277,12 @@ ipc_host_nconns(const struct ipc_host *h)
 	return h->nconns;
 }
 
+void
+ipc_host_stats(const struct ipc_host *h, struct ipc_host_stats *st)
+{
+	*st = h->stats;
+}
+
 int
 ipc_host_disconnect(struct ipc_host *h, uint64_t conn_id, const char *why)
 {
@@ -322,6 +329,7 @@ host_accept(evutil_socket_t lfd, short ev, void *arg)
 		return;
 	}
 	if (h->nconns >= h->conns_max) {
+		h->stats.conns_refused++;
 		log_warnx("%s: %zu connections already, refusing pid %d uid %u",
 		    __func__, h->nconns, (int)cred.pid, (unsigned)cred.uid);
 		close(fd);
@@ -347,6 +355,7 @@ host_accept(evutil_socket_t lfd, short ev, void *arg)
 	}
 	TAILQ_INSERT_TAIL(&h->conns, hc, entry);
 	h->nconns++;
+	h->stats.conns_accepted++;
 	log_debug("%s: conn %llu pid %d uid %u", __func__,
 	    (unsigned long long)hc->peer.conn_id, (int)cred.pid,
 	    (unsigned)cred.uid);
@@ -362,6 +371,10 @@ host_closed(struct ipc_conn *conn, const char *why, void *arg)
 
 	log_debug("%s: conn %llu pid %d: %s", __func__,
 	    (unsigned long long)peer.conn_id, (int)peer.pid, why);
+	if (ipc_conn_end(conn) == IPC_CONN_PROTOCOL)
+		h->stats.protocol_errors++;
+	else if (ipc_conn_end(conn) == IPC_CONN_BACKLOG)
+		h->stats.backlog_drops++;
 	host_conn_free(hc);
 	/* Services learn about it last, when nothing refers to the conn. */
 	TAILQ_FOREACH(s, &h->services, entry)
@@ -503,6 +516,7 @@ host_invoke_untrusted(struct host_conn *hc, struct ipc_frame_in *in)
 	if (s == NULL || req->method_id == 0 || req->method_id > s->nmethods ||
 	    s->methods[req->method_id - 1].fn == NULL) {
 		/* What upstream does: a failed reply, not RequestError. */
+		hc->host->stats.unknown_requests++;
 		log_debug("%s: conn %llu: no method %u:%u", __func__,
 		    (unsigned long long)hc->peer.conn_id, req->service_id,
 		    req->method_id);
@@ -551,6 +565,7 @@ host_frame(struct ipc_conn *conn, struct ipc_frame_in *in, void *arg)
 {
 	struct host_conn *hc = arg;
 
+	hc->host->stats.requests++;
 	switch (in->msg->msg_case) {
 	case PERFETTO__PROTOS__IPCFRAME__MSG_MSG_BIND_SERVICE:
 		host_bind_untrusted(hc, in->msg);
@@ -564,6 +579,7 @@ host_frame(struct ipc_conn *conn, struct ipc_frame_in *in, void *arg)
 		    (unsigned long long)hc->peer.conn_id);
 		break;
 	default:
+		hc->host->stats.unknown_requests++;
 		host_request_error(hc, in->msg->request_id, "unknown request");
 		break;
 	}

@@ -109,6 +109,18 @@ int		 ipc_host_adopt(struct ipc_host *, int listen_fd);
 void		 ipc_host_set_outq_max(struct ipc_host *, size_t bytes);
 void		 ipc_host_set_conns_max(struct ipc_host *, size_t n);
 size_t		 ipc_host_nconns(const struct ipc_host *);
+
+/* Counters since the host was created (drops are counted, not hidden). */
+struct ipc_host_stats {
+	uint64_t	 conns_accepted;
+	uint64_t	 conns_refused;		/* over the connection cap */
+	uint64_t	 protocol_errors;	/* dropped: bad frame, fds */
+	uint64_t	 backlog_drops;		/* dropped: not reading replies */
+	uint64_t	 requests;		/* frames dispatched */
+	uint64_t	 unknown_requests;	/* no such service/method/type */
+};
+void		 ipc_host_stats(const struct ipc_host *,
+		    struct ipc_host_stats *);
 /*
  * Drops a client (e.g. one that broke the service's rules); the
  * services' on_disconnect follows from the event loop as usual. Returns

@@ -502,6 +502,13 @@ START_TEST(test_wire_errors)
 	raw_invoke(fd, 11, 1, M_ECHO, 1, "dropped");
 	raw_invoke(fd, 12, 1, M_ECHO, 0, "kept");
 	r = raw_recv(fd);
+	{
+		struct ipc_host_stats st;
+
+		ipc_host_stats(host, &st);
+		ck_assert_uint_eq(st.requests, 4);
+		ck_assert_uint_eq(st.unknown_requests, 2);
+	}
 	ck_assert_uint_eq(r->request_id, 12);
 	ck_assert_int_eq(r->msg_invoke_method_reply->success, 1);
 	ck_assert_uint_eq(r->msg_invoke_method_reply->reply_proto.len, 4);
@@ -637,6 +644,15 @@ START_TEST(test_garbage_drops_connection)
 	run_until(&disconnects, 2);
 	ck_assert_int_eq(read(fd, &b, 1), 0);
 	close(fd);
+	/* Both drops are counted. */
+	{
+		struct ipc_host_stats st;
+
+		ipc_host_stats(host, &st);
+		ck_assert_uint_eq(st.protocol_errors, 2);
+		ck_assert_uint_eq(st.conns_accepted, 2);
+		ck_assert_uint_eq(st.backlog_drops, 0);
+	}
 }
 END_TEST
 
@@ -688,6 +704,13 @@ START_TEST(test_client_never_reads)
 	ck_assert_uint_le(max_backlog, cap);
 	ck_assert_uint_gt(max_backlog, cap / 2);
 	ck_assert_uint_eq(ipc_host_nconns(host), 0);
+	{
+		struct ipc_host_stats st;
+
+		ipc_host_stats(host, &st);
+		ck_assert_uint_eq(st.backlog_drops, 1);
+		ck_assert_uint_eq(st.protocol_errors, 0);
+	}
 	close(fd);
 }
 END_TEST
@@ -984,6 +1007,12 @@ START_TEST(test_fds_per_frame)
 	/* More than a frame may carry: the connection is dropped. */
 	raw_send_fds(fd, &f, fds, 9);
 	run_until(&disconnects, 1);
+	{
+		struct ipc_host_stats st;
+
+		ipc_host_stats(host, &st);
+		ck_assert_uint_eq(st.protocol_errors, 1);
+	}
 	ck_assert_int_eq(read(fd, b, 1), 0);
 	close(fd);
 	/* And none of them was leaked by the host: EOF on every pipe. */
