@@ -70,6 +70,7 @@ struct tb_seq {
 	uint8_t		have_written;
 	uint8_t		have_read;
 	uint8_t		dropped;	/* loss since the last packet returned */
+	uint8_t		gone;		/* producer gone: nothing more will come */
 	uint32_t	active_pos;	/* in trace_buffer.active, + 1; 0: idle */
 };
 
@@ -658,6 +659,7 @@ trace_buffer_copy_chunk_untrusted(struct trace_buffer *tb,
 	    !tb_id_before(s->last_read, 0)) {
 		s->have_read = s->have_written = 0;
 		s->dropped = 0;
+		s->gone = 0;
 		s->uid = uid;
 	}
 	/* Read already (a scraped chunk committed again): nothing new. */
@@ -885,6 +887,7 @@ tb_seq_read(struct trace_buffer *tb, struct tb_seq *s,
 	const uint8_t *data;
 	struct tb_rec *r, *c, *last;
 	enum tb_frag fr;
+	enum tb_ra ra;
 	uint32_t num, nextnum;
 	size_t len, n;
 	int bad;
@@ -893,8 +896,16 @@ tb_seq_read(struct trace_buffer *tb, struct tb_seq *s,
 		r = tb_rec_at(tb, s->head);
 		/* Patches only concern the last fragment: read up to it. */
 		if ((r->flags & SHM_CHUNK_NEEDS_PATCHING) &&
-		    r->frags_read + 1 >= r->nfrags)
-			return 0;
+		    r->frags_read + 1 >= r->nfrags) {
+			if (!s->gone)
+				return 0;
+			/* They will never come: that packet is lost. */
+			r->flags &= (uint8_t)~SHM_CHUNK_NEEDS_PATCHING;
+			if (r->frags_read < r->nfrags)
+				(void)tb_frag_next(tb, r, &data, &len);
+			s->dropped = 1;
+			continue;
+		}
 		/*
 		 * Starting a chunk that does not follow the last one read; or,
 		 * with nothing read before, one that is not the first ever.
@@ -911,7 +922,7 @@ tb_seq_read(struct trace_buffer *tb, struct tb_seq *s,
 			 * A scraped, unfinished chunk: its commit may still
 			 * bring more packets, so nothing after it is read.
 			 */
-			if (!r->complete)
+			if (!r->complete && !s->gone)
 				return 0;
 			tb_chunk_consume(tb, s, r);
 			continue;
@@ -938,17 +949,16 @@ tb_seq_read(struct trace_buffer *tb, struct tb_seq *s,
 		}
 
 		/* Last fragment continues on the next chunk(s). */
-		switch (tb_readahead(tb, r, &last)) {
-		case TB_RA_WAIT:
+		ra = tb_readahead(tb, r, &last);
+		if (ra != TB_RA_OK)
 			tb->st.readaheads_failed++;
+		if (ra == TB_RA_WAIT && !s->gone)
 			return 0;
-		case TB_RA_LOST:
-			tb->st.readaheads_failed++;
+		if (ra != TB_RA_OK) {
+			/* The rest of this packet is gone or will never come. */
 			(void)tb_frag_next(tb, r, &data, &len);
 			s->dropped = 1;
 			continue;
-		case TB_RA_OK:
-			break;
 		}
 		n = 0;
 		bad = 0;
@@ -975,6 +985,16 @@ tb_seq_read(struct trace_buffer *tb, struct tb_seq *s,
 		return 1;
 	}
 	return 0;
+}
+
+void
+trace_buffer_producer_gone(struct trace_buffer *tb, uint16_t producer_id)
+{
+	size_t i;
+
+	for (i = 0; i < tb->nactive; i++)
+		if (tb->seqs[tb->active[i]].producer_id == producer_id)
+			tb->seqs[tb->active[i]].gone = 1;
 }
 
 void

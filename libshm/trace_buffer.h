@@ -108,6 +108,14 @@ int	trace_buffer_patch_chunk_untrusted(struct trace_buffer *,
 	    uint16_t producer_id, uint16_t writer_id, uint32_t chunk_id,
 	    const struct shm_patch *patches, size_t npatches, int has_more);
 
+/*
+ * The producer disconnected (call it after the last scrape of its SMB): its
+ * sequences will get nothing more, so what waits for more (a fragment whose
+ * continuation never came, patches, an unfinished scraped chunk) is
+ * released or dropped now instead of held forever.
+ */
+void	trace_buffer_producer_gone(struct trace_buffer *, uint16_t producer_id);
+
 /* One packet read back. Slices point into the buffer. */
 struct trace_buffer_slice {
 	const uint8_t	*data;

@@ -115,6 +115,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fz_smb[((size_t)data[off + 1] << 8 | data[off + 2]) %
 			    FZ_SMB] = op;
 			break;
+		case 6:		/* the producer disconnects */
+			if (data[off + 1] & 1)
+				trace_buffer_producer_gone(tb,
+				    (uint16_t)(1 + (op >> 7)));
+			else
+				fz_read_all(tb);
+			break;
 		default:
 			fz_read_all(tb);
 			break;

@@ -358,6 +358,68 @@ START_TEST(test_scraped_then_committed)
 }
 END_TEST
 
+/* A producer that went away leaves nothing held forever. */
+START_TEST(test_producer_gone)
+{
+	struct trace_buffer *tb = tb_make(1 << 20, TRACE_BUFFER_RING);
+	struct shm_chunk_view v;
+	struct pkts ps = { 0 };
+	struct cb c;
+
+	/* Writer 1: a fragment whose continuation never comes. */
+	cb_init(&c, 1000);
+	cb_frag(&c, 'a', 5);
+	cb_frag(&c, 'b', 5);
+	v = cb_view(&c, 1, 0, SHM_CHUNK_LAST_CONTINUES, 1);
+	trace_buffer_copy_chunk_untrusted(tb, 1, 1, &v);
+	/* Writer 2: waiting for patches. */
+	cb_init(&c, 1000);
+	cb_frag(&c, 'c', 5);
+	cb_frag(&c, 'd', 5);
+	v = cb_view(&c, 2, 0, SHM_CHUNK_NEEDS_PATCHING |
+	    SHM_CHUNK_LAST_CONTINUES, 1);
+	trace_buffer_copy_chunk_untrusted(tb, 1, 1, &v);
+	/* Writer 3: scraped while being written, then a later chunk. */
+	cb_init(&c, 1000);
+	cb_frag(&c, 'e', 5);
+	cb_frag(&c, 'f', 5);
+	v = cb_view(&c, 3, 0, 0, 0);
+	v.npackets = 3;		/* 'f' finished, a third one under way */
+	trace_buffer_copy_chunk_untrusted(tb, 1, 1, &v);
+	/* Another producer's sequence is not affected. */
+	cb_init(&c, 1000);
+	cb_frag(&c, 'x', 5);
+	cb_frag(&c, 'y', 5);
+	v = cb_view(&c, 1, 0, SHM_CHUNK_LAST_CONTINUES, 1);
+	trace_buffer_copy_chunk_untrusted(tb, 2, 1, &v);
+	pkts_read(tb, &ps);
+	ck_assert_uint_eq(ps.n, 5);	/* a, c, e, f, x */
+	pkts_free(&ps);
+	trace_buffer_producer_gone(tb, 1);
+	pkts_read(tb, &ps);
+	ck_assert_uint_eq(ps.n, 0);
+	pkts_free(&ps);
+	/* Everything of producer 1 is gone from the buffer; 2 still waits. */
+	cb_init(&c, 1000);
+	cb_frag(&c, 'z', 5);
+	v = cb_view(&c, 1, 1, SHM_CHUNK_FIRST_CONTINUES, 1);
+	trace_buffer_copy_chunk_untrusted(tb, 2, 1, &v);
+	pkts_read(tb, &ps);
+	ck_assert_uint_eq(ps.n, 1);
+	ck_assert_uint_eq(ps.v[0].len, 10);
+	ck_assert_uint_eq(ps.v[0].data[0], 'y');
+	ck_assert_uint_eq(ps.v[0].data[5], 'z');
+	pkts_free(&ps);
+	{
+		struct trace_buffer_stats st;
+
+		trace_buffer_stats(tb, &st);
+		ck_assert_uint_eq(st.chunks_read, 4);
+	}
+	trace_buffer_free(tb);
+}
+END_TEST
+
 START_TEST(test_patches)
 {
 	struct trace_buffer_stats st;
@@ -680,6 +742,7 @@ buffer_suite(void)
 	tcase_add_test(tc, test_chunk_id_wrap);
 	tcase_add_test(tc, test_fragments);
 	tcase_add_test(tc, test_scraped_then_committed);
+	tcase_add_test(tc, test_producer_gone);
 	tcase_add_test(tc, test_patches);
 	tcase_add_test(tc, test_hostile_fragments);
 	tcase_add_test(tc, test_sequences_and_identity);
