@@ -89,7 +89,11 @@ struct ipc_method {
 };
 
 struct ipc_host	*ipc_host_new(struct event_base *);
-/* Closes every connection (without calling on_disconnect) and frees. */
+/*
+ * Closes every connection (without calling on_disconnect) and frees.
+ * Never from inside a handler. Reply handles kept by services become
+ * inert; the services still free them.
+ */
 void		 ipc_host_free(struct ipc_host *);
 /* Last error message of a call that returned -1. */
 const char	*ipc_host_strerror(const struct ipc_host *);
@@ -104,7 +108,10 @@ const char	*ipc_host_strerror(const struct ipc_host *);
  */
 int		 ipc_host_listen(struct ipc_host *, const char *path,
 		    mode_t mode, const char *group);
-/* Serves an already listening socket (socket activation); owns fd. */
+/*
+ * Serves an already listening socket (socket activation); owns fd once
+ * this succeeds, the caller keeps it on failure.
+ */
 int		 ipc_host_adopt(struct ipc_host *, int listen_fd);
 void		 ipc_host_set_outq_max(struct ipc_host *, size_t bytes);
 void		 ipc_host_set_conns_max(struct ipc_host *, size_t n);
