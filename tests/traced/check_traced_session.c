@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include "tt_fixture.h"
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 #include "protos/perfetto/ipc/producer_port.pb-c.h"
+#include "protos/perfetto/common/data_source_descriptor.pb-c.h"
 
 static const char *ds1[] = { "tt.ds", NULL };
 
@@ -474,6 +476,150 @@ START_TEST(test_limits_and_errors)
 }
 END_TEST
 
+START_TEST(test_max_file_size)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c;
+	struct tt_instance	*in;
+	struct shm_writer	*w;
+	struct tt_trace		 t;
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(1024, 0, ds1);
+	char			 path[400];
+	uint8_t			*data;
+	size_t			 len;
+	int			 fd, i;
+
+	cfg->has_write_into_file = cfg->write_into_file = 1;
+	cfg->has_file_write_period_ms = 1;
+	cfg->file_write_period_ms = 100;
+	cfg->has_max_file_size_bytes = 1;
+	cfg->max_file_size_bytes = 20000;
+	snprintf(path, sizeof(path), "%s/capped.pftrace", td.dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	connect_producer(&p, "tt.producer", "tt.ds");
+	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_enable(&c, cfg, fd), 0);
+	close(fd);
+	in = wait_started(&p, "tt.ds");
+	ck_assert_ptr_nonnull(in);
+	w = tt_producer_writer(&p, in->target_buffer);
+	for (i = 0; i < 20 && !c.enable_done; i++) {
+		tt_write_packets(w, "cap", i * 10, 10, 500);
+		tt_producer_commit(&p, w);
+		tt_spin(base, 50);
+	}
+	/* The cap ends the session by itself. */
+	ck_assert_int_eq(tt_wait(base, &c.enable_done, 5000), 0);
+	ck_assert_int_eq(tt_read_file(path, &data, &len), 0);
+	ck_assert_uint_gt(len, 5000);
+	ck_assert_uint_lt(len, 20000);
+	ck_assert_int_eq(tt_trace_parse(&t, data, len), 0);
+	ck_assert_uint_gt(tt_trace_count(&t, "cap", NULL, 0), 5);
+	tt_trace_free(&t);
+	free(data);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_periodic_flush_and_clear)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c;
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(256, 0, ds1);
+	Perfetto__Protos__DataSourceDescriptor d =
+	    PERFETTO__PROTOS__DATA_SOURCE_DESCRIPTOR__INIT;
+
+	cfg->has_flush_period_ms = 1;
+	cfg->flush_period_ms = 150;
+	cfg->incremental_state_config = calloc(1,
+	    sizeof(*cfg->incremental_state_config));
+	perfetto__protos__trace_config__incremental_state_config__init(
+	    cfg->incremental_state_config);
+	cfg->incremental_state_config->has_clear_period_ms = 1;
+	cfg->incremental_state_config->clear_period_ms = 150;
+	ck_assert_int_eq(tt_producer_connect(&p, base, td.producer_sock,
+	    "tt.producer"), 0);
+	d.name = (char *)"tt.ds";
+	d.has_handles_incremental_state_clear = 1;
+	d.handles_incremental_state_clear = 1;
+	ck_assert_int_eq(tt_producer_register_desc(&p, &d), 0);
+	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
+	ck_assert_ptr_nonnull(wait_started(&p, "tt.ds"));
+	tt_spin(base, 1000);
+	ck_assert_int_ge(p.flushes, 3);
+	ck_assert_int_ge(p.clears, 3);
+	disable_and_wait(&c);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+}
+END_TEST
+
+/* A producer running as nobody: exits 1 if it got an instance. */
+static void
+nobody_child(const char *sock)
+{
+	struct event_base	*b;
+	struct tt_producer	 p;
+
+	if (setgid(65534) == -1 || setuid(65534) == -1)
+		_exit(3);
+	b = event_base_new();
+	base = b;
+	if (tt_producer_connect(&p, b, sock, "tt.nobody") == -1 ||
+	    tt_producer_register(&p, "tt.ds", 0, 0) == -1)
+		_exit(2);
+	tt_spin(b, 500);
+	_exit(tt_producer_instance(&p, "tt.ds") != NULL ? 1 : 0);
+}
+
+static int
+run_nobody(void)
+{
+	int	status;
+	pid_t	pid;
+
+	if ((pid = fork()) == 0)
+		nobody_child(td.producer_sock);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+START_TEST(test_lockdown)
+{
+	struct tt_consumer	 c, c2;
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(64, 0, ds1);
+
+	if (getuid() != 0)
+		return;		/* needs a second uid */
+	/* The producer socket is 0666: anyone may produce, but... */
+	ck_assert_int_eq(chmod(td.dir, 0711), 0);
+	cfg->has_lockdown_mode = 1;
+	cfg->lockdown_mode =
+	    PERFETTO__PROTOS__TRACE_CONFIG__LOCKDOWN_MODE_OPERATION__LOCKDOWN_SET;
+	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
+	tt_spin(base, 50);
+	/* ...in lockdown only traced's own uid gets data sources. */
+	ck_assert_int_eq(run_nobody(), 0);
+	disable_and_wait(&c);
+	tt_consumer_close(&c);
+	cfg->lockdown_mode =
+	    PERFETTO__PROTOS__TRACE_CONFIG__LOCKDOWN_MODE_OPERATION__LOCKDOWN_CLEAR;
+	ck_assert_int_eq(tt_consumer_connect(&c2, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_enable(&c2, cfg, -1), 0);
+	tt_spin(base, 50);
+	ck_assert_int_eq(run_nobody(), 1);
+	disable_and_wait(&c2);
+	tt_consumer_close(&c2);
+	tt_config_free(cfg);
+}
+END_TEST
+
 static Suite *
 session_suite(void)
 {
@@ -492,6 +638,9 @@ session_suite(void)
 	tcase_add_test(tc, test_consumer_gone);
 	tcase_add_test(tc, test_producer_killed);
 	tcase_add_test(tc, test_limits_and_errors);
+	tcase_add_test(tc, test_max_file_size);
+	tcase_add_test(tc, test_periodic_flush_and_clear);
+	tcase_add_test(tc, test_lockdown);
 	suite_add_tcase(s, tc);
 	return s;
 }

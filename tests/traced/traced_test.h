@@ -101,6 +101,10 @@ void	tt_producer_close(struct tt_producer *);
 /* RegisterDataSource (waits for the reply). */
 int	tt_producer_register(struct tt_producer *, const char *ds_name,
 	    int will_notify_on_start, int will_notify_on_stop);
+/* RegisterDataSource with a full descriptor. */
+struct Perfetto__Protos__DataSourceDescriptor;
+int	tt_producer_register_desc(struct tt_producer *,
+	    const struct Perfetto__Protos__DataSourceDescriptor *);
 /* Any method with a raw argument blob; waits; returns 0 if success. */
 int	tt_producer_call(struct tt_producer *, int method, const void *args,
 	    size_t len);

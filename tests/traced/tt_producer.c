@@ -376,6 +376,17 @@ tt_producer_register(struct tt_producer *p, const char *ds_name,
 	return tt_p_call_msg(p, TT_P_REGISTER, &req.base);
 }
 
+int
+tt_producer_register_desc(struct tt_producer *p,
+    const Perfetto__Protos__DataSourceDescriptor *d)
+{
+	Perfetto__Protos__RegisterDataSourceRequest req =
+	    PERFETTO__PROTOS__REGISTER_DATA_SOURCE_REQUEST__INIT;
+
+	req.data_source_descriptor = (Perfetto__Protos__DataSourceDescriptor *)d;
+	return tt_p_call_msg(p, TT_P_REGISTER, &req.base);
+}
+
 struct tt_instance *
 tt_producer_instance(struct tt_producer *p, const char *name)
 {
