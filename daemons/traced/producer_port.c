@@ -247,7 +247,8 @@ pport_initialize_connection(struct ipc_call *call, void *arg)
 			log_warnx("%s: producer %u: its SMB is unusable (%s), "
 			    "using ours", __func__, p->id, cause);
 			close(fd);
-		}
+		} else
+			pport_setup_tracing(p);	/* sent once the stream is up */
 	}
 	res.has_using_shmem_provided_by_producer = 1;
 	res.using_shmem_provided_by_producer = p->smb_from_producer;

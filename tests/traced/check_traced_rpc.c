@@ -405,6 +405,38 @@ START_TEST(test_clone_session)
 }
 END_TEST
 
+START_TEST(test_producer_provided_smb)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c;
+	struct tt_instance	*in;
+	struct shm_writer	*w;
+	struct tt_trace		 t;
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(256, 0, ds1);
+	int			 accepted = 0;
+
+	ck_assert_int_eq(tt_producer_connect_own_smb(&p, base,
+	    td.producer_sock, "tt.own", 128 * 1024, &accepted), 0);
+	ck_assert_int_eq(accepted, 1);
+	ck_assert_int_eq(tt_producer_register(&p, "tt.ds", 0, 0), 0);
+	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
+	in = wait_started(&p, "tt.ds");
+	ck_assert_ptr_nonnull(in);
+	ck_assert_uint_eq(p.smb_size, 128 * 1024);	/* still ours */
+	w = tt_producer_writer(&p, in->target_buffer);
+	tt_write_packets(w, "own", 0, 40, 100);
+	tt_producer_commit(&p, w);
+	disable_and_wait(&c);
+	read_trace(&c, &t);
+	ck_assert_uint_eq(tt_trace_count(&t, "own", NULL, 0), 40);
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+}
+END_TEST
+
 static Suite *
 rpc_suite(void)
 {
@@ -421,6 +453,7 @@ rpc_suite(void)
 	tcase_add_test(tc, test_buffers_by_name);
 	tcase_add_test(tc, test_capabilities_and_unsupported);
 	tcase_add_test(tc, test_clone_session);
+	tcase_add_test(tc, test_producer_provided_smb);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -97,6 +97,12 @@ enum {
 /* Connects, binds ProducerPort, InitializeConnection, GetAsyncCommand. */
 int	tt_producer_connect(struct tt_producer *, struct event_base *,
 	    const char *sock, const char *name);
+/*
+ * Same, offering an SMB of own_smb bytes made by the producer
+ * (producer_provided_shmem); *accepted says whether traced took it.
+ */
+int	tt_producer_connect_own_smb(struct tt_producer *, struct event_base *,
+	    const char *sock, const char *name, size_t own_smb, int *accepted);
 void	tt_producer_close(struct tt_producer *);
 /* RegisterDataSource (waits for the reply). */
 int	tt_producer_register(struct tt_producer *, const char *ds_name,

@@ -204,6 +204,11 @@ tt_p_setup_tracing(struct tt_producer *p, struct ipc_result *res,
 	const char			*cause;
 	int				 fd;
 
+	if (p->smb_base != NULL) {
+		/* Our own SMB: the service sends no descriptor. */
+		p->page_size_kb = 4;
+		goto arbiter;
+	}
 	if ((fd = ipc_result_take_fd(res)) == -1 || fstat(fd, &sb) == -1) {
 		p->failed = 1;
 		return;
@@ -219,6 +224,7 @@ tt_p_setup_tracing(struct tt_producer *p, struct ipc_result *res,
 		p->failed = 1;
 		return;
 	}
+arbiter:
 	memset(&ac, 0, sizeof(ac));
 	ac.page_size = p->page_size_kb * 1024;
 	ac.layout = SHM_LAYOUT_DIV4;
@@ -298,12 +304,46 @@ tt_p_cmd(struct ipc_client *cl, struct ipc_result *res, void *arg)
 	perfetto__protos__get_async_command_response__free_unpacked(cmd, NULL);
 }
 
+struct tt_init {
+	int	done;
+	int	success;
+	int	accepted;
+};
+
+static void
+tt_p_init_reply(struct ipc_client *cl, struct ipc_result *res, void *arg)
+{
+	struct tt_init	*k = arg;
+	Perfetto__Protos__InitializeConnectionResponse *r;
+
+	(void)cl;
+	k->success = res->success;
+	if (res->success && (r =
+	    perfetto__protos__initialize_connection_response__unpack(NULL,
+	    res->len, res->data)) != NULL) {
+		k->accepted = r->using_shmem_provided_by_producer;
+		perfetto__protos__initialize_connection_response__free_unpacked(
+		    r, NULL);
+	}
+	k->done = 1;
+}
+
 int
 tt_producer_connect(struct tt_producer *p, struct event_base *base,
     const char *sock, const char *name)
 {
+	return tt_producer_connect_own_smb(p, base, sock, name, 0, NULL);
+}
+
+int
+tt_producer_connect_own_smb(struct tt_producer *p, struct event_base *base,
+    const char *sock, const char *name, size_t own_smb, int *accepted)
+{
 	Perfetto__Protos__InitializeConnectionRequest req =
 	    PERFETTO__PROTOS__INITIALIZE_CONNECTION_REQUEST__INIT;
+	struct shm_region	 r;
+	struct tt_init		 k = { 0, 0, 0 };
+	const char		*cause;
 
 	memset(p, 0, sizeof(*p));
 	p->base = base;
@@ -318,8 +358,21 @@ tt_producer_connect(struct tt_producer *p, struct event_base *base,
 	if (!p->bound)
 		return -1;
 	req.producer_name = (char *)name;
-	if (tt_p_call_msg(p, TT_P_INIT, &req.base) == -1)
+	if (own_smb > 0) {
+		if (shm_region_create(&r, own_smb, "tt-own-smb", &cause) == -1)
+			return -1;
+		p->smb_fd = r.fd;
+		p->smb_base = r.base;
+		p->smb_size = r.size;
+		req.has_producer_provided_shmem = 1;
+		req.producer_provided_shmem = 1;
+	}
+	if (ipc_client_invoke_msg(p->cl, p->sid, p->m[TT_P_INIT], &req.base,
+	    own_smb > 0 ? p->smb_fd : -1, 0, tt_p_init_reply, &k) == 0 ||
+	    tt_wait(base, &k.done, TT_WAIT_MS) == -1 || !k.success)
 		return -1;
+	if (accepted != NULL)
+		*accepted = k.accepted;
 	p->initialized = 1;
 	if (ipc_client_invoke(p->cl, p->sid, p->m[TT_P_GETCMD], "", 0, -1, 0,
 	    tt_p_cmd, p) == 0)
