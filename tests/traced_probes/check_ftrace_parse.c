@@ -5,9 +5,13 @@
  * extends, absolute timestamps, padding, lost events, broken records).
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "protos/perfetto/trace/ftrace/ftrace_event.pb-c.h"
+
+#include "event_table.h"
 #include "format.h"
 #include "ftrace_util.h"
 #include "ring_page.h"
@@ -509,6 +513,53 @@ START_TEST(golden_page_mutated)
 }
 END_TEST
 
+/*
+ * The generated table and our .proto files must agree on every name and
+ * number they share (the table comes from upstream's protos).
+ */
+START_TEST(table_matches_protos)
+{
+	const ProtobufCMessageDescriptor *ev =
+	    &perfetto__protos__ftrace_event__descriptor, *md;
+	const ProtobufCFieldDescriptor *fd, *ff;
+	unsigned int missing = 0, checked = 0;
+
+	for (unsigned int i = 0; i < ftrace_proto_nevents; i++) {
+		const struct ftrace_proto_event *pe = &ftrace_proto_events[i];
+
+		fd = protobuf_c_message_descriptor_get_field(ev, pe->id);
+		if (fd == NULL) {
+			missing++;	/* trimmed from our protos: still valid */
+			continue;
+		}
+		ck_assert_msg(strcmp(fd->name, pe->name) == 0,
+		    "FtraceEvent field %u is %s in our protos, %s in the table",
+		    pe->id, fd->name, pe->name);
+		md = fd->descriptor;
+		for (unsigned int k = 0; k < pe->nfields; k++) {
+			ff = protobuf_c_message_descriptor_get_field_by_name(md,
+			    pe->fields[k].name);
+			if (ff == NULL)
+				continue;
+			ck_assert_msg(ff->id == pe->fields[k].id,
+			    "%s.%s: %u vs %u", pe->name, pe->fields[k].name,
+			    ff->id, pe->fields[k].id);
+			ck_assert_msg((ff->type == PROTOBUF_C_TYPE_STRING) ==
+			    (pe->fields[k].type == PT_STRING), "%s.%s type",
+			    pe->name, pe->fields[k].name);
+			checked++;
+		}
+	}
+	ck_assert_uint_gt(checked, 100);
+	fprintf(stderr, "event table: %u events, %u fields checked, %u events "
+	    "not in our protos\n", ftrace_proto_nevents, checked, missing);
+	/* The generic event's slot and the bundle framing. */
+	fd = protobuf_c_message_descriptor_get_field(ev, EVENT_GENERIC);
+	ck_assert_ptr_nonnull(fd);
+	ck_assert_str_eq(fd->name, "generic");
+}
+END_TEST
+
 static Suite *
 ftrace_parse_suite(void)
 {
@@ -519,6 +570,7 @@ ftrace_parse_suite(void)
 	tcase_add_test(tc, format_tail_and_dataloc);
 	tcase_add_test(tc, format_header_page);
 	tcase_add_test(tc, format_malformed);
+	tcase_add_test(tc, table_matches_protos);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("page");
 	tcase_add_test(tc, page_timestamps);
