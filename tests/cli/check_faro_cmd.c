@@ -964,6 +964,72 @@ START_TEST(test_clone_write_into_file)
 }
 END_TEST
 
+/*
+ * The one-line recording of the README on the real kernel: light mode with
+ * traced_probes reading tracefs. Needs root and tracefs; skipped (with a
+ * message) otherwise.
+ */
+START_TEST(test_light_mode_ftrace)
+{
+	const char *top = getenv("top_builddir");
+	char probes[PATH_MAX];
+	struct run r, q;
+	Perfetto__Protos__Trace *t;
+	size_t i, k, nswitch = 0;
+	pid_t ppid;
+	int st, fd;
+
+	if (getuid() != 0 || access("/sys/kernel/tracing/events/sched/"
+	    "sched_switch", F_OK) != 0) {
+		fprintf(stderr, "test_light_mode_ftrace: skipped (needs root "
+		    "and tracefs)\n");
+		return;
+	}
+	snprintf(probes, sizeof(probes), "%s/daemons/traced_probes/"
+	    "traced_probes", top ? top : ".");
+	mkdir(path("run"), 0700);
+	if ((ppid = fork()) == 0) {
+		fd = open(path("probes.log"), O_WRONLY | O_CREAT, 0644);
+		dup2(fd, STDERR_FILENO);
+		execl(probes, "traced_probes", "--run-dir", path("run"),
+		    "--producer-socket", tt.producer_sock, (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_gt(ppid, 0);
+	for (i = 0; i < 500; i++) {
+		faro(&q, NULL, "--query", NULL);
+		k = strstr(q.out, "linux.ftrace") != NULL;
+		run_free(&q);
+		if (k)
+			break;
+		msleep(10);
+	}
+	ck_assert_msg(i < 500, "traced_probes did not register linux.ftrace");
+
+	ck_assert_int_eq(faro(&r, NULL, "-t", "1s", "-o", path("k.pftrace"),
+	    "sched/sched_switch", NULL), 0);
+	run_free(&r);
+	kill(ppid, SIGTERM);
+	waitpid(ppid, &st, 0);
+
+	t = load_trace(path("k.pftrace"));
+	for (i = 0; i < t->n_packet; i++) {
+		const Perfetto__Protos__TracePacket *p = t->packet[i];
+
+		if (p->data_case !=
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS)
+			continue;
+		for (k = 0; k < p->ftrace_events->n_event; k++)
+			if (p->ftrace_events->event[k]->event_case ==
+			    PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_SWITCH)
+				nswitch++;
+	}
+	perfetto__protos__trace__free_unpacked(t, NULL);
+	/* A second of a live system has context switches. */
+	ck_assert_uint_gt(nswitch, 0);
+}
+END_TEST
+
 static Suite *
 faro_cmd_suite(void)
 {
@@ -991,6 +1057,7 @@ faro_cmd_suite(void)
 	tcase_add_test(tc, test_config_errors);
 	tcase_add_test(tc, test_producer_data);
 	tcase_add_test(tc, test_activate_triggers);
+	tcase_add_test(tc, test_light_mode_ftrace);
 	tcase_add_test(tc, test_clone);
 	tcase_add_test(tc, test_clone_write_into_file);
 	suite_add_tcase(s, tc);
