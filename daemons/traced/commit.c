@@ -69,8 +69,20 @@ commit_move(struct tproducer *p,
 	int			 ok;
 
 	if (m->has_data) {
-		/* Only for shmem emulation, which we never offer. */
-		commit_reject(p, "inline chunk data");
+		/* A chunk sent over the socket (producers without an SMB). */
+		if (!m->has_target_buffer || shm_chunk_view_from_bytes_untrusted(
+		    m->data.data, m->data.len, !(m->has_chunk_incomplete &&
+		    m->chunk_incomplete), &v, &why) == -1) {
+			commit_reject(p, m->has_target_buffer ? why :
+			    "no target buffer");
+			return;
+		}
+		if (!commit_writer_ok(p, v.writer_id, m->target_buffer, &why)) {
+			commit_reject(p, why);
+			return;
+		}
+		trace_buffer_copy_chunk_untrusted(
+		    p->svc->buffers[m->target_buffer], p->id, p->uid, &v);
 		return;
 	}
 	if (p->smb == NULL || !m->has_page || !m->has_chunk ||
@@ -150,41 +162,45 @@ commit_data_untrusted(struct tproducer *p, const CommitDataRequest *req)
 		flush_ack(p, req->flush_request_id);
 }
 
+struct commit_scrape_arg {
+	struct tproducer	*p;
+	struct tsession		*s;
+};
+
+static void
+commit_scrape_chunk(const struct shm_chunk_view *v, void *arg)
+{
+	struct commit_scrape_arg	*a = arg;
+	struct tproducer		*p = a->p;
+	int				 wb;
+
+	/* Only chunks of writers bound to this session's buffers. */
+	wb = service_writer_buffer(p, v->writer_id);
+	if (wb <= 0 || wb >= TRACED_MAX_BUFFER_IDS ||
+	    p->svc->buffer_owner[wb] != a->s ||
+	    !service_producer_may_write(p, (uint16_t)wb))
+		return;
+	trace_buffer_copy_chunk_untrusted(p->svc->buffers[wb], p->id, p->uid,
+	    v);
+}
+
 /*
  * Copies what p's writers left in its SMB for session s: complete chunks
- * not yet committed and chunks still being written (their last packet may
- * be cut; the buffer knows from v.complete). Chunk states are not changed:
- * a live producer keeps writing and commits later, and the buffer then
- * replaces the scraped copy.
+ * not yet committed and chunks still being written. Chunk states are not
+ * changed: a live producer keeps writing and commits later, and the buffer
+ * then merges the commit with the scraped copy.
  */
 void
 commit_scrape(struct tproducer *p, struct tsession *s)
 {
-	struct shm_chunk_view	 v;
-	struct shm_abi		*abi;
-	const char		*why;
-	uint32_t		 page, idx;
-	int			 wb, rc;
+	struct commit_scrape_arg	a = { p, s };
+	unsigned			bad;
 
 	if (p->smb == NULL || !p->scraping)
 		return;
-	abi = &p->smb->abi;
-	for (page = 0; page < abi->num_pages; page++) {
-		for (idx = 0; idx < SHM_MAX_CHUNKS_PER_PAGE; idx++) {
-			rc = shm_chunk_peek_untrusted(abi, page, idx, &v, &why);
-			if (rc == 1)
-				continue;
-			if (rc == -1) {
-				commit_reject(p, why);
-				continue;
-			}
-			wb = service_writer_buffer(p, v.writer_id);
-			if (wb <= 0 || wb >= TRACED_MAX_BUFFER_IDS ||
-			    p->svc->buffer_owner[wb] != s ||
-			    !service_producer_may_write(p, (uint16_t)wb))
-				continue;
-			trace_buffer_copy_chunk_untrusted(p->svc->buffers[wb],
-			    p->id, p->uid, &v);
-		}
+	bad = shm_abi_scrape_untrusted(&p->smb->abi, commit_scrape_chunk, &a);
+	if (bad > 0) {
+		p->chunks_rejected += bad;
+		p->svc->stats.chunks_discarded += bad;
 	}
 }

@@ -139,11 +139,16 @@ service_producer_disconnect(struct tproducer *p)
 	struct traced		*svc = p->svc;
 	struct tdatasource	*ds, *next;
 	struct tsession		*s;
+	size_t			 i;
 
 	log_info("%s: producer %u \"%s\" gone", __func__, p->id, p->name);
 	/* Committed data stays; what is still in the SMB is scraped. */
 	TAILQ_FOREACH(s, &svc->sessions, entry)
 		commit_scrape(p, s);
+	/* Nothing more will come: sequences stop waiting for it. */
+	for (i = 1; i < TRACED_MAX_BUFFER_IDS; i++)
+		if (svc->buffers[i] != NULL)
+			trace_buffer_producer_gone(svc->buffers[i], p->id);
 	TAILQ_FOREACH_SAFE(ds, &svc->datasources, entry, next)
 		if (ds->producer == p) {
 			session_datasource_removed(ds);

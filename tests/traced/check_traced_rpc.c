@@ -14,6 +14,7 @@
 #include "tt_fixture.h"
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 #include "protos/perfetto/ipc/producer_port.pb-c.h"
+#include "protos/perfetto/common/commit_data_request.pb-c.h"
 
 static const char *ds1[] = { "tt.ds", NULL };
 
@@ -437,6 +438,71 @@ START_TEST(test_producer_provided_smb)
 }
 END_TEST
 
+/* A chunk sent inside CommitData (no SMB involved). */
+static void
+commit_inline(struct tt_producer *p, uint32_t buffer, uint16_t writer,
+    uint32_t chunk_id, const char *str)
+{
+	Perfetto__Protos__CommitDataRequest req =
+	    PERFETTO__PROTOS__COMMIT_DATA_REQUEST__INIT;
+	Perfetto__Protos__CommitDataRequest__ChunksToMove m =
+	    PERFETTO__PROTOS__COMMIT_DATA_REQUEST__CHUNKS_TO_MOVE__INIT, *mp = &m;
+	uint8_t		 chunk[128], *buf;
+	uint16_t	 packets = shm_packets_make(1, 0);
+	size_t		 n = 0, len = strlen(str);
+
+	memcpy(chunk, &chunk_id, 4);
+	memcpy(chunk + 4, &writer, 2);
+	memcpy(chunk + 6, &packets, 2);
+	n = 8;
+	shm_write_redundant_varint(chunk + n, (uint32_t)(len + 5));
+	n += 4;
+	chunk[n++] = 0xa2; chunk[n++] = 0x38;		/* for_testing */
+	chunk[n++] = (uint8_t)(len + 2);
+	chunk[n++] = 0x0a; chunk[n++] = (uint8_t)len;	/* str */
+	memcpy(chunk + n, str, len);
+	n += len;
+	m.has_target_buffer = 1;
+	m.target_buffer = buffer;
+	m.has_data = 1;
+	m.data.data = chunk;
+	m.data.len = n;
+	req.n_chunks_to_move = 1;
+	req.chunks_to_move = &mp;
+	len = perfetto__protos__commit_data_request__get_packed_size(&req);
+	buf = malloc(len);
+	perfetto__protos__commit_data_request__pack(&req, buf);
+	ck_assert_int_eq(tt_producer_call(p, TT_P_COMMIT, buf, len), 0);
+	free(buf);
+}
+
+START_TEST(test_inline_chunks)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c;
+	struct tt_instance	*in;
+	struct shm_writer	*w;
+	struct tt_trace		 t;
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(256, 0, ds1);
+
+	connect_producer(&p, "tt.producer", "tt.ds");
+	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
+	in = wait_started(&p, "tt.ds");
+	ck_assert_ptr_nonnull(in);
+	w = tt_producer_writer(&p, in->target_buffer);
+	commit_inline(&p, in->target_buffer, shm_writer_id(w), 0, "inline");
+	commit_inline(&p, in->target_buffer, 999, 0, "inline");	/* unknown */
+	disable_and_wait(&c);
+	read_trace(&c, &t);
+	ck_assert_uint_eq(tt_trace_count(&t, "inline", NULL, 0), 1);
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+}
+END_TEST
+
 static Suite *
 rpc_suite(void)
 {
@@ -454,6 +520,7 @@ rpc_suite(void)
 	tcase_add_test(tc, test_capabilities_and_unsupported);
 	tcase_add_test(tc, test_clone_session);
 	tcase_add_test(tc, test_producer_provided_smb);
+	tcase_add_test(tc, test_inline_chunks);
 	suite_add_tcase(s, tc);
 	return s;
 }
