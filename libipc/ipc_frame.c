@@ -1,22 +1,29 @@
 /*
  * Frame receiver and codec; the wire format is described in ipc_frame.h.
  *
- * The receive buffer grows on demand up to the frame cap, so an idle
- * connection costs a few KiB and a hostile one at most the cap. Consumed
- * bytes are only moved out when more space is asked for.
+ * The receive buffer grows on demand up to the frame cap (straight to a
+ * frame's size once its header is in), so a hostile peer costs at most the
+ * cap; it shrinks back to a few KiB after a small frame, so idle
+ * connections stay small while a stream of large frames keeps its buffer.
+ * Consumed bytes are only moved out when more space is asked for.
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ipc_frame.h"
-#include "log.h"
 
 #define RX_INITIAL	4096
 #define RX_KEEP		(16 * 1024)	/* kept across frames */
+
+static uint32_t
+rx_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
 
 /* Closes the held descriptors that arrived before stream offset end. */
 static void
@@ -55,7 +62,6 @@ ipc_frame_rx_free(struct ipc_frame_rx *rx)
 void *
 ipc_frame_rx_space(struct ipc_frame_rx *rx, size_t *avail)
 {
-	const uint8_t *p;
 	uint8_t *nbuf;
 	size_t want, need;
 	uint32_t size;
@@ -79,9 +85,7 @@ ipc_frame_rx_space(struct ipc_frame_rx *rx, size_t *avail)
 	want = rx->bufsz != 0 ? rx->bufsz : RX_INITIAL;
 	if (rx->len >= IPC_FRAME_HDR) {
 		/* The header says how much this frame needs: take it at once. */
-		p = rx->buf;
-		size = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
-		    (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		size = rx_le32(rx->buf);
 		need = (size_t)size + IPC_FRAME_HDR;
 		if (size <= rx->max - IPC_FRAME_HDR && need > want)
 			want = need;
@@ -158,7 +162,7 @@ ipc_frame_rx_pop_untrusted(struct ipc_frame_rx *rx, struct ipc_frame_in *out,
     const char **cause)
 {
 	const uint8_t *p;
-	uint64_t start, end;
+	uint64_t end;
 	uint32_t size;
 	size_t i, j;
 
@@ -167,16 +171,14 @@ ipc_frame_rx_pop_untrusted(struct ipc_frame_rx *rx, struct ipc_frame_in *out,
 		if (rx->len - rx->off < IPC_FRAME_HDR)
 			return 0;
 		p = rx->buf + rx->off;
-		size = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
-		    (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		size = rx_le32(p);
 		if (size > rx->max - IPC_FRAME_HDR) {
 			*cause = "frame too large";
 			return -1;
 		}
 		if (rx->len - rx->off < IPC_FRAME_HDR + (size_t)size)
 			return 0;
-		start = rx->pos + rx->off;
-		end = start + IPC_FRAME_HDR + size;
+		end = rx->pos + rx->off + IPC_FRAME_HDR + size;
 		rx->off += IPC_FRAME_HDR + size;
 		rx->last = IPC_FRAME_HDR + (size_t)size;
 		if (size == 0) {
@@ -205,7 +207,6 @@ ipc_frame_rx_pop_untrusted(struct ipc_frame_rx *rx, struct ipc_frame_in *out,
 		out->fds[out->nfds++] = rx->fds[i].fd;
 	}
 	rx->nfds = j;
-	(void)start;
 
 	out->msg = ipc_frame_decode_untrusted(p + IPC_FRAME_HDR, size, cause);
 	if (out->msg == NULL) {
