@@ -19,6 +19,7 @@
 #include "cli/consumer.h"
 #include "cli/progress.h"
 #include "cli/query.h"
+#include "cli/sockets.h"
 
 typedef Perfetto__Protos__TraceConfig TraceConfig;
 
@@ -81,19 +82,6 @@ struct session {
 	size_t			 query_len;
 	char			 err[1024];
 };
-
-const char *
-consumer_socket_path(void)
-{
-	const char *env = getenv("PERFETTO_CONSUMER_SOCK_NAME");
-
-	if (env != NULL && env[0] != '\0')
-		return env;
-	/* As upstream: /run/perfetto/ when it can be searched. */
-	if (access("/run/perfetto/", X_OK) == 0)
-		return "/run/perfetto/traced-consumer.sock";
-	return "/tmp/perfetto-consumer";
-}
 
 void
 consumer_notify_send(struct consumer_notify *n, int status)
@@ -831,7 +819,7 @@ consumer_run(struct event_base *base, const struct faro_opts *o,
 	s.cfg = cfg;
 	s.out = out;
 	s.notify = notify != NULL ? notify : &none;
-	s.sock = consumer_socket_path();
+	s.sock = sockets_consumer();
 	s.exit_code = FARO_EXIT_ERROR;
 	s.write_into_file = cfg != NULL && cfg->write_into_file;
 	progress_init(&s.prog, o->mode == FARO_MODE_TRACE ? STDERR_FILENO : -1,

@@ -38,13 +38,6 @@ struct consumer_notify {
 #define CONSUMER_WAIT_TIMEOUT	2
 
 /*
- * The consumer socket: $PERFETTO_CONSUMER_SOCK_NAME, else
- * /run/perfetto/traced-consumer.sock when /run/perfetto/ is usable,
- * else /tmp/perfetto-consumer.
- */
-const char	*consumer_socket_path(void);
-
-/*
  * Runs one command to its end and returns faro's exit code. cfg (trace
  * mode only, else NULL) and out (NULL for attach, is_detached, query)
  * stay owned by the caller; out is closed on return.

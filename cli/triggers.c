@@ -12,6 +12,7 @@
 #include "ipc_client.h"
 #include "log.h"
 #include "cli/flags.h"
+#include "cli/sockets.h"
 #include "cli/triggers.h"
 
 struct trig {
@@ -26,18 +27,6 @@ struct trig {
 	int			 done;
 	int			 code;
 };
-
-char *
-triggers_socket_path(void)
-{
-	const char *env = getenv("PERFETTO_PRODUCER_SOCK_NAME");
-
-	if (env != NULL && env[0] != '\0')
-		return strndup(env, strcspn(env, ","));
-	if (access("/run/perfetto/", X_OK) == 0)
-		return strdup("/run/perfetto/traced-producer.sock");
-	return strdup("/tmp/perfetto-producer");
-}
 
 static void
 trig_finish(struct trig *t, int code)
@@ -154,7 +143,7 @@ triggers_activate(struct event_base *base, char *const *names, size_t n)
 	struct event *ev;
 	char *sock;
 
-	if ((sock = triggers_socket_path()) == NULL) {
+	if ((sock = sockets_producer()) == NULL) {
 		log_warn("triggers_activate");
 		return FARO_EXIT_ERROR;
 	}

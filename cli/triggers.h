@@ -13,14 +13,6 @@ struct event_base;
 /* How long faro waits for traced to take the triggers. */
 #define TRIGGERS_TIMEOUT_MS	10000
 
-/*
- * The producer socket: the first of $PERFETTO_PRODUCER_SOCK_NAME (a comma
- * separated list), else /run/perfetto/traced-producer.sock when
- * /run/perfetto/ is usable, else /tmp/perfetto-producer. Returns a new
- * string.
- */
-char	*triggers_socket_path(void);
-
 /* Fires the triggers; returns faro's exit code. */
 int	triggers_activate(struct event_base *, char *const *names, size_t n);
 

@@ -18,12 +18,14 @@
 #include "protos/perfetto/trace/trace.pb-c.h"
 
 #include "log.h"
+#include "cli/background.h"
 #include "cli/config_load.h"
 #include "cli/flags.h"
 #include "cli/lightcfg.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/query.h"
+#include "cli/sockets.h"
 
 typedef Perfetto__Protos__TraceConfig TraceConfig;
 
@@ -820,6 +822,79 @@ START_TEST(test_query_print)
 }
 END_TEST
 
+START_TEST(test_background_status)
+{
+	int fds[2];
+	uint8_t b;
+
+	/* A status byte from the background process is the exit code. */
+	ck_assert_int_eq(pipe(fds), 0);
+	b = CONSUMER_WAIT_OK;
+	ck_assert_int_eq(write(fds[1], &b, 1), 1);
+	ck_assert_int_eq(background_wait_status(fds[0], 1000), 0);
+	close(fds[0]);
+	close(fds[1]);
+
+	ck_assert_int_eq(pipe(fds), 0);
+	b = CONSUMER_WAIT_ERROR;
+	ck_assert_int_eq(write(fds[1], &b, 1), 1);
+	ck_assert_int_eq(background_wait_status(fds[0], 1000), 1);
+	close(fds[0]);
+	close(fds[1]);
+
+	/* Nothing in time: 2, as upstream's timeout. */
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(background_wait_status(fds[0], 50),
+	    CONSUMER_WAIT_TIMEOUT);
+	/* The process went away without a word: an error. */
+	close(fds[1]);
+	ck_assert_int_eq(background_wait_status(fds[0], 1000),
+	    CONSUMER_WAIT_ERROR);
+	close(fds[0]);
+}
+END_TEST
+
+START_TEST(test_socket_paths)
+{
+	char *p;
+	int run = access("/run/perfetto/", X_OK) == 0;
+
+	setenv("PERFETTO_CONSUMER_SOCK_NAME", "/x/c.sock", 1);
+	setenv("PERFETTO_PRODUCER_SOCK_NAME", "/x/p1.sock,/x/p2.sock", 1);
+	ck_assert_str_eq(sockets_consumer(), "/x/c.sock");
+	p = sockets_producer();
+	ck_assert_str_eq(p, "/x/p1.sock");
+	free(p);
+	unsetenv("PERFETTO_CONSUMER_SOCK_NAME");
+	unsetenv("PERFETTO_PRODUCER_SOCK_NAME");
+	ck_assert_str_eq(sockets_consumer(), run ?
+	    "/run/perfetto/traced-consumer.sock" : "/tmp/perfetto-consumer");
+	p = sockets_producer();
+	ck_assert_str_eq(p, run ? "/run/perfetto/traced-producer.sock" :
+	    "/tmp/perfetto-producer");
+	free(p);
+}
+END_TEST
+
+START_TEST(test_config_builtin_test)
+{
+	struct faro_opts o;
+	TraceConfig *c;
+	char err[1024];
+	int code;
+
+	ck_assert_int_eq(parse_args(&o, &code, "-c", ":test", "-o", "x",
+	    NULL), 0);
+	c = config_load(&o, err, sizeof(err));
+	ck_assert_msg(c != NULL, "%s", err);
+	ck_assert_uint_eq(c->duration_ms, 2000);
+	ck_assert_str_eq(find_ds(c, "linux.ftrace", 0)->ftrace_config->
+	    ftrace_events[3], "power/gpu_frequency");
+	protobuf_c_message_free_unpacked(&c->base, NULL);
+	flags_free(&o);
+}
+END_TEST
+
 static Suite *
 faro_suite(void)
 {
@@ -841,6 +916,7 @@ faro_suite(void)
 	tcase_add_test(tc, test_config_complete);
 	tcase_add_test(tc, test_config_errors);
 	tcase_add_test(tc, test_config_lossy_and_stdin);
+	tcase_add_test(tc, test_config_builtin_test);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("output");
@@ -849,6 +925,8 @@ faro_suite(void)
 	tcase_add_test(tc, test_output_files);
 	tcase_add_test(tc, test_progress_format);
 	tcase_add_test(tc, test_query_print);
+	tcase_add_test(tc, test_background_status);
+	tcase_add_test(tc, test_socket_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }
