@@ -29,8 +29,9 @@ commit_reject(struct tproducer *p, const char *why)
 	p->svc->stats.chunks_discarded++;
 	/* Rate limit: one line per producer per power of two. */
 	if ((p->chunks_rejected & (p->chunks_rejected - 1)) == 0)
-		log_warnx("commit_data: producer %u: chunk rejected (%s), "
-		    "%" PRIu64 " so far", p->id, why, p->chunks_rejected);
+		log_warnx("%s: producer %u: chunk rejected (%s), "
+		    "%" PRIu64 " so far", __func__, p->id, why,
+		    p->chunks_rejected);
 }
 
 /* Is (writer, buffer) a pair this producer may commit? */

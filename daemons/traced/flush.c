@@ -105,15 +105,19 @@ flush_start(struct tsession *s, uint32_t timeout_ms, uint64_t flags,
 	uint64_t		*ids;
 	size_t			 n, ninst = 0;
 
-	if ((f = calloc(1, sizeof(*f))) == NULL)
-		return -1;
 	TAILQ_FOREACH(inst, &s->instances, entry)
 		ninst++;
-	if ((f->pending = calloc(ninst ? ninst : 1, sizeof(*f->pending))) ==
-	    NULL || (ids = calloc(ninst ? ninst : 1, sizeof(*ids))) == NULL ||
+	if (ninst == 0)
+		ninst = 1;
+	f = calloc(1, sizeof(*f));
+	ids = calloc(ninst, sizeof(*ids));
+	if (f == NULL || ids == NULL ||
+	    (f->pending = calloc(ninst, sizeof(*f->pending))) == NULL ||
 	    (f->ev = evtimer_new(s->svc->base, flush_timer_cb, f)) == NULL) {
-		free(f->pending);
+		if (f != NULL)
+			free(f->pending);
 		free(f);
+		free(ids);
 		return -1;
 	}
 	f->session = s;

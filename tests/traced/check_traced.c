@@ -155,6 +155,47 @@ START_TEST(test_write_into_file)
 }
 END_TEST
 
+/* Packets larger than a chunk, a page and an IPC frame. */
+START_TEST(test_big_packets)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c;
+	struct tt_instance	*in;
+	struct shm_writer	*w;
+	struct tt_trace		 t;
+	static const char	*ds[] = { "tt.ds", NULL };
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(4096, 0, ds);
+	size_t			 i;
+
+	start_session(&p, &c, cfg, -1);
+	in = tt_producer_instance(&p, "tt.ds");
+	w = tt_producer_writer(&p, in->target_buffer);
+	/* One at a time: each nearly fills the 256 KiB SMB. */
+	for (i = 0; i < 3; i++) {
+		tt_write_packets(w, "big", (uint32_t)i, 1, 200 * 1024);
+		tt_producer_commit(&p, w);
+	}
+	tt_write_packets(w, "big", 3, 2, 10);
+	tt_producer_commit(&p, w);
+	disable_and_wait(&c);
+	read_trace(&c, &t);
+	ck_assert_uint_eq(tt_trace_count(&t, "big", NULL, 0), 5);
+	for (i = 0; i < t.npackets; i++) {
+		Perfetto__Protos__TracePacket *pk = t.trace->packet[i];
+
+		if (pk->data_case ==
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_FOR_TESTING &&
+		    pk->for_testing->seq_value < 3)
+			ck_assert_uint_eq(strlen(pk->for_testing->payload->
+			    single_string), 200 * 1024);
+	}
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+}
+END_TEST
+
 static Suite *
 traced_suite(void)
 {
@@ -165,6 +206,7 @@ traced_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_end_to_end_read);
 	tcase_add_test(tc, test_write_into_file);
+	tcase_add_test(tc, test_big_packets);
 	suite_add_tcase(s, tc);
 	return s;
 }

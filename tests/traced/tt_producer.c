@@ -480,7 +480,7 @@ void
 tt_write_packets(struct shm_writer *w, const char *prefix, uint32_t first,
     uint32_t n, size_t pad)
 {
-	static char	 padbuf[65536];
+	static char	 padbuf[256 * 1024];
 	struct pbw	*b;
 
 	if (padbuf[0] == 0)
