@@ -113,10 +113,14 @@ enum shm_page_layout {
 	SHM_NUM_LAYOUTS = 8,
 };
 
-/* Chunk flags (the 6 high bits of chunk_header.packets). */
-#define SHM_CHUNK_FIRST_CONTINUES	0x01u /* 1st packet continues from chunk_id - 1 */
-#define SHM_CHUNK_LAST_CONTINUES	0x02u /* last packet continues on chunk_id + 1 */
-#define SHM_CHUNK_NEEDS_PATCHING	0x04u /* sizes still to come via CommitData */
+/*
+ * Chunk flags (the 6 high bits of chunk_header.packets): the first packet
+ * continues from chunk_id - 1; the last one continues on chunk_id + 1; size
+ * fields of the last one still to come as patches (CommitData).
+ */
+#define SHM_CHUNK_FIRST_CONTINUES	0x01u
+#define SHM_CHUNK_LAST_CONTINUES	0x02u
+#define SHM_CHUNK_NEEDS_PATCHING	0x04u
 #define SHM_CHUNK_FLAGS_KNOWN		0x07u
 
 #define SHM_PACKETS_COUNT_MASK	0x03ffu

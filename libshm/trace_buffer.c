@@ -582,7 +582,7 @@ tb_discard(struct trace_buffer *tb)
 
 /* Updates a chunk copied before (scraped) that has grown since. */
 static int
-tb_chunk_rewrite(struct trace_buffer *tb, struct tb_rec *r,
+tb_chunk_rewrite_untrusted(struct trace_buffer *tb, struct tb_rec *r,
     const struct shm_chunk_view *v, uint16_t nfrags, uint8_t flags,
     int complete)
 {
@@ -648,8 +648,8 @@ trace_buffer_copy_chunk_untrusted(struct trace_buffer *tb,
 
 	num = tb_index_find(tb, producer_id, v->writer_id, v->chunk_id, NULL);
 	if (num != 0)
-		return tb_chunk_rewrite(tb, tb_rec_at(tb, num), v, nfrags,
-		    flags, complete);
+		return tb_chunk_rewrite_untrusted(tb, tb_rec_at(tb, num), v,
+		    nfrags, flags, complete);
 	s = tb_seq_find(tb, producer_id, v->writer_id);
 	/*
 	 * Chunk 0 not after what was read, with nothing held: the writer id
@@ -776,8 +776,8 @@ enum tb_frag { TB_FRAG_OK, TB_FRAG_EMPTY, TB_FRAG_BAD };
  * writer packet loss for the drop marker, else as an ABI violation.
  */
 static enum tb_frag
-tb_frag_next(struct trace_buffer *tb, struct tb_rec *r, const uint8_t **datap,
-    size_t *lenp)
+tb_frag_next_untrusted(struct trace_buffer *tb, struct tb_rec *r,
+    const uint8_t **datap, size_t *lenp)
 {
 	const uint8_t *pay = tb_rec_payload(r), *p;
 	size_t avail, i;
@@ -853,7 +853,8 @@ enum tb_ra { TB_RA_OK, TB_RA_WAIT, TB_RA_LOST };
  * ends the packet, walking r+1, r+2, ... each holding the next fragment.
  */
 static enum tb_ra
-tb_readahead(struct trace_buffer *tb, struct tb_rec *r, struct tb_rec **lastp)
+tb_readahead_untrusted(struct trace_buffer *tb, struct tb_rec *r,
+    struct tb_rec **lastp)
 {
 	uint32_t want = r->chunk_id + 1, num;
 	struct tb_rec *c;
@@ -902,7 +903,8 @@ tb_seq_read(struct trace_buffer *tb, struct tb_seq *s,
 			/* They will never come: that packet is lost. */
 			r->flags &= (uint8_t)~SHM_CHUNK_NEEDS_PATCHING;
 			if (r->frags_read < r->nfrags)
-				(void)tb_frag_next(tb, r, &data, &len);
+				(void)tb_frag_next_untrusted(tb, r, &data,
+				    &len);
 			s->dropped = 1;
 			continue;
 		}
@@ -929,13 +931,13 @@ tb_seq_read(struct trace_buffer *tb, struct tb_seq *s,
 		}
 		if (r->frags_read == 0 && (r->flags & SHM_CHUNK_FIRST_CONTINUES)) {
 			/* The head of this packet is gone. */
-			(void)tb_frag_next(tb, r, &data, &len);
+			(void)tb_frag_next_untrusted(tb, r, &data, &len);
 			s->dropped = 1;
 			continue;
 		}
 		if (r->frags_read + 1 < r->nfrags ||
 		    !(r->flags & SHM_CHUNK_LAST_CONTINUES)) {
-			fr = tb_frag_next(tb, r, &data, &len);
+			fr = tb_frag_next_untrusted(tb, r, &data, &len);
 			if (fr == TB_FRAG_BAD) {
 				s->dropped = 1;
 				continue;
@@ -949,14 +951,14 @@ tb_seq_read(struct trace_buffer *tb, struct tb_seq *s,
 		}
 
 		/* Last fragment continues on the next chunk(s). */
-		ra = tb_readahead(tb, r, &last);
+		ra = tb_readahead_untrusted(tb, r, &last);
 		if (ra != TB_RA_OK)
 			tb->st.readaheads_failed++;
 		if (ra == TB_RA_WAIT && !s->gone)
 			return 0;
 		if (ra != TB_RA_OK) {
 			/* The rest of this packet is gone or will never come. */
-			(void)tb_frag_next(tb, r, &data, &len);
+			(void)tb_frag_next_untrusted(tb, r, &data, &len);
 			s->dropped = 1;
 			continue;
 		}
@@ -965,7 +967,7 @@ tb_seq_read(struct trace_buffer *tb, struct tb_seq *s,
 		for (num = s->head;; num = nextnum) {
 			c = tb_rec_at(tb, num);
 			nextnum = c->next;
-			fr = tb_frag_next(tb, c, &data, &len);
+			fr = tb_frag_next_untrusted(tb, c, &data, &len);
 			if (fr == TB_FRAG_BAD)
 				bad = 1;
 			else if (len > 0 && tb_slice_add(tb, n++, data,
