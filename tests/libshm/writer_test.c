@@ -435,6 +435,43 @@ START_TEST(test_drop_policy)
 }
 END_TEST
 
+/* Every page size and layout, packets from tiny to multi-chunk. */
+START_TEST(test_all_geometries)
+{
+	static const size_t pages[] = { 4096, 8192, 16384, 32768, 65536 };
+	struct trace_buffer_stats st;
+	struct shm_arbiter *arb;
+	struct shm_writer *w;
+	struct pkts ps = { 0 };
+	struct svc s;
+	const char *cause;
+	size_t i, pg;
+	unsigned layout;
+
+	for (pg = 0; pg < sizeof(pages) / sizeof(pages[0]); pg++) {
+		for (layout = SHM_LAYOUT_DIV1; layout <= SHM_LAYOUT_DIV14;
+		    layout++) {
+			svc_init(&s, pages[pg] * 4, pages[pg], 8 << 20,
+			    TRACE_BUFFER_RING);
+			arb = svc_arbiter(&s, layout, 2);
+			w = shm_writer_new(arb, 1, SHM_POLICY_STALL, &cause);
+			roundtrip(&s, w, 60, len_mixed, &ps);
+			ck_assert_msg(ps.n == 60, "page %zu layout %u: %zu",
+			    pages[pg], layout, ps.n);
+			for (i = 0; i < ps.n; i++)
+				ck_assert_int_eq(ps.v[i].dropped, 0);
+			trace_buffer_stats(s.tb, &st);
+			ck_assert_uint_eq(st.abi_violations, 0);
+			ck_assert_uint_eq(s.rejected, 0);
+			pkts_free(&ps);
+			shm_writer_free(w);
+			shm_arbiter_free(arb);
+			svc_fini(&s);
+		}
+	}
+}
+END_TEST
+
 static void *
 release_later(void *arg)
 {
@@ -741,6 +778,7 @@ writer_suite(void)
 	tcase_add_test(tc, test_small_packets);
 	tcase_add_test(tc, test_exact_chunk_packets);
 	tcase_add_test(tc, test_huge_packets);
+	tcase_add_test(tc, test_all_geometries);
 	tcase_add_test(tc, test_nested_patches);
 	tcase_add_test(tc, test_drop_policy);
 	tcase_add_test(tc, test_stall_policy);
