@@ -151,12 +151,31 @@ invoke(struct session *s, enum method m, const ProtobufCMessage *args,
 	return id;
 }
 
+/*
+ * A failed reply on a connection that is gone means traced went away
+ * (pending requests fail before the disconnection event): say that.
+ */
+static int
+connection_lost(struct session *s, struct ipc_client *cl,
+    struct ipc_result *res)
+{
+	if (res->success || ipc_client_connected(cl))
+		return 0;
+	session_fail(s, "Disconnected from traced at %s before the end of the "
+	    "session (%s)", s->sock, res->error != NULL ? res->error :
+	    "connection closed");
+	return 1;
+}
+
 /* The reply failed at the IPC level: say which request and why. */
 static int
-reply_failed(struct session *s, struct ipc_result *res, const char *what)
+reply_failed(struct session *s, struct ipc_client *cl, struct ipc_result *res,
+    const char *what)
 {
 	if (res->success)
 		return 0;
+	if (connection_lost(s, cl, res))
+		return 1;
 	session_fail(s, "%s failed: %s", what,
 	    res->error != NULL ? res->error : "traced refused the request");
 	return 1;
@@ -206,7 +225,7 @@ on_read_buffers(struct ipc_client *cl, struct ipc_result *res, void *arg)
 	char err[512];
 	size_t i;
 
-	if (s->done || reply_failed(s, res, "ReadBuffers"))
+	if (s->done || reply_failed(s, cl, res, "ReadBuffers"))
 		return;
 	r = perfetto__protos__read_buffers_response__unpack(NULL, res->len,
 	    res->data);
@@ -256,7 +275,7 @@ on_enable_tracing(struct ipc_client *cl, struct ipc_result *res, void *arg)
 	struct session *s = arg;
 	Perfetto__Protos__EnableTracingResponse *r;
 
-	if (s->done)
+	if (s->done || connection_lost(s, cl, res))
 		return;
 	if (!res->success) {
 		session_fail(s, "traced refused the session%s%s",
@@ -466,7 +485,7 @@ on_detach(struct ipc_client *cl, struct ipc_result *res, void *arg)
 {
 	struct session *s = arg;
 
-	if (s->done)
+	if (s->done || connection_lost(s, cl, res))
 		return;
 	if (!res->success) {
 		session_fail(s, "Session detach failed%s%s",
@@ -568,7 +587,7 @@ on_attach(struct ipc_client *cl, struct ipc_result *res, void *arg)
 	Perfetto__Protos__EnableTracingRequest req =
 	    PERFETTO__PROTOS__ENABLE_TRACING_REQUEST__INIT;
 
-	if (s->done)
+	if (s->done || connection_lost(s, cl, res))
 		return;
 	if (!res->success) {
 		/* --is_detached answers "no" quietly: that is its purpose. */
@@ -619,7 +638,7 @@ on_clone(struct ipc_client *cl, struct ipc_result *res, void *arg)
 	Perfetto__Protos__CloneSessionResponse *r;
 	char name[128];
 
-	if (s->done)
+	if (s->done || connection_lost(s, cl, res))
 		return;
 	if (s->o->clone_name != NULL)
 		snprintf(name, sizeof(name), "\"%s\"", s->o->clone_name);
@@ -675,7 +694,7 @@ on_query(struct ipc_client *cl, struct ipc_result *res, void *arg)
 	Perfetto__Protos__QueryServiceStateResponse *r;
 	uint8_t *nb;
 
-	if (s->done)
+	if (s->done || connection_lost(s, cl, res))
 		return;
 	if (!res->success) {
 		session_fail(s, "Failed to query the service state%s%s",
@@ -757,9 +776,12 @@ on_bind(struct ipc_client *cl, const struct ipc_binding *b, void *arg)
 	}
 }
 
-/* Why a connect failed, from what is at the path. */
+/*
+ * Why a connect failed: what is at the path says it best (no socket, a
+ * plain file, no permission); else libipc's reason.
+ */
 static void
-explain_connect_failure(struct session *s)
+explain_connect_failure(struct session *s, const char *ipc_why)
 {
 	struct stat st;
 	const char *why;
@@ -772,6 +794,8 @@ explain_connect_failure(struct session *s)
 		why = "not a socket";
 	else if (access(s->sock, W_OK) == -1)
 		why = "permission denied (are you in traced's consumer group?)";
+	else if (ipc_why != NULL && strstr(ipc_why, "refused") == NULL)
+		why = ipc_why;
 	else
 		why = "connection refused";
 	session_fail(s, "Could not connect to the traced consumer socket %s "
@@ -793,14 +817,18 @@ on_client_event(struct ipc_client *cl, enum ipc_client_event ev, void *arg)
 		break;
 	case IPC_CLIENT_DISCONNECTED:
 		s->cl = NULL;	/* final event: free the client here */
+		if (!s->done) {
+			const char *why = ipc_client_strerror(cl);
+
+			if (!s->connected)
+				explain_connect_failure(s, why);
+			else
+				session_fail(s, "Disconnected from traced at "
+				    "%s before the end of the session (%s)",
+				    s->sock, why != NULL ? why :
+				    "connection closed");
+		}
 		ipc_client_free(cl);
-		if (s->done)
-			break;
-		if (!s->connected)
-			explain_connect_failure(s);
-		else
-			session_fail(s, "Disconnected from traced at %s before "
-			    "the end of the session", s->sock);
 		break;
 	}
 }

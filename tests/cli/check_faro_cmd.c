@@ -1030,6 +1030,34 @@ START_TEST(test_light_mode_ftrace)
 }
 END_TEST
 
+/* traced going away mid-session is an error that says so. */
+START_TEST(test_traced_dies)
+{
+	const char *argv[] = { "-t", "60s", "-o", path("dies.pftrace"), NULL };
+	struct run r, q;
+	int outfd, errfd, i;
+	pid_t pid;
+
+	pid = spawn(argv, NULL, &outfd, &errfd, -1);
+	for (i = 0; i < 500; i++) {
+		faro(&q, NULL, "--query", NULL);
+		if (strstr(q.out, "Tracing sessions: 1") != NULL) {
+			run_free(&q);
+			break;
+		}
+		run_free(&q);
+		msleep(10);
+	}
+	ck_assert_int_lt(i, 500);
+	kill(tt.pid, SIGKILL);
+	finish(pid, outfd, errfd, &r);
+	ck_assert_int_eq(r.code, 1);
+	ASSERT_ERR(&r, "Disconnected from traced at");
+	ASSERT_ERR(&r, "before the end of the session");
+	run_free(&r);
+}
+END_TEST
+
 static Suite *
 faro_cmd_suite(void)
 {
@@ -1058,6 +1086,7 @@ faro_cmd_suite(void)
 	tcase_add_test(tc, test_producer_data);
 	tcase_add_test(tc, test_activate_triggers);
 	tcase_add_test(tc, test_light_mode_ftrace);
+	tcase_add_test(tc, test_traced_dies);
 	tcase_add_test(tc, test_clone);
 	tcase_add_test(tc, test_clone_write_into_file);
 	suite_add_tcase(s, tc);
