@@ -122,7 +122,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			else
 				fz_read_all(tb);
 			break;
-		default:
+		default:	/* read back; sometimes a clone too */
+			if (data[off + 1] & 1) {
+				struct trace_buffer *cl;
+
+				if ((cl = trace_buffer_clone(tb, &cause)) ==
+				    NULL)
+					abort();
+				fz_read_all(cl);
+				trace_buffer_free(cl);
+			}
 			fz_read_all(tb);
 			break;
 		}
