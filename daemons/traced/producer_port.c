@@ -246,7 +246,6 @@ pport_initialize_connection(struct ipc_call *call, void *arg)
 		    &cause) == -1) {
 			log_warnx("%s: producer %u: its SMB is unusable (%s), "
 			    "using ours", __func__, p->id, cause);
-			close(fd);
 		} else
 			pport_setup_tracing(p);	/* sent once the stream is up */
 	}

@@ -233,7 +233,8 @@ service_datasource_register(struct tproducer *p, const uint8_t *desc,
 	struct traced		*svc = p->svc;
 	struct tdatasource	*ds;
 
-	if (p->ndatasources >= TRACED_MAX_DS_PER_PRODUCER) {
+	if (p->ndatasources >= TRACED_MAX_DS_PER_PRODUCER ||
+	    p->desc_bytes + len > TRACED_MAX_DESC_BYTES_PER_PRODUCER) {
 		*cause = "too many data sources for one producer";
 		return -1;
 	}
@@ -257,6 +258,7 @@ service_datasource_register(struct tproducer *p, const uint8_t *desc,
 	TAILQ_INSERT_TAIL(&svc->datasources, ds, entry);
 	svc->ndatasources++;
 	p->ndatasources++;
+	p->desc_bytes += len;
 	log_debug("%s: producer %u registered \"%s\"", __func__, p->id,
 	    ds->name);
 	session_datasource_added(ds);
@@ -301,6 +303,7 @@ service_datasource_unregister(struct tproducer *p, const char *name)
 	TAILQ_REMOVE(&p->svc->datasources, ds, entry);
 	p->svc->ndatasources--;
 	p->ndatasources--;
+	p->desc_bytes -= ds->desc_len;
 	free(ds->name);
 	free(ds->desc);
 	free(ds);

@@ -121,6 +121,10 @@ void	trace_file_close(struct trace_file *);
 #define TRACED_MAX_DS_PER_PRODUCER	1024
 #define TRACED_MAX_WRITERS_PER_PRODUCER	1024
 #define TRACED_MAX_PRODUCERS		1024
+/* All producers' descriptors, and SMBs, together: a flood of producers
+ * must not be able to make traced hold unbounded memory. */
+#define TRACED_MAX_DESC_BYTES_PER_PRODUCER (4u * 1024 * 1024)
+#define TRACED_MAX_SMB_TOTAL		(512u * 1024 * 1024)
 #define TRACED_DEFAULT_FLUSH_TIMEOUT_MS	5000
 #define TRACED_DEFAULT_STOP_TIMEOUT_MS	5000
 #define TRACED_DEFAULT_WRITE_PERIOD_MS	5000
@@ -177,6 +181,7 @@ struct traced {
 	struct tsession		*buffer_owner[TRACED_MAX_BUFFER_IDS];
 	size_t			 nbuffers;
 	uint16_t		 next_buffer_id;
+	size_t			 smb_bytes;	/* all SMBs mapped */
 	int			 lockdown;
 	struct traced_stats	 stats;
 	/* Recent trigger activations, for max_per_24_h. */
@@ -211,6 +216,7 @@ struct tproducer {
 	struct producer_writer	*writers;
 	size_t			 nwriters;
 	size_t			 ndatasources;
+	size_t			 desc_bytes;
 	uint64_t		 chunks_rejected;
 	uint64_t		 patches_rejected;
 	uint64_t		 last_flush_ack;
