@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,7 +209,9 @@ session_complete(struct session *s)
 		return;
 	}
 	progress_clear(&s->prog);
-	if (s->write_into_file)
+	if (s->write_into_file && strcmp(s->out->path, "-") == 0)
+		log_info("Trace written into stdout");
+	else if (s->write_into_file)
 		log_info("Trace written into %s (%" PRIu64 " bytes)",
 		    output_name(s->out), size);
 	else
