@@ -895,6 +895,37 @@ START_TEST(test_config_builtin_test)
 }
 END_TEST
 
+/* On a terminal the line is drawn in place and erased before messages. */
+START_TEST(test_progress_tty)
+{
+	struct progress p;
+	char buf[512];
+	ssize_t n;
+	int m, sl;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY);
+	ck_assert_int_ge(m, 0);
+	ck_assert_int_eq(grantpt(m), 0);
+	ck_assert_int_eq(unlockpt(m), 0);
+	sl = open(ptsname(m), O_RDWR | O_NOCTTY);
+	ck_assert_int_ge(sl, 0);
+
+	progress_init(&p, sl, 5000);
+	ck_assert_int_eq(p.fd, sl);
+	p.ds_started = 2;
+	progress_draw(&p);
+	progress_clear(&p);
+	n = read(m, buf, sizeof(buf) - 1);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_ptr_nonnull(strstr(buf, "\rtracing: 0s / 5s, 0 B, 2 data "
+	    "sources started\033[K"));
+	ck_assert_ptr_nonnull(strstr(buf, "\r\033[K"));
+	close(sl);
+	close(m);
+}
+END_TEST
+
 static Suite *
 faro_suite(void)
 {
@@ -924,6 +955,7 @@ faro_suite(void)
 	tcase_add_test(tc, test_output_framing);
 	tcase_add_test(tc, test_output_files);
 	tcase_add_test(tc, test_progress_format);
+	tcase_add_test(tc, test_progress_tty);
 	tcase_add_test(tc, test_query_print);
 	tcase_add_test(tc, test_background_status);
 	tcase_add_test(tc, test_socket_paths);
