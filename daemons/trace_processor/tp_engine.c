@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <zlib.h>
 
 #include "config.h"
+#include "log.h"
 #include "tp_int.h"
 #ifdef HAVE_TP_OPS
 #include "ops/tp_ops.h"
@@ -68,11 +70,18 @@ tp_seen_ts(struct tp *tp, int64_t ts)
 		tp->ts_max = ts;
 }
 
+static int	sqlite_configured;
+
 struct tp *
 tp_new(const struct tp_config *cfg, char **errmsg)
 {
 	struct tp *tp;
 
+	/* No global memory accounting: it takes a mutex per allocation. */
+	if (!sqlite_configured) {
+		(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+		sqlite_configured = 1;
+	}
 	if ((tp = calloc(1, sizeof(*tp))) == NULL) {
 		*errmsg = strdup("out of memory");
 		return NULL;
@@ -257,10 +266,20 @@ tp_parse(struct tp *tp, const void *vbuf, size_t len)
 	return rc;
 }
 
+static double
+cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int
 tp_eof(struct tp *tp)
 {
 	int rc = 0;
+	double t0 = cpu_now(), t1, t2;
 
 	if (tp->eof_done)
 		return 0;
@@ -288,8 +307,12 @@ tp_eof(struct tp *tp)
 		rc = -1;
 	if (tp_txn_commit(tp) == -1)
 		rc = -1;
+	t1 = cpu_now();
 	if (tp_schema_index(tp) == -1)
 		rc = -1;
+	t2 = cpu_now();
+	log_debug("%s: flush %.3f s, indexes %.3f s (cpu)", __func__, t1 - t0,
+	    t2 - t1);
 	return rc;
 }
 

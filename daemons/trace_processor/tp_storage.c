@@ -63,7 +63,6 @@ static const char schema_sql[] =
 	"CREATE TABLE args(id INTEGER PRIMARY KEY, arg_set_id INTEGER,"
 	" flat_key TEXT, key TEXT, int_value INTEGER, string_value TEXT,"
 	" real_value REAL, value_type TEXT);"
-	"CREATE INDEX args_set_key ON args(arg_set_id, key);"
 
 	"CREATE TABLE thread(utid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (utid) VIRTUAL, tid INTEGER, name TEXT,"
@@ -103,19 +102,19 @@ static const char schema_sql[] =
 	" (SELECT start_ts FROM __trace_bounds) AS start_ts,"
 	" (SELECT end_ts FROM __trace_bounds) AS end_ts;";
 
-/* Indexes built once the bulk load is over: cheaper than maintaining them. */
+/*
+ * Indexes built once the bulk load is over (cheaper than maintaining them),
+ * only those the common lookups need: args by set (EXTRACT_ARG), slices by
+ * track and time and by stack (the operator tables), flows by either end,
+ * counters by track.
+ */
 static const char index_sql[] =
+	"CREATE INDEX args_set_key ON args(arg_set_id, key);"
 	"CREATE INDEX slice_track_ts ON slice(track_id, ts);"
-	"CREATE INDEX slice_parent ON slice(parent_id);"
 	"CREATE INDEX slice_stack ON slice(stack_id);"
-	"CREATE INDEX slice_ts ON slice(ts);"
 	"CREATE INDEX counter_track_ts ON counter(track_id, ts);"
 	"CREATE INDEX flow_out ON flow(slice_out);"
-	"CREATE INDEX flow_in ON flow(slice_in);"
-	"CREATE INDEX sched_utid ON sched_slice(utid);"
-	"CREATE INDEX sched_cpu_ts ON sched_slice(cpu, ts);"
-	"CREATE INDEX thread_state_utid ON thread_state(utid, ts);"
-	"CREATE INDEX ftrace_event_name ON ftrace_event(name);";
+	"CREATE INDEX flow_in ON flow(slice_in);";
 
 static const char *const stmt_sql[SQ_COUNT] = {
 	[SQ_SLICE] = "INSERT INTO slice(id, ts, dur, track_id, category, name,"
@@ -226,6 +225,10 @@ tp_step_done(struct tp *tp, sqlite3_stmt *st)
 	return 0;
 }
 
+/*
+ * Binds use SQLITE_STATIC: every statement is stepped and reset before the
+ * caller's strings can change (tp_step_done), so SQLite need not copy them.
+ */
 static void
 bind_i64n(sqlite3_stmt *st, int col, int64_t v)
 {
@@ -241,7 +244,7 @@ bind_str(sqlite3_stmt *st, int col, const char *s, size_t len)
 	if (s == NULL)
 		sqlite3_bind_null(st, col);
 	else
-		sqlite3_bind_text(st, col, s, (int)len, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, col, s, (int)len, SQLITE_STATIC);
 }
 
 int64_t
@@ -259,8 +262,8 @@ arg_insert(struct tp *tp, int64_t set, const char *flat, const char *key,
 
 	sqlite3_bind_int64(st, 1, tp->next_arg++);
 	sqlite3_bind_int64(st, 2, set);
-	sqlite3_bind_text(st, 3, flat, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, flat, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, key, -1, SQLITE_STATIC);
 	bind_i64n(st, 5, iv);
 	bind_str(st, 6, s, slen);
 	if (rv != NULL)
@@ -350,7 +353,7 @@ tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
 	tp_seen_ts(tp, ts);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, ts);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, cpu);
 	sqlite3_bind_int64(st, 5, utid);
 	bind_i64n(st, 6, arg_set_id);
@@ -378,7 +381,7 @@ tp_metadata_str(struct tp *tp, const char *name, const char *v)
 	sqlite3_bind_int64(st, 1, tp->next_meta++);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 	sqlite3_bind_null(st, 3);
-	sqlite3_bind_text(st, 4, v, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, v, -1, SQLITE_STATIC);
 	(void)tp_step_done(tp, st);
 }
 

@@ -182,6 +182,8 @@ line_header(const char *s, size_t len, int64_t *tid, int64_t *tgid,
 				p--;
 		}
 	}
+	if (p == s)
+		return -1;	/* no task field */
 	for (dash = p - 1; dash > s && *dash != '-'; dash--)
 		;
 	if (*dash != '-' || parse_i64(dash + 1, (size_t)(p - dash - 1),
@@ -196,8 +198,11 @@ line_header(const char *s, size_t len, int64_t *tid, int64_t *tgid,
 	b = colon;
 	while (b > p && b[-1] != ' ')
 		b--;
-	for (; b < colon && *b >= '0' && *b <= '9'; b++)
+	for (; b < colon && *b >= '0' && *b <= '9'; b++) {
+		if (sec > INT64_MAX / 1000000000 / 10)
+			return -1;	/* beyond int64 nanoseconds */
 		sec = sec * 10 + (*b - '0');
+	}
 	if (b < colon && *b == '.')
 		for (b++; b < colon && *b >= '0' && *b <= '9'; b++)
 			if (digits < 9) {

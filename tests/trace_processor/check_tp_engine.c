@@ -417,6 +417,35 @@ START_TEST(test_hostile_json)
 }
 END_TEST
 
+START_TEST(test_hostile_systrace)
+{
+	static const char *const docs[] = {
+		"#\n [001] 1.0: x: y\n",		/* no task before the cpu */
+		"# t\n-1 [0] 1.5: sched_switch: prev_pid=\n",
+		"# t\na-1 (x) [000] 9.9:\n",
+		"# t\na-1 [000] 99999999999999999999.1: print: B|1|x\n",
+		"# t\na-1 [000] 1.0: tracing_mark_write: C|1|n|\n",
+		"# t\na-1 [4097] 1.0: cpu_idle: state=1 cpu_id=99999\n",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		size_t n = strlen(docs[i]);
+		char *copy = malloc(n);		/* exact size for ASan */
+		struct tp *tp;
+		char *err = NULL;
+
+		memcpy(copy, docs[i], n);
+		tp = tp_new(NULL, &err);
+		ck_assert_int_eq(tp_parse(tp, copy, n), 0);
+		ck_assert_int_eq(tp_eof(tp), 0);
+		free(query1(tp, "SELECT COUNT(*) FROM ftrace_event"));
+		tp_free(tp);
+		free(copy);
+	}
+}
+END_TEST
+
 START_TEST(test_api_misuse)
 {
 	struct tp *tp;
@@ -448,6 +477,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_hostile_proto);
 	tcase_add_test(tc, test_json_chunking);
 	tcase_add_test(tc, test_hostile_json);
+	tcase_add_test(tc, test_hostile_systrace);
 	tcase_add_test(tc, test_api_misuse);
 	suite_add_tcase(s, tc);
 	return s;
