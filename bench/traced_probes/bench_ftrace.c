@@ -127,7 +127,7 @@ run_ours(int secs, int pairs, double *cpu, uint64_t *nevents,
 	char err[256];
 	double t0, c0, c1 = 0;
 
-	if ((h = ftrace_host_new(NULL, "/tmp", &cause)) == NULL) {
+	if ((h = ftrace_host_new(NULL, NULL, "/tmp", &cause)) == NULL) {
 		fprintf(stderr, "ftrace: %s\n", cause);
 		return -1;
 	}

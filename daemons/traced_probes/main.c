@@ -2,19 +2,31 @@
  * traced_probes: the OS producer. Connects to traced's producer socket,
  * registers the data sources below and serves the sessions that use them.
  *
- *   traced_probes [-dv] [--run-dir DIR] [--producer-socket PATH]
+ *   traced_probes [-dv] [--user USER] [--no-privsep] [--run-dir DIR]
+ *                 [--producer-socket PATH]
  *   traced_probes --cleanup-after-crash [--run-dir DIR]
  *
- * The run directory keeps the ftrace controller's state files, so a
- * traced_probes that died can be followed by one (or by
- * --cleanup-after-crash) that puts tracefs back as it was.
+ * Two processes: the privileged broker (the original process, root) finds
+ * or mounts tracefs, then serves the tracefs accesses of a worker, checking
+ * each path (tfs.h); the worker drops to USER ("traced") with no
+ * capabilities and does everything else: the producer connection, the
+ * kernel data parsing. When the worker exits, for any reason, the broker
+ * replays the controller's state files so tracefs is left as it was found.
+ *
+ * The run directory keeps those state files, so a traced_probes that died
+ * whole can be followed by one (or by --cleanup-after-crash) that puts
+ * tracefs back.
  */
 #include "config.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +40,14 @@
 #include "log.h"
 #include "proc.h"
 #include "producer_endpoint.h"
+#include "tfs.h"
 
 #define RUN_DIR_DEFAULT		"/run/traced_probes"
 #define RUN_DIR_FALLBACK	"/tmp/traced_probes"
 #define PRODUCER_NAME		"perfetto.traced_probes"
+#define WORKER_USER		"traced"
+/* Replies carry whole format files: room for the largest we read. */
+#define BROKER_SOCKBUF		(512 * 1024)
 
 /* A running data source instance. */
 struct instance {
@@ -152,10 +168,84 @@ static const struct producer_ep_ops ep_ops = {
 static __attribute__((noreturn)) void
 usage(void)
 {
-	fprintf(stderr, "usage: traced_probes [-dv] [--run-dir dir] "
-	    "[--producer-socket path]\n"
+	fprintf(stderr, "usage: traced_probes [-dv] [--user user] "
+	    "[--no-privsep] [--run-dir dir] [--producer-socket path]\n"
 	    "       traced_probes --cleanup-after-crash [--run-dir dir]\n");
 	exit(1);
+}
+
+static volatile sig_atomic_t worker_pid;
+
+static void
+broker_forward(int sig)
+{
+	if (worker_pid > 0)
+		kill((pid_t)worker_pid, sig);
+}
+
+/*
+ * Forks the worker. In the broker, serves it until it exits, restores
+ * tracefs, and exits with its status; returns only in the worker.
+ */
+static void
+privsep_start(const char *top, const char *run_dir, const char *user)
+{
+	struct proc_sandbox sb;
+	struct sigaction sa;
+	struct passwd *pw;
+	const char *cause = NULL;
+	int sv[2], status, buf = BROKER_SOCKBUF, n;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
+		fatal("socketpair");
+	for (int i = 0; i < 2; i++) {
+		(void)setsockopt(sv[i], SOL_SOCKET, SO_SNDBUFFORCE, &buf,
+		    sizeof(buf));
+		(void)setsockopt(sv[i], SOL_SOCKET, SO_RCVBUFFORCE, &buf,
+		    sizeof(buf));
+	}
+	pw = getpwnam(user);
+	if ((pid = fork()) == -1)
+		fatal("fork");
+	if (pid == 0) {
+		close(sv[0]);
+		tfs_use_broker(sv[1]);
+		if (pw == NULL) {
+			log_warnx("no user %s: the worker keeps running as "
+			    "root (tracefs still goes through the broker)",
+			    user);
+			return;
+		}
+		/* The worker writes the controller's state files. */
+		if (chown(run_dir, pw->pw_uid, pw->pw_gid) == -1)
+			fatal("chown %s", run_dir);
+		memset(&sb, 0, sizeof(sb));
+		sb.user = user;
+		if (proc_sandbox_enter(&sb, &cause) == -1)
+			fatal("sandbox: %s", cause);
+		return;
+	}
+	close(sv[1]);
+	worker_pid = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = broker_forward;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (tfs_broker_serve(sv[0], top) == -1)
+		log_warnx("broker: bad request stream, worker stopped");
+	close(sv[0]);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	/* Whatever the worker left on (a crash): put it back. */
+	if ((n = ftrace_ctl_cleanup(run_dir, &cause)) > 0)
+		log_warnx("worker left tracefs changed: %d state file(s) "
+		    "replayed", n);
+	if (WIFSIGNALED(status))
+		fatalx("worker killed by signal %d", WTERMSIG(status));
+	exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
 static const char *
@@ -180,6 +270,8 @@ main(int argc, char *argv[])
 		{ "cleanup-after-crash", no_argument, NULL, 'C' },
 		{ "run-dir", required_argument, NULL, 'r' },
 		{ "producer-socket", required_argument, NULL, 's' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "no-privsep", no_argument, NULL, 'N' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -188,7 +280,9 @@ main(int argc, char *argv[])
 	struct proc_signals *sigs;
 	struct probes p;
 	const char *run_dir = NULL, *sock = NULL, *cause = NULL;
-	int ch, cleanup = 0, verbose = 0, n;
+	const char *user = WORKER_USER;
+	char top[TFS_PATH_MAX];
+	int ch, cleanup = 0, verbose = 0, privsep = 1, n;
 
 	while ((ch = getopt_long(argc, argv, "dv", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -200,6 +294,12 @@ main(int argc, char *argv[])
 			break;
 		case 's':
 			sock = optarg;
+			break;
+		case 'u':
+			user = optarg;
+			break;
+		case 'N':
+			privsep = 0;
 			break;
 		case 'd':
 		case 'v':
@@ -220,11 +320,18 @@ main(int argc, char *argv[])
 		return 0;
 	}
 
+	/* Privileged part: find tracefs, put back what a crash left. */
+	if (tfs_find(top, sizeof(top), 1, &cause) == -1)
+		fatalx("tracefs: %s", cause);
+	if (ftrace_ctl_cleanup(run_dir, &cause) == -1)
+		fatalx("cleanup: %s: %s", run_dir, cause);
+	if (privsep)
+		privsep_start(top, run_dir, user);
+
 	memset(&p, 0, sizeof(p));
 	if ((p.base = event_base_new()) == NULL)
 		fatalx("event_base_new failed");
-	/* Privileged part: find tracefs, put back what a crash left. */
-	if ((p.ftrace = ftrace_host_new(p.base, run_dir, &cause)) == NULL)
+	if ((p.ftrace = ftrace_host_new(p.base, top, run_dir, &cause)) == NULL)
 		fatalx("ftrace: %s", cause);
 	if ((sigs = proc_signals_new(p.base, on_term, NULL, &p)) == NULL)
 		fatalx("signals");

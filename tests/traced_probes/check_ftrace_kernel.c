@@ -3,6 +3,7 @@
  * and tracefs; exits 77 (skip) with the reason otherwise. Every test
  * checks that tracefs reads the same after it as before.
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -108,7 +109,7 @@ static struct ftrace_host *
 host(void)
 {
 	const char *cause = NULL;
-	struct ftrace_host *h = ftrace_host_new(NULL, state_dir, &cause);
+	struct ftrace_host *h = ftrace_host_new(NULL, NULL, state_dir, &cause);
 
 	ck_assert_msg(h != NULL, "ftrace_host_new: %s", cause);
 	return h;
@@ -563,6 +564,71 @@ START_TEST(cleanup_after_crash)
 }
 END_TEST
 
+/* The privileged broker: real sessions work, anything else is refused. */
+START_TEST(broker_checks_paths)
+{
+	static const char *ev[] = { "ftrace/print", "sched/sched_switch" };
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s;
+	struct test_sink ts;
+	struct find f = { "faro-broker-marker\n", 0, 0, 0 };
+	Perfetto__Protos__FtraceConfig *c = config(ev, 2);
+	char path[TFS_PATH_MAX], *buf;
+	int sv[2], fd, status;
+	pid_t broker;
+
+	snap_take(&snap);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	if ((broker = fork()) == 0) {
+		close(sv[1]);
+		_exit(tfs_broker_serve(sv[0], tracefs) == 0 ? 0 : 1);
+	}
+	close(sv[0]);
+	tfs_use_broker(sv[1]);
+
+	errno = 0;
+	ck_assert_int_eq(tfs_write(tracefs, "../../../tmp/faro-evil", "x", 0),
+	    -1);
+	ck_assert_int_eq(errno, EPERM);
+	ck_assert_int_eq(access("/tmp/faro-evil", F_OK), -1);
+	ck_assert_int_eq(tfs_read(tracefs, "trace_pipe", &buf, NULL), -1);
+	ck_assert_int_eq(errno, EPERM);
+	ck_assert_int_eq(tfs_write(tracefs, "events/sched/sched_switch/filter",
+	    "prev_pid == 1", 0), -1);
+	ck_assert_int_eq(tfs_write(tracefs, "uprobe_events", "x", 1), -1);
+	ck_assert_int_eq(tfs_mkdir("/tmp/faro-evil-dir"), -1);
+	snprintf(path, sizeof(path), "%s/instances/../x", tracefs);
+	ck_assert_int_eq(tfs_mkdir(path), -1);
+	ck_assert_int_eq(tfs_write("/etc", "passwd", "x", 0), -1);
+	fd = tfs_open_raw(tracefs, 0);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+
+	{
+		const char *cause = NULL;
+
+		h = ftrace_host_new(NULL, tracefs, state_dir, &cause);
+	}
+	ck_assert_ptr_nonnull(h);
+	s = source(h, c, &ts);
+	f.pid = getpid();
+	marker(tracefs, f.text);
+	ftrace_source_drain(s);
+	test_sink_events(&ts, find_print, &f);
+	ck_assert_int_eq(f.found, 1);
+	ftrace_source_free(s);
+	ftrace_host_free(h);
+	close(sv[1]);
+	tfs_use_broker(-1);
+	ck_assert_int_eq(waitpid(broker, &status, 0), broker);
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	test_sink_free(&ts);
+	free(c);
+	snap_check(&snap);
+}
+END_TEST
+
 /* A test that failed half-way left state behind: replay it first. */
 static void
 kernel_setup(void)
@@ -587,6 +653,7 @@ ftrace_kernel_suite(void)
 	tcase_add_test(tc, two_sessions_union);
 	tcase_add_test(tc, instance_of_its_own);
 	tcase_add_test(tc, cleanup_after_crash);
+	tcase_add_test(tc, broker_checks_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <check.h>
@@ -29,7 +30,8 @@
 static char tracefs[256];
 
 static pid_t
-probes_start(const struct tt_traced *td, const char *run_dir)
+probes_start(const struct tt_traced *td, const char *run_dir,
+    const char *user)
 {
 	const char *top = getenv("top_builddir");
 	char prog[512];
@@ -39,7 +41,12 @@ probes_start(const struct tt_traced *td, const char *run_dir)
 	    top ? top : ".");
 	if ((pid = fork()) == 0) {
 		setenv("PERFETTO_PRODUCER_SOCK_NAME", td->producer_sock, 1);
-		execl(prog, "traced_probes", "--run-dir", run_dir, (char *)NULL);
+		if (user != NULL)
+			execl(prog, "traced_probes", "--run-dir", run_dir,
+			    "--user", user, (char *)NULL);
+		else
+			execl(prog, "traced_probes", "--run-dir", run_dir,
+			    (char *)NULL);
 		_exit(127);
 	}
 	return pid;
@@ -72,6 +79,11 @@ snap(void)
 	return out;
 }
 
+/*
+ * _i == 0: the worker keeps root (no "traced" user here, or it has one);
+ * _i == 1: the worker runs as nobody, every tracefs access through the
+ * broker.
+ */
 START_TEST(marker_through_traced)
 {
 	static const char *ds[] = { "linux.ftrace", NULL };
@@ -94,7 +106,12 @@ START_TEST(marker_through_traced)
 	before = snap();
 	ck_assert_ptr_nonnull(mkdtemp(run_dir));
 	ck_assert_int_eq(tt_traced_start(&td, NULL), 0);
-	probes = probes_start(&td, run_dir);
+	if (_i == 1) {
+		/* nobody must reach the producer socket. */
+		ck_assert_int_eq(chmod(td.dir, 0755), 0);
+		ck_assert_int_eq(chmod(td.producer_sock, 0666), 0);
+	}
+	probes = probes_start(&td, run_dir, _i == 1 ? "nobody" : NULL);
 	ck_assert_int_gt(probes, 0);
 	tt_spin(base, 300);
 
@@ -207,7 +224,7 @@ main(void)
 	s = suite_create("probes_e2e");
 	tc = tcase_create("e2e");
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, marker_through_traced);
+	tcase_add_loop_test(tc, marker_through_traced, 0, 2);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

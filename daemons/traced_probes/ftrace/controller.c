@@ -206,7 +206,7 @@ restore_all(struct ftrace_ctl *ctl)
 	ctl->nsaved = 0;
 	ctl->buffer_kb = 0;
 	ctl->clock[0] = '\0';
-	if (ctl->created && rmdir(ctl->root) == -1) {
+	if (ctl->created && tfs_rmdir(ctl->root) == -1) {
 		/* Keep the record so a later cleanup removes it. */
 		log_warn("%s: rmdir %s", __func__, ctl->root);
 		if (state_write(ctl) == 0) {
@@ -254,10 +254,10 @@ instance_open(struct ftrace_ctl *ctl)
 {
 	if (ctl->instance[0] == '\0' || ctl->created)
 		return 0;
-	if (mkdir(ctl->root, 0755) == 0) {
+	if (tfs_mkdir(ctl->root) == 0) {
 		ctl->created = 1;
 		if (state_write(ctl) == -1) {
-			rmdir(ctl->root);
+			tfs_rmdir(ctl->root);
 			ctl->created = 0;
 			return -1;
 		}
@@ -569,7 +569,7 @@ replay(const char *path)
 		}
 		/* Removing an instance we created drops all its state. */
 		if (created[0] != '\0' && strcmp(created, root) == 0 &&
-		    rmdir(created) == -1 && errno != ENOENT)
+		    tfs_rmdir(created) == -1 && errno != ENOENT)
 			log_warn("%s: rmdir %s", __func__, created);
 	}
 	for (size_t i = 0; i < nsv; i++) {

@@ -3,9 +3,7 @@
  */
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +95,8 @@ strv_free(struct strv *sv)
 /* ---- host ---- */
 
 struct ftrace_host *
-ftrace_host_new(struct event_base *base, const char *state_dir,
-    const char **cause)
+ftrace_host_new(struct event_base *base, const char *tracefs,
+    const char *state_dir, const char **cause)
 {
 	struct ftrace_host *h;
 	char *text;
@@ -110,7 +108,9 @@ ftrace_host_new(struct event_base *base, const char *state_dir,
 	}
 	h->base = base;
 	snprintf(h->state_dir, sizeof(h->state_dir), "%s", state_dir);
-	if (tfs_find(h->top, sizeof(h->top), 1, cause) == -1)
+	if (tracefs != NULL)
+		snprintf(h->top, sizeof(h->top), "%s", tracefs);
+	else if (tfs_find(h->top, sizeof(h->top), 1, cause) == -1)
 		goto fail;
 	if (ftrace_ctl_cleanup(state_dir, cause) == -1)
 		goto fail;
@@ -196,7 +196,6 @@ static int
 root_open_readers(struct ftrace_root *r, char *err, size_t errsz)
 {
 	const char *root = ftrace_ctl_root(r->ctl);
-	char path[TFS_PATH_MAX];
 	int n = 0;
 
 	r->ncpus = tfs_ncpus(root);
@@ -212,9 +211,7 @@ root_open_readers(struct ftrace_root *r, char *err, size_t errsz)
 		return -1;
 	}
 	for (int cpu = 0; cpu < r->ncpus; cpu++) {
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw",
-		    root, cpu);
-		r->fds[cpu] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		r->fds[cpu] = tfs_open_raw(root, cpu);
 		if (r->fds[cpu] != -1)
 			n++;	/* offline CPUs have no buffer to read */
 	}
@@ -346,38 +343,33 @@ static void
 expand_events(const char *root, const char *group, const char *only,
     struct strv *out)
 {
-	char path[TFS_PATH_MAX], ev[2 * 256 + 2];
-	struct dirent *de, *ge;
-	DIR *gd, *d;
+	char rel[TFS_PATH_MAX], ev[2 * 256 + 2], **names;
+	size_t n;
 
 	if (group == NULL) {
-		snprintf(path, sizeof(path), "%s/events", root);
-		if ((gd = opendir(path)) == NULL)
+		if (tfs_list(root, "events", &names, &n) == -1)
 			return;
-		while ((ge = readdir(gd)) != NULL) {
-			if (ge->d_name[0] == '.' ||
-			    strlen(ge->d_name) >= FTRACE_NAME_MAX)
+		for (size_t i = 0; i < n; i++) {
+			if (strlen(names[i]) >= FTRACE_NAME_MAX ||
+			    !is_event_dir(root, names[i], only))
 				continue;
-			if (is_event_dir(root, ge->d_name, only)) {
-				snprintf(ev, sizeof(ev), "%s/%s", ge->d_name,
-				    only);
-				(void)strv_add(out, ev);
-			}
+			snprintf(ev, sizeof(ev), "%s/%s", names[i], only);
+			(void)strv_add(out, ev);
 		}
-		closedir(gd);
+		tfs_list_free(names, n);
 		return;
 	}
-	snprintf(path, sizeof(path), "%s/events/%s", root, group);
-	if ((d = opendir(path)) == NULL)
+	snprintf(rel, sizeof(rel), "events/%s", group);
+	if (tfs_list(root, rel, &names, &n) == -1)
 		return;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || strlen(de->d_name) >=
-		    FTRACE_NAME_MAX || !is_event_dir(root, group, de->d_name))
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(names[i]) >= FTRACE_NAME_MAX ||
+		    !is_event_dir(root, group, names[i]))
 			continue;
-		snprintf(ev, sizeof(ev), "%s/%s", group, de->d_name);
+		snprintf(ev, sizeof(ev), "%s/%s", group, names[i]);
 		(void)strv_add(out, ev);
 	}
-	closedir(d);
+	tfs_list_free(names, n);
 }
 
 static void

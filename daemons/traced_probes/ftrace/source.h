@@ -31,11 +31,12 @@ struct ftrace_host;
 struct ftrace_source;
 
 /*
- * base may be NULL (no drain timer: the caller drains). state_dir holds
- * the controller's state files; stale ones are replayed here.
+ * base may be NULL (no drain timer: the caller drains). tracefs is the
+ * mount to use (NULL: find or mount it). state_dir holds the controller's
+ * state files; stale ones are replayed here.
  */
 struct ftrace_host *ftrace_host_new(struct event_base *base,
-	    const char *state_dir, const char **cause);
+	    const char *tracefs, const char *state_dir, const char **cause);
 void	ftrace_host_free(struct ftrace_host *);
 const char *ftrace_host_tracefs(const struct ftrace_host *);
 

@@ -1,13 +1,16 @@
 /*
- * tracefs discovery and file access (see tfs.h).
+ * tracefs access, direct or through the privileged broker (see tfs.h).
  */
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +21,292 @@
 #ifndef TRACEFS_MAGIC
 #define TRACEFS_MAGIC	0x74726163
 #endif
-#ifndef DEBUGFS_MAGIC
-#define DEBUGFS_MAGIC	0x64626720
-#endif
 
 /* Files larger than this are not configuration (and not ours to read). */
-#define TFS_READ_MAX	(16 * 1024 * 1024)
+#define TFS_READ_MAX	(128 * 1024)
+
+enum tfs_op {
+	OP_READ = 1, OP_WRITE, OP_APPEND, OP_EXISTS, OP_LIST, OP_OPEN_RAW,
+	OP_MKDIR, OP_RMDIR,
+};
+
+struct tfs_req {
+	uint32_t	op;
+	uint32_t	plen;		/* path bytes, NUL excluded */
+	uint32_t	vlen;		/* value bytes (writes) */
+};
+
+struct tfs_rep {
+	int32_t		rc;
+	int32_t		err;		/* errno when rc == -1 */
+	uint32_t	len;		/* data bytes that follow */
+};
+
+#define MSG_MAX	(sizeof(struct tfs_rep) + TFS_READ_MAX + 1)
+
+static int broker_fd = -1;
+
+static int
+join(char *path, size_t sz, const char *root, const char *rel)
+{
+	int n = snprintf(path, sz, "%s/%s", root, rel);
+
+	if (n < 0 || (size_t)n >= sz) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the plain system calls (direct mode, and the broker's side) ---- */
+
+static int
+do_read(const char *path, char **bufp, size_t *lenp)
+{
+	char *buf = NULL, *nb;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int fd, saved;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	for (;;) {
+		if (cap - len < 4096 + 1) {
+			cap = cap ? cap * 2 : 8192;
+			if (cap > TFS_READ_MAX || (nb = realloc(buf, cap)) ==
+			    NULL) {
+				errno = EFBIG;
+				goto fail;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			goto fail;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (buf == NULL && (buf = malloc(1)) == NULL)
+		return -1;
+	buf[len] = '\0';
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+fail:
+	saved = errno;
+	free(buf);
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+static int
+do_write(const char *path, const char *val, size_t len, int append)
+{
+	ssize_t n;
+	int fd, saved;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
+	if (fd == -1)
+		return -1;
+	do
+		n = write(fd, val, len);
+	while (n == -1 && errno == EINTR);
+	saved = errno;
+	close(fd);
+	if (n == -1) {
+		errno = saved;
+		return -1;
+	}
+	if ((size_t)n != len) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* Subdirectory names, NUL-separated, in a malloc'd buffer. */
+static int
+do_list(const char *path, char **bufp, size_t *lenp)
+{
+	struct dirent *de;
+	size_t len = 0, cap = 4096, n;
+	char *buf, *nb;
+	DIR *d;
+
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	if ((buf = malloc(cap)) == NULL) {
+		closedir(d);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR &&
+		    de->d_type != DT_UNKNOWN))
+			continue;
+		n = strlen(de->d_name) + 1;
+		if (len + n > cap) {
+			if (cap * 2 > TFS_READ_MAX ||
+			    (nb = realloc(buf, cap * 2)) == NULL)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		memcpy(buf + len, de->d_name, n);
+		len += n;
+	}
+	closedir(d);
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+}
+
+static int
+do_op(int op, const char *path, const char *val, size_t vlen, char **out,
+    size_t *outlen, int *fd)
+{
+	*out = NULL;
+	*outlen = 0;
+	*fd = -1;
+	switch (op) {
+	case OP_READ:
+		return do_read(path, out, outlen);
+	case OP_WRITE:
+	case OP_APPEND:
+		return do_write(path, val, vlen, op == OP_APPEND);
+	case OP_EXISTS:
+		return access(path, F_OK);
+	case OP_LIST:
+		return do_list(path, out, outlen);
+	case OP_OPEN_RAW:
+		*fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		return *fd == -1 ? -1 : 0;
+	case OP_MKDIR:
+		return mkdir(path, 0755);
+	case OP_RMDIR:
+		return rmdir(path);
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+/* ---- worker side of the broker ---- */
+
+void
+tfs_use_broker(int fd)
+{
+	broker_fd = fd;
+}
+
+static int
+broker_call(int op, const char *path, const char *val, size_t vlen,
+    char **out, size_t *outlen, int *fdp)
+{
+	struct tfs_req rq;
+	struct tfs_rep rp;
+	struct iovec iov[3];
+	struct msghdr mh;
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct cmsghdr *c;
+	char *buf;
+	ssize_t n;
+
+	rq.op = (uint32_t)op;
+	rq.plen = (uint32_t)strlen(path);
+	rq.vlen = (uint32_t)vlen;
+	iov[0].iov_base = &rq;
+	iov[0].iov_len = sizeof(rq);
+	iov[1].iov_base = (void *)path;
+	iov[1].iov_len = rq.plen;
+	iov[2].iov_base = (void *)(val ? val : "");
+	iov[2].iov_len = vlen;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 3;
+	do
+		n = sendmsg(broker_fd, &mh, MSG_NOSIGNAL);
+	while (n == -1 && errno == EINTR);
+	if (n == -1)
+		return -1;
+	if ((buf = malloc(MSG_MAX)) == NULL)
+		return -1;
+	iov[0].iov_base = buf;
+	iov[0].iov_len = MSG_MAX;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof(cm.buf);
+	do
+		n = recvmsg(broker_fd, &mh, MSG_CMSG_CLOEXEC);
+	while (n == -1 && errno == EINTR);
+	if (n < (ssize_t)sizeof(rp)) {
+		free(buf);
+		errno = n == -1 ? errno : EPIPE;
+		return -1;
+	}
+	memcpy(&rp, buf, sizeof(rp));
+	if (fdp != NULL)
+		*fdp = -1;
+	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+			if (fdp != NULL)
+				*fdp = fd;
+			else
+				close(fd);
+		}
+	if (rp.rc == -1) {
+		free(buf);
+		errno = rp.err;
+		return -1;
+	}
+	if (rp.len > (size_t)n - sizeof(rp)) {
+		free(buf);
+		errno = EPROTO;
+		return -1;
+	}
+	if (out != NULL) {
+		memmove(buf, buf + sizeof(rp), rp.len);
+		buf[rp.len] = '\0';
+		*out = buf;
+		*outlen = rp.len;
+	} else
+		free(buf);
+	return 0;
+}
+
+static int
+call(int op, const char *path, const char *val, size_t vlen, char **out,
+    size_t *outlen, int *fdp)
+{
+	char *o = NULL;
+	size_t ol = 0;
+	int fd = -1, rc;
+
+	if (broker_fd >= 0)
+		return broker_call(op, path, val, vlen, out, outlen, fdp);
+	rc = do_op(op, path, val, vlen, &o, &ol, &fd);
+	if (out != NULL) {
+		*out = o;
+		*outlen = ol;
+	} else
+		free(o);
+	if (fdp != NULL)
+		*fdp = fd;
+	return rc;
+}
+
+/* ---- public ---- */
 
 static int
 is_tracefs(const char *dir)
@@ -59,63 +342,18 @@ tfs_find(char *root, size_t rootsz, int mount_ok, const char **cause)
 	return -1;
 }
 
-static int
-tfs_path(char *path, size_t sz, const char *root, const char *rel)
-{
-	int n = snprintf(path, sz, "%s/%s", root, rel);
-
-	if (n < 0 || (size_t)n >= sz) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
-}
-
 int
 tfs_read(const char *root, const char *rel, char **bufp, size_t *lenp)
 {
-	char path[TFS_PATH_MAX], *buf = NULL, *nb;
-	size_t len = 0, cap = 0;
-	ssize_t n;
-	int fd, saved;
+	char path[TFS_PATH_MAX];
+	size_t len;
 
-	if (tfs_path(path, sizeof(path), root, rel) == -1)
+	if (join(path, sizeof(path), root, rel) == -1 ||
+	    call(OP_READ, path, NULL, 0, bufp, &len, NULL) == -1)
 		return -1;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	for (;;) {
-		if (cap - len < 4096 + 1) {
-			cap = cap ? cap * 2 : 8192;
-			if (cap > TFS_READ_MAX || (nb = realloc(buf, cap)) ==
-			    NULL) {
-				errno = EFBIG;
-				goto fail;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			goto fail;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (buf == NULL && (buf = malloc(1)) == NULL)
-		return -1;
-	buf[len] = '\0';
-	*bufp = buf;
 	if (lenp != NULL)
 		*lenp = len;
 	return 0;
-fail:
-	saved = errno;
-	free(buf);
-	close(fd);
-	errno = saved;
-	return -1;
 }
 
 int
@@ -137,29 +375,11 @@ int
 tfs_write(const char *root, const char *rel, const char *val, int append)
 {
 	char path[TFS_PATH_MAX];
-	size_t len = strlen(val);
-	ssize_t n;
-	int fd, saved;
 
-	if (tfs_path(path, sizeof(path), root, rel) == -1)
+	if (join(path, sizeof(path), root, rel) == -1)
 		return -1;
-	fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
-	if (fd == -1)
-		return -1;
-	do
-		n = write(fd, val, len);
-	while (n == -1 && errno == EINTR);
-	saved = errno;
-	close(fd);
-	if (n == -1) {
-		errno = saved;
-		return -1;
-	}
-	if ((size_t)n != len) {
-		errno = EIO;
-		return -1;
-	}
-	return 0;
+	return call(append ? OP_APPEND : OP_WRITE, path, val, strlen(val),
+	    NULL, NULL, NULL);
 }
 
 int
@@ -167,25 +387,284 @@ tfs_exists(const char *root, const char *rel)
 {
 	char path[TFS_PATH_MAX];
 
-	if (tfs_path(path, sizeof(path), root, rel) == -1)
+	if (join(path, sizeof(path), root, rel) == -1)
 		return 0;
-	return access(path, F_OK) == 0;
+	return call(OP_EXISTS, path, NULL, 0, NULL, NULL, NULL) == 0;
+}
+
+int
+tfs_list(const char *root, const char *rel, char ***namesp, size_t *np)
+{
+	char path[TFS_PATH_MAX], *buf, **names;
+	size_t len, n = 0, i, off;
+
+	if (join(path, sizeof(path), root, rel) == -1 ||
+	    call(OP_LIST, path, NULL, 0, &buf, &len, NULL) == -1)
+		return -1;
+	for (off = 0; off < len; off += strlen(buf + off) + 1)
+		n++;
+	if ((names = calloc(n + 1, sizeof(*names))) == NULL) {
+		free(buf);
+		return -1;
+	}
+	for (i = 0, off = 0; off < len && i < n; off += strlen(buf + off) + 1)
+		if ((names[i] = strdup(buf + off)) != NULL)
+			i++;
+	free(buf);
+	*namesp = names;
+	*np = i;
+	return 0;
+}
+
+void
+tfs_list_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 int
 tfs_ncpus(const char *root)
 {
-	char path[TFS_PATH_MAX];
-	struct dirent *de;
-	DIR *d;
-	int n = 0, c;
+	char **names;
+	size_t n;
+	int max = 0, c;
 
-	if (tfs_path(path, sizeof(path), root, "per_cpu") == -1 ||
-	    (d = opendir(path)) == NULL)
+	if (tfs_list(root, "per_cpu", &names, &n) == -1)
 		return -1;
-	while ((de = readdir(d)) != NULL)
-		if (sscanf(de->d_name, "cpu%d", &c) == 1 && c + 1 > n)
-			n = c + 1;
-	closedir(d);
-	return n;
+	for (size_t i = 0; i < n; i++)
+		if (sscanf(names[i], "cpu%d", &c) == 1 && c >= 0 && c + 1 > max)
+			max = c + 1;
+	tfs_list_free(names, n);
+	return max;
+}
+
+int
+tfs_open_raw(const char *root, int cpu)
+{
+	char path[TFS_PATH_MAX], rel[64];
+	int fd;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	if (join(path, sizeof(path), root, rel) == -1 ||
+	    call(OP_OPEN_RAW, path, NULL, 0, NULL, NULL, &fd) == -1)
+		return -1;
+	return fd;
+}
+
+int
+tfs_mkdir(const char *path)
+{
+	return call(OP_MKDIR, path, NULL, 0, NULL, NULL, NULL);
+}
+
+int
+tfs_rmdir(const char *path)
+{
+	return call(OP_RMDIR, path, NULL, 0, NULL, NULL, NULL);
+}
+
+/* ---- broker side ---- */
+
+static int
+name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n >= 64 || (n <= 2 && s[0] == '.'))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
+		    s[i] != '-' && s[i] != '.')
+			return 0;
+	return 1;
+}
+
+/*
+ * Splits path into the root it is under (top or top/instances/NAME) and
+ * the rest; rejects anything else. *inst_only: path is an instance dir.
+ */
+static const char *
+under_root(const char *path, const char *top, int *is_instance_dir)
+{
+	size_t tl = strlen(top);
+	const char *p, *slash;
+
+	*is_instance_dir = 0;
+	if (strncmp(path, top, tl) != 0 || path[tl] != '/')
+		return NULL;
+	p = path + tl + 1;
+	if (strncmp(p, "instances/", 10) == 0) {
+		slash = strchr(p + 10, '/');
+		if (!name_ok(p + 10, slash ? (size_t)(slash - p - 10) :
+		    strlen(p + 10)))
+			return NULL;
+		if (slash == NULL) {
+			*is_instance_dir = 1;
+			return "";
+		}
+		p = slash + 1;
+	}
+	return p;
+}
+
+/* Every component safe, no "..", no empty components. */
+static int
+rel_ok(const char *rel)
+{
+	const char *p = rel, *s;
+
+	if (*rel == '\0')
+		return 1;
+	for (;;) {
+		s = strchr(p, '/');
+		if (!name_ok(p, s ? (size_t)(s - p) : strlen(p)))
+			return 0;
+		if (s == NULL)
+			return 1;
+		p = s + 1;
+	}
+}
+
+static int
+match_event_file(const char *rel, const char *leaf)
+{
+	/* events/GROUP/NAME/leaf */
+	const char *a, *b, *c;
+
+	if (strncmp(rel, "events/", 7) != 0)
+		return 0;
+	a = rel + 7;
+	if ((b = strchr(a, '/')) == NULL || (c = strchr(b + 1, '/')) == NULL)
+		return 0;
+	return strcmp(c + 1, leaf) == 0;
+}
+
+/* What traced_probes may do, and nothing else. */
+static int
+allowed(int op, const char *path, const char *top)
+{
+	static const char *writable[] = { "tracing_on", "buffer_size_kb",
+	    "trace_clock", "current_tracer", "tracing_cpumask",
+	    "set_event_pid", "trace" };
+	const char *rel;
+	int inst, cpu;
+	char tail[32];
+
+	if ((rel = under_root(path, top, &inst)) == NULL || !rel_ok(rel))
+		return 0;
+	switch (op) {
+	case OP_MKDIR:
+	case OP_RMDIR:
+		return inst;
+	case OP_EXISTS:
+		return 1;
+	case OP_LIST:
+		return strcmp(rel, "events") == 0 || strcmp(rel, "per_cpu") ==
+		    0 || strcmp(rel, "instances") == 0 ||
+		    (strncmp(rel, "events/", 7) == 0 &&
+		    strchr(rel + 7, '/') == NULL);
+	case OP_READ:
+		/* Small control and description files; never the pipes or
+		 * the (huge, slow) text trace. */
+		return strstr(rel, "pipe") == NULL &&
+		    strcmp(rel, "trace") != 0 && !inst &&
+		    (strstr(rel, "/trace") == NULL ||
+		    strstr(rel, "/trace_") != NULL);
+	case OP_WRITE:
+	case OP_APPEND:
+		for (size_t i = 0; i < sizeof(writable) / sizeof(writable[0]);
+		    i++)
+			if (strcmp(rel, writable[i]) == 0)
+				return op == OP_WRITE;
+		return op == OP_WRITE && match_event_file(rel, "enable");
+	case OP_OPEN_RAW:
+		return sscanf(rel, "per_cpu/cpu%d/%31s", &cpu, tail) == 2 &&
+		    cpu >= 0 && strcmp(tail, "trace_pipe_raw") == 0;
+	}
+	return 0;
+}
+
+int
+tfs_broker_serve(int fd, const char *top)
+{
+	char *in, *path, *val, *out;
+	struct tfs_req rq;
+	struct tfs_rep rp;
+	struct iovec iov[2];
+	struct msghdr mh;
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct cmsghdr *c;
+	size_t outlen;
+	ssize_t n;
+	int ofd, rc = 0;
+
+	if ((in = malloc(MSG_MAX)) == NULL || (path = malloc(TFS_PATH_MAX)) ==
+	    NULL)
+		return -1;
+	for (;;) {
+		do
+			n = recv(fd, in, MSG_MAX, 0);
+		while (n == -1 && errno == EINTR);
+		if (n == 0)
+			break;
+		if (n < (ssize_t)sizeof(rq)) {
+			rc = -1;
+			break;
+		}
+		memcpy(&rq, in, sizeof(rq));
+		if (rq.plen >= TFS_PATH_MAX || (size_t)n != sizeof(rq) +
+		    rq.plen + rq.vlen) {
+			rc = -1;
+			break;
+		}
+		memcpy(path, in + sizeof(rq), rq.plen);
+		path[rq.plen] = '\0';
+		val = in + sizeof(rq) + rq.plen;
+		out = NULL;
+		outlen = 0;
+		ofd = -1;
+		memset(&rp, 0, sizeof(rp));
+		if (!allowed((int)rq.op, path, top)) {
+			rp.rc = -1;
+			rp.err = EPERM;
+		} else if (do_op((int)rq.op, path, val, rq.vlen, &out, &outlen,
+		    &ofd) == -1) {
+			rp.rc = -1;
+			rp.err = errno;
+		}
+		rp.len = (uint32_t)outlen;
+		iov[0].iov_base = &rp;
+		iov[0].iov_len = sizeof(rp);
+		iov[1].iov_base = out;
+		iov[1].iov_len = outlen;
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = iov;
+		mh.msg_iovlen = 2;
+		if (ofd >= 0) {
+			memset(&cm, 0, sizeof(cm));
+			mh.msg_control = cm.buf;
+			mh.msg_controllen = sizeof(cm.buf);
+			c = CMSG_FIRSTHDR(&mh);
+			c->cmsg_level = SOL_SOCKET;
+			c->cmsg_type = SCM_RIGHTS;
+			c->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(c), &ofd, sizeof(int));
+		}
+		do
+			n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+		while (n == -1 && errno == EINTR);
+		free(out);
+		if (ofd >= 0)
+			close(ofd);
+		if (n == -1) {
+			rc = errno == EPIPE ? 0 : -1;
+			break;
+		}
+	}
+	free(in);
+	free(path);
+	return rc;
 }

@@ -1,6 +1,19 @@
 /*
- * tfs: finding (or mounting) tracefs and small whole-file reads and writes
- * under a tracefs root (the top level or an instance directory).
+ * tfs: every access traced_probes makes to tracefs, in one place.
+ *
+ * Direct mode (tests, or a daemon that keeps its privileges): plain
+ * system calls. Broker mode (the daemon): the worker that parses kernel
+ * data runs without privileges and asks a privileged broker process, over
+ * a socket, to do each access for it; the broker checks every path
+ * against what traced_probes legitimately touches and passes back data or
+ * descriptors (trace_pipe_raw):
+ *
+ *   worker (no privileges)                broker (root, small)
+ *     tfs_read/write/list/...  --req-->   path allowed?  do it
+ *                              <--rep--   rc, errno, data [, fd]
+ *
+ * Paths are absolute (a root, then a relative path under it); roots are
+ * the tracefs mount or one of its instances.
  */
 #ifndef FARO_TFS_H
 #define FARO_TFS_H
@@ -12,7 +25,7 @@
 /*
  * Finds the tracefs root: /sys/kernel/tracing, else the debugfs copy,
  * else mounts tracefs at /sys/kernel/tracing when mount_ok. Returns 0 and
- * fills root, or -1 with *cause.
+ * fills root, or -1 with *cause. (Direct only: the broker's job.)
  */
 int	tfs_find(char *root, size_t rootsz, int mount_ok, const char **cause);
 
@@ -25,7 +38,24 @@ int	tfs_read_line(const char *root, const char *rel, char *buf,
 int	tfs_write(const char *root, const char *rel, const char *val,
 	    int append);
 int	tfs_exists(const char *root, const char *rel);
+/* Names of the subdirectories of root/rel (malloc'd, free with tfs_list_free). */
+int	tfs_list(const char *root, const char *rel, char ***names, size_t *n);
+void	tfs_list_free(char **names, size_t n);
 /* Number of per_cpu/cpuN directories. */
 int	tfs_ncpus(const char *root);
+/* root/per_cpu/cpuN/trace_pipe_raw, read-only and non-blocking. */
+int	tfs_open_raw(const char *root, int cpu);
+/* Creates or removes an instance directory (a full path). */
+int	tfs_mkdir(const char *path);
+int	tfs_rmdir(const char *path);
+
+/* From now on, send every access to the broker at the other end of fd
+ * (-1: back to direct access). */
+void	tfs_use_broker(int fd);
+/*
+ * Broker side: serves the worker on fd until it hangs up, allowing only
+ * paths under top. Returns 0 at EOF, -1 on a broken request stream.
+ */
+int	tfs_broker_serve(int fd, const char *top);
 
 #endif
