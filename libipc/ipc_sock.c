@@ -1,4 +1,7 @@
-/* UNIX socket address helpers; see ipc_sock.h. */
+/*
+ * UNIX socket addresses and the service's socket names; see ipc_sock.h
+ * and ipc_sockname.h.
+ */
 #include "config.h"
 
 #include <sys/socket.h>
@@ -8,10 +11,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ipc_sock.h"
+#include "ipc_sockname.h"
+#include "log.h"
 
 int
 ipc_sock_addr(const char *path, struct sockaddr_un *sun, socklen_t *len,
@@ -112,5 +118,58 @@ ipc_sock_prepare_path(const char *path, const char **cause)
 		*cause = "cannot remove the stale socket";
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * /run/perfetto/ wins when it can be searched; a directory that exists
+ * but cannot be searched is worth a warning before falling back.
+ */
+static int
+sock_run_dir_usable(void)
+{
+	if (access("/run/perfetto/", X_OK) == 0)
+		return 1;
+	if (errno != ENOENT)
+		log_warn("%s: /run/perfetto/ exists but cannot be used, "
+		    "falling back on /tmp", __func__);
+	return 0;
+}
+
+const char *
+ipc_sockname(enum ipc_port port)
+{
+	const char *env;
+
+	if (port == IPC_PORT_CONSUMER) {
+		if ((env = getenv("PERFETTO_CONSUMER_SOCK_NAME")) != NULL)
+			return env;
+		return sock_run_dir_usable() ?
+		    "/run/perfetto/traced-consumer.sock" :
+		    "/tmp/perfetto-consumer";
+	}
+	if ((env = getenv("PERFETTO_PRODUCER_SOCK_NAME")) != NULL)
+		return env;
+	return sock_run_dir_usable() ? "/run/perfetto/traced-producer.sock" :
+	    "/tmp/perfetto-producer";
+}
+
+int
+ipc_sockname_next(const char **list, char *buf, size_t len)
+{
+	const char *p = *list, *end;
+	size_t n;
+
+	if (p == NULL || *p == '\0')
+		return -1;
+	end = strchr(p, ',');
+	n = end != NULL ? (size_t)(end - p) : strlen(p);
+	if (n >= len) {
+		*list = NULL;
+		return -1;
+	}
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	*list = end != NULL ? end + 1 : p + n;
 	return 0;
 }

@@ -1,4 +1,7 @@
-/* Process plumbing: readiness datagrams, signals, daemonising, sandbox. */
+/*
+ * Process plumbing: readiness datagrams, signals, daemonising, sandbox,
+ * and the service's socket names.
+ */
 #include "config.h"
 
 #include <sys/socket.h>
@@ -17,6 +20,7 @@
 
 #include <event2/event.h>
 
+#include "ipc_sockname.h"
 #include "proc.h"
 
 /* A datagram socket bound to name ("@x" abstract); returns the fd. */
@@ -279,6 +283,38 @@ START_TEST(test_sandbox)
 }
 END_TEST
 
+START_TEST(test_socket_names)
+{
+	const char *list;
+	char buf[16];
+	int run;
+
+	setenv("PERFETTO_PRODUCER_SOCK_NAME", "/x/p.sock,@abs", 1);
+	setenv("PERFETTO_CONSUMER_SOCK_NAME", "/x/c.sock", 1);
+	ck_assert_str_eq(ipc_sockname(IPC_PORT_PRODUCER), "/x/p.sock,@abs");
+	ck_assert_str_eq(ipc_sockname(IPC_PORT_CONSUMER), "/x/c.sock");
+
+	list = ipc_sockname(IPC_PORT_PRODUCER);
+	ck_assert_int_eq(ipc_sockname_next(&list, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "/x/p.sock");
+	ck_assert_int_eq(ipc_sockname_next(&list, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "@abs");
+	ck_assert_int_eq(ipc_sockname_next(&list, buf, sizeof(buf)), -1);
+	list = "/a/name/longer/than/the/buffer,/b";
+	ck_assert_int_eq(ipc_sockname_next(&list, buf, sizeof(buf)), -1);
+	ck_assert_int_eq(ipc_sockname_next(&list, buf, sizeof(buf)), -1);
+
+	/* Without overrides: /run/perfetto/ if usable, else /tmp. */
+	unsetenv("PERFETTO_PRODUCER_SOCK_NAME");
+	unsetenv("PERFETTO_CONSUMER_SOCK_NAME");
+	run = access("/run/perfetto/", X_OK) == 0;
+	ck_assert_str_eq(ipc_sockname(IPC_PORT_PRODUCER), run ?
+	    "/run/perfetto/traced-producer.sock" : "/tmp/perfetto-producer");
+	ck_assert_str_eq(ipc_sockname(IPC_PORT_CONSUMER), run ?
+	    "/run/perfetto/traced-consumer.sock" : "/tmp/perfetto-consumer");
+}
+END_TEST
+
 static Suite *
 proc_suite(void)
 {
@@ -289,6 +325,7 @@ proc_suite(void)
 	tcase_add_test(tc, test_signals);
 	tcase_add_test(tc, test_daemonize);
 	tcase_add_test(tc, test_sandbox);
+	tcase_add_test(tc, test_socket_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
