@@ -1,6 +1,7 @@
 /* IPC client: connect, bind, invoke; see ipc_client.h. */
 #include "config.h"
 
+#include <sys/inotify.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -50,6 +51,8 @@ struct ipc_client {
 	struct event		*ev_connect;
 	struct event		*ev_retry;
 	int			 backoff_ms;
+	int			 ino;		/* inotify on the socket's dir */
+	struct event		*ev_ino;
 	uint64_t		 last_id;
 	TAILQ_HEAD(, client_req) reqs;
 	TAILQ_HEAD(, client_binding) bindings;
@@ -63,6 +66,7 @@ struct ipc_client {
 static void	client_frame(struct ipc_conn *, struct ipc_frame_in *, void *);
 static void	client_closed(struct ipc_conn *, const char *, void *);
 static void	client_connect(struct ipc_client *);
+static void	client_watch_stop(struct ipc_client *);
 
 static void
 binding_free(struct client_binding *cb)
@@ -103,6 +107,7 @@ client_destroy(struct ipc_client *c)
 		event_free(c->ev_connect);
 	if (c->ev_retry)
 		event_free(c->ev_retry);
+	client_watch_stop(c);
 	if (c->sock >= 0)
 		close(c->sock);
 	free(c->path);
@@ -118,6 +123,63 @@ client_leave(struct ipc_client *c)
 		return 1;
 	}
 	return c->freed;
+}
+
+static void
+client_watch_stop(struct ipc_client *c)
+{
+	if (c->ev_ino != NULL)
+		event_free(c->ev_ino);
+	c->ev_ino = NULL;
+	if (c->ino >= 0)
+		close(c->ino);
+	c->ino = -1;
+}
+
+/* Something appeared in the socket's directory: try now, not later. */
+static void
+client_on_watch(evutil_socket_t fd, short ev, void *arg)
+{
+	struct ipc_client *c = arg;
+	char buf[4096];
+
+	while (read(c->ino, buf, sizeof(buf)) > 0)
+		continue;
+	if (c->sock < 0 && evtimer_pending(c->ev_retry, NULL)) {
+		evtimer_del(c->ev_retry);
+		client_connect(c);
+	}
+}
+
+/*
+ * Waiting for a service that has not started: besides the timer, watch
+ * the socket's directory, so the connect follows the socket's creation
+ * at once (as upstream does). Best effort: the timer still runs.
+ */
+static void
+client_watch_start(struct ipc_client *c)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], *slash;
+
+	if (c->ino >= 0 || c->path[0] != '/' ||
+	    strlen(c->path) >= sizeof(dir))
+		return;
+	memcpy(dir, c->path, strlen(c->path) + 1);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if ((c->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
+		return;
+	if (inotify_add_watch(c->ino, dir, IN_CREATE | IN_MOVED_TO |
+	    IN_ATTRIB) == -1 ||
+	    (c->ev_ino = event_new(c->base, c->ino, EV_READ | EV_PERSIST,
+	    client_on_watch, c)) == NULL ||
+	    event_add(c->ev_ino, NULL) == -1) {
+		client_watch_stop(c);
+		return;
+	}
 }
 
 static void
@@ -138,6 +200,7 @@ client_on_connect(evutil_socket_t fd, short ev, void *arg)
 		} else {
 			c->sock = -1;
 			c->state = CLIENT_CONNECTED;
+			client_watch_stop(c);
 			log_debug("%s: connected to %s", __func__, c->path);
 			c->depth++;
 			c->on_event(c, IPC_CLIENT_CONNECTED, c->arg);
@@ -156,6 +219,7 @@ client_on_connect(evutil_socket_t fd, short ev, void *arg)
 		tv.tv_sec = c->backoff_ms / 1000;
 		tv.tv_usec = (c->backoff_ms % 1000) * 1000;
 		evtimer_add(c->ev_retry, &tv);
+		client_watch_start(c);
 		c->backoff_ms = c->backoff_ms * 2 > RETRY_MAX_MS ?
 		    RETRY_MAX_MS : c->backoff_ms * 2;
 		return;
@@ -229,6 +293,7 @@ client_alloc(struct event_base *base, ipc_client_event_fn *on_event,
 	c->on_event = on_event;
 	c->arg = arg;
 	c->backoff_ms = RETRY_FIRST_MS;
+	c->ino = -1;
 	TAILQ_INIT(&c->reqs);
 	TAILQ_INIT(&c->bindings);
 	c->conn = ipc_conn_new(base, -1, IPC_HOST_OUTQ_MAX, client_frame,

@@ -233,6 +233,15 @@ ipc_host_listen(struct ipc_host *h, const char *path, mode_t mode,
 		host_error(h, errno, "%s: bind %s", __func__, path);
 		goto fail;
 	}
+	if (listen(fd, SOMAXCONN) == -1) {
+		host_error(h, errno, "%s: listen %s", __func__, path);
+		goto fail_unlink;
+	}
+	/*
+	 * The mode comes last: a client waiting on inotify for the socket
+	 * (ours, upstream's) tries again on this change, and finds it
+	 * accepting.
+	 */
 	if (path[0] != '@') {
 		if (gr != NULL && chown(path, (uid_t)-1, gr->gr_gid) == -1) {
 			host_error(h, errno, "%s: chown %s", __func__, path);
@@ -242,10 +251,6 @@ ipc_host_listen(struct ipc_host *h, const char *path, mode_t mode,
 			host_error(h, errno, "%s: chmod %s", __func__, path);
 			goto fail_unlink;
 		}
-	}
-	if (listen(fd, SOMAXCONN) == -1) {
-		host_error(h, errno, "%s: listen %s", __func__, path);
-		goto fail_unlink;
 	}
 	if (host_start(h, fd) == -1)
 		goto fail_unlink;

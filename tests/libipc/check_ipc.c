@@ -789,6 +789,28 @@ START_TEST(test_connect_retry_and_failure)
 	ipc_client_free(t.c);
 	ipc_host_free(h2);
 	unlink(p2);
+
+	/*
+	 * After a while the retry timer is seconds apart; the directory
+	 * watch connects as soon as the socket appears, well before the
+	 * next retry would (here the next is 1.5 s after the host starts;
+	 * the test allows 1 s).
+	 */
+	tc_open(&t, p2, IPC_CLIENT_RETRY);
+	spin(1600);
+	ck_assert_int_eq(t.connected, 0);
+	h2 = ipc_host_new(base);
+	ck_assert_int_eq(ipc_host_listen(h2, p2, 0600, NULL), 0);
+	{
+		int i;
+
+		for (i = 0; i < 100 && t.connected == 0; i++)
+			spin(10);
+	}
+	ck_assert_int_eq(t.connected, 1);
+	ipc_client_free(t.c);
+	ipc_host_free(h2);
+	unlink(p2);
 }
 END_TEST
 
