@@ -564,6 +564,94 @@ START_TEST(cleanup_after_crash)
 }
 END_TEST
 
+struct pf_find {
+	int	keep, deny, bundles, mono_raw;
+};
+
+static void
+find_filtered(const Perfetto__Protos__FtraceEventBundle *b,
+    const Perfetto__Protos__FtraceEvent *ev, void *arg)
+{
+	struct pf_find *f = arg;
+
+	if (b->has_ftrace_clock && b->ftrace_clock ==
+	    PERFETTO__PROTOS__FTRACE_CLOCK__FTRACE_CLOCK_MONO_RAW)
+		f->mono_raw++;
+	if (ev->event_case != PERFETTO__PROTOS__FTRACE_EVENT__EVENT_PRINT ||
+	    (int)ev->pid != getpid())
+		return;
+	if (strstr(ev->print->buf, "keep") != NULL)
+		f->keep++;
+	if (strstr(ev->print->buf, "deny") != NULL ||
+	    strstr(ev->print->buf, "drop") != NULL)
+		f->deny++;
+}
+
+/* print_filter rules (prefix and atrace forms), and the mono_raw clock. */
+START_TEST(print_filter_and_clock)
+{
+	static const char *ev[] = { "ftrace/print" };
+	Perfetto__Protos__FtraceConfig__PrintFilter pf =
+	    PERFETTO__PROTOS__FTRACE_CONFIG__PRINT_FILTER__INIT;
+	Perfetto__Protos__FtraceConfig__PrintFilter__Rule r1 =
+	    PERFETTO__PROTOS__FTRACE_CONFIG__PRINT_FILTER__RULE__INIT;
+	Perfetto__Protos__FtraceConfig__PrintFilter__Rule r2 =
+	    PERFETTO__PROTOS__FTRACE_CONFIG__PRINT_FILTER__RULE__INIT;
+	Perfetto__Protos__FtraceConfig__PrintFilter__Rule__AtraceMessage am =
+	    PERFETTO__PROTOS__FTRACE_CONFIG__PRINT_FILTER__RULE__ATRACE_MESSAGE__INIT;
+	Perfetto__Protos__FtraceConfig__PrintFilter__Rule *rules[2] = { &r1,
+	    &r2 };
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s;
+	struct test_sink ts;
+	struct ftrace_cpu_counters ctr;
+	struct pf_find f = { 0, 0, 0, 0 };
+	Perfetto__Protos__FtraceConfig *c = config(ev, 1);
+	char clock[128];
+
+	snap_take(&snap);
+	r1.match_case =
+	    PERFETTO__PROTOS__FTRACE_CONFIG__PRINT_FILTER__RULE__MATCH_PREFIX;
+	r1.prefix = (char *)"faro-deny";
+	r1.has_allow = 1;
+	r1.allow = 0;
+	am.type = (char *)"B";
+	am.prefix = (char *)"drop";
+	r2.match_case =
+	    PERFETTO__PROTOS__FTRACE_CONFIG__PRINT_FILTER__RULE__MATCH_ATRACE_MSG;
+	r2.atrace_msg = &am;
+	r2.has_allow = 1;
+	r2.allow = 0;
+	pf.rules = rules;
+	pf.n_rules = 2;
+	c->print_filter = &pf;
+	c->has_use_monotonic_raw_clock = 1;
+	c->use_monotonic_raw_clock = 1;
+	h = host();
+	s = source(h, c, &ts);
+	tfs_read_line(tracefs, "trace_clock", clock, sizeof(clock));
+	ck_assert_ptr_nonnull(strstr(clock, "[mono_raw]"));
+	marker(tracefs, "faro-deny-one\n");
+	marker(tracefs, "faro-keep-one\n");
+	marker(tracefs, "B|123|drop_me\n");
+	marker(tracefs, "B|123|keep_me\n");
+	marker(tracefs, "E|123|drop_not_matched_type_keep\n");
+	ftrace_source_drain(s);
+	ftrace_source_counters(s, &ctr);
+	test_sink_events(&ts, find_filtered, &f);
+	ck_assert_int_eq(f.keep, 3);
+	ck_assert_int_eq(f.deny, 1);	/* only the E| one, kept */
+	ck_assert_uint_eq(ctr.filtered, 2);
+	ck_assert_int_gt(f.mono_raw, 0);
+	ftrace_source_free(s);
+	ftrace_host_free(h);
+	test_sink_free(&ts);
+	free(c);
+	snap_check(&snap);
+}
+END_TEST
+
 /* The privileged broker: real sessions work, anything else is refused. */
 START_TEST(broker_checks_paths)
 {
@@ -654,6 +742,7 @@ ftrace_kernel_suite(void)
 	tcase_add_test(tc, instance_of_its_own);
 	tcase_add_test(tc, cleanup_after_crash);
 	tcase_add_test(tc, broker_checks_paths);
+	tcase_add_test(tc, print_filter_and_clock);
 	suite_add_tcase(s, tc);
 	return s;
 }

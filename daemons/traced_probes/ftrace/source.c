@@ -441,6 +441,46 @@ plan_events(struct ftrace_source *s, const char *root)
 	}
 }
 
+/* FtraceConfig.print_filter as the translator's rules (strings borrowed). */
+static int
+print_rules(const Perfetto__Protos__FtraceConfig *cfg,
+    struct ftrace_print_rule **out, size_t *n)
+{
+	const Perfetto__Protos__FtraceConfig__PrintFilter *pf =
+	    cfg->print_filter;
+	struct ftrace_print_rule *r;
+	size_t k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (pf == NULL || pf->n_rules == 0)
+		return 0;
+	if ((r = calloc(pf->n_rules, sizeof(*r))) == NULL)
+		return -1;
+	for (size_t i = 0; i < pf->n_rules; i++) {
+		const Perfetto__Protos__FtraceConfig__PrintFilter__Rule *pr =
+		    pf->rules[i];
+
+		r[k].allow = pr->has_allow && pr->allow;
+		if (pr->match_case ==
+		    PERFETTO__PROTOS__FTRACE_CONFIG__PRINT_FILTER__RULE__MATCH_PREFIX) {
+			r[k].prefix = pr->prefix;
+			k++;
+		} else if (pr->match_case ==
+		    PERFETTO__PROTOS__FTRACE_CONFIG__PRINT_FILTER__RULE__MATCH_ATRACE_MSG &&
+		    pr->atrace_msg != NULL) {
+			r[k].atrace_type = pr->atrace_msg->type ?
+			    pr->atrace_msg->type : "";
+			r[k].prefix = pr->atrace_msg->prefix;
+			k++;
+		}
+		/* A rule matching nothing we know is skipped, as unknown. */
+	}
+	*out = r;
+	*n = k;
+	return 0;
+}
+
 static int
 clock_enum(const char *clock)
 {
@@ -512,6 +552,7 @@ ftrace_source_new(struct ftrace_host *h,
 	struct ftrace_ctl_req req;
 	struct ftrace_source *s, **ns;
 	struct ftrace_root *r;
+	struct ftrace_print_rule *rules = NULL;
 	int32_t *tids = NULL;
 	int *enabled = NULL, first;
 	const char *instance;
@@ -543,6 +584,11 @@ ftrace_source_new(struct ftrace_host *h,
 	    cfg->compact_sched->has_enabled && cfg->compact_sched->enabled;
 	opts.disable_generic = cfg->has_disable_generic_events &&
 	    cfg->disable_generic_events;
+	if (print_rules(cfg, &rules, &opts.nprint_rules) == -1) {
+		snprintf(err, errsz, "out of memory");
+		goto fail_src;
+	}
+	opts.print_rules = rules;
 
 	/* Which events exist; the controller then turns them on. */
 	resolve_events(s, ftrace_ctl_root(r->ctl), cfg);
@@ -612,6 +658,7 @@ ftrace_source_new(struct ftrace_host *h,
 	r->srcs[r->nsrcs++] = s;
 	free(tids);
 	free(enabled);
+	free(rules);
 	write_stats(s, FTRACE_PHASE_START);
 	root_schedule(r);
 	return s;
@@ -624,6 +671,7 @@ fail_ctl:
 fail_src:
 	free(tids);
 	free(enabled);
+	free(rules);
 	source_release(s);
 fail_root:
 	root_put(r);
@@ -675,6 +723,7 @@ ftrace_source_counters(const struct ftrace_source *s,
 		sum->events += c->events;
 		sum->unknown_ids += c->unknown_ids;
 		sum->dropped += c->dropped;
+		sum->filtered += c->filtered;
 		sum->lost_pages += c->lost_pages;
 		sum->lost_events += c->lost_events;
 		sum->bad_pages += c->bad_pages;

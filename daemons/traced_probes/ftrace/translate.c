@@ -29,6 +29,8 @@ struct plan_field {
 
 struct plan {
 	uint8_t			 kind;
+	uint8_t			 is_print;	/* ftrace/print: filterable */
+	struct plan_field	 buf;		/* print's buf field */
 	uint32_t		 proto_id;	/* field of FtraceEvent */
 	char			*name;		/* generic event_name */
 	struct plan_field	 pid;		/* common_pid; size 0 if none */
@@ -39,8 +41,16 @@ struct plan {
 	struct plan_field	 c[5];
 };
 
+struct print_rule {
+	char	*prefix;
+	char	*atrace_type;
+	int	 allow;
+};
+
 struct ftrace_translator {
 	struct ftrace_xlate_opts	 opts;
+	struct print_rule		*rules;
+	size_t				 nrules;
 	struct plan			**plans;	/* by event id */
 	uint32_t			 nplans;
 };
@@ -79,9 +89,28 @@ ftrace_translator_new(const struct ftrace_xlate_opts *opts)
 
 	if ((xl = calloc(1, sizeof(*xl))) == NULL)
 		return NULL;
-	if (opts != NULL)
-		xl->opts = *opts;
+	if (opts == NULL)
+		return xl;
+	xl->opts = *opts;
+	xl->opts.print_rules = NULL;
+	xl->opts.nprint_rules = 0;
+	if (opts->nprint_rules > 0 && (xl->rules = calloc(opts->nprint_rules,
+	    sizeof(*xl->rules))) == NULL)
+		goto fail;
+	for (size_t i = 0; i < opts->nprint_rules; i++) {
+		const struct ftrace_print_rule *r = &opts->print_rules[i];
+		struct print_rule *c = &xl->rules[xl->nrules++];
+
+		c->allow = r->allow;
+		if ((c->prefix = strdup(r->prefix ? r->prefix : "")) == NULL ||
+		    (r->atrace_type != NULL && (c->atrace_type =
+		    strdup(r->atrace_type)) == NULL))
+			goto fail;
+	}
 	return xl;
+fail:
+	ftrace_translator_free(xl);
+	return NULL;
 }
 
 static void
@@ -101,6 +130,11 @@ ftrace_translator_free(struct ftrace_translator *xl)
 {
 	if (xl == NULL)
 		return;
+	for (size_t i = 0; i < xl->nrules; i++) {
+		free(xl->rules[i].prefix);
+		free(xl->rules[i].atrace_type);
+	}
+	free(xl->rules);
 	for (uint32_t i = 0; i < xl->nplans; i++)
 		plan_free(xl->plans[i]);
 	free(xl->plans);
@@ -165,6 +199,7 @@ ftrace_translator_add(struct ftrace_translator *xl,
     const struct ftrace_format *fmt, const char **cause)
 {
 	const struct ftrace_proto_event *pe;
+	const struct ftrace_field *buf;
 	struct plan *pl, **np;
 	unsigned int i, j;
 
@@ -197,6 +232,13 @@ ftrace_translator_add(struct ftrace_translator *xl,
 	pl->fields = calloc(fmt->nfields, sizeof(*pl->fields));
 	if (pl->fields == NULL)
 		goto nomem_pl;
+	if (strcmp(fmt->group, "ftrace") == 0 &&
+	    strcmp(fmt->name, "print") == 0 &&
+	    (buf = ftrace_format_field(fmt, "buf")) != NULL &&
+	    buf->kind == FTRACE_FIELD_TAIL) {
+		pl->is_print = 1;
+		plan_field_set(&pl->buf, buf);
+	}
 	if (pe != NULL) {
 		pl->kind = PLAN_TYPED;
 		pl->proto_id = pe->id;
@@ -596,6 +638,40 @@ emit_event(struct ftrace_bundle *b, const struct plan *pl, uint64_t ts,
 	pbw_nested_end(w);
 }
 
+/* print_filter: 1 to keep the record. */
+static int
+print_allowed(const struct ftrace_translator *xl, const struct plan *pl,
+    const uint8_t *rec, uint32_t reclen)
+{
+	const struct print_rule *r;
+	const uint8_t *s, *bar;
+	size_t n, tl, pl_len;
+
+	if (field_str(&pl->buf, rec, reclen, &s, &n) == -1)
+		return 1;
+	for (size_t i = 0; i < xl->nrules; i++) {
+		r = &xl->rules[i];
+		pl_len = strlen(r->prefix);
+		if (r->atrace_type == NULL) {
+			if (n >= pl_len && memcmp(s, r->prefix, pl_len) == 0)
+				return r->allow;
+			continue;
+		}
+		/* "<type>|<pid>|<message>" */
+		tl = strlen(r->atrace_type);
+		if (n <= tl || memcmp(s, r->atrace_type, tl) != 0 ||
+		    s[tl] != '|')
+			continue;
+		if ((bar = memchr(s + tl + 1, '|', n - tl - 1)) == NULL)
+			continue;
+		bar++;
+		if ((size_t)(s + n - bar) >= pl_len &&
+		    memcmp(bar, r->prefix, pl_len) == 0)
+			return r->allow;
+	}
+	return 1;
+}
+
 static void
 translate_record(struct ftrace_bundle *b, const struct ring_record *r)
 {
@@ -610,6 +686,11 @@ translate_record(struct ftrace_bundle *b, const struct ring_record *r)
 	memcpy(&id, r->data, sizeof(id));
 	if (id >= xl->nplans || (pl = xl->plans[id]) == NULL) {
 		b->ctr->unknown_ids++;
+		return;
+	}
+	if (pl->is_print && xl->nrules > 0 &&
+	    !print_allowed(xl, pl, r->data, r->len)) {
+		b->ctr->filtered++;
 		return;
 	}
 	if (b->w != NULL && (pbw_written(b->w) >= FTRACE_BUNDLE_MAX ||

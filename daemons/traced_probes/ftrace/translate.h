@@ -35,10 +35,23 @@ struct ftrace_sink {
 	void		*arg;
 };
 
+/*
+ * FtraceConfig.print_filter: the first rule whose prefix matches the print
+ * buffer (or, for atrace rules, "<type>|pid|<prefix>") decides; no match
+ * keeps the event.
+ */
+struct ftrace_print_rule {
+	const char	*prefix;
+	const char	*atrace_type;	/* NULL: plain prefix rule */
+	int		 allow;
+};
+
 struct ftrace_xlate_opts {
-	int	compact_sched;
-	int	disable_generic;
-	int	clock;		/* FtraceClock; 0 for boot (the default) */
+	int				 compact_sched;
+	int				 disable_generic;
+	int				 clock;	/* FtraceClock; 0: boot */
+	const struct ftrace_print_rule	*print_rules;	/* copied */
+	size_t				 nprint_rules;
 };
 
 /* Per-CPU counters, reported in FtraceStats and used by tests. */
@@ -47,7 +60,8 @@ struct ftrace_cpu_counters {
 	uint64_t	bytes_read;
 	uint64_t	events;		/* records translated */
 	uint64_t	unknown_ids;	/* records with no plan */
-	uint64_t	dropped;	/* records too large for a bundle */
+	uint64_t	dropped;	/* records shorter than their format */
+	uint64_t	filtered;	/* print events the print filter dropped */
 	uint64_t	lost_pages;	/* pages with the missed-events flag */
 	uint64_t	lost_events;	/* kernel's stored count, if any */
 	uint64_t	bad_pages;
