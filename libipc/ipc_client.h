@@ -12,7 +12,8 @@
  * the thread running it: a daemon's main loop, or a background thread
  * with its own event_base (as libfaro does). The connect is non-blocking;
  * with IPC_CLIENT_RETRY a failed connect is retried with a growing delay
- * (up to 30 s) until it succeeds or the client is freed; without it the
+ * (up to 30 s), and at once when the socket's directory changes
+ * (inotify), until it succeeds or the client is freed; without it the
  * failure is reported as IPC_CLIENT_DISCONNECTED.
  *
  * Requests may be issued before the connection is up: they are queued
