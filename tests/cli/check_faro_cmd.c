@@ -965,9 +965,9 @@ START_TEST(test_clone_write_into_file)
 END_TEST
 
 /*
- * The one-line recording of the README on the real kernel: light mode with
- * traced_probes reading tracefs. Needs root and tracefs; skipped (with a
- * message) otherwise.
+ * Recording on the real kernel: traced_probes reads tracefs and faro gets
+ * the ftrace events. Needs root and tracefs; skipped (with a message)
+ * otherwise.
  */
 START_TEST(test_light_mode_ftrace)
 {
@@ -1006,8 +1006,15 @@ START_TEST(test_light_mode_ftrace)
 	}
 	ck_assert_msg(i < 500, "traced_probes did not register linux.ftrace");
 
-	ck_assert_int_eq(faro(&r, NULL, "-t", "1s", "-o", path("k.pftrace"),
-	    "sched/sched_switch", NULL), 0);
+	/*
+	 * Light mode's config, in a private ftrace instance so that other
+	 * tests using the top-level one at the same time do not interfere.
+	 */
+	ck_assert_int_eq(faro(&r, "duration_ms: 1000 buffers { size_kb: 8192 } "
+	    "data_sources { config { name: \"linux.ftrace\" ftrace_config { "
+	    "ftrace_events: \"sched/sched_switch\" symbolize_ksyms: true "
+	    "instance_name: \"faro_check_cli\" } } }", "-c", "-", "--txt",
+	    "-o", path("k.pftrace"), NULL), 0);
 	run_free(&r);
 	kill(ppid, SIGTERM);
 	waitpid(ppid, &st, 0);
