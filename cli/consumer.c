@@ -293,10 +293,7 @@ on_enable_tracing(struct ipc_client *cl, struct ipc_result *res, void *arg)
 		return;
 	}
 	if (r->error != NULL && r->error[0] != '\0') {
-		/* Nothing useful was written: do not leave an empty file. */
-		if (s->out != NULL && output_file_size(s->out) == 0 &&
-		    strcmp(s->out->path, "-") != 0)
-			unlink(s->out->path);
+		/* consumer_run removes the output file if still empty. */
 		session_fail(s, "traced refused the session: %s", r->error);
 		perfetto__protos__enable_tracing_response__free_unpacked(r,
 		    NULL);
@@ -650,9 +647,6 @@ on_clone(struct ipc_client *cl, struct ipc_result *res, void *arg)
 	r = res->success ? perfetto__protos__clone_session_response__unpack(
 	    NULL, res->len, res->data) : NULL;
 	if (r == NULL || !r->success) {
-		if (output_file_size(s->out) == 0 &&
-		    strcmp(s->out->path, "-") != 0)
-			unlink(s->out->path);
 		session_fail(s, "Failed to clone tracing session %s: %s", name,
 		    r != NULL && r->error != NULL ? r->error :
 		    res->error != NULL ? res->error : "refused by traced");

@@ -176,6 +176,24 @@ output_file_size(const struct output *out)
 	return (uint64_t)st.st_size;
 }
 
+/*
+ * Removes the output file if it is an empty regular file, and still the
+ * one we opened: never a device (faro -o /dev/null as root) nor a file
+ * put at the path since.
+ */
+static void
+remove_if_empty(const struct output *out)
+{
+	struct stat fst, pst;
+
+	if (strcmp(out->path, "-") == 0 || fstat(out->fd, &fst) == -1 ||
+	    !S_ISREG(fst.st_mode) || fst.st_size != 0 ||
+	    lstat(out->path, &pst) == -1 || pst.st_dev != fst.st_dev ||
+	    pst.st_ino != fst.st_ino)
+		return;
+	unlink(out->path);
+}
+
 int
 output_close(struct output *out, int rm_if_empty, char *err, size_t errlen)
 {
@@ -184,9 +202,8 @@ output_close(struct output *out, int rm_if_empty, char *err, size_t errlen)
 	if (out->fd != -1) {
 		if (output_flush(out, err, errlen) == -1)
 			rc = -1;
-		if (rm_if_empty && strcmp(out->path, "-") != 0 &&
-		    output_file_size(out) == 0)
-			unlink(out->path);
+		if (rm_if_empty)
+			remove_if_empty(out);
 		if (close(out->fd) == -1 && rc == 0) {
 			snprintf(err, errlen, "Cannot write to %s: %s",
 			    output_name(out), strerror(errno));

@@ -40,7 +40,10 @@ int	output_packet(struct output *, const uint8_t *data, size_t len,
 int	output_flush(struct output *, char *err, size_t errlen);
 /* Size of the file now (it grows on its own in write_into_file mode). */
 uint64_t output_file_size(const struct output *);
-/* Flushes and closes; removes the file if nothing was written and rm. */
+/*
+ * Flushes and closes. With rm_if_empty (a failed run), an output that is
+ * an empty regular file, still at its path, is removed.
+ */
 int	output_close(struct output *, int rm_if_empty, char *err,
 	    size_t errlen);
 const char *output_name(const struct output *);

@@ -689,6 +689,20 @@ START_TEST(test_output_files)
 	ck_assert_ptr_nonnull(strstr(err, "Cannot open output file"));
 	ck_assert_ptr_nonnull(strstr(err, "No such file or directory"));
 
+	/* Devices are never removed, even "empty" ones. */
+	ck_assert_int_eq(output_open(&out, "/dev/null", 0, err, sizeof(err)),
+	    0);
+	ck_assert_int_eq(output_close(&out, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(access("/dev/null", F_OK), 0);
+
+	/* Nor a file that replaced ours at the path. */
+	ck_assert_int_eq(output_open(&out, tmppath("swap"), 0, err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(unlink(tmppath("swap")), 0);
+	write_file(tmppath("swap"), "", 0);
+	ck_assert_int_eq(output_close(&out, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(access(tmppath("swap"), F_OK), 0);
+
 	/* A full disk is a clear error, not a silent loss. */
 	if (access("/dev/full", W_OK) == 0) {
 		uint8_t pkt[64] = { 0 };

@@ -725,6 +725,13 @@ START_TEST(test_output_errors)
 	ck_assert_int_eq(faro(&r, NULL, "-t", "100ms", NULL), 1);
 	ASSERT_ERR(&r, "--out FILE is required");
 	run_free(&r);
+	/* A full disk while writing the trace: an error, exit 1. */
+	if (access("/dev/full", W_OK) == 0) {
+		ck_assert_int_eq(faro(&r, NULL, "-t", "100ms", "-o",
+		    "/dev/full", NULL), 1);
+		ASSERT_ERR(&r, "Cannot write to /dev/full: No space left");
+		run_free(&r);
+	}
 }
 END_TEST
 
