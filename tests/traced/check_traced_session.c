@@ -367,12 +367,39 @@ killed_child(const char *sock, int ready_fd)
 	w = tt_producer_writer(&p, in->target_buffer);
 	tt_write_packets(w, "victim", 0, 50, 100);
 	tt_producer_commit(&p, w);
-	/* These stay in the SMB: no flush, no sync. */
+	/* These stay in the SMB: their commits (and patches) never leave. */
+	p.hold_commits = 1;
 	tt_write_packets(w, "victim", 50, 30, 100);
 	if (write(ready_fd, &c, 1) != 1)
 		_exit(4);
 	raise(SIGKILL);
 	_exit(5);
+}
+
+/* Polls QueryServiceState until no producer is connected. */
+static int
+wait_no_producers(struct tt_consumer *c)
+{
+	Perfetto__Protos__QueryServiceStateResponse *q;
+	struct tt_reply	 r;
+	size_t		 n;
+
+	for (int i = 0; i < 1000; i++) {
+		if (tt_consumer_call(c, TT_C_QUERY, NULL, -1, &r, 0) == -1)
+			return -1;
+		q = perfetto__protos__query_service_state_response__unpack(NULL,
+		    r.lens[0], r.data);
+		n = q != NULL && q->service_state != NULL ?
+		    q->service_state->n_producers : 1;
+		if (q != NULL)
+			perfetto__protos__query_service_state_response__free_unpacked(
+			    q, NULL);
+		tt_reply_free(&r);
+		if (n == 0)
+			return 0;
+		tt_spin(base, 10);
+	}
+	return -1;
 }
 
 START_TEST(test_producer_killed)
@@ -398,16 +425,25 @@ START_TEST(test_producer_killed)
 	ck_assert_int_eq(read(fds[0], &ch, 1), 1);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFSIGNALED(status));
-	tt_spin(base, 200);
+	/*
+	 * Wait until traced has seen the death (not for a time: CI machines
+	 * are slow): only then does it know the unpatched fragments the
+	 * victim left will never be completed.
+	 */
+	ck_assert_int_eq(wait_no_producers(&c), 0);
 	disable_and_wait(&c);
 	read_trace(&c, &t);
 	memset(seen, 0, sizeof(seen));
 	n = tt_trace_count(&t, "victim", seen, 80);
-	/* Committed data all there; the SMB scrape brings all but perhaps
-	 * the packet still open in the last chunk. */
+	/*
+	 * Committed data all there. Of the 30 never committed, the scrape
+	 * brings back all but the packets that straddle a chunk boundary
+	 * (their size was to come as a patch) and the one still open:
+	 * at most 4 boundaries at this packet size.
+	 */
 	for (i = 0; i < 50; i++)
 		ck_assert_int_eq(seen[i], 1);
-	ck_assert_uint_ge(n, 79);
+	ck_assert_uint_ge(n, 74);
 	tt_trace_free(&t);
 	tt_consumer_close(&c);
 	tt_config_free(cfg);

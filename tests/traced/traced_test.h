@@ -79,6 +79,7 @@ struct tt_producer {
 	size_t			 page_size_kb;
 	struct shm_arbiter	*arb;
 	int			 no_auto_flush;	/* do not answer Flush */
+	int			 hold_commits;	/* drop commit batches */
 	uint64_t		 last_flush_id;
 	int			 flushes;
 	int			 clears;

@@ -130,6 +130,8 @@ tt_p_commit(const struct shm_commit *sc, void *arg)
 	Perfetto__Protos__CommitDataRequest__ChunkToPatch__Patch *pt, **ptp;
 	size_t	i, j, k, npt = 0;
 
+	if (p->hold_commits)
+		return;		/* chunks stay in the SMB, uncommitted */
 	for (i = 0; i < sc->npatches; i++)
 		npt += sc->patches[i].npatches;
 	mv = calloc(sc->nmoves + 1, sizeof(*mv));
