@@ -1072,6 +1072,28 @@ START_TEST(test_traced_dies)
 }
 END_TEST
 
+/* output_path: faro creates the file and traced writes into it. */
+START_TEST(test_output_path)
+{
+	struct run r;
+	char cfg[512];
+	Perfetto__Protos__Trace *t;
+
+	snprintf(cfg, sizeof(cfg), "duration_ms: 200 write_into_file: true "
+	    "buffers { size_kb: 256 } output_path: \"%s\"",
+	    path("op.pftrace"));
+	ck_assert_int_eq(faro(&r, cfg, "-c", "-", "--txt", NULL), 0);
+	run_free(&r);
+	t = load_trace(path("op.pftrace"));
+	ck_assert_ptr_nonnull(trace_config_of(t));
+	perfetto__protos__trace__free_unpacked(t, NULL);
+	/* It must not exist already, as upstream requires. */
+	ck_assert_int_eq(faro(&r, cfg, "-c", "-", "--txt", NULL), 1);
+	ASSERT_ERR(&r, "output_path must not exist");
+	run_free(&r);
+}
+END_TEST
+
 static Suite *
 faro_cmd_suite(void)
 {
@@ -1101,6 +1123,7 @@ faro_cmd_suite(void)
 	tcase_add_test(tc, test_activate_triggers);
 	tcase_add_test(tc, test_light_mode_ftrace);
 	tcase_add_test(tc, test_traced_dies);
+	tcase_add_test(tc, test_output_path);
 	tcase_add_test(tc, test_clone);
 	tcase_add_test(tc, test_clone_write_into_file);
 	suite_add_tcase(s, tc);
