@@ -1,0 +1,205 @@
+/*
+ * The trace_processor program's metrics and daemon modes: see tprpc.h.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "httpd.h"
+#include "log.h"
+#include "metrics/metrics.h"
+#include "metrics/pbw.h"
+#include "rpc.h"
+#include "tprpc.h"
+
+void
+tprpc_args_init(struct tprpc_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->http_addr = "127.0.0.1";
+	a->http_port = TPRPC_DEFAULT_PORT;
+	a->metrics_output = "text";
+}
+
+int
+tprpc_args_add_extension(struct tprpc_args *a, const char *dir)
+{
+	if (a->nmetric_ext >= TPRPC_MAX_EXTENSIONS)
+		return -1;
+	a->metric_ext[a->nmetric_ext++] = dir;
+	return 0;
+}
+
+int
+tprpc_active(const struct tprpc_args *a)
+{
+	return a->httpd || a->live || a->run_metrics != NULL;
+}
+
+int
+tprpc_needs_trace(const struct tprpc_args *a)
+{
+	return !a->httpd && !a->live;
+}
+
+static struct metrics *
+tprpc_metrics_load(const struct tprpc_args *a)
+{
+	struct metrics *mx;
+	char *err = NULL;
+	size_t i;
+
+	if ((mx = metrics_new(&err)) == NULL) {
+		fprintf(stderr, "trace_processor: metrics: %s\n",
+		    err ? err : "?");
+		free(err);
+		return NULL;
+	}
+	for (i = 0; i < a->nmetric_ext; i++)
+		if (metrics_add_extension(mx, a->metric_ext[i], &err) == -1) {
+			fprintf(stderr, "trace_processor: --metric-extension: "
+			    "%s\n", err ? err : "?");
+			free(err);
+			metrics_free(mx);
+			return NULL;
+		}
+	return mx;
+}
+
+static int
+tprpc_run_metrics(struct metrics *mx, struct tp *tp, const char *list,
+    const char *format)
+{
+	enum metrics_format fmt;
+	struct pbw w;
+	char **names, *err = NULL, *txt;
+	size_t n, len;
+	int rc = 0;
+
+	if (strcmp(format, "text") == 0)
+		fmt = METRICS_TEXT;
+	else if (strcmp(format, "binary") == 0)
+		fmt = METRICS_BINARY;
+	else if (strcmp(format, "json") == 0)
+		fmt = METRICS_JSON;
+	else {
+		fprintf(stderr, "trace_processor: --metrics-output: %s is "
+		    "not one of text, binary, json\n", format);
+		return 1;
+	}
+	if ((names = metrics_split_names(list, &n)) == NULL || n == 0) {
+		fprintf(stderr, "trace_processor: --run-metrics: no names\n");
+		metrics_names_free(names, n);
+		return 1;
+	}
+	pbw_init(&w);
+	if (metrics_compute(mx, tp_db(tp), (const char *const *)names, n,
+	    &w, &err) == -1) {
+		fprintf(stderr, "trace_processor: %s\n", err ? err : "?");
+		rc = 1;
+	} else if ((txt = metrics_render(mx, w.buf, w.len, fmt, &len,
+	    &err)) == NULL) {
+		fprintf(stderr, "trace_processor: %s\n", err ? err : "?");
+		rc = 1;
+	} else {
+		if (fwrite(txt, 1, len, stdout) != len || fflush(stdout) != 0)
+			rc = 1;
+		free(txt);
+	}
+	free(err);
+	pbw_free(&w);
+	metrics_names_free(names, n);
+	return rc;
+}
+
+static void
+tprpc_on_signal(evutil_socket_t sig, short ev, void *arg)
+{
+	(void)ev;
+	log_info("%s: signal %d, stopping", __func__, (int)sig);
+	event_base_loopbreak(arg);
+}
+
+static int
+tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
+    const struct tprpc_args *a, struct metrics *mx)
+{
+	struct event_base *base;
+	struct event *sigint, *sigterm;
+	struct httpd *h;
+	struct rpc *rpc;
+	char *err = NULL;
+
+	signal(SIGPIPE, SIG_IGN);
+	if ((base = event_base_new()) == NULL) {
+		fprintf(stderr, "trace_processor: event_base_new failed\n");
+		tp_free(tp);
+		return 1;
+	}
+	if ((rpc = rpc_new(cfg, tp, a->trace_name, mx, &err)) == NULL) {
+		fprintf(stderr, "trace_processor: %s\n", err ? err : "?");
+		free(err);
+		event_base_free(base);
+		return 1;
+	}
+	if ((h = httpd_new(base, a->http_addr, a->http_port, rpc, &err)) ==
+	    NULL) {
+		fprintf(stderr, "trace_processor: %s\n", err ? err : "?");
+		free(err);
+		rpc_free(rpc);
+		event_base_free(base);
+		return 1;
+	}
+	sigint = evsignal_new(base, SIGINT, tprpc_on_signal, base);
+	sigterm = evsignal_new(base, SIGTERM, tprpc_on_signal, base);
+	evsignal_add(sigint, NULL);
+	evsignal_add(sigterm, NULL);
+	fprintf(stderr, "[HTTP] Starting RPC server on %s:%d\n",
+	    a->http_addr, httpd_port(h));
+	event_base_dispatch(base);
+	httpd_free(h);
+	rpc_free(rpc);
+	event_free(sigint);
+	event_free(sigterm);
+	event_base_free(base);
+	return 0;
+}
+
+int
+tprpc_main(struct tp *tp, const struct tp_config *cfg,
+    const struct tprpc_args *a)
+{
+	struct metrics *mx;
+	int rc = 0;
+
+	if ((mx = tprpc_metrics_load(a)) == NULL) {
+		tp_free(tp);
+		return 1;
+	}
+	if (a->run_metrics != NULL) {
+		if (tp == NULL) {
+			fprintf(stderr, "trace_processor: --run-metrics needs "
+			    "a trace\n");
+			rc = 1;
+		} else
+			rc = tprpc_run_metrics(mx, tp, a->run_metrics,
+			    a->metrics_output);
+	}
+	if (rc == 0 && a->live) {
+		tp_free(tp);
+		tp = NULL;
+		rc = live_main(cfg, a, mx);
+	} else if (rc == 0 && a->httpd) {
+		rc = tprpc_httpd(tp, cfg, a, mx);
+		tp = NULL;
+	}
+	tp_free(tp);
+	metrics_free(mx);
+	return rc;
+}

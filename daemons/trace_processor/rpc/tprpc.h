@@ -1,0 +1,56 @@
+/*
+ * What the trace_processor program runs besides its shell: metrics
+ * (--run-metrics), the HTTP RPC daemon (--httpd) and live metrics from a
+ * running session (--live). main.c fills a tprpc_args from its options
+ * and hands over.
+ *
+ *   trace_processor --run-metrics trace_stats,linux_cpu TRACE
+ *   trace_processor --httpd [--http-port 9001] [TRACE]
+ *   trace_processor --live[=CONFIG.pbtxt] [--http-port 9001]
+ */
+#ifndef FARO_TP_TPRPC_H
+#define FARO_TP_TPRPC_H
+
+#include <stddef.h>
+
+#include "tp.h"
+
+struct metrics;
+
+#define TPRPC_MAX_EXTENSIONS	16
+#define TPRPC_DEFAULT_PORT	9001
+
+struct tprpc_args {
+	int		 httpd;			/* --httpd */
+	const char	*http_addr;		/* --http-ip-address */
+	int		 http_port;		/* --http-port */
+	const char	*run_metrics;		/* --run-metrics a,b */
+	const char	*metrics_output;	/* text (default), binary, json */
+	const char	*metric_ext[TPRPC_MAX_EXTENSIONS];
+	size_t		 nmetric_ext;		/* --metric-extension DIR */
+	int		 live;			/* --live */
+	const char	*live_config;		/* --live=CONFIG */
+	const char	*trace_name;		/* shown by /status */
+};
+
+void	tprpc_args_init(struct tprpc_args *);
+/* 0 or -1 (too many). */
+int	tprpc_args_add_extension(struct tprpc_args *, const char *dir);
+/* Does any option here apply? */
+int	tprpc_active(const struct tprpc_args *);
+/* Does what was asked need a trace file? (--httpd and --live do not.) */
+int	tprpc_needs_trace(const struct tprpc_args *);
+
+/*
+ * Runs what was asked: metrics on tp, then the daemon until SIGINT or
+ * SIGTERM. tp (loaded and finalized, or NULL) is taken over. Returns the
+ * process exit status.
+ */
+int	tprpc_main(struct tp *tp, const struct tp_config *,
+	    const struct tprpc_args *);
+
+/* Live metrics (live.c). */
+int	live_main(const struct tp_config *, const struct tprpc_args *,
+	    struct metrics *mx);
+
+#endif

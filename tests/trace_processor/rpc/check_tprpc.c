@@ -1,0 +1,867 @@
+/*
+ * check_tprpc: the trace processor's HTTP RPC through real HTTP requests
+ * on a real socket: the per-method endpoints, the QueryResult cell
+ * encoding, the /rpc stream (order, framing errors), CORS, the WebSocket
+ * and table restoring. The server runs on its own thread and event base;
+ * the test talks to it like any client.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+#include <event2/event.h>
+#include <event2/thread.h>
+
+#include "http_client.h"
+#include "metrics/metrics.h"
+#include "metrics/pbw.h"
+#include "pbdec.h"
+#include "rpc/httpd.h"
+#include "rpc/rpc.h"
+#include "rpc/sha1.h"
+#include "tp.h"
+
+static const char json_trace[] =
+    "{\"traceEvents\":["
+    "{\"name\":\"work\",\"cat\":\"c\",\"ph\":\"X\",\"ts\":10,\"dur\":5,"
+    "\"pid\":1,\"tid\":1},"
+    "{\"name\":\"work\",\"cat\":\"c\",\"ph\":\"X\",\"ts\":20,\"dur\":15,"
+    "\"pid\":1,\"tid\":1},"
+    "{\"name\":\"idle\",\"cat\":\"c\",\"ph\":\"X\",\"ts\":40,\"dur\":2,"
+    "\"pid\":1,\"tid\":2}]}";
+
+struct server {
+	pthread_t		 th;
+	struct event_base	*base;
+	struct metrics		*mx;
+	struct rpc		*rpc;
+	struct httpd		*h;
+	int			 port;
+};
+
+static struct server srv;
+
+static void *
+server_run(void *arg)
+{
+	struct server *s = arg;
+
+	event_base_dispatch(s->base);
+	return NULL;
+}
+
+static void
+server_start(void)
+{
+	struct tp_config cfg;
+	char *err = NULL;
+
+	evthread_use_pthreads();
+	tp_config_init(&cfg);
+	memset(&srv, 0, sizeof(srv));
+	srv.mx = metrics_new(&err);
+	ck_assert_msg(srv.mx != NULL, "metrics_new: %s", err);
+	srv.rpc = rpc_new(&cfg, NULL, NULL, srv.mx, &err);
+	ck_assert_msg(srv.rpc != NULL, "rpc_new: %s", err);
+	srv.base = event_base_new();
+	srv.h = httpd_new(srv.base, "127.0.0.1", 0, srv.rpc, &err);
+	ck_assert_msg(srv.h != NULL, "httpd_new: %s", err);
+	srv.port = httpd_port(srv.h);
+	ck_assert_int_gt(srv.port, 0);
+	ck_assert_int_eq(pthread_create(&srv.th, NULL, server_run, &srv), 0);
+}
+
+static void
+server_stop(void)
+{
+	event_base_loopbreak(srv.base);
+	pthread_join(srv.th, NULL);
+	httpd_free(srv.h);
+	rpc_free(srv.rpc);
+	metrics_free(srv.mx);
+	event_base_free(srv.base);
+}
+
+/* ---- decoding replies ----------------------------------------------- */
+
+/* A QueryResult, rows rendered as "a|1|2.5|NULL\n" for easy checks. */
+struct qres {
+	char	*cols;		/* "a,b,c" */
+	char	*rows;
+	size_t	 nrows_cells;
+	char	*error;
+	int	 batches;
+	int	 last_batches;
+	uint32_t statements;
+};
+
+/* Appends to a string that remembers its length and room just after its
+ * NUL (so appending stays linear on long results). */
+static char	*sa_last;
+static size_t	 sa_len, sa_cap;
+
+static void
+sappend(char **s, const char *t, size_t n)
+{
+	size_t old;
+
+	if (*s != sa_last) {
+		old = *s ? strlen(*s) : 0;
+		sa_cap = old;
+	} else
+		old = sa_len;
+	if (*s == NULL || old + n + 1 > sa_cap) {
+		sa_cap = (old + n + 1) * 2;
+		*s = realloc(*s, sa_cap);
+	}
+	memcpy(*s + old, t, n);
+	(*s)[old + n] = '\0';
+	sa_last = *s;
+	sa_len = old + n;
+}
+
+static int ncols_seen;
+
+static void
+decode_batch(struct qres *q, const uint8_t *p, size_t n)
+{
+	struct pb it;
+	struct pb_field f;
+	const uint8_t *cells = NULL, *strs = NULL;
+	size_t ncells = 0, nstrs = 0, i;
+	struct pb_packed vk, dk;
+	int have_v = 0, have_d = 0;
+	const uint8_t *blobs[64];
+	size_t bloblen[64], nblobs = 0, bi = 0;
+	char buf[64];
+
+	pb_init(&it, p, n);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 1:
+			cells = f.data;
+			ncells = f.len;
+			break;
+		case 2:
+			pb_packed_init(&vk, &f);
+			have_v = 1;
+			break;
+		case 3:
+			pb_packed_init(&dk, &f);
+			have_d = 1;
+			break;
+		case 4:
+			if (nblobs < 64) {
+				blobs[nblobs] = f.data;
+				bloblen[nblobs++] = f.len;
+			}
+			break;
+		case 5:
+			strs = f.data;
+			nstrs = f.len;
+			break;
+		case 6:
+			q->last_batches += f.u != 0;
+			break;
+		}
+	}
+	ck_assert_int_eq(it.err, 0);
+	q->batches++;
+	for (i = 0; i < ncells; i++) {
+		uint64_t u;
+
+		switch (cells[i]) {
+		case 1:
+			sappend(&q->rows, "NULL", 4);
+			break;
+		case 2:
+			ck_assert(have_v);
+			ck_assert_int_eq(pb_packed_varint_untrusted(&vk, &u), 1);
+			snprintf(buf, sizeof(buf), "%lld", (long long)u);
+			sappend(&q->rows, buf, strlen(buf));
+			break;
+		case 3: {
+			double d;
+
+			ck_assert(have_d);
+			ck_assert_int_eq(pb_packed_fixed64_untrusted(&dk, &u),
+			    1);
+			memcpy(&d, &u, 8);
+			snprintf(buf, sizeof(buf), "%g", d);
+			sappend(&q->rows, buf, strlen(buf));
+			break;
+		}
+		case 4: {
+			size_t l;
+
+			ck_assert(strs != NULL && nstrs > 0);
+			l = strnlen((const char *)strs, nstrs);
+			ck_assert_uint_lt(l, nstrs);
+			sappend(&q->rows, (const char *)strs, l);
+			strs += l + 1;
+			nstrs -= l + 1;
+			break;
+		}
+		case 5:
+			ck_assert_uint_lt(bi, nblobs);
+			snprintf(buf, sizeof(buf), "blob%zu", bloblen[bi++]);
+			sappend(&q->rows, buf, strlen(buf));
+			(void)blobs;
+			break;
+		default:
+			ck_abort_msg("bad cell type %d", cells[i]);
+		}
+		q->nrows_cells++;
+		sappend(&q->rows, (q->nrows_cells % (size_t)ncols_seen) == 0 ?
+		    "\n" : "|", 1);
+	}
+	/* Every typed value was used by a cell. */
+	ck_assert_uint_eq(nstrs, 0);
+}
+
+static void
+qres_decode(struct qres *q, const uint8_t *p, size_t n)
+{
+	struct pb it;
+	struct pb_field f;
+
+	pb_init(&it, p, n);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		switch (f.id) {
+		case 1:
+			if (q->cols)
+				sappend(&q->cols, ",", 1);
+			else
+				ncols_seen = 0;
+			sappend(&q->cols, (const char *)f.data, f.len);
+			ncols_seen++;
+			break;
+		case 2:
+			free(q->error);
+			q->error = strndup((const char *)f.data, f.len);
+			break;
+		case 3:
+			if (ncols_seen == 0)
+				ncols_seen = 1;
+			decode_batch(q, f.data, f.len);
+			break;
+		case 4:
+			q->statements = (uint32_t)f.u;
+			break;
+		}
+	}
+	ck_assert_int_eq(it.err, 0);
+}
+
+static void
+qres_free(struct qres *q)
+{
+	free(q->cols);
+	free(q->rows);
+	free(q->error);
+	memset(q, 0, sizeof(*q));
+}
+
+static void
+query(const char *sql, struct qres *q)
+{
+	struct http_reply r;
+	struct pbw w;
+
+	memset(q, 0, sizeof(*q));
+	ncols_seen = 0;
+	pbw_init(&w);
+	pbw_string(&w, 1, sql);
+	ck_assert_int_eq(http_request(srv.port, "POST", "/query", NULL, w.buf,
+	    w.len, &r), 0);
+	pbw_free(&w);
+	ck_assert_int_eq(r.status, 200);
+	qres_decode(q, r.body, r.len);
+	http_reply_free(&r);
+}
+
+static void
+load_json(void)
+{
+	struct http_reply r;
+	size_t half = sizeof(json_trace) / 2;
+	struct pb it;
+	struct pb_field f;
+	int64_t parsed = -1;
+
+	/* Two pieces split mid-token: the engine must not care. */
+	ck_assert_int_eq(http_request(srv.port, "POST", "/parse", NULL,
+	    json_trace, half, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	http_reply_free(&r);
+	ck_assert_int_eq(http_request(srv.port, "POST", "/parse", NULL,
+	    json_trace + half, sizeof(json_trace) - 1 - half, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	pb_init(&it, r.body, r.len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1)
+			parsed = (int64_t)f.u;
+		ck_assert_msg(f.id != 2, "parse error: %.*s", (int)f.len,
+		    f.data);
+	}
+	ck_assert_int_eq(parsed, (int64_t)sizeof(json_trace) - 1);
+	http_reply_free(&r);
+	ck_assert_int_eq(http_request(srv.port, "GET", "/notify_eof", NULL,
+	    NULL, 0, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	http_reply_free(&r);
+}
+
+/* ---- tests ---------------------------------------------------------- */
+
+START_TEST(test_status)
+{
+	struct http_reply r;
+	struct pb it;
+	struct pb_field f;
+	int api = 0, ver = 0;
+
+	server_start();
+	ck_assert_int_eq(http_request(srv.port, "GET", "/status", NULL, NULL,
+	    0, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	pb_init(&it, r.body, r.len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 3)
+			api = (int)f.u;
+		if (f.id == 2 && f.len > 0)
+			ver = 1;
+	}
+	ck_assert_int_eq(api, 14);
+	ck_assert(ver);
+	http_reply_free(&r);
+	ck_assert_int_eq(http_request(srv.port, "GET", "/nope", NULL, NULL,
+	    0, &r), 0);
+	ck_assert_int_eq(r.status, 404);
+	http_reply_free(&r);
+	server_stop();
+}
+END_TEST
+
+START_TEST(test_query_cells)
+{
+	struct qres q;
+
+	server_start();
+	load_json();
+	query("select name, ts, dur from slice order by ts", &q);
+	ck_assert_ptr_null(q.error);
+	ck_assert_str_eq(q.cols, "name,ts,dur");
+	ck_assert_str_eq(q.rows, "work|10000|5000\nwork|20000|15000\n"
+	    "idle|40000|2000\n");
+	ck_assert_int_eq(q.last_batches, 1);
+	qres_free(&q);
+
+	/* Every cell type, and statements before the last one. */
+	query("create table t(a); insert into t values(1);\n"
+	    "select null as n, 42 as i, 2.5 as d, 'x' as s, x'00ff' as b, "
+	    "'' as e from t", &q);
+	ck_assert_ptr_null(q.error);
+	ck_assert_str_eq(q.cols, "n,i,d,s,b,e");
+	ck_assert_str_eq(q.rows, "NULL|42|2.5|x|blob2|\n");
+	ck_assert_int_eq(q.statements, 3);
+	qres_free(&q);
+
+	/* Errors come back in the result, with a last batch. */
+	query("select nope from slice", &q);
+	ck_assert_ptr_nonnull(q.error);
+	ck_assert_ptr_nonnull(strstr(q.error, "nope"));
+	ck_assert_int_eq(q.last_batches, 1);
+	qres_free(&q);
+	server_stop();
+}
+END_TEST
+
+START_TEST(test_query_batches)
+{
+	struct qres q;
+	char *p;
+	long rows = 0, sum = 0;
+
+	server_start();
+	/* 3 columns x 60000 rows: several batches of at most 50000 cells. */
+	query("with recursive c(x) as (select 1 union all select x + 1 "
+	    "from c where x < 60000) select x, x * 0.5, 'r' || x from c", &q);
+	ck_assert_ptr_null(q.error);
+	ck_assert_int_ge(q.batches, 2);
+	ck_assert_int_eq(q.last_batches, 1);
+	for (p = q.rows; p && *p; p = strchr(p, '\n') + 1) {
+		long x;
+		double h;
+		char s[32];
+
+		ck_assert_int_eq(sscanf(p, "%ld|%lf|%31[^\n]", &x, &h, s), 3);
+		ck_assert(h == x * 0.5);
+		ck_assert_int_eq(atol(s + 1), x);
+		rows++;
+		sum += x;
+	}
+	ck_assert_int_eq(rows, 60000);
+	ck_assert_int_eq(sum, 60000L * 60001 / 2);
+	qres_free(&q);
+	server_stop();
+}
+END_TEST
+
+/* Replies of a /rpc or WebSocket stream. */
+struct rpcmsg {
+	int64_t		 seq;
+	int		 response;
+	int		 invalid;
+	char		*fatal;
+	uint32_t	 field;
+	uint8_t		*payload;
+	size_t		 len;
+};
+
+static int
+rpc_decode(const uint8_t *p, size_t n, struct rpcmsg *out, int max)
+{
+	struct pb it, it2;
+	struct pb_field f, g;
+	int k = 0;
+
+	pb_init(&it, p, n);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		ck_assert_int_eq(f.id, 1);
+		ck_assert_int_lt(k, max);
+		memset(&out[k], 0, sizeof(out[k]));
+		pb_init(&it2, f.data, f.len);
+		while (pb_next_untrusted(&it2, &g) == 1) {
+			if (g.id == 1)
+				out[k].seq = (int64_t)g.u;
+			else if (g.id == 3)
+				out[k].response = (int)g.u;
+			else if (g.id == 4)
+				out[k].invalid = (int)g.u;
+			else if (g.id == 5)
+				out[k].fatal = strndup((const char *)g.data,
+				    g.len);
+			else if (g.id > 100) {
+				out[k].field = g.id;
+				out[k].payload = malloc(g.len + 1);
+				memcpy(out[k].payload, g.data, g.len);
+				out[k].len = g.len;
+			}
+		}
+		ck_assert_int_eq(it2.err, 0);
+		k++;
+	}
+	ck_assert_int_eq(it.err, 0);
+	return k;
+}
+
+static void
+rpcmsg_free(struct rpcmsg *m, int n)
+{
+	while (n-- > 0) {
+		free(m[n].fatal);
+		free(m[n].payload);
+	}
+}
+
+/* Appends one request to a stream being built. */
+static void
+rpc_req(struct pbw *w, int64_t seq, int method, uint32_t field,
+    const void *args, size_t len)
+{
+	size_t m = pbw_begin(w, 1);
+
+	pbw_uint(w, 1, (uint64_t)seq);
+	pbw_uint(w, 2, (uint64_t)method);
+	if (field != 0)
+		pbw_bytes(w, field, args, len);
+	pbw_end(w, m);
+}
+
+START_TEST(test_rpc_stream)
+{
+	struct http_reply r;
+	struct pbw w, qa;
+	struct rpcmsg m[16];
+	struct qres q;
+	int n;
+
+	server_start();
+	pbw_init(&w);
+	pbw_init(&qa);
+	pbw_string(&qa, 1, "select count(*) as c, sum(dur) as d from slice");
+	rpc_req(&w, 1, 1, 101, json_trace, sizeof(json_trace) - 1);
+	rpc_req(&w, 2, 2, 0, NULL, 0);
+	rpc_req(&w, 3, 3, 103, qa.buf, qa.len);
+	rpc_req(&w, 4, 10, 0, NULL, 0);
+	rpc_req(&w, 5, 99, 0, NULL, 0);		/* unknown method */
+	ck_assert_int_eq(http_request(srv.port, "POST", "/rpc", NULL, w.buf,
+	    w.len, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	n = rpc_decode(r.body, r.len, m, 16);
+	ck_assert_int_eq(n, 5);
+	ck_assert_int_eq(m[0].response, 1);
+	ck_assert_int_eq(m[0].field, 201);
+	ck_assert_int_eq(m[1].response, 2);
+	ck_assert_int_eq(m[2].response, 3);
+	ck_assert_int_eq(m[2].field, 203);
+	memset(&q, 0, sizeof(q));
+	ncols_seen = 0;
+	qres_decode(&q, m[2].payload, m[2].len);
+	ck_assert_str_eq(q.cols, "c,d");
+	ck_assert_str_eq(q.rows, "3|22000\n");
+	qres_free(&q);
+	ck_assert_int_eq(m[3].response, 10);
+	ck_assert_int_eq(m[3].field, 210);
+	ck_assert_int_eq(m[4].invalid, 99);
+	/* The service numbers its replies itself, one up each time. */
+	ck_assert_int_eq(m[1].seq, m[0].seq + 1);
+	ck_assert_int_eq(m[4].seq, m[0].seq + 4);
+	rpcmsg_free(m, n);
+	http_reply_free(&r);
+	pbw_free(&w);
+
+	/* Out of order: seq 7 after 5 (within one request) is fatal. */
+	pbw_init(&w);
+	rpc_req(&w, 5, 10, 0, NULL, 0);
+	rpc_req(&w, 7, 10, 0, NULL, 0);
+	rpc_req(&w, 8, 10, 0, NULL, 0);
+	ck_assert_int_eq(http_request(srv.port, "POST", "/rpc", NULL, w.buf,
+	    w.len, &r), 0);
+	n = rpc_decode(r.body, r.len, m, 16);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(m[0].response, 10);
+	ck_assert_ptr_nonnull(m[1].fatal);
+	ck_assert_ptr_nonnull(strstr(m[1].fatal, "out of order"));
+	rpcmsg_free(m, n);
+	http_reply_free(&r);
+	pbw_free(&w);
+
+	/* Garbage framing: one fatal error, nothing else. */
+	ck_assert_int_eq(http_request(srv.port, "POST", "/rpc", NULL,
+	    "\x12\x05hello", 7, &r), 0);
+	n = rpc_decode(r.body, r.len, m, 16);
+	ck_assert_int_eq(n, 1);
+	ck_assert_ptr_nonnull(m[0].fatal);
+	ck_assert_ptr_nonnull(strstr(m[0].fatal, "framing"));
+	rpcmsg_free(m, n);
+	http_reply_free(&r);
+
+	/* And the server is still fine afterwards. */
+	query("select count(*) from slice", &q);
+	ck_assert_str_eq(q.rows, "3\n");
+	qres_free(&q);
+	pbw_free(&qa);
+	server_stop();
+}
+END_TEST
+
+START_TEST(test_cors)
+{
+	struct http_reply r;
+	char *v;
+
+	server_start();
+	ck_assert_int_eq(http_request(srv.port, "OPTIONS", "/query",
+	    "Origin: https://ui.perfetto.dev\r\n"
+	    "Access-Control-Request-Method: POST\r\n", NULL, 0, &r), 0);
+	ck_assert_int_eq(r.status, 204);
+	v = http_header(&r, "Access-Control-Allow-Origin");
+	ck_assert_str_eq(v, "https://ui.perfetto.dev");
+	free(v);
+	v = http_header(&r, "Access-Control-Allow-Methods");
+	ck_assert_str_eq(v, "POST, GET, OPTIONS");
+	free(v);
+	http_reply_free(&r);
+
+	ck_assert_int_eq(http_request(srv.port, "GET", "/status",
+	    "Origin: http://127.0.0.1:10000\r\n", NULL, 0, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	v = http_header(&r, "Access-Control-Allow-Origin");
+	ck_assert_str_eq(v, "http://127.0.0.1:10000");
+	free(v);
+	http_reply_free(&r);
+
+	/* Another site's page must not drive the trace processor. */
+	ck_assert_int_eq(http_request(srv.port, "POST", "/query",
+	    "Origin: https://evil.example\r\n", "\x0a\x01x", 3, &r), 0);
+	ck_assert_int_eq(r.status, 403);
+	v = http_header(&r, "Access-Control-Allow-Origin");
+	ck_assert_ptr_null(v);
+	http_reply_free(&r);
+	server_stop();
+}
+END_TEST
+
+static void
+ws_write_frame(int fd, int opcode, const uint8_t *p, size_t n)
+{
+	uint8_t hdr[14], mask[4] = { 0x12, 0x34, 0x56, 0x78 }, *buf;
+	size_t h = 0, i;
+
+	hdr[h++] = (uint8_t)(0x80 | opcode);
+	if (n < 126)
+		hdr[h++] = (uint8_t)(0x80 | n);
+	else {
+		hdr[h++] = 0x80 | 126;
+		hdr[h++] = (uint8_t)(n >> 8);
+		hdr[h++] = (uint8_t)n;
+	}
+	memcpy(hdr + h, mask, 4);
+	h += 4;
+	buf = malloc(h + n);
+	memcpy(buf, hdr, h);
+	for (i = 0; i < n; i++)
+		buf[h + i] = p[i] ^ mask[i % 4];
+	ck_assert_int_eq(write(fd, buf, h + n), (ssize_t)(h + n));
+	free(buf);
+}
+
+static int
+read_full(int fd, uint8_t *p, size_t n)
+{
+	ssize_t r;
+
+	while (n > 0) {
+		if ((r = read(fd, p, n)) <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* One server frame: its opcode, payload malloc'd. */
+static int
+ws_read_frame(int fd, uint8_t **payload, size_t *len)
+{
+	uint8_t h[2], ext[8];
+	uint64_t n;
+	int i;
+
+	ck_assert_int_eq(read_full(fd, h, 2), 0);
+	ck_assert_int_eq(h[1] & 0x80, 0);	/* servers do not mask */
+	n = h[1] & 0x7f;
+	if (n == 126) {
+		ck_assert_int_eq(read_full(fd, ext, 2), 0);
+		n = (uint64_t)ext[0] << 8 | ext[1];
+	} else if (n == 127) {
+		ck_assert_int_eq(read_full(fd, ext, 8), 0);
+		for (n = 0, i = 0; i < 8; i++)
+			n = n << 8 | ext[i];
+	}
+	*payload = malloc(n + 1);
+	*len = (size_t)n;
+	ck_assert_int_eq(read_full(fd, *payload, (size_t)n), 0);
+	return h[0] & 0x0f;
+}
+
+START_TEST(test_websocket)
+{
+	/* RFC 6455's example key and its accept value. */
+	static const char req[] =
+	    "GET /websocket HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+	    "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+	    "Origin: https://ui.perfetto.dev\r\n"
+	    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+	    "Sec-WebSocket-Version: 13\r\n\r\n";
+	char head[2048];
+	struct pbw w;
+	struct rpcmsg m[4];
+	uint8_t *pl;
+	size_t len;
+	int fd, op, n;
+
+	server_start();
+	ck_assert_int_ge(fd = http_connect(srv.port), 0);
+	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	ck_assert_int_eq(http_read_head(fd, head, sizeof(head)), 0);
+	ck_assert_msg(strncmp(head, "HTTP/1.1 101", 12) == 0, "%s", head);
+	ck_assert_ptr_nonnull(strstr(head,
+	    "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"));
+
+	/* Two requests in one message, the second split over two frames. */
+	pbw_init(&w);
+	rpc_req(&w, 1, 10, 0, NULL, 0);
+	rpc_req(&w, 2, 10, 0, NULL, 0);
+	ws_write_frame(fd, 0x2, w.buf, w.len);
+	op = ws_read_frame(fd, &pl, &len);
+	ck_assert_int_eq(op, 2);
+	n = rpc_decode(pl, len, m, 4);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(m[0].response, 10);
+	rpcmsg_free(m, n);
+	free(pl);
+	op = ws_read_frame(fd, &pl, &len);
+	ck_assert_int_eq(op, 2);
+	n = rpc_decode(pl, len, m, 4);
+	ck_assert_int_eq(m[0].field, 210);
+	rpcmsg_free(m, n);
+	free(pl);
+	pbw_free(&w);
+
+	/* Ping gets pong; close gets close. */
+	ws_write_frame(fd, 0x9, (const uint8_t *)"hi", 2);
+	op = ws_read_frame(fd, &pl, &len);
+	ck_assert_int_eq(op, 0xa);
+	ck_assert_uint_eq(len, 2);
+	free(pl);
+	ws_write_frame(fd, 0x8, NULL, 0);
+	op = ws_read_frame(fd, &pl, &len);
+	ck_assert_int_eq(op, 0x8);
+	free(pl);
+	close(fd);
+
+	/* Without an allowed origin the upgrade is refused. */
+	ck_assert_int_ge(fd = http_connect(srv.port), 0);
+	{
+		static const char bad[] =
+		    "GET /websocket HTTP/1.1\r\nHost: x\r\n"
+		    "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+		    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+		    "Sec-WebSocket-Version: 13\r\n\r\n";
+
+		ck_assert_int_eq(write(fd, bad, strlen(bad)),
+		    (ssize_t)strlen(bad));
+		ck_assert_int_eq(http_read_head(fd, head, sizeof(head)), 0);
+		ck_assert_msg(strncmp(head, "HTTP/1.1 403", 12) == 0, "%s",
+		    head);
+	}
+	close(fd);
+	server_stop();
+}
+END_TEST
+
+START_TEST(test_restore_and_metrics)
+{
+	struct http_reply r;
+	struct qres q;
+	struct pbw w;
+	struct pb it;
+	struct pb_field f;
+	char *txt = NULL;
+
+	server_start();
+	load_json();
+	query("create table mine as select 1 as one; create view v as "
+	    "select * from slice", &q);
+	ck_assert_ptr_null(q.error);
+	qres_free(&q);
+	ck_assert_int_eq(http_request(srv.port, "GET",
+	    "/restore_initial_tables", NULL, NULL, 0, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	http_reply_free(&r);
+	query("select * from mine", &q);
+	ck_assert_ptr_nonnull(q.error);
+	qres_free(&q);
+	query("select count(*) from v", &q);
+	ck_assert_ptr_nonnull(q.error);
+	qres_free(&q);
+	query("select count(*) from slice", &q);
+	ck_assert_ptr_null(q.error);
+	ck_assert_str_eq(q.rows, "3\n");
+	qres_free(&q);
+
+	pbw_init(&w);
+	pbw_string(&w, 1, "linux_slices");
+	pbw_uint(&w, 2, 1);	/* TEXTPROTO */
+	ck_assert_int_eq(http_request(srv.port, "POST", "/compute_metric",
+	    NULL, w.buf, w.len, &r), 0);
+	pbw_free(&w);
+	ck_assert_int_eq(r.status, 200);
+	pb_init(&it, r.body, r.len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		ck_assert_msg(f.id != 2, "error: %.*s", (int)f.len, f.data);
+		if (f.id == 3)
+			txt = strndup((const char *)f.data, f.len);
+	}
+	ck_assert_ptr_nonnull(txt);
+	ck_assert_str_eq(txt,
+	    "[perfetto.protos.linux_slices] {\n"
+	    "  slice {\n"
+	    "    name: \"work\"\n"
+	    "    count: 2\n"
+	    "    total_dur_ns: 20000\n"
+	    "    p50_ns: 5000\n"
+	    "    p90_ns: 15000\n"
+	    "    p99_ns: 15000\n"
+	    "    max_ns: 15000\n"
+	    "    min_ns: 5000\n"
+	    "  }\n"
+	    "  slice {\n"
+	    "    name: \"idle\"\n"
+	    "    count: 1\n"
+	    "    total_dur_ns: 2000\n"
+	    "    p50_ns: 2000\n"
+	    "    p90_ns: 2000\n"
+	    "    p99_ns: 2000\n"
+	    "    max_ns: 2000\n"
+	    "    min_ns: 2000\n"
+	    "  }\n"
+	    "}\n");
+	free(txt);
+	http_reply_free(&r);
+
+	/* An unknown metric is an error in the result, not a crash. */
+	pbw_init(&w);
+	pbw_string(&w, 1, "no_such_metric");
+	ck_assert_int_eq(http_request(srv.port, "POST", "/compute_metric",
+	    NULL, w.buf, w.len, &r), 0);
+	pbw_free(&w);
+	ck_assert_ptr_nonnull(memmem(r.body, r.len, "no_such_metric", 14));
+	http_reply_free(&r);
+	server_stop();
+}
+END_TEST
+
+START_TEST(test_reparse_resets)
+{
+	struct qres q;
+
+	server_start();
+	load_json();
+	/* A second trace after EOF replaces the first, as upstream. */
+	load_json();
+	query("select count(*) from slice", &q);
+	ck_assert_str_eq(q.rows, "3\n");
+	qres_free(&q);
+	server_stop();
+}
+END_TEST
+
+static Suite *
+tprpc_suite(void)
+{
+	Suite *s = suite_create("tprpc");
+	TCase *tc = tcase_create("http");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_status);
+	tcase_add_test(tc, test_query_cells);
+	tcase_add_test(tc, test_query_batches);
+	tcase_add_test(tc, test_rpc_stream);
+	tcase_add_test(tc, test_cors);
+	tcase_add_test(tc, test_websocket);
+	tcase_add_test(tc, test_restore_and_metrics);
+	tcase_add_test(tc, test_reparse_resets);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(tprpc_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
