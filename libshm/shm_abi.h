@@ -344,7 +344,10 @@ struct shm_region {
 	size_t		 size;
 };
 
-/* memfd of 'size' bytes (multiple of 4 KiB), F_SEAL_SHRINK, mapped RW. */
+/*
+ * memfd of 'size' bytes (multiple of 4 KiB), sealed F_SEAL_SHRINK |
+ * F_SEAL_GROW | F_SEAL_SEAL like upstream's, mapped RW.
+ */
 int	shm_region_create(struct shm_region *, size_t size, const char *name,
 	    const char **cause);
 

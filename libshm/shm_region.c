@@ -39,7 +39,9 @@ shm_region_create(struct shm_region *r, size_t size, const char *name,
 		*cause = "ftruncate failed";
 		goto fail;
 	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == -1) {
+	/* As upstream does: the size and the seals themselves are final. */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_SEAL) == -1) {
 		*cause = "cannot seal the buffer";
 		goto fail;
 	}

@@ -197,9 +197,12 @@ START_TEST(test_region_seals)
 	int fd, dupfd, p[2];
 
 	ck_assert_int_eq(shm_region_create(&a, 16384, "t", &cause), 0);
-	ck_assert(fcntl(a.fd, F_GET_SEALS) & F_SEAL_SHRINK);
+	ck_assert_int_eq(fcntl(a.fd, F_GET_SEALS) & (F_SEAL_SHRINK |
+	    F_SEAL_GROW | F_SEAL_SEAL), F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_SEAL);
 	ck_assert_int_eq(ftruncate(a.fd, 4096), -1);
 	ck_assert_int_eq(errno, EPERM);
+	ck_assert_int_eq(ftruncate(a.fd, 65536), -1);
 	dupfd = dup(a.fd);
 	ck_assert_int_eq(shm_region_map_untrusted(&b, dupfd, 0, 1, &cause), 0);
 	ck_assert_uint_eq(b.size, 16384);
