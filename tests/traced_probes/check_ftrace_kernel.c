@@ -9,6 +9,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <event2/event.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ static char state_dir[] = "/tmp/faro-ftrace-test.XXXXXX";
 static const char *snap_files[] = {
 	"tracing_on", "buffer_size_kb", "trace_clock", "current_tracer",
 	"set_event", "set_event_pid", "tracing_cpumask", "uprobe_events",
+	"buffer_percent",
 };
 
 struct snap {
@@ -652,6 +654,65 @@ START_TEST(print_filter_and_clock)
 }
 END_TEST
 
+static void
+count_prints(const Perfetto__Protos__FtraceEventBundle *b,
+    const Perfetto__Protos__FtraceEvent *ev, void *arg)
+{
+	if (ev->event_case == PERFETTO__PROTOS__FTRACE_EVENT__EVENT_PRINT)
+		(*(int *)arg)++;
+}
+
+/* drain_buffer_percent: a filling buffer is read long before the timer. */
+START_TEST(buffer_percent_wakes_reader)
+{
+	static const char *ev[] = { "ftrace/print" };
+	struct event_base *base = event_base_new();
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s;
+	struct test_sink ts;
+	Perfetto__Protos__FtraceConfig *c = config(ev, 1);
+	const char *cause = NULL;
+	char path[TFS_PATH_MAX], line[128], v[16];
+	struct timeval tick = { 0, 20000 };
+	int fd, prints = 0;
+
+	snap_take(&snap);
+	c->has_buffer_size_kb = 1;
+	c->buffer_size_kb = 256;
+	c->has_drain_period_ms = 1;
+	c->drain_period_ms = 600000;
+	c->has_drain_buffer_percent = 1;
+	c->drain_buffer_percent = 10;
+	h = ftrace_host_new(base, NULL, state_dir, &cause);
+	ck_assert_msg(h != NULL, "%s", cause);
+	s = source(h, c, &ts);
+	tfs_read_line(tracefs, "buffer_percent", v, sizeof(v));
+	ck_assert_str_eq(v, "10");
+	snprintf(path, sizeof(path), "%s/trace_marker", tracefs);
+	fd = open(path, O_WRONLY);
+	ck_assert_int_ge(fd, 0);
+	memset(line, 'x', sizeof(line));
+	line[sizeof(line) - 1] = '\n';
+	/* ~128 KiB from this CPU: past 10% of its 256 KiB buffer. */
+	for (int i = 0; i < 1000; i++)
+		ck_assert_int_gt(write(fd, line, sizeof(line)), 0);
+	close(fd);
+	for (int t = 0; t < 100 && prints == 0; t++) {
+		event_base_loopexit(base, &tick);
+		event_base_dispatch(base);
+		test_sink_events(&ts, count_prints, &prints);
+	}
+	ck_assert_int_gt(prints, 0);
+	ftrace_source_free(s);
+	ftrace_host_free(h);
+	event_base_free(base);
+	test_sink_free(&ts);
+	free(c);
+	snap_check(&snap);
+}
+END_TEST
+
 /* The privileged broker: real sessions work, anything else is refused. */
 START_TEST(broker_checks_paths)
 {
@@ -743,6 +804,7 @@ ftrace_kernel_suite(void)
 	tcase_add_test(tc, cleanup_after_crash);
 	tcase_add_test(tc, broker_checks_paths);
 	tcase_add_test(tc, print_filter_and_clock);
+	tcase_add_test(tc, buffer_percent_wakes_reader);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -53,6 +53,7 @@ struct ftrace_ctl {
 	size_t		 nreqs;
 	int		 next_handle;
 	uint32_t	 buffer_kb;	/* applied */
+	uint32_t	 buffer_percent; /* applied, 0: untouched */
 };
 
 static int
@@ -205,6 +206,7 @@ restore_all(struct ftrace_ctl *ctl)
 	ctl->saved = NULL;
 	ctl->nsaved = 0;
 	ctl->buffer_kb = 0;
+	ctl->buffer_percent = 0;
 	ctl->clock[0] = '\0';
 	if (ctl->created && tfs_rmdir(ctl->root) == -1) {
 		/* Keep the record so a later cleanup removes it. */
@@ -444,6 +446,18 @@ ftrace_ctl_add(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 	kb = want;
 	if (set_buffer(ctl, kb) == -1)
 		log_warn("%s: buffer_size_kb %u", __func__, kb);
+	/* The lowest fill level anyone wants readers woken at. */
+	if (req->buffer_percent > 0 && req->buffer_percent <= 100 &&
+	    (ctl->buffer_percent == 0 ||
+	    req->buffer_percent < ctl->buffer_percent)) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%u", req->buffer_percent);
+		if (ctl_set(ctl, "buffer_percent", v) == 0)
+			ctl->buffer_percent = req->buffer_percent;
+		else
+			log_warn("%s: buffer_percent %s", __func__, v);
+	}
 	for (i = 0; i < req->nevents; i++) {
 		int ok = event_ref(ctl, req->events[i]) == 0;
 

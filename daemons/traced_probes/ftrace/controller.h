@@ -31,6 +31,7 @@ struct ftrace_ctl_req {
 	const char *const	*events;	/* "group/name", expanded */
 	size_t			 nevents;
 	uint32_t		 buffer_kb;	/* per CPU; 0: default */
+	uint32_t		 buffer_percent; /* wake readers at; 0: no */
 	const char		*clock;		/* NULL: "boot" */
 	int			 preserve;	/* keep the old buffer contents */
 	const char		*cpumask;	/* NULL: all CPUs */

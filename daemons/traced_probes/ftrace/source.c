@@ -32,6 +32,7 @@ struct ftrace_root {
 	size_t			 nsrcs;
 	struct event		*timer;
 	uint32_t		 period_ms;
+	struct event		**wakes;	/* per CPU, buffer_percent */
 	struct ftrace_root	*next;
 };
 
@@ -56,6 +57,7 @@ struct ftrace_source {
 	struct ftrace_cpu_counters	*ctrs;
 	struct ftrace_sink		 sink;
 	uint32_t			 drain_ms;
+	uint32_t			 drain_percent;
 	int				 preserve;
 	uint32_t			 buffer_kb;
 	struct strv			 events;
@@ -183,6 +185,11 @@ root_get(struct ftrace_host *h, const char *instance, char *err, size_t errsz)
 static void
 root_close_readers(struct ftrace_root *r)
 {
+	for (int i = 0; i < r->ncpus && r->wakes != NULL; i++)
+		if (r->wakes[i] != NULL)
+			event_free(r->wakes[i]);
+	free(r->wakes);
+	r->wakes = NULL;
 	for (int i = 0; i < r->ncpus && r->fds != NULL; i++)
 		if (r->fds[i] != -1)
 			close(r->fds[i]);
@@ -325,6 +332,34 @@ root_timer_cb(int fd, short what, void *arg)
 
 	root_drain(r);
 	root_schedule(r);
+}
+
+/* A CPU buffer reached buffer_percent: drain now, not at the timer. */
+static void
+root_wake_cb(int fd, short what, void *arg)
+{
+	root_drain(arg);
+}
+
+/*
+ * With drain_buffer_percent, poll the per-CPU readers too: the kernel
+ * wakes them when a buffer is that full (never at 0%: that would spin).
+ */
+static void
+root_watch(struct ftrace_root *r)
+{
+	if (r->host->base == NULL || r->wakes != NULL || r->fds == NULL)
+		return;
+	if ((r->wakes = calloc((size_t)r->ncpus, sizeof(*r->wakes))) == NULL)
+		return;
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		if (r->fds[cpu] == -1)
+			continue;
+		r->wakes[cpu] = event_new(r->host->base, r->fds[cpu],
+		    EV_READ | EV_PERSIST, root_wake_cb, r);
+		if (r->wakes[cpu] != NULL)
+			event_add(r->wakes[cpu], NULL);
+	}
 }
 
 /* ---- event names ---- */
@@ -574,6 +609,9 @@ ftrace_source_new(struct ftrace_host *h,
 	    cfg->drain_period_ms : DRAIN_PERIOD_DEFAULT_MS;
 	if (s->drain_ms < DRAIN_PERIOD_MIN_MS)
 		s->drain_ms = DRAIN_PERIOD_MIN_MS;
+	if (cfg->has_drain_buffer_percent && cfg->drain_buffer_percent > 0 &&
+	    cfg->drain_buffer_percent <= 100)
+		s->drain_percent = cfg->drain_buffer_percent;
 	s->buffer_kb = cfg->has_buffer_size_kb && cfg->buffer_size_kb ?
 	    cfg->buffer_size_kb : FTRACE_DEFAULT_BUFFER_KB;
 	if (s->buffer_kb > FTRACE_MAX_BUFFER_KB)
@@ -602,6 +640,7 @@ ftrace_source_new(struct ftrace_host *h,
 	req.events = (const char *const *)s->events.v;
 	req.nevents = s->events.n;
 	req.buffer_kb = s->buffer_kb;
+	req.buffer_percent = s->drain_percent;
 	req.clock = cfg->has_use_monotonic_raw_clock &&
 	    cfg->use_monotonic_raw_clock ? "mono_raw" : "boot";
 	req.preserve = s->preserve;
@@ -661,6 +700,8 @@ ftrace_source_new(struct ftrace_host *h,
 	free(rules);
 	write_stats(s, FTRACE_PHASE_START);
 	root_schedule(r);
+	if (s->drain_percent > 0)
+		root_watch(r);
 	return s;
 nomem_ctl:
 	snprintf(err, errsz, "out of memory");

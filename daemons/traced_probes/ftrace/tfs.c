@@ -545,7 +545,7 @@ allowed(int op, const char *path, const char *top)
 {
 	static const char *writable[] = { "tracing_on", "buffer_size_kb",
 	    "trace_clock", "current_tracer", "tracing_cpumask",
-	    "set_event_pid", "trace" };
+	    "set_event_pid", "trace", "buffer_percent" };
 	const char *rel;
 	int inst, cpu;
 	char tail[32];
