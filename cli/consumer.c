@@ -16,11 +16,11 @@
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 
 #include "ipc_client.h"
+#include "ipc_sockname.h"
 #include "log.h"
 #include "cli/consumer.h"
 #include "cli/progress.h"
 #include "cli/query.h"
-#include "cli/sockets.h"
 
 typedef Perfetto__Protos__TraceConfig TraceConfig;
 
@@ -844,7 +844,7 @@ consumer_run(struct event_base *base, const struct faro_opts *o,
 	s.cfg = cfg;
 	s.out = out;
 	s.notify = notify != NULL ? notify : &none;
-	s.sock = sockets_consumer();
+	s.sock = ipc_sockname(IPC_PORT_CONSUMER);
 	s.exit_code = FARO_EXIT_ERROR;
 	s.write_into_file = cfg != NULL && cfg->write_into_file;
 	progress_init(&s.prog, o->mode == FARO_MODE_TRACE ? STDERR_FILENO : -1,

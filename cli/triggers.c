@@ -1,6 +1,7 @@
 /* Firing activate_triggers through the producer port; see triggers.h. */
 #include "config.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,9 +11,9 @@
 #include "protos/perfetto/ipc/producer_port.pb-c.h"
 
 #include "ipc_client.h"
+#include "ipc_sockname.h"
 #include "log.h"
 #include "cli/flags.h"
-#include "cli/sockets.h"
 #include "cli/triggers.h"
 
 struct trig {
@@ -139,12 +140,15 @@ triggers_activate(struct event_base *base, char *const *names, size_t n)
 {
 	struct timeval tv = { TRIGGERS_TIMEOUT_MS / 1000,
 	    (TRIGGERS_TIMEOUT_MS % 1000) * 1000 };
+	const char *list = ipc_sockname(IPC_PORT_PRODUCER);
+	char sock[PATH_MAX];
+	struct event *ev = NULL;
 	struct trig t;
-	struct event *ev;
-	char *sock;
 
-	if ((sock = sockets_producer()) == NULL) {
-		log_warn("triggers_activate");
+	/* A producer uses the first name of the list. */
+	if (ipc_sockname_next(&list, sock, sizeof(sock)) == -1) {
+		log_warnx("no usable producer socket name in '%s'",
+		    ipc_sockname(IPC_PORT_PRODUCER));
 		return FARO_EXIT_ERROR;
 	}
 	memset(&t, 0, sizeof(t));
@@ -166,6 +170,5 @@ out:
 		ipc_client_free(t.cl);
 	if (ev != NULL)
 		event_free(ev);
-	free(sock);
 	return t.code;
 }

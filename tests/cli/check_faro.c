@@ -25,7 +25,6 @@
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/query.h"
-#include "cli/sockets.h"
 
 typedef Perfetto__Protos__TraceConfig TraceConfig;
 
@@ -868,27 +867,6 @@ START_TEST(test_background_status)
 }
 END_TEST
 
-START_TEST(test_socket_paths)
-{
-	char *p;
-	int run = access("/run/perfetto/", X_OK) == 0;
-
-	setenv("PERFETTO_CONSUMER_SOCK_NAME", "/x/c.sock", 1);
-	setenv("PERFETTO_PRODUCER_SOCK_NAME", "/x/p1.sock,/x/p2.sock", 1);
-	ck_assert_str_eq(sockets_consumer(), "/x/c.sock");
-	p = sockets_producer();
-	ck_assert_str_eq(p, "/x/p1.sock");
-	free(p);
-	unsetenv("PERFETTO_CONSUMER_SOCK_NAME");
-	unsetenv("PERFETTO_PRODUCER_SOCK_NAME");
-	ck_assert_str_eq(sockets_consumer(), run ?
-	    "/run/perfetto/traced-consumer.sock" : "/tmp/perfetto-consumer");
-	p = sockets_producer();
-	ck_assert_str_eq(p, run ? "/run/perfetto/traced-producer.sock" :
-	    "/tmp/perfetto-producer");
-	free(p);
-}
-END_TEST
 
 START_TEST(test_config_builtin_test)
 {
@@ -972,7 +950,6 @@ faro_suite(void)
 	tcase_add_test(tc, test_progress_tty);
 	tcase_add_test(tc, test_query_print);
 	tcase_add_test(tc, test_background_status);
-	tcase_add_test(tc, test_socket_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }
