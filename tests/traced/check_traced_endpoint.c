@@ -85,7 +85,6 @@ START_TEST(test_endpoint_session)
 	static const char	*names[] = { "ep.ds", NULL };
 	Perfetto__Protos__TraceConfig *tc = tt_config_new(512, 0, names);
 	const char		*cause;
-	int			 i;
 
 	memset(&st, 0, sizeof(st));
 	memset(&cfg, 0, sizeof(cfg));
@@ -97,16 +96,14 @@ START_TEST(test_endpoint_session)
 	cfg.arg = &st;
 	st.ep = producer_ep_new(base, &cfg, &cause);
 	ck_assert_ptr_nonnull(st.ep);
-	for (i = 0; i < 300 && st.connects == 0; i++)
-		tt_spin(base, 10);
+	WAIT_UNTIL(st.connects != 0);
 	ck_assert_int_eq(st.connects, 1);
 	tt_spin(base, 50);
 	tc->has_duration_ms = 1;
 	tc->duration_ms = 600;
 	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
 	ck_assert_int_eq(tt_consumer_enable(&c, tc, -1), 0);
-	for (i = 0; i < 300 && st.w == NULL; i++)
-		tt_spin(base, 10);
+	WAIT_UNTIL(st.w != NULL);
 	ck_assert_ptr_nonnull(st.w);
 	/* Write until the duration ends the session (final flush). */
 	while (!c.enable_done && st.seq < 20000) {

@@ -122,8 +122,8 @@ START_TEST(test_observe_and_notify)
 	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
 	ck_assert_int_eq(tt_consumer_observe(&c, 3), 0);
 	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
-	for (i = 0; i < 200 && (in == NULL || !in->started); i++) {
-		tt_spin(base, 10);
+	for (i = 0; i < 4000 && (in == NULL || !in->started); i++) {
+		tt_spin(base, 5);
 		in = tt_producer_instance(&p, "tt.ds");
 	}
 	ck_assert_ptr_nonnull(in);
@@ -132,15 +132,13 @@ START_TEST(test_observe_and_notify)
 	/* STARTING until the producer says so. */
 	ck_assert_int_eq(c.observe_all_started, 0);
 	notify(&p, TT_P_STARTED, in->id);
-	for (i = 0; i < 100 && c.observe_all_started == 0; i++)
-		tt_spin(base, 10);
+	WAIT_UNTIL(c.observe_all_started != 0);
 	ck_assert_int_eq(c.observe_all_started, 1);
 	ck_assert_int_ge(c.observe_started, 1);
 	/* Stop waits for the producer's word, not for the 5 s timeout. */
 	ck_assert_int_eq(tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL, 0),
 	    0);
-	for (i = 0; i < 100 && !in->stopped; i++)
-		tt_spin(base, 10);
+	WAIT_UNTIL(in->stopped);
 	ck_assert_int_eq(in->stopped, 1);
 	tt_spin(base, 100);
 	ck_assert_int_eq(c.enable_done, 0);
@@ -168,7 +166,7 @@ START_TEST(test_deferred_start)
 	connect_producer(&p, "tt.producer", "tt.ds");
 	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
 	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
-	tt_spin(base, 200);
+	WAIT_UNTIL(tt_producer_instance(&p, "tt.ds") != NULL);
 	in = tt_producer_instance(&p, "tt.ds");
 	ck_assert_ptr_nonnull(in);
 	ck_assert_int_eq(in->setup, 1);
@@ -243,12 +241,12 @@ START_TEST(test_late_producer_and_unregister)
 	ur.data_source_name = (char *)"tt.ds";
 	len = perfetto__protos__unregister_data_source_request__pack(&ur, buf);
 	ck_assert_int_eq(tt_producer_call(&p, TT_P_UNREGISTER, buf, len), 0);
-	for (int i = 0; i < 100 && !in->stopped; i++)
-		tt_spin(base, 10);
+	WAIT_UNTIL(in->stopped);
 	ck_assert_int_eq(in->stopped, 1);
 	/* Registering it again brings a new instance into the session. */
 	ck_assert_int_eq(tt_producer_register(&p, "tt.ds", 0, 0), 0);
-	tt_spin(base, 100);
+	WAIT_UNTIL(tt_producer_instance(&p, "tt.ds") != in &&
+	    tt_producer_instance(&p, "tt.ds")->started);
 	ck_assert_ptr_ne(tt_producer_instance(&p, "tt.ds"), in);
 	ck_assert_int_eq(tt_producer_instance(&p, "tt.ds")->started, 1);
 	disable_and_wait(&c);

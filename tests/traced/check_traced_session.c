@@ -184,7 +184,7 @@ START_TEST(test_start_trigger)
 	connect_producer(&p, "tt.producer", "tt.ds");
 	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
 	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
-	tt_spin(base, 200);
+	WAIT_UNTIL(tt_producer_instance(&p, "tt.ds") != NULL);
 	in = tt_producer_instance(&p, "tt.ds");
 	ck_assert_ptr_nonnull(in);
 	ck_assert_int_eq(in->setup, 1);
@@ -325,8 +325,7 @@ START_TEST(test_consumer_gone)
 
 	in = running(&p, &c, cfg);
 	tt_consumer_close(&c);
-	for (int i = 0; i < 100 && !in->stopped; i++)
-		tt_spin(base, 10);
+	WAIT_UNTIL(in->stopped);
 	ck_assert_int_eq(in->stopped, 1);
 	ck_assert_int_eq(tt_consumer_connect(&c2, base, td.consumer_sock), 0);
 	ck_assert_int_eq(tt_consumer_call(&c2, TT_C_QUERY, NULL, -1, &r, 0),
@@ -376,32 +375,6 @@ killed_child(const char *sock, int ready_fd)
 	_exit(5);
 }
 
-/* Polls QueryServiceState until no producer is connected. */
-static int
-wait_no_producers(struct tt_consumer *c)
-{
-	Perfetto__Protos__QueryServiceStateResponse *q;
-	struct tt_reply	 r;
-	size_t		 n;
-
-	for (int i = 0; i < 1000; i++) {
-		if (tt_consumer_call(c, TT_C_QUERY, NULL, -1, &r, 0) == -1)
-			return -1;
-		q = perfetto__protos__query_service_state_response__unpack(NULL,
-		    r.lens[0], r.data);
-		n = q != NULL && q->service_state != NULL ?
-		    q->service_state->n_producers : 1;
-		if (q != NULL)
-			perfetto__protos__query_service_state_response__free_unpacked(
-			    q, NULL);
-		tt_reply_free(&r);
-		if (n == 0)
-			return 0;
-		tt_spin(base, 10);
-	}
-	return -1;
-}
-
 START_TEST(test_producer_killed)
 {
 	struct tt_consumer	 c;
@@ -430,7 +403,7 @@ START_TEST(test_producer_killed)
 	 * are slow): only then does it know the unpatched fragments the
 	 * victim left will never be completed.
 	 */
-	ck_assert_int_eq(wait_no_producers(&c), 0);
+	ck_assert_int_eq(wait_state(&c, 0, -1), 0);
 	disable_and_wait(&c);
 	read_trace(&c, &t);
 	memset(seen, 0, sizeof(seen));
@@ -475,7 +448,8 @@ START_TEST(test_limits_and_errors)
 		    td.consumer_sock), 0);
 	for (i = 1; i < 5; i++)
 		ck_assert_int_eq(tt_consumer_enable(&c[i], cfg, -1), 0);
-	tt_spin(base, 100);
+	/* Other connections' calls are not ordered with ours: wait. */
+	ck_assert_int_eq(wait_state(&c[0], -1, 5), 0);
 	for (i = 1; i < 5; i++)
 		ck_assert_int_eq(c[i].enable_done, 0);
 	ck_assert_int_eq(tt_consumer_connect(&c[5], base, td.consumer_sock),
@@ -490,7 +464,7 @@ START_TEST(test_limits_and_errors)
 	ck_assert_int_eq(tt_consumer_connect(&c[6], base, td.consumer_sock),
 	    0);
 	tt_consumer_close(&c[0]);	/* makes room */
-	tt_spin(base, 100);
+	ck_assert_int_eq(wait_state(&c[6], -1, 4), 0);
 	cfg->data_sources[0]->config->has_target_buffer = 1;
 	cfg->data_sources[0]->config->target_buffer = 3;
 	ck_assert_int_eq(tt_consumer_enable_wait_error(&c[6], cfg, -1, 3000),
@@ -584,7 +558,7 @@ START_TEST(test_periodic_flush_and_clear)
 	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
 	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
 	ck_assert_ptr_nonnull(wait_started(&p, "tt.ds"));
-	tt_spin(base, 1000);
+	WAIT_UNTIL(p.flushes >= 3 && p.clears >= 3);
 	ck_assert_int_ge(p.flushes, 3);
 	ck_assert_int_ge(p.clears, 3);
 	disable_and_wait(&c);
@@ -608,7 +582,9 @@ nobody_child(const char *sock)
 	if (tt_producer_connect(&p, b, sock, "tt.nobody") == -1 ||
 	    tt_producer_register(&p, "tt.ds", 0, 0) == -1)
 		_exit(2);
-	tt_spin(b, 500);
+	for (int i = 0; i < 300 && tt_producer_instance(&p, "tt.ds") == NULL;
+	    i++)
+		tt_spin(b, 5);
 	_exit(tt_producer_instance(&p, "tt.ds") != NULL ? 1 : 0);
 }
 

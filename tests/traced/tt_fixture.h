@@ -12,6 +12,13 @@
 
 #include "shm_arbiter.h"
 #include "traced_test.h"
+#include "protos/perfetto/ipc/consumer_port.pb-c.h"
+
+/* Spins the loop until cond holds, for at most 20 s (slow CI machines). */
+#define WAIT_UNTIL(cond) do {						\
+	for (int wait_i_ = 0; wait_i_ < 4000 && !(cond); wait_i_++)	\
+		tt_spin(base, 5);					\
+} while (0)
 
 static struct tt_traced		 td;
 static struct event_base	*base;
@@ -41,13 +48,43 @@ wait_started(struct tt_producer *p, const char *ds)
 {
 	struct tt_instance	*in = NULL;
 
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < 4000; i++) {
 		if ((in = tt_producer_instance(p, ds)) != NULL &&
 		    in->started && p->arb != NULL)
 			return in;
-		tt_spin(base, 10);
+		tt_spin(base, 5);
 	}
 	return NULL;
+}
+
+/*
+ * Polls QueryServiceState until traced has nproducers producers and
+ * nsessions sessions (-1: any). 0 when reached, -1 after 20 s.
+ */
+static __attribute__((unused)) int
+wait_state(struct tt_consumer *c, int nproducers, int nsessions)
+{
+	Perfetto__Protos__QueryServiceStateResponse *q;
+	struct tt_reply	 r;
+	int		 np, ns;
+
+	for (int i = 0; i < 2000; i++) {
+		if (tt_consumer_call(c, TT_C_QUERY, NULL, -1, &r, 0) == -1)
+			return -1;
+		q = perfetto__protos__query_service_state_response__unpack(NULL,
+		    r.lens[0], r.data);
+		np = q != NULL ? (int)q->service_state->n_producers : -2;
+		ns = q != NULL ? q->service_state->num_sessions : -2;
+		if (q != NULL)
+			perfetto__protos__query_service_state_response__free_unpacked(
+			    q, NULL);
+		tt_reply_free(&r);
+		if ((nproducers == -1 || np == nproducers) &&
+		    (nsessions == -1 || ns == nsessions))
+			return 0;
+		tt_spin(base, 10);
+	}
+	return -1;
 }
 
 static __attribute__((unused)) void
