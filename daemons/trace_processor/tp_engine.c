@@ -97,6 +97,7 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 	tp_hash_init(&tp->track_keys);
 	tp_hash_init(&tp->flows);
 	tp_hash_init(&tp->istats);
+	tp_hash_init(&tp->arg_keys);
 	tp_procs_init(tp);
 
 	if (sqlite3_open_v2(":memory:", &tp->db, SQLITE_OPEN_READWRITE |
@@ -106,7 +107,7 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 		goto fail;
 	}
 	/* Nothing is written to disk: no journal, no sync. */
-	sqlite3_exec(tp->db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+	sqlite3_exec(tp->db, "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
 	    " PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536",
 	    NULL, NULL, NULL);
 	if (tp_schema_create(tp) == -1 || tp_stmts_prepare(tp) == -1)
@@ -148,6 +149,7 @@ tp_free(struct tp *tp)
 	tp_tracks_free(tp);
 	tp_procs_free(tp);
 	tp_hash_free(&tp->istats);
+	tp_hash_free(&tp->arg_keys);
 	tp_stmts_finalize(tp);
 	if (tp->db != NULL)
 		sqlite3_close(tp->db);

@@ -144,6 +144,7 @@ enum tp_stmt {
 	SQ_SLICE,
 	SQ_COUNTER,
 	SQ_ARG,
+	SQ_ARG_KEY,
 	SQ_FLOW,
 	SQ_SCHED,
 	SQ_THREAD_STATE,
@@ -205,6 +206,7 @@ struct tp {
 	struct tp_hash		 track_keys;	/* hash of scope -> track */
 
 	struct tp_hash		 flows;		/* flow id -> last slice */
+	struct tp_hash		 arg_keys;	/* hash of keys -> key id */
 
 	int64_t			 stats[ST_COUNT];
 	struct tp_hash		 istats;	/* stat << 32 | idx -> value */

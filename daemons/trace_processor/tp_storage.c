@@ -60,9 +60,17 @@ static const char schema_sql[] =
 	"CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER,"
 	" track_id INTEGER, value REAL, arg_set_id INTEGER);"
 	"CREATE VIEW counters AS SELECT * FROM counter;"
-	"CREATE TABLE args(id INTEGER PRIMARY KEY, arg_set_id INTEGER,"
-	" flat_key TEXT, key TEXT, int_value INTEGER, string_value TEXT,"
+	/* Keys repeat on every row: each is stored once, args is a view. */
+	"CREATE TABLE __arg_keys(id INTEGER PRIMARY KEY, flat_key TEXT,"
+	" key TEXT);"
+	"CREATE TABLE __args(id INTEGER PRIMARY KEY, arg_set_id INTEGER,"
+	" key_id INTEGER, int_value INTEGER, string_value TEXT,"
 	" real_value REAL, value_type TEXT);"
+	"CREATE VIEW args AS SELECT a.id AS id, a.arg_set_id AS arg_set_id,"
+	" k.flat_key AS flat_key, k.key AS key, a.int_value AS int_value,"
+	" a.string_value AS string_value, a.real_value AS real_value,"
+	" a.value_type AS value_type"
+	" FROM __args a JOIN __arg_keys k ON k.id = a.key_id;"
 
 	"CREATE TABLE thread(utid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (utid) VIRTUAL, tid INTEGER, name TEXT,"
@@ -109,7 +117,8 @@ static const char schema_sql[] =
  * counters by track.
  */
 static const char index_sql[] =
-	"CREATE INDEX args_set_key ON args(arg_set_id, key);"
+	"CREATE INDEX args_set ON __args(arg_set_id);"
+	"CREATE INDEX arg_keys_key ON __arg_keys(key);"
 	"CREATE INDEX slice_track_ts ON slice(track_id, ts);"
 	"CREATE INDEX slice_stack ON slice(stack_id);"
 	"CREATE INDEX counter_track_ts ON counter(track_id, ts);"
@@ -122,8 +131,10 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	    " thread_ts, thread_dur) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[SQ_COUNTER] = "INSERT INTO counter(id, ts, track_id, value,"
 	    " arg_set_id) VALUES(?,?,?,?,?)",
-	[SQ_ARG] = "INSERT INTO args(id, arg_set_id, flat_key, key, int_value,"
-	    " string_value, real_value, value_type) VALUES(?,?,?,?,?,?,?,?)",
+	[SQ_ARG] = "INSERT INTO __args(id, arg_set_id, key_id, int_value,"
+	    " string_value, real_value, value_type) VALUES(?,?,?,?,?,?,?)",
+	[SQ_ARG_KEY] = "INSERT INTO __arg_keys(id, flat_key, key)"
+	    " VALUES(?,?,?)",
 	[SQ_FLOW] = "INSERT INTO flow(id, slice_out, slice_in) VALUES(?,?,?)",
 	[SQ_SCHED] = "INSERT INTO sched_slice(id, ts, dur, cpu, utid,"
 	    " end_state, priority) VALUES(?,?,?,?,?,?,?)",
@@ -253,22 +264,46 @@ tp_arg_set_new(struct tp *tp)
 	return tp->next_arg_set++;
 }
 
+/* The id of a (flat_key, key) pair, written on first use. */
+static int64_t
+arg_key_id(struct tp *tp, const char *flat, const char *key)
+{
+	size_t fl = strlen(flat), kl = strlen(key);
+	uint64_t h = tp_hash_bytes(tp_hash_bytes(0, flat, fl + 1), key, kl),
+	    *v;
+	sqlite3_stmt *st = tp->stmt[SQ_ARG_KEY];
+	int64_t id;
+
+	if ((v = tp_hash_get(&tp->arg_keys, h)) != NULL)
+		return (int64_t)*v;
+	id = (int64_t)tp->arg_keys.count;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, flat, (int)fl, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, key, (int)kl, SQLITE_STATIC);
+	if (tp_step_done(tp, st) == -1 ||
+	    tp_hash_put(&tp->arg_keys, h, (uint64_t)id) == -1)
+		return -1;
+	return id;
+}
+
 static void
 arg_insert(struct tp *tp, int64_t set, const char *flat, const char *key,
     int64_t iv, const char *s, size_t slen, const double *rv,
     const char *type)
 {
 	sqlite3_stmt *st = tp->stmt[SQ_ARG];
+	int64_t kid = arg_key_id(tp, flat, key);
 
+	if (kid < 0)
+		return;
 	sqlite3_bind_int64(st, 1, tp->next_arg++);
 	sqlite3_bind_int64(st, 2, set);
-	sqlite3_bind_text(st, 3, flat, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, key, -1, SQLITE_STATIC);
-	bind_i64n(st, 5, iv);
-	bind_str(st, 6, s, slen);
+	sqlite3_bind_int64(st, 3, kid);
+	bind_i64n(st, 4, iv);
+	bind_str(st, 5, s, slen);
 	if (rv != NULL)
-		sqlite3_bind_double(st, 7, *rv);
-	sqlite3_bind_text(st, 8, type, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 6, *rv);
+	sqlite3_bind_text(st, 7, type, -1, SQLITE_STATIC);
 	(void)tp_step_done(tp, st);
 }
 
