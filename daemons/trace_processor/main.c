@@ -20,6 +20,9 @@
 #include "log.h"
 #include "shell.h"
 #include "tp.h"
+#ifdef HAVE_TPRPC
+#include "rpc/tprpc.h"
+#endif
 
 static int	progress_shown;
 
@@ -35,7 +38,23 @@ usage(void)
 	    "  -i, --interactive         start the prompt after -q/-Q\n"
 	    "  --sort-window MB          bytes the sorting window may hold"
 	    " (default 64)\n"
-	    "  -v                        verbose\n");
+	    "  -v                        verbose\n"
+#ifdef HAVE_TPRPC
+	    "  --run-metrics NAME[,NAME] print metrics (trace_stats,"
+	    " trace_metadata,\n"
+	    "                            linux_cpu, linux_memory, linux_io,"
+	    " linux_slices)\n"
+	    "  --metrics-output FMT      text (default), binary or json\n"
+	    "  --metric-extension DIR    load more metrics (.proto, .sql)\n"
+	    "  --httpd                   serve Perfetto's trace processor RPC"
+	    " over HTTP\n"
+	    "  --http-port N             port for --httpd (default 9001)\n"
+	    "  --http-ip-address ADDR    address for --httpd (default"
+	    " 127.0.0.1)\n"
+	    "  --live[=CONFIG]           trace through traced, serve"
+	    " /metrics\n"
+#endif
+	    );
 	exit(1);
 }
 
@@ -98,6 +117,15 @@ main(int argc, char *argv[])
 		{ "interactive", no_argument, NULL, 'i' },
 		{ "sort-window", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
+#ifdef HAVE_TPRPC
+		{ "httpd", no_argument, NULL, 256 },
+		{ "http-port", required_argument, NULL, 257 },
+		{ "http-ip-address", required_argument, NULL, 258 },
+		{ "run-metrics", required_argument, NULL, 259 },
+		{ "metrics-output", required_argument, NULL, 260 },
+		{ "metric-extension", required_argument, NULL, 261 },
+		{ "live", optional_argument, NULL, 262 },
+#endif
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tp_config cfg;
@@ -106,6 +134,11 @@ main(int argc, char *argv[])
 	char *sql = NULL, *err = NULL;
 	int ch, interactive = 0, verbose = 0, rc = 0;
 	struct timespec t0, t1;
+#ifdef HAVE_TPRPC
+	struct tprpc_args ra;
+
+	tprpc_args_init(&ra);
+#endif
 
 	tp_config_init(&cfg);
 	while ((ch = getopt_long(argc, argv, "hiq:Q:v", longopts, NULL)) !=
@@ -127,12 +160,43 @@ main(int argc, char *argv[])
 		case 'v':
 			verbose++;
 			break;
+#ifdef HAVE_TPRPC
+		case 256:
+			ra.httpd = 1;
+			break;
+		case 257:
+			ra.http_port = atoi(optarg);
+			break;
+		case 258:
+			ra.http_addr = optarg;
+			break;
+		case 259:
+			ra.run_metrics = optarg;
+			break;
+		case 260:
+			ra.metrics_output = optarg;
+			break;
+		case 261:
+			if (tprpc_args_add_extension(&ra, optarg) == -1)
+				usage();
+			break;
+		case 262:
+			ra.live = 1;
+			ra.live_config = optarg;
+			break;
+#endif
 		default:
 			usage();
 		}
 	}
 	argc -= optind;
 	argv += optind;
+#ifdef HAVE_TPRPC
+	if (argc == 0 && tprpc_active(&ra) && !tprpc_needs_trace(&ra)) {
+		log_init("trace_processor", 1, verbose);
+		return tprpc_main(NULL, &cfg, &ra);
+	}
+#endif
 	if (argc != 1)
 		usage();
 	log_init("trace_processor", 1, verbose);
@@ -165,6 +229,12 @@ main(int argc, char *argv[])
 		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	if (tp_error_stats(tp) > 0)
 		shell_print_import_errors(tp_db(tp), stderr);
+#ifdef HAVE_TPRPC
+	if (tprpc_active(&ra)) {
+		ra.trace_name = argv[0];
+		return tprpc_main(tp, &cfg, &ra);
+	}
+#endif
 
 	if (qfile != NULL && (sql = read_file(qfile)) == NULL) {
 		fprintf(stderr, "trace_processor: %s: %s\n", qfile,
