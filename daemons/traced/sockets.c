@@ -2,10 +2,11 @@
  * Where traced listens, and how the sockets are handed to it.
  *
  * Paths follow what Perfetto clients expect, so that unmodified SDK apps
- * and the perfetto command find us: PERFETTO_PRODUCER_SOCK_NAME (a comma
- * separated list) and PERFETTO_CONSUMER_SOCK_NAME override everything;
- * otherwise /run/perfetto/traced-{producer,consumer}.sock when
- * /run/perfetto is searchable, else /tmp/perfetto-{producer,consumer}.
+ * and the perfetto command find us (ipc_sockname.h has the rules):
+ * PERFETTO_PRODUCER_SOCK_NAME (a comma separated list) and
+ * PERFETTO_CONSUMER_SOCK_NAME override everything; otherwise
+ * /run/perfetto/traced-{producer,consumer}.sock when /run/perfetto is
+ * searchable, else /tmp/perfetto-{producer,consumer}.
  *
  * systemd socket activation (LISTEN_PID/LISTEN_FDS, optionally
  * LISTEN_FDNAMES) replaces the paths when present. Group and mode of
@@ -28,80 +29,41 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "ipc_sockname.h"
 #include "traced.h"
 
-#define RUN_PERFETTO_DIR	"/run/perfetto/"
 #define SD_LISTEN_FDS_START	3
 
-static int
-sockets_use_run_dir(void)
-{
-	if (access(RUN_PERFETTO_DIR, X_OK) == 0)
-		return 1;
-	if (errno != ENOENT)
-		log_warn("%s: %s exists but is not usable, using /tmp",
-		    __func__, RUN_PERFETTO_DIR);
-	return 0;
-}
-
-/* Split a comma separated list in place; empty items are skipped. */
-static int
-sockets_split(char *list, char **out, int max)
-{
-	char	*p, *save = NULL;
-	int	 n = 0;
-
-	for (p = strtok_r(list, ",", &save); p != NULL;
-	    p = strtok_r(NULL, ",", &save)) {
-		if (*p == '\0')
-			continue;
-		if (n == max)
-			return -1;
-		out[n++] = p;
-	}
-	return n;
-}
-
+/* Names from ipc_sockname(), the one copy of upstream's rules. */
 int
 sockets_resolve(struct traced_sockets *ts, const char **cause)
 {
-	const char	*env;
-	int		 run;
+	const char	*list = ipc_sockname(IPC_PORT_PRODUCER);
+	size_t		 cap = strlen(list) + 1, off = 0;
+	char		*buf;
 
 	memset(ts, 0, sizeof(*ts));
-	run = -1;
-	if ((env = getenv("PERFETTO_PRODUCER_SOCK_NAME")) != NULL &&
-	    *env != '\0') {
-		if ((ts->producer_list = strdup(env)) == NULL) {
-			*cause = "out of memory";
-			return -1;
-		}
-	} else {
-		run = sockets_use_run_dir();
-		ts->producer_list = strdup(run ?
-		    RUN_PERFETTO_DIR "traced-producer.sock" :
-		    "/tmp/perfetto-producer");
-		if (ts->producer_list == NULL) {
-			*cause = "out of memory";
-			return -1;
-		}
-	}
-	ts->nproducer = sockets_split(ts->producer_list, ts->producer,
-	    TRACED_MAX_PRODUCER_SOCKETS);
-	if (ts->nproducer <= 0) {
-		*cause = ts->nproducer < 0 ? "too many producer sockets" :
-		    "empty producer socket name";
+	if ((ts->producer_list = malloc(cap)) == NULL) {
+		*cause = "out of memory";
 		return -1;
 	}
-	if ((env = getenv("PERFETTO_CONSUMER_SOCK_NAME")) != NULL &&
-	    *env != '\0')
-		ts->consumer = env;
-	else {
-		if (run == -1)
-			run = sockets_use_run_dir();
-		ts->consumer = run ? RUN_PERFETTO_DIR "traced-consumer.sock" :
-		    "/tmp/perfetto-consumer";
+	buf = ts->producer_list;
+	while (off < cap && ipc_sockname_next(&list, buf + off,
+	    cap - off) == 0) {
+		if (buf[off] == '\0')
+			continue;	/* empty item */
+		if (ts->nproducer == TRACED_MAX_PRODUCER_SOCKETS) {
+			*cause = "too many producer sockets";
+			return -1;
+		}
+		ts->producer[ts->nproducer++] = buf + off;
+		off += strlen(buf + off) + 1;
 	}
+	if (ts->nproducer == 0) {
+		*cause = "empty producer socket name";
+		return -1;
+	}
+	ts->consumer = ipc_sockname(IPC_PORT_CONSUMER);
 	for (int i = 0; i < ts->nproducer; i++)
 		ts->producer_fd[i] = -1;
 	ts->consumer_fd = -1;
