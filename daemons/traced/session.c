@@ -32,7 +32,6 @@
 
 #include "log.h"
 #include "traced.h"
-#include "trace_buffer.h"
 
 typedef Perfetto__Protos__TraceConfig			TraceConfig;
 typedef Perfetto__Protos__TraceConfig__DataSource	TraceConfigDS;
@@ -51,7 +50,7 @@ session_now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void
+void
 session_timer(struct tsession *s, struct event **ev, uint32_t ms,
     event_callback_fn cb)
 {
@@ -75,7 +74,7 @@ session_timer_free(struct event **ev)
 	}
 }
 
-static void
+void
 session_timer_stop(struct event *ev)
 {
 	if (ev != NULL)
@@ -962,150 +961,6 @@ session_datasource_removed(struct tdatasource *ds)
 	}
 }
 
-/* ---- triggers -------------------------------------------------------- */
-
-static uint64_t
-session_hash(const char *s)
-{
-	uint64_t	h = 14695981039346656037ull;	/* FNV-1a */
-
-	while (*s != '\0') {
-		h ^= (uint8_t)*s++;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-/* Triggers of that name in the last 24 hours (old ones forgotten). */
-static size_t
-session_trigger_count(struct traced *svc, uint64_t now, uint64_t hash)
-{
-	const uint64_t	 day = 24ull * 3600 * 1000000000ull;
-	size_t		 i, j, n = 0;
-
-	for (i = j = 0; i < svc->ntrigger_hist; i++) {
-		if (now - svc->trigger_hist[i].ts_ns > day)
-			continue;
-		svc->trigger_hist[j++] = svc->trigger_hist[i];
-		if (svc->trigger_hist[i].hash == hash)
-			n++;
-	}
-	svc->ntrigger_hist = j;
-	return n;
-}
-
-static void
-session_trigger_stop_cb(evutil_socket_t fd, short ev, void *arg)
-{
-	struct tsession	*s = arg;
-
-	(void)fd; (void)ev;
-	session_flush_and_disable(s);
-}
-
-static int
-session_trigger_record(struct tsession *s, const char *name,
-    const struct tproducer *p, uint64_t now)
-{
-	struct ttrigger	*t;
-
-	if (s->ntriggers >= 64)
-		return 0;	/* enough to report; the stop is set already */
-	t = reallocarray(s->triggers, s->ntriggers + 1, sizeof(*t));
-	if (t == NULL)
-		return -1;
-	s->triggers = t;
-	t = &s->triggers[s->ntriggers];
-	t->name = strdup(name);
-	t->producer_name = strdup(p->name ? p->name : "");
-	t->uid = p->uid;
-	t->ts_ns = now;
-	if (t->name == NULL || t->producer_name == NULL) {
-		free(t->name);
-		free(t->producer_name);
-		return -1;
-	}
-	s->ntriggers++;
-	return 0;
-}
-
-void
-session_activate_triggers(struct tproducer *p, char **names, size_t n)
-{
-	struct traced	*svc = p->svc;
-	struct tsession	*s, *next;
-	const Perfetto__Protos__TraceConfig__TriggerConfig__Trigger *t;
-	uint64_t	 now = session_now_ns(CLOCK_BOOTTIME), hash;
-	size_t		 i, k, count;
-	int		 matched, had;
-	struct trigger_hist *h;
-
-	for (i = 0; i < n; i++) {
-		if (names[i] == NULL)
-			continue;
-		hash = session_hash(names[i]);
-		count = session_trigger_count(svc, now, hash);
-		matched = 0;
-		TAILQ_FOREACH_SAFE(s, &svc->sessions, entry, next) {
-			const Perfetto__Protos__TraceConfig__TriggerConfig *tc =
-			    s->cfg->trigger_config;
-
-			if (tc == NULL || s->state == TS_DISABLED)
-				continue;
-			for (k = 0, t = NULL; k < tc->n_triggers; k++)
-				if (tc->triggers[k]->name != NULL &&
-				    strcmp(tc->triggers[k]->name,
-				    names[i]) == 0) {
-					t = tc->triggers[k];
-					break;
-				}
-			if (t == NULL)
-				continue;
-			if (t->producer_name_regex != NULL &&
-			    *t->producer_name_regex != '\0' &&
-			    !session_config_regex_match(t->producer_name_regex,
-			    p->name ? p->name : ""))
-				continue;
-			if (t->has_skip_probability &&
-			    (double)arc4random() / 4294967296.0 <
-			    t->skip_probability)
-				continue;
-			if (t->max_per_24_h > 0 && count >= t->max_per_24_h)
-				continue;
-			matched = 1;
-			had = s->ntriggers > 0;
-			session_trigger_record(s, names[i], p, now);
-			log_info("%s: trigger \"%s\" from producer %u for "
-			    "session %" PRIu64, __func__, names[i], p->id,
-			    s->id);
-			if (s->trigger_mode == 1 && s->state == TS_CONFIGURED) {
-				s->duration_ms = t->stop_delay_ms;
-				session_timer_stop(s->ev_trigger_timeout);
-				session_start(s);
-			} else if (s->trigger_mode == 2 && !had)
-				session_timer(s, &s->ev_trigger_stop,
-				    t->stop_delay_ms, session_trigger_stop_cb);
-		}
-		if (matched && svc->ntrigger_hist < 4096) {
-			h = reallocarray(svc->trigger_hist,
-			    svc->ntrigger_hist + 1, sizeof(*h));
-			if (h != NULL) {
-				svc->trigger_hist = h;
-				h[svc->ntrigger_hist].ts_ns = now;
-				h[svc->ntrigger_hist++].hash = hash;
-			}
-		}
-	}
-}
-
-/* A session with triggers shows nothing until one has fired. */
-int
-session_waiting_for_trigger(const struct tsession *s)
-{
-	return !s->cloned && s->cfg->trigger_config != NULL &&
-	    s->cfg->trigger_config->n_triggers > 0 && s->ntriggers == 0;
-}
-
 /* ---- detach / attach ------------------------------------------------- */
 
 int
@@ -1240,124 +1095,4 @@ session_change_config(struct tsession *s, const TraceConfig *ncfg,
 		}
 	}
 	return 0;
-}
-
-/* ---- CloneSession ------------------------------------------------------ */
-
-static TraceConfig *
-session_config_copy(const TraceConfig *cfg)
-{
-	TraceConfig	*n;
-	uint8_t		*buf;
-	size_t		 len;
-
-	len = perfetto__protos__trace_config__get_packed_size(cfg);
-	if ((buf = malloc(len ? len : 1)) == NULL)
-		return NULL;
-	perfetto__protos__trace_config__pack(cfg, buf);
-	n = perfetto__protos__trace_config__unpack(NULL, len, buf);
-	free(buf);
-	return n;
-}
-
-/*
- * A read-only copy of src (already flushed by the caller) for consumer c:
- * its buffers are copied as they are now, src keeps running untouched.
- * When src streams into a file and the consumer passed fd, the copy goes
- * into fd at once; otherwise the consumer reads it with ReadBuffers.
- */
-struct tsession *
-session_clone(struct tconsumer *c, struct tsession *src, int fd,
-    int *was_write_into_file, const char **cause)
-{
-	struct traced		*svc = c->svc;
-	struct tsession		*s;
-	struct trace_buffer	*tb;
-	uint64_t		 r[2];
-	size_t			 i;
-
-	*was_write_into_file = 0;
-	if (c->session != NULL) {
-		*cause = "this connection already has a session";
-		goto fail;
-	}
-	if (svc->nsessions >= TRACED_MAX_SESSIONS) {
-		*cause = "too many concurrent tracing sessions";
-		goto fail;
-	}
-	if ((s = calloc(1, sizeof(*s))) == NULL ||
-	    (s->buffers = calloc(src->nbuffers ? src->nbuffers : 1,
-	    sizeof(*s->buffers))) == NULL ||
-	    (s->cfg = session_config_copy(src->cfg)) == NULL) {
-		if (s != NULL)
-			free(s->buffers);
-		free(s);
-		*cause = "out of memory";
-		goto fail;
-	}
-	s->svc = svc;
-	s->uid = c->uid;
-	s->file.fd = -1;
-	s->cloned = 1;
-	s->next_seq_id = TRACED_SERVICE_SEQ_ID + 1;
-	s->should_emit_sync = 1;
-	s->should_emit_stats = 1;
-	s->state = TS_DISABLED;
-	s->disabled_notified = 1;
-	s->duration_ms = src->duration_ms;
-	s->start_realtime_ns = src->start_realtime_ns;
-	TAILQ_INIT(&s->instances);
-	TAILQ_INIT(&s->flushes);
-	for (i = 0; i < src->nbuffers; i++) {
-		if ((tb = trace_buffer_clone(svc->buffers[src->buffers[i]],
-		    cause)) == NULL)
-			break;
-		if (service_buffer_add(svc, s, tb, &s->buffers[i]) == -1) {
-			trace_buffer_free(tb);
-			*cause = "too many buffers";
-			break;
-		}
-		s->nbuffers++;
-	}
-	if (i < src->nbuffers) {
-		for (i = 0; i < s->nbuffers; i++)
-			service_buffer_free(svc, s->buffers[i]);
-		perfetto__protos__trace_config__free_unpacked(s->cfg, NULL);
-		free(s->buffers);
-		free(s);
-		goto fail;
-	}
-	arc4random_buf(r, sizeof(r));
-	r[1] = (r[1] & ~0xf000ull) | 0x4000ull;
-	r[0] = (r[0] & ~(0xc0ull << 56)) | (0x80ull << 56);
-	s->uuid_msb = (int64_t)r[1];
-	s->uuid_lsb = (int64_t)r[0];
-	if (s->cfg->builtin_data_sources == NULL ||
-	    !s->cfg->builtin_data_sources->disable_clock_snapshotting)
-		svcpkt_snapshot_clocks(s);
-	s->id = ++svc->last_session_id;
-	s->consumer = c;
-	c->session = s;
-	TAILQ_INSERT_TAIL(&svc->sessions, s, entry);
-	svc->nsessions++;
-	if (src->writing_file || (src->cfg->has_write_into_file &&
-	    src->cfg->write_into_file)) {
-		*was_write_into_file = 1;
-		if (fd != -1 && trace_file_open(&s->file, fd, 0) == 0) {
-			fd = -1;
-			if (readback_to_file(s) == -1)
-				log_warnx("%s: writing the clone failed",
-				    __func__);
-			trace_file_close(&s->file);
-		}
-	}
-	if (fd != -1)
-		close(fd);
-	log_info("%s: session %" PRIu64 " cloned from %" PRIu64, __func__,
-	    s->id, src->id);
-	return s;
-fail:
-	if (fd != -1)
-		close(fd);
-	return NULL;
 }

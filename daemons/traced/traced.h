@@ -401,6 +401,9 @@ typedef int packet_sink_fn(void *arg, const uint8_t *body, size_t blen,
 
 /* session.c */
 uint64_t	 session_now_ns(clockid_t);
+void		 session_timer(struct tsession *, struct event **, uint32_t ms,
+		    void (*cb)(int, short, void *));
+void		 session_timer_stop(struct event *);
 int		 session_enable(struct tconsumer *,
 		    Perfetto__Protos__TraceConfig *, int fd, const char **);
 void		 session_start(struct tsession *);
@@ -415,6 +418,8 @@ void		 session_instance_started(struct tproducer *, uint64_t);
 void		 session_instance_stopped(struct tproducer *, uint64_t);
 void		 session_datasource_added(struct tdatasource *);
 void		 session_datasource_removed(struct tdatasource *);
+
+/* trigger.c */
 void		 session_activate_triggers(struct tproducer *, char **,
 		    size_t);
 int		 session_waiting_for_trigger(const struct tsession *);
@@ -424,6 +429,8 @@ struct tsession	*session_attach(struct tconsumer *, const char *,
 		    const char **);
 struct tsession	*session_find_detached(struct traced *, uid_t,
 		    const char *);
+
+/* session_clone.c */
 struct tsession	*session_clone(struct tconsumer *, struct tsession *src,
 		    int fd, int *was_write_into_file, const char **cause);
 
