@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <sys/file.h>
+
 #include <check.h>
 #include <errno.h>
 #include <event2/event.h>
@@ -814,7 +816,7 @@ main(void)
 {
 	const char *cause = NULL;
 	SRunner *sr;
-	int failed;
+	int failed, lock;
 
 	if (geteuid() != 0) {
 		printf("SKIP: check_ftrace_kernel needs root\n");
@@ -823,6 +825,12 @@ main(void)
 	if (tfs_find(tracefs, sizeof(tracefs), 1, &cause) == -1) {
 		printf("SKIP: %s\n", cause);
 		return 77;
+	}
+	/* One tracefs for the whole machine: kernel suites take turns. */
+	lock = open("/tmp/faro-tracefs-tests.lock", O_RDWR | O_CREAT, 0600);
+	if (lock == -1 || flock(lock, LOCK_EX) == -1) {
+		perror("tracefs test lock");
+		return 1;
 	}
 	if (mkdtemp(state_dir) == NULL) {
 		perror("mkdtemp");

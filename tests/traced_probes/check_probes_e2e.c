@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <sys/file.h>
+
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -211,7 +213,7 @@ main(void)
 	Suite *s;
 	TCase *tc;
 	SRunner *sr;
-	int failed;
+	int failed, lock;
 
 	if (geteuid() != 0) {
 		printf("SKIP: check_probes_e2e needs root\n");
@@ -220,6 +222,12 @@ main(void)
 	if (tfs_find(tracefs, sizeof(tracefs), 1, &cause) == -1) {
 		printf("SKIP: %s\n", cause);
 		return 77;
+	}
+	/* One tracefs for the whole machine: kernel suites take turns. */
+	lock = open("/tmp/faro-tracefs-tests.lock", O_RDWR | O_CREAT, 0600);
+	if (lock == -1 || flock(lock, LOCK_EX) == -1) {
+		perror("tracefs test lock");
+		return 1;
 	}
 	s = suite_create("probes_e2e");
 	tc = tcase_create("e2e");
