@@ -580,6 +580,34 @@ tb_discard(struct trace_buffer *tb)
 	tb->st.chunks_discarded++;
 }
 
+/*
+ * Bytes of r's payload its fragments take (on our copy). All of it when a
+ * size prefix is bad: reading will find and count that.
+ */
+static size_t
+tb_chunk_used_untrusted(const struct tb_rec *r)
+{
+	const uint8_t *p = (const uint8_t *)(r + 1);
+	size_t off = 0, i, avail;
+	uint32_t len;
+	unsigned k;
+
+	for (k = 0; k < r->nfrags; k++) {
+		avail = r->payload_size - off;
+		len = 0;
+		for (i = 0; i < SHM_PACKET_HDR_SIZE && i < avail; i++) {
+			len |= (uint32_t)(p[off + i] & 0x7f) << (7 * i);
+			if (!(p[off + i] & 0x80))
+				break;
+		}
+		if (i == SHM_PACKET_HDR_SIZE || i == avail ||
+		    (size_t)len > avail - (i + 1))
+			return r->payload_size;
+		off += i + 1 + len;
+	}
+	return off;
+}
+
 /* Updates a chunk copied before (scraped) that has grown since. */
 static int
 tb_chunk_rewrite_untrusted(struct trace_buffer *tb, struct tb_rec *r,
@@ -588,12 +616,20 @@ tb_chunk_rewrite_untrusted(struct trace_buffer *tb, struct tb_rec *r,
 {
 	uint32_t next;
 
-	if (r->payload_size != v->payload_size || nfrags < r->nfrags ||
-	    (r->flags & flags) != r->flags || (r->complete && !complete)) {
+	/* A complete chunk is final (and stored trimmed): only duplicates. */
+	if (r->complete) {
+		if (complete && nfrags == r->nfrags &&
+		    flags == r->flags)
+			return 0;
 		tb->st.abi_violations++;
 		return -1;
 	}
-	if (nfrags == r->nfrags && complete == r->complete)
+	if (r->payload_size != v->payload_size || nfrags < r->nfrags ||
+	    (r->flags & flags) != r->flags) {
+		tb->st.abi_violations++;
+		return -1;
+	}
+	if (nfrags == r->nfrags && !complete)
 		return 0;	/* nothing new */
 	/* Reading went on past this chunk: rewriting it now would reorder. */
 	next = r->next;
@@ -709,6 +745,25 @@ trace_buffer_copy_chunk_untrusted(struct trace_buffer *tb,
 	r->complete = (uint8_t)complete;
 	/* The one read of producer memory; only this copy is parsed. */
 	memcpy(tb_rec_payload(r), v->payload, v->payload_size);
+	/*
+	 * A complete chunk will not change: keep only the bytes its packets
+	 * use (flushed chunks are often mostly empty). The tail cleared for
+	 * the full size becomes padding below. Unfinished chunks stay whole:
+	 * their commit rewrites them in place.
+	 */
+	if (complete) {
+		size_t used = tb_chunk_used_untrusted(r), small;
+
+		small = sizeof(struct tb_rec) + used;
+		if (small < TB_MIN_RECORD)
+			small = TB_MIN_RECORD;
+		small = (small + TB_ALIGN - 1) & ~(size_t)(TB_ALIGN - 1);
+		if (small < rsize) {
+			rsize = small;
+			r->size = (uint32_t)rsize;
+			r->payload_size = (uint16_t)used;
+		}
+	}
 	tb_index_add(tb, r);
 	tb_seq_link(tb, s, r);
 
@@ -721,11 +776,13 @@ trace_buffer_copy_chunk_untrusted(struct trace_buffer *tb,
 	tb->st.chunks_written++;
 	tb->st.bytes_written += rsize;
 	hwm_end = tb->wptr + rsize;
-	if (hwm_end > tb->hwm)
-		tb->hwm = hwm_end;
 	/* A record cut short by this one leaves padding behind it. */
 	if (end > hwm_end)
 		tb_write_padding(tb, hwm_end, end - hwm_end);
+	if (end > tb->hwm)
+		tb->hwm = end;
+	if (hwm_end > tb->hwm)
+		tb->hwm = hwm_end;
 	tb->wptr = hwm_end;
 	if (tb->wptr == tb->size) {
 		tb->wptr = 0;

@@ -26,8 +26,9 @@
  * holds its sequence until its commit arrives (it may still grow). Reading
  * is destructive: a packet is returned once.
  *
- * Sizes: chunk records take at least 1 KiB of ring (smaller chunks are
- * padded), which bounds the bookkeeping to about 4.3% of the ring.
+ * Sizes: a complete chunk is stored trimmed to the bytes its packets use
+ * (flushed chunks are often mostly empty); a chunk record takes at least 1
+ * KiB of ring, which bounds the bookkeeping to about 4.3% of the ring.
  *
  * Everything taken from a producer (chunk header fields, packet sizes, patch
  * offsets) is untrusted: a bad chunk is counted in abi_violations and

@@ -94,9 +94,9 @@ START_TEST(test_ring_overwrite)
 	struct pkts ps = { 0 };
 	size_t i;
 
-	/* 4080-byte chunks: 4112-byte records, 15 fit in 64 KiB. */
+	/* Full 4080-byte chunks: 4128-byte records, 15 fit in 64 KiB. */
 	for (i = 0; i < 40; i++)
-		ck_assert_int_eq(put1(tb, 1, 1, (uint32_t)i, (uint8_t)i, 100,
+		ck_assert_int_eq(put1(tb, 1, 1, (uint32_t)i, (uint8_t)i, 4076,
 		    4080), 0);
 	pkts_read(tb, &ps);
 	trace_buffer_stats(tb, &st);
@@ -121,13 +121,85 @@ START_TEST(test_ring_overwrite)
 	pkts_free(&ps);
 	/* Read chunks are overwritten without counting as lost. */
 	for (i = 40; i < 50; i++)
-		put1(tb, 1, 1, (uint32_t)i, (uint8_t)i, 100, 4080);
+		put1(tb, 1, 1, (uint32_t)i, (uint8_t)i, 4076, 4080);
 	trace_buffer_stats(tb, &st);
 	ck_assert_uint_eq(st.chunks_overwritten, 25);
 	pkts_read(tb, &ps);
 	ck_assert_uint_eq(ps.n, 10);
 	ck_assert_int_eq(ps.v[0].dropped, 0);
 	pkts_free(&ps);
+	trace_buffer_free(tb);
+}
+END_TEST
+
+/* Complete chunks keep only what their packets use. */
+START_TEST(test_trimmed_records)
+{
+	struct trace_buffer_stats st;
+	struct trace_buffer *tb = tb_make(65536, TRACE_BUFFER_RING);
+	struct shm_chunk_view v;
+	struct pkts ps = { 0 };
+	struct cb c;
+	size_t i;
+
+	/* 100 bytes used of 4080: 1 KiB records, all 40 fit in 64 KiB. */
+	for (i = 0; i < 40; i++)
+		ck_assert_int_eq(put1(tb, 1, 1, (uint32_t)i, (uint8_t)i, 100,
+		    4080), 0);
+	trace_buffer_stats(tb, &st);
+	ck_assert_uint_eq(st.bytes_written, 40 * 1024);
+	ck_assert_uint_eq(st.chunks_overwritten, 0);
+	/* 2000 bytes used: 2048-byte records. */
+	for (i = 40; i < 44; i++)
+		put1(tb, 1, 1, (uint32_t)i, (uint8_t)i, 1996, 4080);
+	trace_buffer_stats(tb, &st);
+	ck_assert_uint_eq(st.bytes_written, 40 * 1024 + 4 * 2048);
+	pkts_read(tb, &ps);
+	ck_assert_uint_eq(ps.n, 44);
+	for (i = 0; i < ps.n; i++) {
+		ck_assert_uint_eq(ps.v[i].data[0], i);
+		ck_assert_uint_eq(ps.v[i].len, i < 40 ? 100 : 1996);
+	}
+	pkts_free(&ps);
+	/* An unfinished (scraped) chunk is kept whole: it may still grow. */
+	cb_init(&c, 4080);
+	cb_frag(&c, 'u', 10);
+	v = cb_view(&c, 2, 0, 0, 0);
+	v.npackets = 2;
+	ck_assert_int_eq(trace_buffer_copy_chunk_untrusted(tb, 1, 1, &v), 0);
+	trace_buffer_stats(tb, &st);
+	ck_assert_uint_eq(st.bytes_written, 40 * 1024 + 4 * 2048 + 4128);
+	cb_frag(&c, 'w', 3000);
+	v = cb_view(&c, 2, 0, 0, 1);
+	ck_assert_int_eq(trace_buffer_copy_chunk_untrusted(tb, 1, 1, &v), 0);
+	pkts_read(tb, &ps);
+	ck_assert_uint_eq(ps.n, 2);
+	ck_assert_uint_eq(ps.v[1].len, 3000);
+	pkts_free(&ps);
+	/* A patch past the kept bytes fails; a resend is a duplicate. */
+	{
+		struct shm_patch pa;
+
+		cb_init(&c, 4080);
+		cb_frag(&c, 'p', 10);
+		v = cb_view(&c, 3, 0, SHM_CHUNK_NEEDS_PATCHING, 1);
+		ck_assert_int_eq(trace_buffer_copy_chunk_untrusted(tb, 1, 1,
+		    &v), 0);
+		ck_assert_int_eq(trace_buffer_copy_chunk_untrusted(tb, 1, 1,
+		    &v), 0);
+		memset(&pa, 0, sizeof(pa));
+		pa.offset = 3000;
+		ck_assert_int_eq(trace_buffer_patch_chunk_untrusted(tb, 1, 3, 0,
+		    &pa, 1, 0), -1);
+		pa.offset = 4;
+		pa.data[0] = 'q';
+		ck_assert_int_eq(trace_buffer_patch_chunk_untrusted(tb, 1, 3, 0,
+		    &pa, 1, 0), 0);
+		pkts_read(tb, &ps);
+		ck_assert_uint_eq(ps.n, 1);
+		ck_assert_uint_eq(ps.v[0].data[0], 'q');
+		pkts_free(&ps);
+	}
 	trace_buffer_free(tb);
 }
 END_TEST
@@ -140,7 +212,7 @@ START_TEST(test_discard)
 	size_t i, stored = 0;
 
 	for (i = 0; i < 40; i++)
-		if (put1(tb, 1, 1, (uint32_t)i, (uint8_t)i, 100, 4080) == 0)
+		if (put1(tb, 1, 1, (uint32_t)i, (uint8_t)i, 4076, 4080) == 0)
 			stored++;
 	ck_assert_uint_eq(stored, 15);
 	trace_buffer_stats(tb, &st);
@@ -701,7 +773,7 @@ START_TEST(test_clone)
 	size_t i;
 
 	for (i = 0; i < 20; i++)
-		put1(tb, 1, 1, (uint32_t)i, (uint8_t)i, 100, 4080);
+		put1(tb, 1, 1, (uint32_t)i, (uint8_t)i, 4076, 4080);
 	/* Read a few first: the clone keeps the read position. */
 	{
 		struct trace_buffer_packet p;
@@ -716,7 +788,7 @@ START_TEST(test_clone)
 	ck_assert_uint_eq(st.chunks_written, 20);
 	ck_assert_uint_eq(st.chunks_read, 0);
 	/* Independent: new data in the source is not in the copy. */
-	put1(tb, 1, 1, 20, 20, 100, 4080);
+	put1(tb, 1, 1, 20, 20, 4076, 4080);
 	pkts_read(tb, &ps);
 	pkts_read(cl, &pc);
 	ck_assert_uint_eq(ps.n, 15);
@@ -737,6 +809,7 @@ buffer_suite(void)
 	TCase *tc = tcase_create("buffer");
 
 	tcase_add_test(tc, test_ring_overwrite);
+	tcase_add_test(tc, test_trimmed_records);
 	tcase_add_test(tc, test_discard);
 	tcase_add_test(tc, test_reorder_and_gaps);
 	tcase_add_test(tc, test_chunk_id_wrap);
