@@ -36,6 +36,7 @@ static const char *method_names[M_COUNT] = {
 struct commit_msg {
 	uint8_t	*buf;
 	size_t	 len;
+	int	 m;		/* M_COMMIT or M_REGISTER_TW */
 };
 
 struct producer_ep {
@@ -49,6 +50,7 @@ struct producer_ep {
 	struct producer_ep_ops		 ops;
 	void				*arg;
 	unsigned			 batch;
+	unsigned			 stall_max_ms;
 
 	struct ipc_client		*client;
 	uint32_t			 sid;
@@ -114,7 +116,7 @@ ep_commit_cb(const struct shm_commit *c, void *arg)
 	Perfetto__Protos__CommitDataRequest__ChunkToPatch *pt = NULL, **ptp = NULL;
 	Perfetto__Protos__CommitDataRequest__ChunkToPatch__Patch *pa = NULL,
 	    **pap = NULL;
-	struct commit_msg *nq, m = { NULL, 0 };
+	struct commit_msg *nq, m = { NULL, 0, M_COMMIT };
 	size_t i, k, npa = 0, ipa = 0;
 
 	for (i = 0; i < c->npatches; i++)
@@ -209,9 +211,10 @@ ep_commit_send(evutil_socket_t fd, short what, void *arg)
 	pthread_mutex_unlock(&ep->qlock);
 	for (size_t i = 0; i < n; i++) {
 		if (ep->client != NULL && ep->bound &&
-		    ipc_client_invoke(ep->client, ep->sid, ep->mid[M_COMMIT],
+		    ep->mid[q[i].m] != 0 &&
+		    ipc_client_invoke(ep->client, ep->sid, ep->mid[q[i].m],
 		    q[i].buf, q[i].len, -1, IPC_INVOKE_DROP_REPLY, NULL,
-		    NULL) != 0)
+		    NULL) != 0 && q[i].m == M_COMMIT)
 			ep->stats.commits++;
 		free(q[i].buf);
 	}
@@ -303,6 +306,7 @@ smb_setup_untrusted(struct producer_ep *ep,
 	cfg.page_size = st->has_shared_buffer_page_size_kb ?
 	    (size_t)st->shared_buffer_page_size_kb * 1024 : 0;
 	cfg.batch_chunks = ep->batch;
+	cfg.stall_max_ms = ep->stall_max_ms;
 	cfg.commit_cb = ep_commit_cb;
 	cfg.commit_arg = ep;
 	if ((ep->arb = shm_arbiter_new(ep->region.base, ep->region.size, &cfg,
@@ -587,6 +591,7 @@ producer_ep_new(struct event_base *base, const struct producer_ep_config *cfg,
 		ep->ops = *cfg->ops;
 	ep->arg = cfg->arg;
 	ep->batch = cfg->commit_batch_chunks;
+	ep->stall_max_ms = cfg->stall_max_ms;
 	if (cfg->nds > 0) {
 		if ((ep->ds = calloc(cfg->nds, sizeof(*ep->ds))) == NULL)
 			goto nomem_ep;
@@ -664,6 +669,85 @@ producer_ep_writer_new(struct producer_ep *ep, uint32_t target_buffer,
 	req.target_buffer = target_buffer;
 	ep_invoke(ep, M_REGISTER_TW, &req.base, IPC_INVOKE_DROP_REPLY, NULL);
 	return w;
+}
+
+struct shm_arbiter *
+producer_ep_arbiter(struct producer_ep *ep)
+{
+	return ep->arb;
+}
+
+struct shm_writer *
+producer_ep_writer_new_async(struct producer_ep *ep, struct shm_arbiter *arb,
+    uint32_t target_buffer, enum shm_exhausted_policy policy,
+    const char **cause)
+{
+	Perfetto__Protos__RegisterTraceWriterRequest req =
+	    PERFETTO__PROTOS__REGISTER_TRACE_WRITER_REQUEST__INIT;
+	struct commit_msg *nq, m = { NULL, 0, M_REGISTER_TW };
+	struct shm_writer *w;
+
+	if ((w = shm_writer_new(arb, target_buffer, policy, cause)) == NULL)
+		return NULL;
+	req.has_trace_writer_id = req.has_target_buffer = 1;
+	req.trace_writer_id = shm_writer_id(w);
+	req.target_buffer = target_buffer;
+	m.len = perfetto__protos__register_trace_writer_request__get_packed_size(
+	    &req);
+	if ((m.buf = malloc(m.len ? m.len : 1)) == NULL)
+		goto nomem;
+	perfetto__protos__register_trace_writer_request__pack(&req, m.buf);
+	/* Queued with the commits, so it reaches the service before them. */
+	pthread_mutex_lock(&ep->qlock);
+	nq = reallocarray(ep->queue, ep->nqueue + 1, sizeof(*nq));
+	if (nq != NULL) {
+		ep->queue = nq;
+		ep->queue[ep->nqueue++] = m;
+	}
+	pthread_mutex_unlock(&ep->qlock);
+	if (nq == NULL)
+		goto nomem;
+	event_active(ep->ev_commit, EV_TIMEOUT, 0);
+	return w;
+nomem:
+	free(m.buf);
+	shm_writer_free(w);
+	*cause = "out of memory";
+	return NULL;
+}
+
+int
+producer_ep_add_ds(struct producer_ep *ep, const struct producer_ds *d)
+{
+	Perfetto__Protos__RegisterDataSourceRequest req =
+	    PERFETTO__PROTOS__REGISTER_DATA_SOURCE_REQUEST__INIT;
+	Perfetto__Protos__DataSourceDescriptor desc;
+	struct producer_ds *nds;
+	char *name;
+
+	if (d->name == NULL || (name = strdup(d->name)) == NULL)
+		return -1;
+	if ((nds = reallocarray(ep->ds, ep->nds + 1, sizeof(*nds))) == NULL) {
+		free(name);
+		return -1;
+	}
+	ep->ds = nds;
+	ep->ds[ep->nds] = *d;
+	ep->ds[ep->nds].name = name;
+	ep->nds++;
+	if (!ep->connected)
+		return 0;	/* registered with the others on connection */
+	perfetto__protos__data_source_descriptor__init(&desc);
+	desc.name = name;
+	desc.has_will_notify_on_start = desc.has_will_notify_on_stop =
+	    desc.has_handles_incremental_state_clear = 1;
+	desc.will_notify_on_start = d->will_notify_on_start != 0;
+	desc.will_notify_on_stop = d->will_notify_on_stop != 0;
+	desc.handles_incremental_state_clear =
+	    d->handles_incremental_state_clear != 0;
+	req.data_source_descriptor = &desc;
+	ep_invoke(ep, M_REGISTER_DS, &req.base, 0, ep_on_register);
+	return 0;
 }
 
 void

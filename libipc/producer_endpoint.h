@@ -93,6 +93,7 @@ struct producer_ep_config {
 	const struct producer_ep_ops	*ops;
 	void				*arg;
 	unsigned			 commit_batch_chunks; /* 0: 1 */
+	unsigned			 stall_max_ms;	/* 0: the arbiter's */
 };
 
 /*
@@ -118,6 +119,23 @@ int		 producer_ep_connected(const struct producer_ep *);
 struct shm_writer *producer_ep_writer_new(struct producer_ep *,
 		    uint32_t target_buffer, enum shm_exhausted_policy,
 		    const char **cause);
+/*
+ * Any thread: a writer from 'arb' (which the caller knows outlives it,
+ * e.g. the arbiter of a started instance); its RegisterTraceWriter is
+ * queued with the commits, so the service hears of it before its chunks.
+ * Free it with producer_ep_writer_free on the loop thread.
+ */
+struct shm_writer *producer_ep_writer_new_async(struct producer_ep *,
+		    struct shm_arbiter *arb, uint32_t target_buffer,
+		    enum shm_exhausted_policy, const char **cause);
+/* The arbiter over the current SMB, NULL before setup_tracing. */
+struct shm_arbiter *producer_ep_arbiter(struct producer_ep *);
+/*
+ * Adds a data source after producer_ep_new; registered now if connected,
+ * else with the others on (re)connection. -1 when out of memory.
+ */
+int		 producer_ep_add_ds(struct producer_ep *,
+		    const struct producer_ds *);
 /* Flushes, frees and unregisters a writer. */
 void		 producer_ep_writer_free(struct producer_ep *,
 		    struct shm_writer *);

@@ -1,0 +1,237 @@
+/*
+ * libfaro's own thread: an event loop that owns the producer connection
+ * (libipc/producer_endpoint.c). App threads reach it only through
+ * faro_loop_wake() and the commit queue, never by waiting on it.
+ */
+#include "config.h"
+
+#include <sys/syscall.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/thread.h>
+
+#include "faro_int.h"
+#include "log.h"
+#include "producer_endpoint.h"
+
+#define COMMIT_TICK_MS	100	/* partial batches go out at least this often */
+
+struct faro_global faro_g = { .mtx = PTHREAD_MUTEX_INITIALIZER };
+
+static struct {
+	struct event_base	*base;
+	pthread_t		 thread;
+	struct event		*ev_wake;
+	struct event		*ev_tick;
+	atomic_int		 quit;
+} loop;
+
+uint64_t
+faro_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct producer_ep *
+faro_ep(void)
+{
+	return faro_g.ep;
+}
+
+void
+faro_loop_wake(void)
+{
+	if (loop.ev_wake != NULL)
+		event_active(loop.ev_wake, EV_TIMEOUT, 0);
+}
+
+static void
+loop_on_wake(evutil_socket_t fd, short what, void *arg)
+{
+	if (atomic_load(&loop.quit)) {
+		faro_ds_teardown_all();
+		event_base_loopbreak(loop.base);
+		return;
+	}
+	faro_ds_housekeep();
+}
+
+/* Commit what the writers left in a half-filled batch. */
+static void
+loop_on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct shm_arbiter *arb;
+
+	if (faro_g.ep != NULL && (arb = producer_ep_arbiter(faro_g.ep)) !=
+	    NULL)
+		shm_arbiter_flush(arb, 0);
+}
+
+static void *
+loop_main(void *arg)
+{
+	event_base_loop(loop.base, EVLOOP_NO_EXIT_ON_EMPTY);
+	return NULL;
+}
+
+static uint64_t
+mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static void
+process_name(char *buf, size_t len)
+{
+	FILE *f;
+
+	snprintf(buf, len, "faro-%d", (int)getpid());
+	if ((f = fopen("/proc/self/comm", "r")) == NULL)
+		return;
+	if (fgets(buf, (int)len, f) != NULL)
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+int
+faro_init(const struct faro_init_args *a, const char **cause)
+{
+	struct faro_init_args args;
+	struct producer_ep_config cfg;
+	struct timeval tick = { 0, COMMIT_TICK_MS * 1000 };
+	const char *why = NULL;
+
+	if (cause == NULL)
+		cause = &why;
+	memset(&args, 0, sizeof(args));
+	if (a != NULL)
+		memcpy(&args, a, a->struct_size < sizeof(args) ?
+		    a->struct_size : sizeof(args));
+	if (atomic_exchange(&faro_g.up, 1)) {
+		*cause = "already initialized";
+		return -1;
+	}
+	log_init("libfaro", 1, args.verbose ? 2 : 0);
+	if (evthread_use_pthreads() == -1) {
+		*cause = "libevent without thread support";
+		goto fail;
+	}
+	faro_g.pid = getpid();
+	process_name(faro_g.process_name, sizeof(faro_g.process_name));
+	faro_g.process_uuid = mix64(((uint64_t)faro_g.pid << 32) ^
+	    faro_now_ns()) | 1;
+	atomic_store(&loop.quit, 0);
+	if ((loop.base = event_base_new()) == NULL) {
+		*cause = "cannot create an event loop";
+		goto fail;
+	}
+	loop.ev_wake = event_new(loop.base, -1, 0, loop_on_wake, NULL);
+	loop.ev_tick = event_new(loop.base, -1, EV_PERSIST, loop_on_tick,
+	    NULL);
+	if (loop.ev_wake == NULL || loop.ev_tick == NULL) {
+		*cause = "out of memory";
+		goto fail;
+	}
+	evtimer_add(loop.ev_tick, &tick);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.name = args.producer_name ? args.producer_name :
+	    faro_g.process_name;
+	cfg.socket = args.socket;
+	cfg.smb_size_hint = args.smb_size;
+	cfg.smb_page_size_hint = args.smb_page_size;
+	cfg.commit_batch_chunks = args.commit_batch;
+	cfg.stall_max_ms = args.stall_max_ms;
+	cfg.ops = &faro_ds_ep_ops;
+	if ((faro_g.ep = producer_ep_new(loop.base, &cfg, cause)) == NULL)
+		goto fail;
+	if ((errno = pthread_create(&loop.thread, NULL, loop_main, NULL)) !=
+	    0) {
+		*cause = "cannot start the libfaro thread";
+		producer_ep_free(faro_g.ep);
+		faro_g.ep = NULL;
+		goto fail;
+	}
+	return 0;
+fail:
+	if (loop.ev_wake != NULL)
+		event_free(loop.ev_wake);
+	if (loop.ev_tick != NULL)
+		event_free(loop.ev_tick);
+	if (loop.base != NULL)
+		event_base_free(loop.base);
+	memset(&loop, 0, sizeof(loop));
+	atomic_store(&faro_g.up, 0);
+	return -1;
+}
+
+void
+faro_shutdown(void)
+{
+	if (!atomic_load(&faro_g.up))
+		return;
+	atomic_store(&loop.quit, 1);
+	faro_loop_wake();
+	pthread_join(loop.thread, NULL);
+	producer_ep_free(faro_g.ep);
+	faro_g.ep = NULL;
+	event_free(loop.ev_wake);
+	event_free(loop.ev_tick);
+	event_base_free(loop.base);
+	memset(&loop, 0, sizeof(loop));
+	faro_ds_free_all();
+	te_free_all();
+	atomic_store(&faro_g.up, 0);
+}
+
+int
+faro_connected(void)
+{
+	return faro_g.ep != NULL && producer_ep_connected(faro_g.ep);
+}
+
+void
+faro_get_stats(struct faro_stats *st)
+{
+	struct producer_ep_stats es;
+	struct shm_arbiter_stats as;
+	struct shm_arbiter *arb;
+	struct faro_tls *t;
+
+	memset(st, 0, sizeof(*st));
+	if (!atomic_load(&faro_g.up))
+		return;
+	pthread_mutex_lock(&faro_g.mtx);
+	producer_ep_stats(faro_g.ep, &es);
+	st->connects = es.connects;
+	st->commits = es.commits;
+	if ((arb = producer_ep_arbiter(faro_g.ep)) != NULL) {
+		shm_arbiter_stats(arb, &as);
+		st->chunks = as.chunks_committed;
+		st->stalls = as.stalls;
+	}
+	st->dropped_packets = atomic_load(&faro_g.dropped);
+	for (t = faro_g.tls; t != NULL; t = t->next)
+		for (unsigned d = 0; d < FARO_MAX_DS; d++)
+			for (unsigned i = 0; i < FARO_DS_MAX_INSTANCES; i++)
+				if (t->w[d][i] != NULL && t->w[d][i]->sw != NULL)
+					st->dropped_packets +=
+					    shm_writer_dropped_packets(
+					    t->w[d][i]->sw);
+	pthread_mutex_unlock(&faro_g.mtx);
+}

@@ -1,0 +1,156 @@
+/*
+ * libfaro internals shared by its files: the process-wide state, data
+ * source instances and the per-thread writers.
+ *
+ * Who touches what:
+ *   libfaro thread  instance lifecycle (setup/start/stop/flush/clear),
+ *                   frees writers of stopped instances and dead threads
+ *   app threads     their own struct faro_tls: writers created lazily
+ *                   from the started instance's arbiter
+ *
+ * A thread holds its faro_tls lock while it writes; the libfaro thread
+ * takes the same lock (spinning: the holder is only writing packets)
+ * before it frees or flushes that thread's writers. An instance's 'gen'
+ * changes whenever it stops, so a thread notices that its cached writer
+ * belongs to an old session.
+ */
+#ifndef FARO_INT_H
+#define FARO_INT_H
+
+#include <sys/types.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "faro/data_source.h"
+#include "faro/track_event.h"
+
+#include "pbw.h"
+#include "shm_arbiter.h"
+
+#define FARO_MAX_DS		32
+
+enum inst_state { INST_FREE, INST_SETUP, INST_STARTED, INST_STOPPING };
+
+struct faro_ds_inst {
+	enum inst_state		 state;
+	uint64_t		 id;		/* the service's instance id */
+	uint32_t		 target_buffer;
+	enum shm_exhausted_policy policy;
+	struct shm_arbiter	*arb;
+	void			*data;		/* on_setup's result */
+	atomic_uint		 gen;		/* bumped at every stop */
+	atomic_uint		 clear_gen;	/* ClearIncrementalState count */
+	atomic_int		 stop_done;	/* faro_ds_stop_done was called */
+};
+
+struct faro_ds {
+	char			*name;
+	unsigned		 index;
+	struct faro_ds_args	 args;
+	atomic_uint		 active;	/* bit per started instance */
+	int			 registered;	/* told to the endpoint */
+	struct faro_ds_inst	 inst[FARO_DS_MAX_INSTANCES];
+};
+
+/* Interning and track state of one TrackEvent sequence. */
+#define TE_INTERN_SLOTS		1024
+#define TE_INTERN_MAX		768	/* then start the sequence over */
+#define TE_SEEN_TRACKS		32
+
+struct te_intern_ent {
+	const void	*key;
+	uint32_t	 iid;
+	uint32_t	 kind;
+};
+
+struct te_seq {
+	uint32_t		 used;
+	uint32_t		 next_iid[4];
+	unsigned		 nseen;
+	uint64_t		 seen[TE_SEEN_TRACKS];
+	struct te_intern_ent	 tab[TE_INTERN_SLOTS];
+};
+
+struct faro_tls;
+
+/* One thread's writer for one instance: the public faro_ds_ctx. */
+struct faro_ds_ctx {
+	struct shm_writer	*sw;
+	struct pbw		*pbw;		/* packet being written */
+	struct faro_ds		*ds;
+	unsigned		 slot;
+	unsigned		 gen;		/* instance gen of sw */
+	unsigned		 clear_gen;
+	int			 first;		/* no packet written yet */
+	int			 reset;		/* incremental state is gone */
+	struct faro_tls		*tls;
+	struct te_seq		*te;		/* TrackEvent writers only */
+};
+
+struct faro_tls {
+	atomic_int		 lock;		/* 0 free, 1 held */
+	int			 dead;		/* thread exited */
+	pid_t			 tid;
+	struct faro_tls		*next;
+	struct faro_ds_ctx	*w[FARO_MAX_DS][FARO_DS_MAX_INSTANCES];
+};
+
+struct faro_global {
+	pthread_mutex_t		 mtx;		/* ds table, tls list */
+	struct faro_ds		*ds[FARO_MAX_DS];
+	unsigned		 nds;
+	struct faro_tls		*tls;
+	struct producer_ep	*ep;
+	pid_t			 pid;
+	uint64_t		 process_uuid;
+	char			 process_name[64];
+	atomic_ullong		 dropped;	/* of freed writers */
+	atomic_int		 up;
+};
+
+extern struct faro_global faro_g;
+
+/* faro.c: the libfaro thread. */
+void		 faro_loop_wake(void);	/* run faro_ds_housekeep soon */
+struct producer_ep *faro_ep(void);
+
+/* ds.c */
+struct faro_tls	*faro_tls_get(void);
+static inline void
+faro_tls_lock(struct faro_tls *t)
+{
+	int expect;
+
+	for (;;) {
+		expect = 0;
+		if (atomic_compare_exchange_weak(&t->lock, &expect, 1))
+			return;
+		sched_yield();
+	}
+}
+static inline void
+faro_tls_unlock(struct faro_tls *t)
+{
+	atomic_store_explicit(&t->lock, 0, memory_order_release);
+}
+struct faro_ds_ctx *faro_ds_writer(struct faro_tls *, struct faro_ds *,
+		    unsigned slot);
+void		 faro_ds_housekeep(void);	/* libfaro thread */
+void		 faro_ds_teardown_all(void);	/* libfaro thread */
+void		 faro_ds_free_all(void);
+extern const struct producer_ep_ops faro_ds_ep_ops;
+
+/* te.c */
+void		 te_seq_clear(struct te_seq *);
+void		 te_free_all(void);
+
+/* te_match.c: does a TrackEventConfig enable this category? */
+struct Perfetto__Protos__TrackEventConfig;
+int		 te_category_enabled(
+		    const struct Perfetto__Protos__TrackEventConfig *,
+		    const char *name, const char *tags);
+
+#endif

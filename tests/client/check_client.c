@@ -1,0 +1,685 @@
+/*
+ * libfaro through the real path: a private traced, libfaro in this
+ * process on its own thread, a test consumer reading the trace back and
+ * decoding it with our protos. Checks TrackEvent structure (interning,
+ * nesting, counters, flows, annotations, descriptors), category
+ * filtering, custom data sources with several sessions at once,
+ * reconnection after traced restarts, and the drop policy.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+#include <event2/event.h>
+
+#include <faro/faro.h>
+#include <faro/data_source.h>
+#include <faro/track_event.h>
+
+#include "traced_test.h"
+
+#define TEST_CATEGORIES(C)						\
+	C(ta, "test.a", "enabled by name", NULL)			\
+	C(tb, "test.b", "disabled by name", NULL)			\
+	C(tslow, "test.slow", "tagged slow", "slow")			\
+	C(other, "other.x", "matched by a pattern", NULL)
+
+FARO_TE_CATEGORIES_DECLARE(TEST_CATEGORIES)
+FARO_TE_CATEGORIES_DEFINE(TEST_CATEGORIES)
+
+static struct tt_traced		 td;
+static struct event_base	*base;
+static char			 linkdir[64], sockpath[128];
+
+/* libfaro reaches traced through a symlink, so a restarted traced (new
+ * directory) is found at the same path. */
+static void
+point_link(void)
+{
+	unlink(sockpath);
+	ck_assert_int_eq(symlink(td.producer_sock, sockpath), 0);
+}
+
+static void
+setup(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(tt_traced_start(&td, NULL), 0);
+	base = event_base_new();
+	snprintf(linkdir, sizeof(linkdir), "/tmp/faro-client.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(linkdir));
+	snprintf(sockpath, sizeof(sockpath), "%s/producer", linkdir);
+	point_link();
+}
+
+static void
+teardown(void)
+{
+	faro_shutdown();
+	unlink(sockpath);
+	rmdir(linkdir);
+	event_base_free(base);
+	ck_assert_int_eq(tt_traced_stop(&td), 0);
+}
+
+static void
+init_faro(uint32_t smb_size)
+{
+	struct faro_init_args a = { .struct_size = sizeof(a) };
+	const char *cause = NULL;
+
+	a.producer_name = "check_client";
+	a.socket = sockpath;
+	a.smb_size = smb_size;
+	ck_assert_msg(faro_init(&a, &cause) == 0, "faro_init: %s", cause);
+	ck_assert_int_eq(FARO_TE_REGISTER(TEST_CATEGORIES), 0);
+}
+
+static int
+wait_cond(int (*fn)(void), int ms)
+{
+	for (int i = 0; i < ms / 10; i++) {
+		if (fn())
+			return 0;
+		tt_spin(base, 10);
+	}
+	return -1;
+}
+
+static int cat_a_on(void) { return faro_cat_ta.enabled != 0; }
+static int cat_a_off(void) { return faro_cat_ta.enabled == 0; }
+static int is_connected(void) { return faro_connected(); }
+
+/* A session with track_event (enabled/disabled categories) and extras. */
+static Perfetto__Protos__TraceConfig *
+te_config(uint32_t kb, const char *const *enabled, const char *const *disabled)
+{
+	static const char *const names[] = { "track_event", NULL };
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(kb, 1, names);
+	Perfetto__Protos__TrackEventConfig *te = calloc(1, sizeof(*te));
+	size_t n;
+
+	perfetto__protos__track_event_config__init(te);
+	for (n = 0; enabled != NULL && enabled[n] != NULL; n++)
+		;
+	te->n_enabled_categories = n;
+	te->enabled_categories = (char **)enabled;
+	for (n = 0; disabled != NULL && disabled[n] != NULL; n++)
+		;
+	te->n_disabled_categories = n;
+	te->disabled_categories = (char **)disabled;
+	cfg->data_sources[0]->config->track_event_config = te;
+	return cfg;
+}
+
+static void
+config_free(Perfetto__Protos__TraceConfig *cfg)
+{
+	for (size_t i = 0; i < cfg->n_data_sources; i++) {
+		free(cfg->data_sources[i]->config->track_event_config);
+		cfg->data_sources[i]->config->track_event_config = NULL;
+	}
+	tt_config_free(cfg);
+}
+
+/* ---- decoding ---- */
+
+#define MAXSEQ	16
+#define MAXIID	64
+
+struct seqstate {
+	uint32_t	 id;
+	char		*names[MAXIID], *cats[MAXIID], *dnames[MAXIID];
+	int		 depth, maxdepth, cleared;
+};
+
+struct summary {
+	struct seqstate	 seq[MAXSEQ];
+	int		 nseq;
+	int		 begins, ends, instants, counters_int, counters_dbl;
+	int		 flows, term_flows, unresolved, bad_nesting;
+	int		 named[8];	/* counts of the names below */
+	int		 cat_b, cat_slow, cat_other;
+	int		 dict_ok, ann_int, ann_str, ann_ptr, ann_bool, ann_dbl;
+	int		 thread_desc, process_desc, custom_desc, counter_desc;
+	int		 first_on_seq, dropped_marks;
+	int64_t		 last_int_counter;
+	int		 test_packets;
+};
+
+static const char *const watch[] = { "outer", "inner", "instant",
+    "complete", "scoped", "dyn-7", NULL };
+
+static struct seqstate *
+seq_of(struct summary *s, uint32_t id)
+{
+	for (int i = 0; i < s->nseq; i++)
+		if (s->seq[i].id == id)
+			return &s->seq[i];
+	ck_assert_int_lt(s->nseq, MAXSEQ);
+	s->seq[s->nseq].id = id;
+	return &s->seq[s->nseq++];
+}
+
+static void
+summarize(struct summary *s, const Perfetto__Protos__Trace *t)
+{
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < t->n_packet; i++) {
+		const Perfetto__Protos__TracePacket *p = t->packet[i];
+		const Perfetto__Protos__InternedData *in = p->interned_data;
+		const Perfetto__Protos__TrackEvent *e;
+		struct seqstate *q;
+		const char *name = NULL, *cat = NULL;
+
+		if (p->data_case ==
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_FOR_TESTING) {
+			s->test_packets++;
+			continue;
+		}
+		if (p->optional_trusted_packet_sequence_id_case !=
+		    PERFETTO__PROTOS__TRACE_PACKET__OPTIONAL_TRUSTED_PACKET_SEQUENCE_ID_TRUSTED_PACKET_SEQUENCE_ID)
+			continue;
+		q = seq_of(s, p->trusted_packet_sequence_id);
+		if (p->has_first_packet_on_sequence &&
+		    p->first_packet_on_sequence)
+			s->first_on_seq++;
+		if (p->has_previous_packet_dropped &&
+		    p->previous_packet_dropped)
+			s->dropped_marks++;
+		if (p->has_sequence_flags && (p->sequence_flags & 1)) {
+			memset(q->names, 0, sizeof(q->names));
+			memset(q->cats, 0, sizeof(q->cats));
+			memset(q->dnames, 0, sizeof(q->dnames));
+			q->cleared = 1;
+		}
+		if (in != NULL) {
+			for (size_t k = 0; k < in->n_event_names; k++)
+				if (in->event_names[k]->iid < MAXIID)
+					q->names[in->event_names[k]->iid] =
+					    in->event_names[k]->name;
+			for (size_t k = 0; k < in->n_event_categories; k++)
+				if (in->event_categories[k]->iid < MAXIID)
+					q->cats[in->event_categories[k]->iid] =
+					    in->event_categories[k]->name;
+			for (size_t k = 0; k < in->n_debug_annotation_names;
+			    k++)
+				if (in->debug_annotation_names[k]->iid <
+				    MAXIID)
+					q->dnames[in->debug_annotation_names[k]->iid] =
+					    in->debug_annotation_names[k]->name;
+		}
+		if (p->data_case ==
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR) {
+			const Perfetto__Protos__TrackDescriptor *d =
+			    p->track_descriptor;
+
+			if (d->thread != NULL)
+				s->thread_desc++;
+			else if (d->process != NULL)
+				s->process_desc++;
+			else if (d->counter != NULL)
+				s->counter_desc++;
+			else
+				s->custom_desc++;
+			continue;
+		}
+		if (p->data_case != PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT)
+			continue;
+		e = p->track_event;
+		if (!q->cleared) {
+			s->unresolved++;
+			continue;
+		}
+		if (e->name_field_case ==
+		    PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID) {
+			name = e->name_iid < MAXIID ? q->names[e->name_iid] :
+			    NULL;
+			if (name == NULL)
+				s->unresolved++;
+		} else if (e->name_field_case ==
+		    PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME)
+			name = e->name;
+		if (e->n_category_iids > 0) {
+			cat = e->category_iids[0] < MAXIID ?
+			    q->cats[e->category_iids[0]] : NULL;
+			if (cat == NULL)
+				s->unresolved++;
+		}
+		if (cat != NULL && strcmp(cat, "test.b") == 0)
+			s->cat_b++;
+		if (cat != NULL && strcmp(cat, "test.slow") == 0)
+			s->cat_slow++;
+		if (cat != NULL && strcmp(cat, "other.x") == 0)
+			s->cat_other++;
+		for (int k = 0; name != NULL && watch[k] != NULL; k++)
+			if (strcmp(name, watch[k]) == 0)
+				s->named[k]++;
+		switch (e->type) {
+		case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN:
+			s->begins++;
+			if (!e->has_track_uuid && ++q->depth > q->maxdepth)
+				q->maxdepth = q->depth;
+			break;
+		case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END:
+			s->ends++;
+			if (!e->has_track_uuid && --q->depth < 0)
+				s->bad_nesting++;
+			break;
+		case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT:
+			s->instants++;
+			break;
+		case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER:
+			if (e->counter_value_field_case ==
+			    PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE) {
+				s->counters_int++;
+				s->last_int_counter = e->counter_value;
+			} else
+				s->counters_dbl++;
+			break;
+		default:
+			break;
+		}
+		s->flows += (int)e->n_flow_ids;
+		s->term_flows += (int)e->n_terminating_flow_ids;
+		for (size_t k = 0; k < e->n_debug_annotations; k++) {
+			const Perfetto__Protos__DebugAnnotation *a =
+			    e->debug_annotations[k];
+			const char *an = NULL;
+
+			if (a->name_field_case ==
+			    PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME_IID)
+				an = a->name_iid < MAXIID ?
+				    q->dnames[a->name_iid] : NULL;
+			if (an == NULL) {
+				s->unresolved++;
+				continue;
+			}
+			if (strcmp(an, "n") == 0 && a->value_case ==
+			    PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE)
+				s->ann_int++;
+			if (strcmp(an, "s") == 0 && a->value_case ==
+			    PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE &&
+			    strcmp(a->string_value, "str") == 0)
+				s->ann_str++;
+			if (strcmp(an, "p") == 0 && a->value_case ==
+			    PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_POINTER_VALUE)
+				s->ann_ptr++;
+			if (strcmp(an, "b") == 0 && a->value_case ==
+			    PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE)
+				s->ann_bool++;
+			if (strcmp(an, "d") == 0 && a->value_case ==
+			    PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE &&
+			    a->double_value == 2.5)
+				s->ann_dbl++;
+			if (strcmp(an, "dict") == 0 && a->n_dict_entries == 2 &&
+			    strcmp(a->dict_entries[0]->name, "k") == 0 &&
+			    a->dict_entries[0]->uint_value == 9 &&
+			    a->dict_entries[1]->n_dict_entries == 1)
+				s->dict_ok++;
+		}
+	}
+}
+
+static int
+nseq_te(const struct summary *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nseq; i++)
+		n += s->seq[i].cleared;
+	return n;
+}
+
+static struct faro_track	 custom_track, ctr_int, ctr_dbl;
+
+static void
+emit_events(int rounds)
+{
+	char dyn[16];
+
+	for (int i = 0; i < rounds; i++) {
+		FARO_TE_BEGIN(ta, "outer", FARO_ARG_INT("n", i),
+		    FARO_ARG_STRING("s", "str"), FARO_ARG_PTR("p", &dyn),
+		    FARO_ARG_BOOL("b", 1), FARO_ARG_DOUBLE("d", 2.5),
+		    FARO_ARG_DICT_BEGIN("dict"), FARO_ARG_UINT("k", 9),
+		    FARO_ARG_DICT_BEGIN("sub"), FARO_ARG_INT("z", -1),
+		    FARO_ARG_DICT_END(), FARO_ARG_DICT_END(), FARO_FLOW(1000 + i));
+		FARO_TE_BEGIN(ta, "inner");
+		{
+			FARO_TE_SCOPED(ta, "scoped");
+			FARO_TE_INSTANT(ta, "instant",
+			    FARO_TERMINATING_FLOW(1000 + i));
+		}
+		FARO_TE_END(ta);
+		FARO_TE_END(ta);
+		FARO_TE_COMPLETE(ta, "complete", faro_now_ns() - 1000, 500);
+		snprintf(dyn, sizeof(dyn), "dyn-%d", 7);
+		FARO_TE_INSTANT(ta, dyn, FARO_DYNAMIC_NAME());
+		FARO_TE_INSTANT(tb, "disabled");
+		FARO_TE_INSTANT(tslow, "slow");
+		FARO_TE_INSTANT(other, "pattern");
+		FARO_TE_BEGIN(ta, "on_track", FARO_ON_TRACK(&custom_track));
+		FARO_TE_END(ta, FARO_ON_TRACK(&custom_track));
+		FARO_TE_COUNTER_INT(ta, &ctr_int, i);
+		FARO_TE_COUNTER_DOUBLE(ta, &ctr_dbl, i * 0.5);
+	}
+}
+
+static void *
+emit_thread(void *arg)
+{
+	emit_events((int)(intptr_t)arg);
+	return NULL;
+}
+
+static void
+record(Perfetto__Protos__TraceConfig *cfg, struct tt_consumer *c)
+{
+	ck_assert_int_eq(tt_consumer_connect(c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_enable(c, cfg, -1), 0);
+}
+
+static void
+stop_and_read(struct tt_consumer *c, struct tt_trace *t)
+{
+	uint8_t *data;
+	size_t len;
+
+	ck_assert_int_eq(tt_consumer_call(c, TT_C_DISABLE, NULL, -1, NULL,
+	    0), 0);
+	ck_assert_int_eq(tt_wait(base, &c->enable_done, 10000), 0);
+	ck_assert_int_eq(tt_consumer_read(c, &data, &len), 0);
+	ck_assert_int_eq(tt_trace_parse(t, data, len), 0);
+	free(data);
+}
+
+START_TEST(test_track_event)
+{
+	static const char *const en[] = { "test.a", "other*", NULL };
+	static const char *const dis[] = { "test.b", NULL };
+	Perfetto__Protos__TraceConfig *cfg = te_config(4096, en, dis);
+	struct tt_consumer c;
+	struct tt_trace t;
+	struct summary s;
+	pthread_t th[3];
+
+	init_faro(0);
+	faro_track_init(&custom_track, "custom", NULL);
+	faro_counter_track_init(&ctr_int, "ints", "count");
+	faro_counter_track_init(&ctr_dbl, "doubles", NULL);
+	memset(&c, 0, sizeof(c));
+	record(cfg, &c);
+	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
+	ck_assert_uint_eq(faro_cat_tb.enabled, 0);
+	ck_assert_uint_eq(faro_cat_tslow.enabled, 0);
+	ck_assert_uint_ne(faro_cat_other.enabled, 0);
+	emit_events(50);
+	for (int i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, emit_thread, (void *)(intptr_t)20);
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	stop_and_read(&c, &t);
+	ck_assert_int_eq(wait_cond(cat_a_off, 5000), 0);
+	summarize(&s, t.trace);
+	ck_assert_int_eq(s.unresolved, 0);
+	ck_assert_int_eq(s.bad_nesting, 0);
+	/* 4 sequences: this thread and three workers (+ the service's). */
+	ck_assert_int_eq(nseq_te(&s), 4);
+	ck_assert_int_eq(s.first_on_seq, 4);
+	ck_assert_int_eq(s.thread_desc, 4);
+	ck_assert_int_ge(s.process_desc, 1);
+	ck_assert_int_eq(s.custom_desc, 4);
+	ck_assert_int_eq(s.counter_desc, 8);
+	for (int i = 0; i < s.nseq; i++) {
+		if (!s.seq[i].cleared)
+			continue;
+		ck_assert_int_eq(s.seq[i].depth, 0);
+		ck_assert_int_eq(s.seq[i].maxdepth, 3);
+	}
+	/* Per round: outer, inner, scoped, complete, on_track begin. */
+	ck_assert_int_eq(s.begins, 110 * 5);
+	ck_assert_int_eq(s.ends, 110 * 5);
+	ck_assert_int_eq(s.named[0], 110);	/* outer */
+	ck_assert_int_eq(s.named[2], 110);	/* instant */
+	ck_assert_int_eq(s.named[3], 110);	/* complete */
+	ck_assert_int_eq(s.named[4], 110);	/* scoped */
+	ck_assert_int_eq(s.named[5], 110);	/* dynamic name */
+	ck_assert_int_eq(s.instants, 110 * 3);	/* instant, dyn, pattern */
+	ck_assert_int_eq(s.cat_b, 0);
+	ck_assert_int_eq(s.cat_slow, 0);
+	ck_assert_int_eq(s.cat_other, 110);
+	ck_assert_int_eq(s.counters_int, 110);
+	ck_assert_int_eq(s.counters_dbl, 110);
+	ck_assert_int_eq(s.flows, 110);
+	ck_assert_int_eq(s.term_flows, 110);
+	ck_assert_int_eq(s.ann_int, 110);
+	ck_assert_int_eq(s.ann_str, 110);
+	ck_assert_int_eq(s.ann_ptr, 110);
+	ck_assert_int_eq(s.ann_bool, 110);
+	ck_assert_int_eq(s.ann_dbl, 110);
+	ck_assert_int_eq(s.dict_ok, 110);
+	ck_assert_int_eq(s.dropped_marks, 0);
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	config_free(cfg);
+}
+END_TEST
+
+/* ---- a custom data source, two sessions at once ---- */
+
+static atomic_int setups, starts, stops, destroys;
+
+static void *
+ds_setup(struct faro_ds *ds, unsigned inst, const struct faro_ds_config *c,
+    void *user)
+{
+	char *tag = strdup(c->legacy_config);
+
+	atomic_fetch_add(&setups, 1);
+	ck_assert_ptr_nonnull(c->raw);
+	return tag;
+}
+
+static void
+ds_start(struct faro_ds *ds, unsigned inst, void *data, void *user)
+{
+	atomic_fetch_add(&starts, 1);
+}
+
+static int
+ds_stop(struct faro_ds *ds, unsigned inst, void *data, void *user)
+{
+	atomic_fetch_add(&stops, 1);
+	/* Completes later, from another thread's point of view. */
+	faro_ds_stop_done(ds, inst);
+	return FARO_DS_STOP_ASYNC;
+}
+
+static void
+ds_destroy(struct faro_ds *ds, unsigned inst, void *data, void *user)
+{
+	atomic_fetch_add(&destroys, 1);
+	free(data);
+}
+
+static void
+ds_write(struct faro_ds_ctx *ctx, void *arg)
+{
+	uint32_t n = *(uint32_t *)arg;
+	struct faro_msg *p = faro_ctx_packet_begin(ctx);
+
+	faro_msg_uint(p, 8, faro_now_ns());
+	faro_msg_nested_begin(p, 900);			/* for_testing */
+	faro_msg_string(p, 1, (const char *)faro_ctx_data(ctx)); /* str */
+	faro_msg_uint(p, 2, n);				/* seq_value */
+	faro_msg_nested_begin(p, 5);			/* payload */
+	faro_msg_string(p, 1, "x");			/* str */
+	faro_msg_int(p, 5, -5);				/* single_int */
+	faro_msg_nested_begin(p, 2);			/* nested */
+	faro_msg_bytes(p, 4, "bytes", 5);		/* single_string */
+	faro_msg_nested_end(p);
+	faro_msg_nested_end(p);
+	faro_msg_nested_end(p);
+	faro_ctx_packet_end(ctx);
+}
+
+static struct faro_ds *test_ds;
+static int both_active(void) { return faro_ds_active(test_ds) == 3; }
+
+START_TEST(test_data_source_two_sessions)
+{
+	static const char *const names[] = { "test.ds", NULL };
+	struct faro_ds_args a = { .struct_size = sizeof(a) };
+	Perfetto__Protos__TraceConfig *c1, *c2;
+	struct tt_consumer k1, k2;
+	struct tt_trace t1, t2;
+	const char *cause;
+
+	init_faro(0);
+	a.on_setup = ds_setup;
+	a.on_start = ds_start;
+	a.on_stop = ds_stop;
+	a.on_destroy = ds_destroy;
+	test_ds = faro_ds_register("test.ds", &a, &cause);
+	ck_assert_ptr_nonnull(test_ds);
+	ck_assert_ptr_null(faro_ds_register("test.ds", &a, &cause));
+	c1 = tt_config_new(1024, 1, names);
+	c1->data_sources[0]->config->legacy_config = strdup("one");
+	c2 = tt_config_new(1024, 1, names);
+	c2->data_sources[0]->config->legacy_config = strdup("two");
+	memset(&k1, 0, sizeof(k1));
+	memset(&k2, 0, sizeof(k2));
+	record(c1, &k1);
+	record(c2, &k2);
+	ck_assert_int_eq(wait_cond(both_active, 5000), 0);
+	for (uint32_t i = 0; i < 300; i++)
+		faro_ds_trace(test_ds, ds_write, &i);
+	stop_and_read(&k1, &t1);
+	stop_and_read(&k2, &t2);
+	ck_assert_uint_eq(tt_trace_count(&t1, "one", NULL, 0), 300);
+	ck_assert_uint_eq(tt_trace_count(&t1, "two", NULL, 0), 0);
+	ck_assert_uint_eq(tt_trace_count(&t2, "two", NULL, 0), 300);
+	ck_assert_uint_eq(tt_trace_count(&t2, "one", NULL, 0), 0);
+	ck_assert_int_eq(t1.bad_trusted, 0);
+	ck_assert_int_eq(atomic_load(&setups), 2);
+	ck_assert_int_eq(atomic_load(&starts), 2);
+	ck_assert_int_eq(atomic_load(&stops), 2);
+	tt_spin(base, 200);
+	ck_assert_int_eq(atomic_load(&destroys), 2);
+	ck_assert_uint_eq(faro_ds_active(test_ds), 0);
+	tt_trace_free(&t1);
+	tt_trace_free(&t2);
+	tt_consumer_close(&k1);
+	tt_consumer_close(&k2);
+	tt_config_free(c1);
+	tt_config_free(c2);
+}
+END_TEST
+
+/* ---- traced goes away and comes back ---- */
+
+START_TEST(test_reconnect)
+{
+	static const char *const en[] = { "test.a", NULL };
+	Perfetto__Protos__TraceConfig *cfg;
+	struct tt_consumer c;
+	struct tt_trace t;
+	struct summary s;
+	struct faro_stats st;
+
+	init_faro(0);
+	ck_assert_int_eq(wait_cond(is_connected, 5000), 0);
+	ck_assert_int_eq(tt_traced_stop(&td), 0);
+	ck_assert_int_eq(wait_cond(cat_a_off, 1000), 0);
+	for (int i = 0; i < 100 && faro_connected(); i++)
+		tt_spin(base, 10);
+	ck_assert_int_eq(faro_connected(), 0);
+	emit_events(5);		/* nobody listens: nothing happens */
+	ck_assert_int_eq(tt_traced_start(&td, NULL), 0);
+	point_link();
+	ck_assert_int_eq(wait_cond(is_connected, 5000), 0);
+	faro_get_stats(&st);
+	ck_assert_uint_eq(st.connects, 2);
+	cfg = te_config(2048, en, NULL);
+	memset(&c, 0, sizeof(c));
+	record(cfg, &c);
+	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
+	emit_events(10);
+	stop_and_read(&c, &t);
+	summarize(&s, t.trace);
+	ck_assert_int_eq(s.named[0], 10);
+	ck_assert_int_eq(s.unresolved, 0);
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	config_free(cfg);
+}
+END_TEST
+
+/* ---- a tiny SMB and the drop policy ---- */
+
+START_TEST(test_drop_policy)
+{
+	static const char *const en[] = { "test.a", NULL };
+	Perfetto__Protos__TraceConfig *cfg = te_config(256, en, NULL);
+	struct tt_consumer c;
+	struct tt_trace t;
+	struct summary s;
+	struct faro_stats st;
+
+	init_faro(16 * 1024);	/* 4 pages of 4 KiB */
+	memset(&c, 0, sizeof(c));
+	record(cfg, &c);
+	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
+	/* No pause for the libfaro thread: the SMB must run out. */
+	emit_events(3000);
+	faro_get_stats(&st);
+	ck_assert_uint_gt(st.dropped_packets, 0);
+	tt_spin(base, 300);
+	emit_events(5);		/* after a drop the sequence starts over */
+	stop_and_read(&c, &t);
+	summarize(&s, t.trace);
+	ck_assert_int_gt(s.dropped_marks, 0);
+	ck_assert_int_gt(s.named[0], 0);
+	ck_assert_int_lt(s.named[0], 3005);
+	ck_assert_int_eq(s.unresolved, 0);
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	config_free(cfg);
+}
+END_TEST
+
+static Suite *
+client_suite(void)
+{
+	Suite *s = suite_create("client");
+	TCase *tc = tcase_create("e2e");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_track_event);
+	tcase_add_test(tc, test_data_source_two_sessions);
+	tcase_add_test(tc, test_reconnect);
+	tcase_add_test(tc, test_drop_policy);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(client_suite());
+	int nfail;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nfail = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nfail == 0 ? 0 : 1;
+}
