@@ -7,7 +7,7 @@
  * Nested messages reserve a 4-byte size field, written as a padded varint
  * when the message ends (the size is not known before):
  *
- *   tag | 0x80 0x80 0x80 0x00 | nested fields ...        (while open)
+ *   tag | 0x00 0x00 0x00 0x00 | nested fields ...        (while open)
  *   tag | 0x85 0x80 0x80 0x00 | nested fields (5 bytes)  (after end)
  *
  * The reserved field stays zero until filled. If the range holding it has
