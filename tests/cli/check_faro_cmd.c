@@ -979,7 +979,7 @@ END_TEST
 START_TEST(test_light_mode_ftrace)
 {
 	const char *top = getenv("top_builddir");
-	char probes[PATH_MAX];
+	char probes[PATH_MAX], cfg[512];
 	struct run r, q;
 	Perfetto__Protos__Trace *t;
 	size_t i, k, nswitch = 0;
@@ -1014,14 +1014,16 @@ START_TEST(test_light_mode_ftrace)
 	ck_assert_msg(i < 500, "traced_probes did not register linux.ftrace");
 
 	/*
-	 * Light mode's config, in a private ftrace instance so that other
-	 * tests using the top-level one at the same time do not interfere.
+	 * Light mode's config, in a private ftrace instance (named after
+	 * this process) so that tests running at the same time do not
+	 * interfere.
 	 */
-	ck_assert_int_eq(faro(&r, "duration_ms: 1000 buffers { size_kb: 8192 } "
+	snprintf(cfg, sizeof(cfg), "duration_ms: 1000 buffers { size_kb: 8192 } "
 	    "data_sources { config { name: \"linux.ftrace\" ftrace_config { "
 	    "ftrace_events: \"sched/sched_switch\" symbolize_ksyms: true "
-	    "instance_name: \"faro_check_cli\" } } }", "-c", "-", "--txt",
-	    "-o", path("k.pftrace"), NULL), 0);
+	    "instance_name: \"faro_check_cli_%d\" } } }", (int)getpid());
+	ck_assert_int_eq(faro(&r, cfg, "-c", "-", "--txt", "-o",
+	    path("k.pftrace"), NULL), 0);
 	run_free(&r);
 	kill(ppid, SIGTERM);
 	waitpid(ppid, &st, 0);
