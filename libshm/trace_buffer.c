@@ -260,6 +260,12 @@ trace_buffer_stats(const struct trace_buffer *tb, struct trace_buffer_stats *st)
 	*st = tb->st;
 }
 
+void
+trace_buffer_note_abi_violation(struct trace_buffer *tb)
+{
+	tb->st.abi_violations++;
+}
+
 /* Index of live chunk records. */
 
 static uint32_t

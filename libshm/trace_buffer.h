@@ -151,6 +151,13 @@ int	trace_buffer_read_next(struct trace_buffer *,
 void	trace_buffer_stats(const struct trace_buffer *,
 	    struct trace_buffer_stats *);
 
+/*
+ * Counts an ABI violation found before the chunk reached the buffer (e.g.
+ * shm_chunk_acquire_untrusted refused a chunk aimed at it), so the session's
+ * BufferStats show it.
+ */
+void	trace_buffer_note_abi_violation(struct trace_buffer *);
+
 /* Ring size in bytes (what buffer_size reports). */
 size_t	trace_buffer_size(const struct trace_buffer *);
 

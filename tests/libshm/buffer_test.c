@@ -669,6 +669,11 @@ START_TEST(test_hostile_fragments)
 	abi += 2;
 	trace_buffer_stats(tb, &st);
 	ck_assert_uint_eq(st.abi_violations, abi);
+
+	/* Violations found before the buffer (bad SMB headers) count too. */
+	trace_buffer_note_abi_violation(tb);
+	trace_buffer_stats(tb, &st);
+	ck_assert_uint_eq(st.abi_violations, abi + 1);
 	trace_buffer_free(tb);
 
 	/* A chunk larger than the whole buffer. */
