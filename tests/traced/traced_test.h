@@ -163,6 +163,7 @@ struct tt_reply {
 	int		 nreplies;
 	uint8_t		*data;		/* replies concatenated */
 	size_t		 len;
+	size_t		 cap;
 	size_t		*lens;		/* each reply's length */
 };
 

@@ -155,11 +155,22 @@ tt_c_reply(struct ipc_client *cl, struct ipc_result *res, void *arg)
 	if (!res->success)
 		k->success = 0;
 	if (r != NULL && res->success) {
-		n = realloc(r->data, r->len + res->len + 1);
-		l = realloc(r->lens, (r->nreplies + 1) * sizeof(*l));
-		if (n != NULL)
-			r->data = n;
-		if (l != NULL)
+		/* Grow by doubling: a long stream stays linear. */
+		n = r->data;
+		if (r->len + res->len + 1 > r->cap) {
+			size_t cap = r->cap ? r->cap : 4096;
+
+			while (cap < r->len + res->len + 1)
+				cap *= 2;
+			if ((n = realloc(r->data, cap)) != NULL) {
+				r->data = n;
+				r->cap = cap;
+			}
+		}
+		l = r->lens;
+		if ((r->nreplies & (r->nreplies - 1)) == 0 &&
+		    (l = realloc(r->lens, (r->nreplies ? r->nreplies * 2 : 1) *
+		    sizeof(*l))) != NULL)
 			r->lens = l;
 		if (n != NULL && l != NULL) {
 			if (res->len > 0)
@@ -207,14 +218,42 @@ tt_reply_free(struct tt_reply *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* A growing byte buffer (geometric: reads of many packets stay linear). */
+struct tt_buf {
+	uint8_t	*p;
+	size_t	 len, cap;
+};
+
+static int
+tt_buf_put(struct tt_buf *b, const void *data, size_t len)
+{
+	uint8_t	*n;
+	size_t	 cap;
+
+	if (b->len + len > b->cap) {
+		cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + len)
+			cap *= 2;
+		if ((n = realloc(b->p, cap)) == NULL)
+			return -1;
+		b->p = n;
+		b->cap = cap;
+	}
+	if (len > 0)
+		memcpy(b->p + b->len, data, len);
+	b->len += len;
+	return 0;
+}
+
 /* Joins the slices of every ReadBuffersResponse into Trace framing. */
 int
 tt_consumer_read(struct tt_consumer *c, uint8_t **trace, size_t *len)
 {
 	struct tt_reply	 r;
 	Perfetto__Protos__ReadBuffersResponse *res;
-	uint8_t		*out = NULL, *pkt = NULL, *n;
-	size_t		 olen = 0, plen = 0, off = 0, i, j;
+	struct tt_buf	 out = { NULL, 0, 0 }, pkt = { NULL, 0, 0 };
+	size_t		 off = 0, i, j;
+	int		 rc = 0;
 
 	if (tt_consumer_call(c, TT_C_READ, NULL, -1, &r, 30000) == -1) {
 		tt_reply_free(&r);
@@ -225,47 +264,40 @@ tt_consumer_read(struct tt_consumer *c, uint8_t **trace, size_t *len)
 		    r.lens[i], r.data + off);
 		if (res == NULL)
 			continue;
-		for (j = 0; j < res->n_slices; j++) {
+		for (j = 0; j < res->n_slices && rc == 0; j++) {
 			const Perfetto__Protos__ReadBuffersResponse__Slice *s =
 			    res->slices[j];
+			uint8_t	 hdr[11];
+			size_t	 h = 0;
+			uint64_t v;
 
-			n = realloc(pkt, plen + s->data.len + 1);
-			if (n == NULL)
-				break;
-			pkt = n;
-			if (s->data.len > 0)
-				memcpy(pkt + plen, s->data.data, s->data.len);
-			plen += s->data.len;
-			if (s->last_slice_for_packet) {
-				uint8_t	 hdr[11];
-				size_t	 h = 0;
-				uint64_t v = plen;
-
-				hdr[h++] = 0x0a;
-				do {
-					hdr[h] = v & 0x7f;
-					v >>= 7;
-					if (v)
-						hdr[h] |= 0x80;
-					h++;
-				} while (v);
-				n = realloc(out, olen + h + plen + 1);
-				if (n == NULL)
-					break;
-				out = n;
-				memcpy(out + olen, hdr, h);
-				memcpy(out + olen + h, pkt, plen);
-				olen += h + plen;
-				plen = 0;
-			}
+			rc = tt_buf_put(&pkt, s->data.data, s->data.len);
+			if (rc == -1 || !s->last_slice_for_packet)
+				continue;
+			hdr[h++] = 0x0a;
+			v = pkt.len;
+			do {
+				hdr[h] = v & 0x7f;
+				v >>= 7;
+				if (v)
+					hdr[h] |= 0x80;
+				h++;
+			} while (v);
+			if ((rc = tt_buf_put(&out, hdr, h)) == 0)
+				rc = tt_buf_put(&out, pkt.p, pkt.len);
+			pkt.len = 0;
 		}
 		perfetto__protos__read_buffers_response__free_unpacked(res,
 		    NULL);
 	}
-	free(pkt);
+	free(pkt.p);
 	tt_reply_free(&r);
-	*trace = out;
-	*len = olen;
+	if (rc == -1) {
+		free(out.p);
+		return -1;
+	}
+	*trace = out.p;
+	*len = out.len;
 	return 0;
 }
 
