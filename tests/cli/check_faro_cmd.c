@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -36,6 +37,7 @@ typedef Perfetto__Protos__TraceConfig TraceConfig;
 static char dir[256];
 static char faro_bin[PATH_MAX];
 static struct tt_traced tt;
+static pid_t probes_pid = -1;	/* traced_probes, if a test started it */
 
 struct run {
 	int	 code;
@@ -107,6 +109,13 @@ setup(void)
 static void
 teardown(void)
 {
+	int st;
+
+	if (probes_pid > 0) {
+		kill(probes_pid, SIGTERM);
+		waitpid(probes_pid, &st, 0);
+		probes_pid = -1;
+	}
 	tt_traced_stop(&tt);	/* removes its directory too */
 }
 
@@ -984,7 +993,7 @@ START_TEST(test_light_mode_ftrace)
 	Perfetto__Protos__Trace *t;
 	size_t i, k, nswitch = 0;
 	pid_t ppid;
-	int st, fd;
+	int st, fd, lockfd;
 
 	if (getuid() != 0 || access("/sys/kernel/tracing/events/sched/"
 	    "sched_switch", F_OK) != 0) {
@@ -992,6 +1001,11 @@ START_TEST(test_light_mode_ftrace)
 		    "and tracefs)\n");
 		return;
 	}
+	/* Tests touching tracefs take turns (shared with the probes suites). */
+	lockfd = open("/tmp/faro-tracefs-tests.lock", O_RDWR | O_CREAT |
+	    O_CLOEXEC, 0666);
+	ck_assert_int_ge(lockfd, 0);
+	ck_assert_int_eq(flock(lockfd, LOCK_EX), 0);
 	snprintf(probes, sizeof(probes), "%s/daemons/traced_probes/"
 	    "traced_probes", top ? top : ".");
 	mkdir(path("run"), 0700);
@@ -1003,6 +1017,7 @@ START_TEST(test_light_mode_ftrace)
 		_exit(127);
 	}
 	ck_assert_int_gt(ppid, 0);
+	probes_pid = ppid;
 	for (i = 0; i < 500; i++) {
 		faro(&q, NULL, "--query", NULL);
 		k = strstr(q.out, "linux.ftrace") != NULL;
@@ -1027,6 +1042,8 @@ START_TEST(test_light_mode_ftrace)
 	run_free(&r);
 	kill(ppid, SIGTERM);
 	waitpid(ppid, &st, 0);
+	probes_pid = -1;
+	close(lockfd);	/* releases the tracefs lock */
 
 	t = load_trace(path("k.pftrace"));
 	for (i = 0; i < t->n_packet; i++) {
