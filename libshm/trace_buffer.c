@@ -587,6 +587,33 @@ tb_discard(struct trace_buffer *tb)
 }
 
 /*
+ * Parses the size prefix of the fragment at p (avail bytes left in the
+ * payload): a varint of at most 4 bytes, the fragment inside the payload.
+ * Returns the prefix length and *lenp, or 0 if bad (*lenp is then the size
+ * read, if any, to tell the writer's drop marker apart).
+ */
+static inline size_t
+tb_prefix_untrusted(const uint8_t *p, size_t avail, uint32_t *lenp)
+{
+	uint32_t len = 0;
+	size_t i;
+
+	for (i = 0; i < SHM_PACKET_HDR_SIZE && i < avail; i++) {
+		len |= (uint32_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80))
+			break;
+	}
+	if (i == SHM_PACKET_HDR_SIZE || i == avail) {
+		*lenp = 0;		/* not even a complete varint */
+		return 0;
+	}
+	*lenp = len;
+	if ((size_t)len > avail - (i + 1))
+		return 0;
+	return i + 1;
+}
+
+/*
  * Bytes of r's payload its fragments take (on our copy). All of it when a
  * size prefix is bad: reading will find and count that.
  */
@@ -594,22 +621,15 @@ static size_t
 tb_chunk_used_untrusted(const struct tb_rec *r)
 {
 	const uint8_t *p = (const uint8_t *)(r + 1);
-	size_t off = 0, i, avail;
+	size_t off = 0, hl;
 	uint32_t len;
 	unsigned k;
 
 	for (k = 0; k < r->nfrags; k++) {
-		avail = r->payload_size - off;
-		len = 0;
-		for (i = 0; i < SHM_PACKET_HDR_SIZE && i < avail; i++) {
-			len |= (uint32_t)(p[off + i] & 0x7f) << (7 * i);
-			if (!(p[off + i] & 0x80))
-				break;
-		}
-		if (i == SHM_PACKET_HDR_SIZE || i == avail ||
-		    (size_t)len > avail - (i + 1))
+		hl = tb_prefix_untrusted(p + off, r->payload_size - off, &len);
+		if (hl == 0)
 			return r->payload_size;
-		off += i + 1 + len;
+		off += hl + len;
 	}
 	return off;
 }
@@ -842,22 +862,14 @@ static enum tb_frag
 tb_frag_next_untrusted(struct trace_buffer *tb, struct tb_rec *r,
     const uint8_t **datap, size_t *lenp)
 {
-	const uint8_t *pay = tb_rec_payload(r), *p;
-	size_t avail, i;
-	uint32_t len = 0;
+	const uint8_t *p = tb_rec_payload(r) + r->read_off;
+	size_t avail, hl;
+	uint32_t len;
 
-	p = pay + r->read_off;
 	avail = r->read_off < r->payload_size ?
 	    (size_t)(r->payload_size - r->read_off) : 0;
-	for (i = 0; i < SHM_PACKET_HDR_SIZE && i < avail; i++) {
-		len |= (uint32_t)(p[i] & 0x7f) << (7 * i);
-		if (!(p[i] & 0x80))
-			break;
-	}
-	if (i == SHM_PACKET_HDR_SIZE || i == avail ||
-	    (size_t)len > avail - (i + 1)) {
-		if (i < avail && i < SHM_PACKET_HDR_SIZE &&
-		    len == SHM_PACKET_SIZE_DROP)
+	if ((hl = tb_prefix_untrusted(p, avail, &len)) == 0) {
+		if (len == SHM_PACKET_SIZE_DROP)
 			tb->st.trace_writer_packet_loss++;
 		else
 			tb->st.abi_violations++;
@@ -865,9 +877,9 @@ tb_frag_next_untrusted(struct trace_buffer *tb, struct tb_rec *r,
 		r->read_off = r->payload_size;
 		return TB_FRAG_BAD;
 	}
-	*datap = p + i + 1;
+	*datap = p + hl;
 	*lenp = len;
-	r->read_off = (uint16_t)(r->read_off + i + 1 + len);
+	r->read_off = (uint16_t)(r->read_off + hl + len);
 	r->frags_read++;
 	return len == 0 ? TB_FRAG_EMPTY : TB_FRAG_OK;
 }
