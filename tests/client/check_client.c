@@ -344,6 +344,7 @@ static void
 emit_events(int rounds)
 {
 	char dyn[16];
+	uint64_t t1;
 
 	for (int i = 0; i < rounds; i++) {
 		FARO_TE_BEGIN(ta, "outer", FARO_ARG_INT("n", i),
@@ -360,7 +361,11 @@ emit_events(int rounds)
 		}
 		FARO_TE_END(ta);
 		FARO_TE_END(ta);
-		FARO_TE_COMPLETE(ta, "complete", faro_now_ns() - 1000, 500);
+		/* A complete slice in the gap before the next event. */
+		t1 = faro_now_ns();
+		FARO_TE_COMPLETE(ta, "complete", t1, 1);
+		while (faro_now_ns() <= t1 + 1)
+			;
 		snprintf(dyn, sizeof(dyn), "dyn-%d", 7);
 		FARO_TE_INSTANT(ta, dyn, FARO_DYNAMIC_NAME());
 		FARO_TE_INSTANT(tb, "disabled");
@@ -468,6 +473,87 @@ START_TEST(test_track_event)
 	ck_assert_int_eq(s.dict_ok, 110);
 	ck_assert_int_eq(s.dropped_marks, 0);
 	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	config_free(cfg);
+}
+END_TEST
+
+/* ---- the same trace through our trace_processor ---- */
+
+/* The single number a query prints (CSV: header line, value line). */
+static long
+tp_query(const char *trace, const char *sql)
+{
+	char cmd[1024], line[256], last[256] = "";
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s/daemons/trace_processor/trace_processor"
+	    " -Q \"%s\" %s 2>/dev/null", getenv("top_builddir"), sql, trace);
+	ck_assert_ptr_nonnull(p = popen(cmd, "r"));
+	while (fgets(line, sizeof(line), p) != NULL)
+		snprintf(last, sizeof(last), "%s", line);
+	st = pclose(p);
+	ck_assert_msg(st == 0, "trace_processor failed on: %s", sql);
+	return strtol(last[0] == '"' ? last + 1 : last, NULL, 10);
+}
+
+START_TEST(test_trace_processor)
+{
+	static const char *const en[] = { "test.a", NULL };
+	Perfetto__Protos__TraceConfig *cfg = te_config(4096, en, NULL);
+	struct tt_consumer c;
+	char path[128];
+	uint8_t *data;
+	size_t len;
+	pthread_t th;
+	FILE *f;
+
+	init_faro(0);
+	faro_track_init(&custom_track, "custom", NULL);
+	faro_counter_track_init(&ctr_int, "ints", "count");
+	faro_counter_track_init(&ctr_dbl, "doubles", NULL);
+	memset(&c, 0, sizeof(c));
+	record(cfg, &c);
+	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
+	emit_events(10);
+	pthread_create(&th, NULL, emit_thread, (void *)(intptr_t)10);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL,
+	    0), 0);
+	ck_assert_int_eq(tt_wait(base, &c.enable_done, 10000), 0);
+	ck_assert_int_eq(tt_consumer_read(&c, &data, &len), 0);
+	snprintf(path, sizeof(path), "%s/trace.pb", getenv("CC_KEEPDIR") ? getenv("CC_KEEPDIR") : linkdir);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	fclose(f);
+	free(data);
+
+	/* Slices nest: scoped inside inner inside outer, on thread tracks. */
+	ck_assert_int_eq(tp_query(path, "select count(*) from slice s join "
+	    "slice p on s.parent_id = p.id join slice g on p.parent_id = g.id "
+	    "where s.name = 'scoped' and p.name = 'inner' and "
+	    "g.name = 'outer' and s.depth = 2"), 20);
+	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	    "name = 'outer' and category = 'test.a' and dur > 0"), 20);
+	ck_assert_int_eq(tp_query(path, "select count(distinct utid) from "
+	    "thread_track t join slice s on s.track_id = t.id"), 2);
+	ck_assert_int_eq(tp_query(path, "select count(*) from slice s join "
+	    "track t on s.track_id = t.id where t.name = 'custom' and "
+	    "s.name = 'on_track'"), 20);
+	ck_assert_int_eq(tp_query(path, "select count(*) from counter c join "
+	    "counter_track t on c.track_id = t.id where t.name = 'ints'"),
+	    20);
+	ck_assert_int_eq(tp_query(path, "select count(*) from flow"), 20);
+	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	    "name = 'dyn-7'"), 20);
+	ck_assert_int_eq(tp_query(path, "select count(*) from args a join "
+	    "slice s using(arg_set_id) where s.name = 'outer' and "
+	    "a.key = 'debug.dict.k' and a.int_value = 9"), 20);
+	ck_assert_int_eq(tp_query(path, "select count(*) from process where "
+	    "name = 'check_client'"), 1);
+	if (getenv("CC_KEEPDIR") == NULL)
+		unlink(path);
 	tt_consumer_close(&c);
 	config_free(cfg);
 }
@@ -665,6 +751,7 @@ client_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_track_event);
+	tcase_add_test(tc, test_trace_processor);
 	tcase_add_test(tc, test_data_source_two_sessions);
 	tcase_add_test(tc, test_reconnect);
 	tcase_add_test(tc, test_drop_policy);
