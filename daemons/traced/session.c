@@ -365,6 +365,19 @@ session_enable(struct tconsumer *c, TraceConfig *cfg, int fd,
 	}
 	if (session_config_check(svc, c->uid, cfg, fd != -1, cause) == -1)
 		goto fail;
+	/* An exclusive session ends every other one, as upstream. */
+	if (cfg->has_exclusive_prio && cfg->exclusive_prio > 0) {
+		struct tsession	*o;
+
+		while ((o = TAILQ_FIRST(&svc->sessions)) != NULL) {
+			if (o->consumer != NULL)
+				cport_tracing_disabled(o->consumer,
+				    "aborted for a higher-priority exclusive "
+				    "session");
+			o->disabled_notified = 1;
+			session_free(o);
+		}
+	}
 	if ((s = calloc(1, sizeof(*s))) == NULL ||
 	    (s->buffers = calloc(cfg->n_buffers ? cfg->n_buffers : 1,
 	    sizeof(*s->buffers))) == NULL) {

@@ -126,6 +126,68 @@ session_config_target_buffer(const TraceConfig *cfg, const TraceConfigDS *ds,
 	return 0;
 }
 
+/* A running exclusive session refuses anything of lower or equal prio. */
+static int
+session_config_exclusive(struct traced *svc, const TraceConfig *cfg,
+    const char **cause)
+{
+	struct tsession	*s;
+	uint32_t	 cur = 0, want;
+
+	want = cfg->has_exclusive_prio ? cfg->exclusive_prio : 0;
+	TAILQ_FOREACH(s, &svc->sessions, entry)
+		if (s->cfg->has_exclusive_prio && s->cfg->exclusive_prio > cur)
+			cur = s->cfg->exclusive_prio;
+	if (cur > 0 && cur >= want) {
+		*cause = "an exclusive session with a higher or equal "
+		    "priority is active";
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * session_semaphores: a session naming a semaphore tolerates at most
+ * max_other_session_count other live sessions naming it (the smallest
+ * limit among all of them wins), as upstream.
+ */
+static int
+session_config_semaphores(struct traced *svc, const TraceConfig *cfg,
+    const char **cause)
+{
+	const Perfetto__Protos__TraceConfig__SessionSemaphore *sem, *o;
+	struct tsession	*s;
+	uint64_t	 count, limit;
+	size_t		 i, j;
+
+	for (i = 0; i < cfg->n_session_semaphores; i++) {
+		sem = cfg->session_semaphores[i];
+		if (sem->name == NULL)
+			continue;
+		count = 0;
+		limit = sem->max_other_session_count;
+		TAILQ_FOREACH(s, &svc->sessions, entry) {
+			if (s->cloned || s->state == TS_DISABLED)
+				continue;
+			for (j = 0; j < s->cfg->n_session_semaphores; j++) {
+				o = s->cfg->session_semaphores[j];
+				if (o->name == NULL ||
+				    strcmp(o->name, sem->name) != 0)
+					continue;
+				count++;
+				if (o->max_other_session_count < limit)
+					limit = o->max_other_session_count;
+			}
+		}
+		if (count > limit) {
+			*cause = "a session semaphore exceeds its maximum "
+			    "other session count";
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /*
  * Checks a config before anything is allocated. The caller applies
  * lockdown_mode first (upstream does, even for a config refused here).
@@ -211,6 +273,25 @@ session_config_check(struct traced *svc, uid_t uid, const TraceConfig *cfg,
 			return -1;
 		}
 	}
+	if (cfg->bugreport_filename != NULL) {
+		for (const char *c = cfg->bugreport_filename; *c != '\0'; c++)
+			if (!((*c >= 'a' && *c <= 'z') ||
+			    (*c >= 'A' && *c <= 'Z') ||
+			    (*c >= '0' && *c <= '9') ||
+			    *c == '-' || *c == '_' || *c == '.')) {
+				*cause = "bugreport_filename contains invalid "
+				    "characters, use [a-zA-Z0-9-_.]+";
+				return -1;
+			}
+	}
+	/* Better refuse than write unfiltered data the consumer wanted cut. */
+	if (cfg->trace_filter != NULL) {
+		*cause = "trace_filter is not supported by faro traced";
+		return -1;
+	}
+	if (session_config_exclusive(svc, cfg, cause) == -1 ||
+	    session_config_semaphores(svc, cfg, cause) == -1)
+		return -1;
 	if (cfg->n_buffers > TRACED_MAX_BUFFERS_PER_SESSION) {
 		*cause = "too many buffers configured";
 		return -1;

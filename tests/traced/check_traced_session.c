@@ -632,6 +632,58 @@ START_TEST(test_lockdown)
 }
 END_TEST
 
+START_TEST(test_exclusive_and_semaphores)
+{
+	struct tt_consumer	 a, b, c, d, e;
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(64, 0, ds1);
+	Perfetto__Protos__TraceConfig__SessionSemaphore sem =
+	    PERFETTO__PROTOS__TRACE_CONFIG__SESSION_SEMAPHORE__INIT, *semp = &sem;
+
+	ck_assert_int_eq(tt_consumer_connect(&a, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_connect(&b, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_connect(&d, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_connect(&e, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_enable(&a, cfg, -1), 0);
+	ck_assert_int_eq(wait_state(&a, -1, 1), 0);
+	/* An exclusive session ends the others... */
+	cfg->has_exclusive_prio = 1;
+	cfg->exclusive_prio = 5;
+	ck_assert_int_eq(tt_consumer_enable(&b, cfg, -1), 0);
+	ck_assert_int_eq(tt_wait(base, &a.enable_done, 5000), 0);
+	ck_assert_ptr_nonnull(strstr(a.enable_error, "exclusive"));
+	ck_assert_int_eq(b.enable_done, 0);
+	/* ...and refuses newcomers of lower priority. */
+	cfg->exclusive_prio = 0;
+	ck_assert_int_eq(tt_consumer_enable_wait_error(&c, cfg, -1, 3000), 0);
+	ck_assert_ptr_nonnull(strstr(c.enable_error, "exclusive"));
+	ck_assert_int_eq(tt_consumer_call(&b, TT_C_FREE, NULL, -1, NULL, 0), 0);
+	/* A semaphore with no room for others. */
+	sem.name = (char *)"sem";
+	sem.has_max_other_session_count = 1;
+	sem.max_other_session_count = 0;
+	cfg->n_session_semaphores = 1;
+	cfg->session_semaphores = &semp;
+	ck_assert_int_eq(tt_consumer_enable(&d, cfg, -1), 0);
+	ck_assert_int_eq(wait_state(&d, -1, 1), 0);
+	ck_assert_int_eq(tt_consumer_enable_wait_error(&e, cfg, -1, 3000), 0);
+	ck_assert_ptr_nonnull(strstr(e.enable_error, "semaphore"));
+	cfg->n_session_semaphores = 0;
+	cfg->session_semaphores = NULL;
+	/* Filters are refused rather than ignored. */
+	cfg->trace_filter = calloc(1, sizeof(*cfg->trace_filter));
+	perfetto__protos__trace_config__trace_filter__init(cfg->trace_filter);
+	ck_assert_int_eq(tt_consumer_enable_wait_error(&e, cfg, -1, 3000), 0);
+	ck_assert_ptr_nonnull(strstr(e.enable_error, "trace_filter"));
+	tt_consumer_close(&a);
+	tt_consumer_close(&b);
+	tt_consumer_close(&c);
+	tt_consumer_close(&d);
+	tt_consumer_close(&e);
+	tt_config_free(cfg);
+}
+END_TEST
+
 static Suite *
 session_suite(void)
 {
@@ -653,6 +705,7 @@ session_suite(void)
 	tcase_add_test(tc, test_max_file_size);
 	tcase_add_test(tc, test_periodic_flush_and_clear);
 	tcase_add_test(tc, test_lockdown);
+	tcase_add_test(tc, test_exclusive_and_semaphores);
 	suite_add_tcase(s, tc);
 	return s;
 }
