@@ -18,7 +18,7 @@
 
 #include "metrics.h"
 #include "mproto.h"
-#include "pbw.h"
+#include "pbbuf.h"
 
 /* A user's file may be at most this big. */
 #define METRICS_MAX_FILE	(4u << 20)
@@ -424,8 +424,9 @@ static int
 expand_sql(struct metrics *mx, const char *sql, const char *const *args,
     size_t nargs, struct sbuf *out, int depth, char **err)
 {
-	const char *p = sql, *end = sql + strlen(sql), *q, *stmt = sql;
+	const char *p = sql, *end = sql + strlen(sql), *q;
 	size_t i;
+	int fresh = 1;	/* nothing but blanks since the last statement */
 
 	if (depth > METRICS_MAX_NEST)
 		return errf(err, "RUN_METRIC nested too deep");
@@ -438,6 +439,7 @@ expand_sql(struct metrics *mx, const char *sql, const char *const *args,
 			q = q < end ? q + 1 : end;
 			sb_add(out, p, (size_t)(q - p));
 			p = q;
+			fresh = 0;
 			continue;
 		}
 		if (p + 1 < end && p[0] == '-' && p[1] == '-') {
@@ -462,7 +464,7 @@ expand_sql(struct metrics *mx, const char *sql, const char *const *args,
 			if (i + 1 < nargs)
 				continue;
 		}
-		if (p == stmt || !(isalnum((unsigned char)p[-1]) ||
+		if (p == sql || !(isalnum((unsigned char)p[-1]) ||
 		    p[-1] == '_')) {
 			if (word_at(p, end, "PERFETTO") && p > sql) {
 				q = skip_ws(p + 8, end);
@@ -475,15 +477,13 @@ expand_sql(struct metrics *mx, const char *sql, const char *const *args,
 					continue;
 				}
 			}
-			if (p == skip_ws(stmt, end) &&
-			    word_at(p, end, "INCLUDE")) {
+			if (fresh && word_at(p, end, "INCLUDE")) {
 				for (q = p; q < end && *q != ';'; q++)
 					;
 				p = q < end ? q + 1 : end;
 				continue;
 			}
-			if (p == skip_ws(stmt, end) &&
-			    word_at(p, end, "SELECT")) {
+			if (fresh && word_at(p, end, "SELECT")) {
 				q = skip_ws(p + 6, end);
 				if (word_at(q, end, "RUN_METRIC")) {
 					q = expand_run_metric(mx, q, end, out,
@@ -498,7 +498,9 @@ expand_sql(struct metrics *mx, const char *sql, const char *const *args,
 		}
 		sb_add(out, p, 1);
 		if (*p == ';')
-			stmt = p + 1;
+			fresh = 1;
+		else if (!isspace((unsigned char)*p))
+			fresh = 0;
 		p++;
 	}
 	return out->oom ? errf(err, "out of memory") : 0;
@@ -523,13 +525,17 @@ req_cmp(const void *a, const void *b)
 
 static int
 metrics_run_one(struct metrics *mx, sqlite3 *db, struct req *r,
-    struct pbw *out, char **err)
+    struct pbbuf *out, char **err)
 {
 	struct sbuf sql = { 0 };
 	sqlite3_stmt *st;
 	char *emsg = NULL, *q;
 	int rc;
 
+	/* The output view is the metric's by convention: start afresh. */
+	q = sqlite3_mprintf("DROP VIEW IF EXISTS \"%w_output\"", r->name);
+	sqlite3_exec(db, q, NULL, NULL, NULL);
+	sqlite3_free(q);
 	if (expand_sql(mx, r->def->sql, NULL, 0, &sql, 0, err) == -1) {
 		free(sql.s);
 		return -1;
@@ -554,7 +560,7 @@ metrics_run_one(struct metrics *mx, sqlite3 *db, struct req *r,
 			const void *b = sqlite3_column_blob(st, 0);
 			int n = sqlite3_column_bytes(st, 0);
 
-			pbw_bytes(out, r->field->number, b ? b : "",
+			pbb_bytes(out, r->field->number, b ? b : "",
 			    (size_t)n);
 		} else if (t != SQLITE_NULL) {
 			sqlite3_finalize(st);
@@ -574,7 +580,7 @@ metrics_run_one(struct metrics *mx, sqlite3 *db, struct req *r,
 
 int
 metrics_compute(struct metrics *mx, sqlite3 *db, const char *const *names,
-    size_t nnames, struct pbw *out, char **err)
+    size_t nnames, struct pbbuf *out, char **err)
 {
 	struct mp_msg *tm;
 	struct req *reqs;

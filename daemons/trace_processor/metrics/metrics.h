@@ -34,7 +34,7 @@
 
 struct metrics;
 struct mp_pool;
-struct pbw;
+struct pbbuf;
 
 enum metrics_format {
 	METRICS_BINARY,
@@ -58,7 +58,7 @@ const char *const *metrics_names(struct metrics *);
  * out. -1 with *err (malloc'd) when a name is unknown or its SQL fails.
  */
 int		 metrics_compute(struct metrics *, sqlite3 *db,
-		    const char *const *names, size_t nnames, struct pbw *out,
+		    const char *const *names, size_t nnames, struct pbbuf *out,
 		    char **err);
 
 /*

@@ -15,18 +15,18 @@
 #include "metrics.h"
 #include "mproto.h"
 #include "pbdec.h"
-#include "pbw.h"
+#include "pbbuf.h"
 
 #define RENDER_MAX_DEPTH	64
 
 struct out {
-	struct pbw	 b;	/* used as a byte buffer */
+	struct pbbuf	 b;	/* used as a byte buffer */
 };
 
 static void
 out_s(struct out *o, const char *s)
 {
-	pbw_raw(&o->b, s, strlen(s));
+	pbb_raw(&o->b, s, strlen(s));
 }
 
 static void
@@ -85,7 +85,7 @@ out_quoted(struct out *o, const uint8_t *p, size_t n, int json)
 				snprintf(esc, sizeof(esc), "\\%03o", c);
 			out_s(o, esc);
 		} else
-			pbw_raw(&o->b, &c, 1);
+			pbb_raw(&o->b, &c, 1);
 	}
 	out_s(o, "\"");
 }
@@ -331,7 +331,24 @@ render_json(struct out *o, const struct mp_msg *m, const uint8_t *p,
 		out_quoted(o, (const uint8_t *)label, strlen(label), 1);
 		out_s(o, ": ");
 		first = 1;
-		if (f != NULL && f->repeated) {
+		if (f != NULL && f->repeated && f->type == MP_MESSAGE) {
+			/* One object per line, indented under the key. */
+			out_s(o, "[");
+			pb_init(&it2, p, n);
+			while (pb_next_untrusted(&it2, &fld2) == 1) {
+				if (fld2.id != fld.id || fld2.wire != PB_LEN)
+					continue;
+				out_s(o, first ? "\n" : ",\n");
+				first = 0;
+				out_indent(o, depth + 2);
+				if (render_json(o, f->msg, fld2.data, fld2.len,
+				    depth + 2) == -1)
+					return -1;
+			}
+			out_s(o, "\n");
+			out_indent(o, depth + 1);
+			out_s(o, "]");
+		} else if (f != NULL && f->repeated) {
 			out_s(o, "[");
 			pb_init(&it2, p, n);
 			while (pb_next_untrusted(&it2, &fld2) == 1)
@@ -369,9 +386,9 @@ metrics_render(struct metrics *mx, const void *pb, size_t len,
 
 	*err = NULL;
 	tm = mp_find_msg(metrics_pool(mx), "perfetto.protos.TraceMetrics");
-	pbw_init(&o.b);
+	pbb_init(&o.b);
 	if (fmt == METRICS_BINARY) {
-		pbw_raw(&o.b, pb, len);
+		pbb_raw(&o.b, pb, len);
 		rc = 0;
 	} else if (fmt == METRICS_TEXT)
 		rc = render_text(&o, tm, pb, len, 0);
@@ -379,13 +396,13 @@ metrics_render(struct metrics *mx, const void *pb, size_t len,
 		rc = render_json(&o, tm, pb, len, 0);
 		out_s(&o, "\n");
 	}
-	pbw_raw(&o.b, "", 1);
+	pbb_raw(&o.b, "", 1);
 	if (rc == -1 || o.b.oom) {
-		pbw_free(&o.b);
+		pbb_free(&o.b);
 		*err = strdup(rc == -1 ? "malformed metric proto" :
 		    "out of memory");
 		return NULL;
 	}
 	*outlen = o.b.len - 1;
-	return (char *)pbw_take(&o.b, &len);
+	return (char *)pbb_take(&o.b, &len);
 }

@@ -18,7 +18,7 @@
 #include "metrics.h"
 #include "mproto.h"
 #include "pbdec.h"
-#include "pbw.h"
+#include "pbbuf.h"
 
 static const uint8_t rf_magic[3] = { 0x00, 'R', 'F' };
 
@@ -64,7 +64,7 @@ mval_type_name(int t)
 
 /* Writes one value of field f; NULL or an error message. */
 static const char *
-mfield_put(struct pbw *w, const struct mp_field *f, const struct mval *v,
+mfield_put(struct pbbuf *w, const struct mp_field *f, const struct mval *v,
     char *buf, size_t buflen)
 {
 	int64_t i;
@@ -77,13 +77,13 @@ mfield_put(struct pbw *w, const struct mp_field *f, const struct mval *v,
 			goto bad;
 		if (v->len >= 3 && memcmp(v->p, rf_magic, 3) == 0)
 			return "a repeated value where one message is expected";
-		pbw_bytes(w, f->number, v->p, v->len);
+		pbb_bytes(w, f->number, v->p, v->len);
 		return NULL;
 	case MP_STRING:
 	case MP_BYTES:
 		if (v->type != RF_TEXT && v->type != RF_BLOB)
 			goto bad;
-		pbw_bytes(w, f->number, v->p, v->len);
+		pbb_bytes(w, f->number, v->p, v->len);
 		return NULL;
 	case MP_ENUM:
 		if (v->type == RF_TEXT) {
@@ -96,12 +96,12 @@ mfield_put(struct pbw *w, const struct mp_field *f, const struct mval *v,
 				    "%s", name, f->en->full_name);
 				return buf;
 			}
-			pbw_uint(w, f->number, (uint64_t)(int64_t)e);
+			pbb_uint(w, f->number, (uint64_t)(int64_t)e);
 			return NULL;
 		}
 		if (mval_int(v, &i) == -1)
 			goto bad;
-		pbw_uint(w, f->number, (uint64_t)i);
+		pbb_uint(w, f->number, (uint64_t)i);
 		return NULL;
 	case MP_DOUBLE:
 	case MP_FLOAT:
@@ -112,13 +112,13 @@ mfield_put(struct pbw *w, const struct mp_field *f, const struct mval *v,
 		else
 			goto bad;
 		if (f->type == MP_DOUBLE)
-			pbw_double(w, f->number, d);
+			pbb_double(w, f->number, d);
 		else {
 			float fl = (float)d;
 			uint32_t u;
 
 			memcpy(&u, &fl, sizeof(u));
-			pbw_fixed32(w, f->number, u);
+			pbb_fixed32(w, f->number, u);
 		}
 		return NULL;
 	default:
@@ -127,27 +127,27 @@ mfield_put(struct pbw *w, const struct mp_field *f, const struct mval *v,
 		switch (f->type) {
 		case MP_SINT32:
 		case MP_SINT64:
-			pbw_sint(w, f->number, i);
+			pbb_sint(w, f->number, i);
 			break;
 		case MP_FIXED64:
 		case MP_SFIXED64:
-			pbw_fixed64(w, f->number, (uint64_t)i);
+			pbb_fixed64(w, f->number, (uint64_t)i);
 			break;
 		case MP_FIXED32:
 		case MP_SFIXED32:
-			pbw_fixed32(w, f->number, (uint32_t)i);
+			pbb_fixed32(w, f->number, (uint32_t)i);
 			break;
 		case MP_BOOL:
-			pbw_uint(w, f->number, i != 0);
+			pbb_uint(w, f->number, i != 0);
 			break;
 		case MP_INT32:
-			pbw_uint(w, f->number, (uint64_t)(int64_t)(int32_t)i);
+			pbb_uint(w, f->number, (uint64_t)(int64_t)(int32_t)i);
 			break;
 		case MP_UINT32:
-			pbw_uint(w, f->number, (uint32_t)i);
+			pbb_uint(w, f->number, (uint32_t)i);
 			break;
 		default:
-			pbw_uint(w, f->number, (uint64_t)i);
+			pbb_uint(w, f->number, (uint64_t)i);
 			break;
 		}
 		return NULL;
@@ -247,7 +247,7 @@ mbuild(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	const struct mp_msg *m = sqlite3_user_data(ctx);
 	const struct mp_field *f;
 	struct marg *args;
-	struct pbw w;
+	struct pbbuf w;
 	struct mval v;
 	const char *key, *e = NULL;
 	char ebuf[300], msg[600];
@@ -279,7 +279,7 @@ mbuild(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		n++;
 	}
 	qsort(args, (size_t)n, sizeof(*args), marg_cmp);
-	pbw_init(&w);
+	pbb_init(&w);
 	for (i = 0; i < n && e == NULL; i++) {
 		f = args[i].f;
 		mval_from_sql(argv[args[i].i], &v);
@@ -301,7 +301,7 @@ mbuild(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		if (e != NULL) {
 			snprintf(msg, sizeof(msg), "%s: field '%s': %s",
 			    m->short_name, f->name, e);
-			pbw_free(&w);
+			pbb_free(&w);
 			free(args);
 			sqlite3_result_error(ctx, msg, -1);
 			return;
@@ -309,7 +309,7 @@ mbuild(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	free(args);
 	if (w.oom) {
-		pbw_free(&w);
+		pbb_free(&w);
 		sqlite3_result_error_nomem(ctx);
 		return;
 	}
@@ -320,7 +320,7 @@ mbuild(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 struct rf_agg {
-	struct pbw	*w;
+	struct pbbuf	*w;
 };
 
 static void
@@ -341,11 +341,11 @@ rf_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			sqlite3_result_error_nomem(ctx);
 			return;
 		}
-		pbw_init(a->w);
-		pbw_raw(a->w, rf_magic, sizeof(rf_magic));
+		pbb_init(a->w);
+		pbb_raw(a->w, rf_magic, sizeof(rf_magic));
 	}
 	mval_from_sql(argv[0], &v);
-	pbw_raw(a->w, &(uint8_t){ (uint8_t)v.type }, 1);
+	pbb_raw(a->w, &(uint8_t){ (uint8_t)v.type }, 1);
 	switch (v.type) {
 	case RF_INT:
 	case RF_REAL:
@@ -353,12 +353,12 @@ rf_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			u = (uint64_t)v.i;
 		else
 			memcpy(&u, &v.d, 8);
-		pbw_varint(a->w, 8);
-		pbw_raw(a->w, &u, 8);
+		pbb_varint(a->w, 8);
+		pbb_raw(a->w, &u, 8);
 		break;
 	default:
-		pbw_varint(a->w, v.len);
-		pbw_raw(a->w, v.p, v.len);
+		pbb_varint(a->w, v.len);
+		pbb_raw(a->w, v.p, v.len);
 		break;
 	}
 }
@@ -377,7 +377,7 @@ rf_final(sqlite3_context *ctx)
 	else
 		sqlite3_result_blob64(ctx, a->w->buf, a->w->len,
 		    SQLITE_TRANSIENT);
-	pbw_free(a->w);
+	pbb_free(a->w);
 	free(a->w);
 	a->w = NULL;
 }

@@ -21,7 +21,7 @@
 
 #include "httpd.h"
 #include "log.h"
-#include "metrics/pbw.h"
+#include "metrics/pbbuf.h"
 #include "pbdec.h"
 #include "query.h"
 #include "rpc.h"
@@ -95,7 +95,7 @@ httpd_set_metrics(struct httpd *h, httpd_metrics_fn *fn, void *arg)
 }
 
 static void
-reply_pb(struct evhttp_request *req, const struct pbw *w)
+reply_pb(struct evhttp_request *req, const struct pbbuf *w)
 {
 	struct evbuffer *b = evbuffer_new();
 
@@ -160,7 +160,7 @@ handle_query(struct httpd *h, struct evhttp_request *req)
 	struct pb it;
 	struct pb_field f;
 	struct tpq *q;
-	struct pbw w;
+	struct pbbuf w;
 	int more;
 
 	body = req_body(req, &len);
@@ -185,10 +185,10 @@ handle_query(struct httpd *h, struct evhttp_request *req)
 	    "Content-Type", "application/x-protobuf");
 	evhttp_send_reply_start(req, HTTP_OK, "OK");
 	do {
-		pbw_init(&w);
+		pbb_init(&w);
 		more = tpq_next(q, &w);
 		send_chunk(req, w.buf, w.len);
-		pbw_free(&w);
+		pbb_free(&w);
 	} while (more);
 	evhttp_send_reply_end(req);
 	tpq_free(q);
@@ -470,7 +470,7 @@ handle(struct evhttp_request *req, void *arg)
 	const char *upgrade = evhttp_find_header(in, "Upgrade");
 	const char *path;
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
-	struct pbw w;
+	struct pbbuf w;
 	const uint8_t *body;
 	size_t len;
 	char *err = NULL;
@@ -500,7 +500,7 @@ handle(struct evhttp_request *req, void *arg)
 		return;
 	}
 	evhttp_add_header(out, "Cache-Control", "no-cache");
-	pbw_init(&w);
+	pbb_init(&w);
 	if (strcmp(path, "/status") == 0) {
 		rpc_status(h->rpc, &w);
 		reply_pb(req, &w);
@@ -545,7 +545,7 @@ handle(struct evhttp_request *req, void *arg)
 	} else
 		reply_text(req, HTTP_NOTFOUND, "Not Found", "not found\n");
 	free(err);
-	pbw_free(&w);
+	pbb_free(&w);
 }
 
 struct httpd *

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "metrics/pbw.h"
+#include "metrics/pbbuf.h"
 #include "query.h"
 
 /* QueryResult fields. */
@@ -183,19 +183,19 @@ varint_len(uint64_t v)
 }
 
 static void
-tpq_batch(struct tpq *q, struct pbw *w, size_t msg_start)
+tpq_batch(struct tpq *q, struct pbbuf *w, size_t msg_start)
 {
-	struct pbw cells, varints, doubles, blobs;
+	struct pbbuf cells, varints, doubles, blobs;
 	uint32_t ncells = 0, approx = 16;
 	size_t batch, strs;
 	int full = 0, t;
 
-	pbw_init(&cells);
-	pbw_init(&varints);
-	pbw_init(&doubles);
-	pbw_init(&blobs);
-	batch = pbw_begin(w, QR_BATCH);
-	strs = pbw_begin(w, CB_STRING_CELLS);
+	pbb_init(&cells);
+	pbb_init(&varints);
+	pbb_init(&doubles);
+	pbb_init(&blobs);
+	batch = pbb_begin(w, QR_BATCH);
+	strs = pbb_begin(w, CB_STRING_CELLS);
 	for (;; ncells++, q->col++) {
 		if (q->col >= q->ncols) {
 			q->col = 0;
@@ -218,16 +218,16 @@ tpq_batch(struct tpq *q, struct pbw *w, size_t msg_start)
 		t = sqlite3_column_type(q->stmt, q->col);
 		switch (t) {
 		case SQLITE_INTEGER:
-			pbw_varint(&varints, (uint64_t)sqlite3_column_int64(
+			pbb_varint(&varints, (uint64_t)sqlite3_column_int64(
 			    q->stmt, q->col));
-			pbw_raw(&cells, &(uint8_t){ CELL_VARINT }, 1);
+			pbb_raw(&cells, &(uint8_t){ CELL_VARINT }, 1);
 			approx += 4;
 			break;
 		case SQLITE_FLOAT: {
 			double d = sqlite3_column_double(q->stmt, q->col);
 
-			pbw_raw(&doubles, &d, sizeof(d));
-			pbw_raw(&cells, &(uint8_t){ CELL_FLOAT64 }, 1);
+			pbb_raw(&doubles, &d, sizeof(d));
+			pbb_raw(&cells, &(uint8_t){ CELL_FLOAT64 }, 1);
 			approx += 8;
 			break;
 		}
@@ -236,9 +236,9 @@ tpq_batch(struct tpq *q, struct pbw *w, size_t msg_start)
 			    q->col);
 			size_t n = s ? strlen((const char *)s) : 0;
 
-			pbw_raw(w, s ? (const void *)s : "", n);
-			pbw_raw(w, "", 1);
-			pbw_raw(&cells, &(uint8_t){ CELL_STRING }, 1);
+			pbb_raw(w, s ? (const void *)s : "", n);
+			pbb_raw(w, "", 1);
+			pbb_raw(&cells, &(uint8_t){ CELL_STRING }, 1);
 			approx += (uint32_t)n + 5;
 			break;
 		}
@@ -246,28 +246,28 @@ tpq_batch(struct tpq *q, struct pbw *w, size_t msg_start)
 			const void *b = sqlite3_column_blob(q->stmt, q->col);
 			int n = sqlite3_column_bytes(q->stmt, q->col);
 
-			pbw_bytes(&blobs, CB_BLOB_CELLS, b, (size_t)n);
-			pbw_raw(&cells, &(uint8_t){ CELL_BLOB }, 1);
+			pbb_bytes(&blobs, CB_BLOB_CELLS, b, (size_t)n);
+			pbb_raw(&cells, &(uint8_t){ CELL_BLOB }, 1);
 			approx += (uint32_t)n + 4;
 			break;
 		}
 		default:
-			pbw_raw(&cells, &(uint8_t){ CELL_NULL }, 1);
+			pbb_raw(&cells, &(uint8_t){ CELL_NULL }, 1);
 			break;
 		}
 	}
-	pbw_end(w, strs);
+	pbb_end(w, strs);
 	if (cells.len > 0)
-		pbw_bytes(w, CB_CELLS, cells.buf, cells.len);
+		pbb_bytes(w, CB_CELLS, cells.buf, cells.len);
 	if (varints.len > 0)
-		pbw_bytes(w, CB_VARINT_CELLS, varints.buf, varints.len);
+		pbb_bytes(w, CB_VARINT_CELLS, varints.buf, varints.len);
 	if (doubles.len > 0) {
 		/*
 		 * Upstream pads so that the packed doubles start 8-aligned
 		 * from the start of the QueryResult, letting readers view
 		 * them in place: a varint field of 2..9 bytes (1 cannot be).
 		 * The batch's length prefix is still 5 bytes here and shrinks
-		 * in pbw_end, so the offset is computed as it will be then.
+		 * in pbb_end, so the offset is computed as it will be then.
 		 */
 		size_t pre_len, off, pad, body, i;
 
@@ -285,30 +285,30 @@ tpq_batch(struct tpq *q, struct pbw *w, size_t msg_start)
 		if (pad >= 10)
 			pad = 0;
 		if (pad > 0) {
-			pbw_tag(w, CB_PADDING, 0);
+			pbb_tag(w, CB_PADDING, 0);
 			for (i = 0; i + 2 < pad; i++)
-				pbw_raw(w, &(uint8_t){ 0x80 }, 1);
-			pbw_raw(w, &(uint8_t){ 0 }, 1);
+				pbb_raw(w, &(uint8_t){ 0x80 }, 1);
+			pbb_raw(w, &(uint8_t){ 0 }, 1);
 		}
-		pbw_tag(w, CB_FLOAT64_CELLS, 2);
-		pbw_varint(w, doubles.len);
-		pbw_raw(w, doubles.buf, doubles.len);
+		pbb_tag(w, CB_FLOAT64_CELLS, 2);
+		pbb_varint(w, doubles.len);
+		pbb_raw(w, doubles.buf, doubles.len);
 	}
 	if (blobs.len > 0)
-		pbw_raw(w, blobs.buf, blobs.len);
+		pbb_raw(w, blobs.buf, blobs.len);
 	if (!full) {
 		q->eof = 1;
-		pbw_uint(w, CB_IS_LAST, 1);
+		pbb_uint(w, CB_IS_LAST, 1);
 	}
-	pbw_end(w, batch);
-	pbw_free(&cells);
-	pbw_free(&varints);
-	pbw_free(&doubles);
-	pbw_free(&blobs);
+	pbb_end(w, batch);
+	pbb_free(&cells);
+	pbb_free(&varints);
+	pbb_free(&doubles);
+	pbb_free(&blobs);
 }
 
 int
-tpq_next(struct tpq *q, struct pbw *w)
+tpq_next(struct tpq *q, struct pbbuf *w)
 {
 	size_t start = w->len;
 	struct timespec t1;
@@ -321,19 +321,19 @@ tpq_next(struct tpq *q, struct pbw *w)
 		for (i = 0; i < q->ncols; i++) {
 			const char *n = sqlite3_column_name(q->stmt, i);
 
-			pbw_string(w, QR_COLUMN_NAMES, n ? n : "");
+			pbb_string(w, QR_COLUMN_NAMES, n ? n : "");
 		}
-		pbw_uint(w, QR_STATEMENT_COUNT, q->nstmts);
-		pbw_uint(w, QR_STATEMENT_WITH_OUTPUT, q->nstmts_output);
+		pbb_uint(w, QR_STATEMENT_COUNT, q->nstmts);
+		pbb_uint(w, QR_STATEMENT_WITH_OUTPUT, q->nstmts_output);
 		if (q->stmt != NULL && sqlite3_sql(q->stmt) != NULL)
-			pbw_string(w, QR_LAST_STATEMENT_SQL,
+			pbb_string(w, QR_LAST_STATEMENT_SQL,
 			    sqlite3_sql(q->stmt));
 	}
 	tpq_batch(q, w, start);
 	if (q->error != NULL)
-		pbw_string(w, QR_ERROR, q->error);
+		pbb_string(w, QR_ERROR, q->error);
 	clock_gettime(CLOCK_REALTIME, &t1);
-	pbw_double(w, QR_ELAPSED_MS,
+	pbb_double(w, QR_ELAPSED_MS,
 	    (double)(t1.tv_sec - q->t0.tv_sec) * 1e3 +
 	    (double)(t1.tv_nsec - q->t0.tv_nsec) / 1e6);
 	return !q->eof;

@@ -22,13 +22,13 @@
 
 #include <sqlite3.h>
 
-struct pbw;
+struct pbbuf;
 struct tpq;
 
 /* Runs every statement but the last; NULL only when out of memory. */
 struct tpq	*tpq_start(sqlite3 *, const char *sql, size_t len);
 /* Appends the next QueryResult message to w; 1 while more follow. */
-int		 tpq_next(struct tpq *, struct pbw *w);
+int		 tpq_next(struct tpq *, struct pbbuf *w);
 /* The error so far, or NULL. */
 const char	*tpq_error(const struct tpq *);
 void		 tpq_free(struct tpq *);

@@ -10,7 +10,7 @@
 
 #include "log.h"
 #include "metrics/metrics.h"
-#include "metrics/pbw.h"
+#include "metrics/pbbuf.h"
 #include "pbdec.h"
 #include "query.h"
 #include "rpc.h"
@@ -302,7 +302,7 @@ rpc_restore_initial_tables(struct rpc *r)
 }
 
 void
-rpc_status(struct rpc *r, struct pbw *out)
+rpc_status(struct rpc *r, struct pbbuf *out)
 {
 	char name[256];
 
@@ -313,32 +313,32 @@ rpc_status(struct rpc *r, struct pbw *out)
 		    " MB)", r->bytes_parsed >> 20);
 	else
 		name[0] = '\0';
-	pbw_string(out, 1, name);
-	pbw_string(out, 2, "faro trace_processor " PACKAGE_VERSION);
-	pbw_uint(out, 3, RPC_API_VERSION);
+	pbb_string(out, 1, name);
+	pbb_string(out, 2, "faro trace_processor " PACKAGE_VERSION);
+	pbb_uint(out, 3, RPC_API_VERSION);
 }
 
 void
-rpc_append_result(struct rpc *r, const char *err, struct pbw *out)
+rpc_append_result(struct rpc *r, const char *err, struct pbbuf *out)
 {
-	pbw_uint(out, 1, r->bytes_parsed);
+	pbb_uint(out, 1, r->bytes_parsed);
 	if (err != NULL)
-		pbw_string(out, 2, err);
+		pbb_string(out, 2, err);
 }
 
 /* ComputeMetricArgs { repeated string metric_names = 1; format = 2 }. */
 void
 rpc_compute_metric_untrusted(struct rpc *r, const void *args, size_t len,
-    struct pbw *out)
+    struct pbbuf *out)
 {
 	struct pb it;
 	struct pb_field f;
 	char **names = NULL, **nn, *err = NULL, *txt;
 	size_t nnames = 0, i, tlen;
 	uint64_t format = 0;
-	struct pbw m;
+	struct pbbuf m;
 
-	pbw_init(&m);
+	pbb_init(&m);
 	pb_init(&it, args, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.id == 1 && f.wire == PB_LEN) {
@@ -360,19 +360,19 @@ rpc_compute_metric_untrusted(struct rpc *r, const void *args, size_t len,
 	else if (metrics_compute(r->mx, tp_db(r->tp),
 	    (const char *const *)names, nnames, &m, &err) == 0) {
 		if (format == 0)
-			pbw_bytes(out, 1, m.buf, m.len);
+			pbb_bytes(out, 1, m.buf, m.len);
 		else if ((txt = metrics_render(r->mx, m.buf, m.len,
 		    format == 1 ? METRICS_TEXT : METRICS_JSON, &tlen,
 		    &err)) != NULL) {
-			pbw_bytes(out, format == 1 ? 3 : 4, txt, tlen);
+			pbb_bytes(out, format == 1 ? 3 : 4, txt, tlen);
 			free(txt);
 		}
 	}
 	if (err != NULL) {
-		pbw_string(out, 2, err);
+		pbb_string(out, 2, err);
 		free(err);
 	}
-	pbw_free(&m);
+	pbb_free(&m);
 	for (i = 0; i < nnames; i++)
 		free(names[i]);
 	free(names);
@@ -403,39 +403,39 @@ static void
 rpc_reply(struct rpc *r, int method, uint32_t field, const void *payload,
     size_t len, int has_payload)
 {
-	struct pbw w;
+	struct pbbuf w;
 	size_t m;
 
 	if (r->send == NULL || r->closed)
 		return;
-	pbw_init(&w);
-	m = pbw_begin(&w, 1);
-	pbw_uint(&w, RPC_SEQ, (uint64_t)r->tx_seq++);
-	pbw_uint(&w, RPC_RESPONSE, (uint64_t)method);
+	pbb_init(&w);
+	m = pbb_begin(&w, 1);
+	pbb_uint(&w, RPC_SEQ, (uint64_t)r->tx_seq++);
+	pbb_uint(&w, RPC_RESPONSE, (uint64_t)method);
 	if (has_payload)
-		pbw_bytes(&w, field, payload, len);
-	pbw_end(&w, m);
+		pbb_bytes(&w, field, payload, len);
+	pbb_end(&w, m);
 	if (!w.oom)
 		r->send(r->send_arg, w.buf, w.len);
-	pbw_free(&w);
+	pbb_free(&w);
 }
 
 static void
 rpc_fatal(struct rpc *r, const char *msg)
 {
-	struct pbw w;
+	struct pbbuf w;
 	size_t m;
 
 	log_warnx("%s: %s", __func__, msg);
 	if (r->send == NULL || r->closed)
 		return;
-	pbw_init(&w);
-	m = pbw_begin(&w, 1);
-	pbw_string(&w, RPC_FATAL_ERROR, msg);
-	pbw_end(&w, m);
+	pbb_init(&w);
+	m = pbb_begin(&w, 1);
+	pbb_string(&w, RPC_FATAL_ERROR, msg);
+	pbb_end(&w, m);
 	if (!w.oom)
 		r->send(r->send_arg, w.buf, w.len);
-	pbw_free(&w);
+	pbb_free(&w);
 	r->closed = 1;
 	r->send(r->send_arg, NULL, 0);
 }
@@ -444,7 +444,7 @@ static void
 rpc_query_stream(struct rpc *r, int method, const char *sql, size_t len)
 {
 	struct tpq *q;
-	struct pbw w;
+	struct pbbuf w;
 	int more;
 
 	if ((q = tpq_start(tp_db(r->tp), sql, len)) == NULL) {
@@ -452,18 +452,18 @@ rpc_query_stream(struct rpc *r, int method, const char *sql, size_t len)
 		return;
 	}
 	do {
-		pbw_init(&w);
+		pbb_init(&w);
 		if (method == TPM_STATEMENT_STREAMING) {
 			/* StatementResult { result = 1 }. */
-			size_t m = pbw_begin(&w, 1);
+			size_t m = pbb_begin(&w, 1);
 
 			more = tpq_next(q, &w);
-			pbw_end(&w, m);
+			pbb_end(&w, m);
 		} else
 			more = tpq_next(q, &w);
 		rpc_reply(r, method, method == TPM_STATEMENT_STREAMING ?
 		    RPC_STATEMENT_RESULT : RPC_QUERY_RESULT, w.buf, w.len, 1);
-		pbw_free(&w);
+		pbb_free(&w);
 	} while (more && !r->closed);
 	tpq_free(q);
 }
@@ -496,7 +496,7 @@ rpc_request_untrusted(struct rpc *r, const uint8_t *data, size_t len)
 	int have[256 - 100] = { 0 };
 	int64_t seq = 0;
 	int method = 0;
-	struct pbw w;
+	struct pbbuf w;
 	char *err = NULL, msg[128];
 	const uint8_t *sql;
 	size_t sqllen;
@@ -525,7 +525,7 @@ rpc_request_untrusted(struct rpc *r, const uint8_t *data, size_t len)
 	}
 	r->rx_seq = seq;
 
-	pbw_init(&w);
+	pbb_init(&w);
 	switch (method) {
 	case TPM_APPEND_TRACE_DATA:
 		if (!have[RPC_APPEND_TRACE_DATA - 100])
@@ -537,7 +537,7 @@ rpc_request_untrusted(struct rpc *r, const uint8_t *data, size_t len)
 		break;
 	case TPM_FINALIZE_TRACE_DATA:
 		if (rpc_eof(r, &err) == -1)
-			pbw_string(&w, 1, err);
+			pbb_string(&w, 1, err);
 		rpc_reply(r, method, RPC_FINALIZE_RESULT, w.buf, w.len, 1);
 		break;
 	case TPM_QUERY_STREAMING:
@@ -550,10 +550,10 @@ rpc_request_untrusted(struct rpc *r, const uint8_t *data, size_t len)
 		    -1) {
 			size_t b;
 
-			pbw_string(&w, 2, not_set);
-			b = pbw_begin(&w, 3);
-			pbw_uint(&w, 6, 1);
-			pbw_end(&w, b);
+			pbb_string(&w, 2, not_set);
+			b = pbb_begin(&w, 3);
+			pbb_uint(&w, 6, 1);
+			pbb_end(&w, b);
 			rpc_reply(r, method, id + 100, w.buf, w.len, 1);
 			break;
 		}
@@ -562,7 +562,7 @@ rpc_request_untrusted(struct rpc *r, const uint8_t *data, size_t len)
 	}
 	case TPM_COMPUTE_METRIC:
 		if (!have[RPC_COMPUTE_METRIC_ARGS - 100])
-			pbw_string(&w, 2, not_set);
+			pbb_string(&w, 2, not_set);
 		else
 			rpc_compute_metric_untrusted(r,
 			    args[RPC_COMPUTE_METRIC_ARGS - 100].data,
@@ -581,7 +581,7 @@ rpc_request_untrusted(struct rpc *r, const uint8_t *data, size_t len)
 		rpc_reply(r, method, 0, NULL, 0, 0);
 		break;
 	case TPM_DISABLE_AND_READ_METATRACE:
-		pbw_string(&w, 2, "metatracing is not supported");
+		pbb_string(&w, 2, "metatracing is not supported");
 		rpc_reply(r, method, RPC_METATRACE, w.buf, w.len, 1);
 		break;
 	case TPM_GET_STATUS:
@@ -593,27 +593,27 @@ rpc_request_untrusted(struct rpc *r, const uint8_t *data, size_t len)
 		rpc_reply(r, method, 0, NULL, 0, 0);
 		break;
 	case TPM_REGISTER_SQL_PACKAGE:
-		pbw_string(&w, 1, "SQL packages are not supported");
+		pbb_string(&w, 1, "SQL packages are not supported");
 		rpc_reply(r, method, RPC_REGISTER_SQL_RESULT, w.buf, w.len, 1);
 		break;
 	default: {
 		/* Unknown method: invalid_request in place of response. */
 		size_t m;
 
-		pbw_free(&w);
+		pbb_free(&w);
 		if (r->send == NULL || r->closed)
 			break;
-		m = pbw_begin(&w, 1);
-		pbw_uint(&w, RPC_SEQ, (uint64_t)r->tx_seq++);
-		pbw_uint(&w, RPC_INVALID_REQUEST, (uint64_t)method);
-		pbw_end(&w, m);
+		m = pbb_begin(&w, 1);
+		pbb_uint(&w, RPC_SEQ, (uint64_t)r->tx_seq++);
+		pbb_uint(&w, RPC_INVALID_REQUEST, (uint64_t)method);
+		pbb_end(&w, m);
 		if (!w.oom)
 			r->send(r->send_arg, w.buf, w.len);
 		break;
 	}
 	}
 	free(err);
-	pbw_free(&w);
+	pbb_free(&w);
 }
 
 void

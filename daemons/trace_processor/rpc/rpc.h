@@ -27,7 +27,7 @@
 #include "tp.h"
 
 struct metrics;
-struct pbw;
+struct pbbuf;
 struct rpc;
 
 /* data == NULL, len == 0: close the stream (after a fatal error). */
@@ -53,12 +53,12 @@ int		 rpc_eof(struct rpc *, char **err);
 void		 rpc_restore_initial_tables(struct rpc *);
 void		 rpc_reset(struct rpc *);
 /* Serialized StatusResult / ComputeMetricResult appended to out. */
-void		 rpc_status(struct rpc *, struct pbw *out);
+void		 rpc_status(struct rpc *, struct pbbuf *out);
 void		 rpc_compute_metric_untrusted(struct rpc *, const void *args,
-		    size_t len, struct pbw *out);
+		    size_t len, struct pbbuf *out);
 /* AppendTraceDataResult for a parse outcome. */
 void		 rpc_append_result(struct rpc *, const char *err,
-		    struct pbw *out);
+		    struct pbbuf *out);
 
 sqlite3		*rpc_db(struct rpc *);
 struct tp	*rpc_tp(struct rpc *);

@@ -14,7 +14,7 @@
 #include "httpd.h"
 #include "log.h"
 #include "metrics/metrics.h"
-#include "metrics/pbw.h"
+#include "metrics/pbbuf.h"
 #include "rpc.h"
 #include "tprpc.h"
 
@@ -77,7 +77,7 @@ tprpc_run_metrics(struct metrics *mx, struct tp *tp, const char *list,
     const char *format)
 {
 	enum metrics_format fmt;
-	struct pbw w;
+	struct pbbuf w;
 	char **names, *err = NULL, *txt;
 	size_t n, len;
 	int rc = 0;
@@ -98,7 +98,7 @@ tprpc_run_metrics(struct metrics *mx, struct tp *tp, const char *list,
 		metrics_names_free(names, n);
 		return 1;
 	}
-	pbw_init(&w);
+	pbb_init(&w);
 	if (metrics_compute(mx, tp_db(tp), (const char *const *)names, n,
 	    &w, &err) == -1) {
 		fprintf(stderr, "trace_processor: %s\n", err ? err : "?");
@@ -113,7 +113,7 @@ tprpc_run_metrics(struct metrics *mx, struct tp *tp, const char *list,
 		free(txt);
 	}
 	free(err);
-	pbw_free(&w);
+	pbb_free(&w);
 	metrics_names_free(names, n);
 	return rc;
 }

@@ -30,6 +30,9 @@ struct tprpc_args {
 	size_t		 nmetric_ext;		/* --metric-extension DIR */
 	int		 live;			/* --live */
 	const char	*live_config;		/* --live=CONFIG */
+	unsigned	 live_period_ms;	/* --live-period-ms */
+	unsigned	 live_window_mb;	/* --live-window-mb */
+	unsigned	 live_window_s;		/* --live-window-s */
 	const char	*trace_name;		/* shown by /status */
 };
 

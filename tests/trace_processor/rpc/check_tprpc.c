@@ -19,7 +19,7 @@
 
 #include "http_client.h"
 #include "metrics/metrics.h"
-#include "metrics/pbw.h"
+#include "metrics/pbbuf.h"
 #include "pbdec.h"
 #include "rpc/httpd.h"
 #include "rpc/rpc.h"
@@ -271,15 +271,15 @@ static void
 query(const char *sql, struct qres *q)
 {
 	struct http_reply r;
-	struct pbw w;
+	struct pbbuf w;
 
 	memset(q, 0, sizeof(*q));
 	ncols_seen = 0;
-	pbw_init(&w);
-	pbw_string(&w, 1, sql);
+	pbb_init(&w);
+	pbb_string(&w, 1, sql);
 	ck_assert_int_eq(http_request(srv.port, "POST", "/query", NULL, w.buf,
 	    w.len, &r), 0);
-	pbw_free(&w);
+	pbb_free(&w);
 	ck_assert_int_eq(r.status, 200);
 	qres_decode(q, r.body, r.len);
 	http_reply_free(&r);
@@ -472,30 +472,30 @@ rpcmsg_free(struct rpcmsg *m, int n)
 
 /* Appends one request to a stream being built. */
 static void
-rpc_req(struct pbw *w, int64_t seq, int method, uint32_t field,
+rpc_req(struct pbbuf *w, int64_t seq, int method, uint32_t field,
     const void *args, size_t len)
 {
-	size_t m = pbw_begin(w, 1);
+	size_t m = pbb_begin(w, 1);
 
-	pbw_uint(w, 1, (uint64_t)seq);
-	pbw_uint(w, 2, (uint64_t)method);
+	pbb_uint(w, 1, (uint64_t)seq);
+	pbb_uint(w, 2, (uint64_t)method);
 	if (field != 0)
-		pbw_bytes(w, field, args, len);
-	pbw_end(w, m);
+		pbb_bytes(w, field, args, len);
+	pbb_end(w, m);
 }
 
 START_TEST(test_rpc_stream)
 {
 	struct http_reply r;
-	struct pbw w, qa;
+	struct pbbuf w, qa;
 	struct rpcmsg m[16];
 	struct qres q;
 	int n;
 
 	server_start();
-	pbw_init(&w);
-	pbw_init(&qa);
-	pbw_string(&qa, 1, "select count(*) as c, sum(dur) as d from slice");
+	pbb_init(&w);
+	pbb_init(&qa);
+	pbb_string(&qa, 1, "select count(*) as c, sum(dur) as d from slice");
 	rpc_req(&w, 1, 1, 101, json_trace, sizeof(json_trace) - 1);
 	rpc_req(&w, 2, 2, 0, NULL, 0);
 	rpc_req(&w, 3, 3, 103, qa.buf, qa.len);
@@ -525,10 +525,10 @@ START_TEST(test_rpc_stream)
 	ck_assert_int_eq(m[4].seq, m[0].seq + 4);
 	rpcmsg_free(m, n);
 	http_reply_free(&r);
-	pbw_free(&w);
+	pbb_free(&w);
 
 	/* Out of order: seq 7 after 5 (within one request) is fatal. */
-	pbw_init(&w);
+	pbb_init(&w);
 	rpc_req(&w, 5, 10, 0, NULL, 0);
 	rpc_req(&w, 7, 10, 0, NULL, 0);
 	rpc_req(&w, 8, 10, 0, NULL, 0);
@@ -541,7 +541,7 @@ START_TEST(test_rpc_stream)
 	ck_assert_ptr_nonnull(strstr(m[1].fatal, "out of order"));
 	rpcmsg_free(m, n);
 	http_reply_free(&r);
-	pbw_free(&w);
+	pbb_free(&w);
 
 	/* Garbage framing: one fatal error, nothing else. */
 	ck_assert_int_eq(http_request(srv.port, "POST", "/rpc", NULL,
@@ -557,7 +557,7 @@ START_TEST(test_rpc_stream)
 	query("select count(*) from slice", &q);
 	ck_assert_str_eq(q.rows, "3\n");
 	qres_free(&q);
-	pbw_free(&qa);
+	pbb_free(&qa);
 	server_stop();
 }
 END_TEST
@@ -672,7 +672,7 @@ START_TEST(test_websocket)
 	    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
 	    "Sec-WebSocket-Version: 13\r\n\r\n";
 	char head[2048];
-	struct pbw w;
+	struct pbbuf w;
 	struct rpcmsg m[4];
 	uint8_t *pl;
 	size_t len;
@@ -687,7 +687,7 @@ START_TEST(test_websocket)
 	    "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"));
 
 	/* Two requests in one message, the second split over two frames. */
-	pbw_init(&w);
+	pbb_init(&w);
 	rpc_req(&w, 1, 10, 0, NULL, 0);
 	rpc_req(&w, 2, 10, 0, NULL, 0);
 	ws_write_frame(fd, 0x2, w.buf, w.len);
@@ -704,7 +704,7 @@ START_TEST(test_websocket)
 	ck_assert_int_eq(m[0].field, 210);
 	rpcmsg_free(m, n);
 	free(pl);
-	pbw_free(&w);
+	pbb_free(&w);
 
 	/* Ping gets pong; close gets close. */
 	ws_write_frame(fd, 0x9, (const uint8_t *)"hi", 2);
@@ -742,7 +742,7 @@ START_TEST(test_restore_and_metrics)
 {
 	struct http_reply r;
 	struct qres q;
-	struct pbw w;
+	struct pbbuf w;
 	struct pb it;
 	struct pb_field f;
 	char *txt = NULL;
@@ -768,12 +768,12 @@ START_TEST(test_restore_and_metrics)
 	ck_assert_str_eq(q.rows, "3\n");
 	qres_free(&q);
 
-	pbw_init(&w);
-	pbw_string(&w, 1, "linux_slices");
-	pbw_uint(&w, 2, 1);	/* TEXTPROTO */
+	pbb_init(&w);
+	pbb_string(&w, 1, "linux_slices");
+	pbb_uint(&w, 2, 1);	/* TEXTPROTO */
 	ck_assert_int_eq(http_request(srv.port, "POST", "/compute_metric",
 	    NULL, w.buf, w.len, &r), 0);
-	pbw_free(&w);
+	pbb_free(&w);
 	ck_assert_int_eq(r.status, 200);
 	pb_init(&it, r.body, r.len);
 	while (pb_next_untrusted(&it, &f) == 1) {
@@ -809,11 +809,11 @@ START_TEST(test_restore_and_metrics)
 	http_reply_free(&r);
 
 	/* An unknown metric is an error in the result, not a crash. */
-	pbw_init(&w);
-	pbw_string(&w, 1, "no_such_metric");
+	pbb_init(&w);
+	pbb_string(&w, 1, "no_such_metric");
 	ck_assert_int_eq(http_request(srv.port, "POST", "/compute_metric",
 	    NULL, w.buf, w.len, &r), 0);
-	pbw_free(&w);
+	pbb_free(&w);
 	ck_assert_ptr_nonnull(memmem(r.body, r.len, "no_such_metric", 14));
 	http_reply_free(&r);
 	server_stop();

@@ -1,0 +1,531 @@
+/*
+ * check_tpmetrics: metrics on a known trace (data/linux.textproto, encoded
+ * as data/linux.pb) against golden output, the binary form read back by
+ * the protobuf-c TraceMetrics and by protoc when it is installed, users'
+ * metrics from a directory, and the errors a user can cause.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "metrics/metrics.h"
+#include "metrics/mproto.h"
+#include "metrics/pbbuf.h"
+#include "protos/perfetto/metrics/metrics.pb-c.h"
+#include "tp.h"
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	ck_assert_msg(f != NULL, "%s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+static const char *
+srcdir(void)
+{
+	const char *s = getenv("top_srcdir");
+
+	return s ? s : ".";
+}
+
+static struct tp *
+load_linux(void)
+{
+	struct tp_config cfg;
+	struct tp *tp;
+	char path[1024], *err = NULL;
+
+	tp_config_init(&cfg);
+	ck_assert_ptr_nonnull(tp = tp_new(&cfg, &err));
+	snprintf(path, sizeof(path),
+	    "%s/tests/trace_processor/metrics/data/linux.pb", srcdir());
+	ck_assert_msg(tp_load_file(tp, path) == 0, "%s", tp_error(tp));
+	return tp;
+}
+
+/* Runs names and renders them; the caller frees. */
+static char *
+run(struct metrics *mx, struct tp *tp, const char *list,
+    enum metrics_format fmt, size_t *len, char **errout)
+{
+	struct pbbuf w;
+	char **names, *err = NULL, *txt = NULL;
+	size_t n, l = 0;
+
+	names = metrics_split_names(list, &n);
+	pbb_init(&w);
+	if (metrics_compute(mx, tp_db(tp), (const char *const *)names, n, &w,
+	    &err) == 0)
+		txt = metrics_render(mx, w.buf, w.len, fmt, &l, &err);
+	if (errout != NULL)
+		*errout = err;
+	else {
+		ck_assert_msg(txt != NULL, "%s: %s", list, err);
+		free(err);
+	}
+	pbb_free(&w);
+	metrics_names_free(names, n);
+	if (len)
+		*len = l;
+	return txt;
+}
+
+static void
+check_golden(struct metrics *mx, struct tp *tp, const char *list,
+    enum metrics_format fmt, const char *golden)
+{
+	char path[1024], *want, *got;
+
+	snprintf(path, sizeof(path),
+	    "%s/tests/trace_processor/metrics/data/%s", srcdir(), golden);
+	want = slurp(path, NULL);
+	got = run(mx, tp, list, fmt, NULL, NULL);
+	ck_assert_msg(strcmp(want, got) == 0, "%s differs; got:\n%s", golden,
+	    got);
+	free(want);
+	free(got);
+}
+
+START_TEST(test_builtin_golden)
+{
+	static const char *const names[] = { "linux_cpu", "linux_memory",
+	    "linux_io", "linux_slices", "trace_metadata", "trace_stats" };
+	struct metrics *mx;
+	struct tp *tp;
+	char *err = NULL, golden[64];
+	size_t i;
+
+	ck_assert_ptr_nonnull(mx = metrics_new(&err));
+	tp = load_linux();
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(golden, sizeof(golden), "%s.out", names[i]);
+		check_golden(mx, tp, names[i], METRICS_TEXT, golden);
+	}
+	check_golden(mx, tp, "linux_io,trace_metadata", METRICS_JSON,
+	    "linux_io_metadata.json.out");
+	/* Running a metric twice gives the same answer (views replaced). */
+	check_golden(mx, tp, "linux_cpu", METRICS_TEXT, "linux_cpu.out");
+	tp_free(tp);
+	metrics_free(mx);
+}
+END_TEST
+
+START_TEST(test_binary_is_real_proto)
+{
+	Perfetto__Protos__TraceMetrics *m;
+	struct metrics *mx;
+	struct tp *tp;
+	char *err = NULL, *bin, *txt, cmd[2048], outp[256];
+	const char *protoc;
+	size_t len, tlen;
+	FILE *f;
+	size_t i;
+	int found = 0;
+
+	ck_assert_ptr_nonnull(mx = metrics_new(&err));
+	tp = load_linux();
+	bin = run(mx, tp, "trace_stats,trace_metadata,linux_cpu,linux_io",
+	    METRICS_BINARY, &len, NULL);
+	/* protobuf-c's TraceMetrics reads it; our extensions stay unknown. */
+	m = perfetto__protos__trace_metrics__unpack(NULL, len,
+	    (const uint8_t *)bin);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(m->trace_metadata);
+	ck_assert_int_eq(m->trace_metadata->trace_duration_ns, 5600);
+	ck_assert_ptr_nonnull(m->trace_stats);
+	for (i = 0; i < m->trace_stats->n_stat; i++)
+		if (strcmp(m->trace_stats->stat[i]->name,
+		    "sorter_push_event_out_of_order") == 0)
+			found = 1;
+	ck_assert(found);
+	ck_assert_ptr_nonnull(m->base.unknown_fields);
+	perfetto__protos__trace_metrics__free_unpacked(m, NULL);
+
+	/* protoc decodes it to exactly our text. */
+	protoc = getenv("PROTOC");
+	if (protoc == NULL || *protoc == '\0')
+		protoc = "protoc";
+	snprintf(outp, sizeof(outp), "/tmp/check_tpmetrics.%d.bin",
+	    (int)getpid());
+	ck_assert_ptr_nonnull(f = fopen(outp, "wb"));
+	ck_assert_int_eq(fwrite(bin, 1, len, f), len);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1 && "
+	    "%s --decode=perfetto.protos.TraceMetrics -I %s "
+	    "-I %s/daemons/trace_processor/metrics/protos "
+	    "linux_metrics.proto < %s", protoc, protoc, srcdir(), srcdir(),
+	    outp);
+	if ((f = popen(cmd, "r")) != NULL) {
+		char *dec = malloc(1 << 20);
+		size_t n = fread(dec, 1, (1 << 20) - 1, f);
+
+		dec[n] = '\0';
+		if (pclose(f) == 0) {
+			txt = run(mx, tp, "trace_stats,trace_metadata,"
+			    "linux_cpu,linux_io", METRICS_TEXT, &tlen, NULL);
+			ck_assert_str_eq(dec, txt);
+			free(txt);
+		} else
+			fprintf(stderr, "check_tpmetrics: no protoc, the "
+			    "protoc comparison is skipped\n");
+		free(dec);
+	}
+	unlink(outp);
+	free(bin);
+	tp_free(tp);
+	metrics_free(mx);
+}
+END_TEST
+
+static void
+write_file(const char *dir, const char *name, const char *text)
+{
+	char path[2100];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *
+mkext(void)
+{
+	char *dir = strdup("/tmp/check_tpmetrics.XXXXXX");
+	char sub[1024];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/protos", dir);
+	mkdir(sub, 0700);
+	snprintf(sub, sizeof(sub), "%s/sql", dir);
+	mkdir(sub, 0700);
+	return dir;
+}
+
+static void
+rmext(char *dir)
+{
+	char cmd[1100];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(dir);
+}
+
+START_TEST(test_user_metric)
+{
+	struct metrics *mx;
+	struct tp *tp;
+	char *err = NULL, *txt, *dir = mkext(), sub[1024];
+
+	snprintf(sub, sizeof(sub), "%s/protos", dir);
+	write_file(sub, "busy.proto",
+	    "syntax = \"proto2\";\n"
+	    "package acme;\n"
+	    "import \"protos/perfetto/metrics/metrics.proto\";\n"
+	    "// Threads that ran longest, as a user would write it.\n"
+	    "message BusyThreads {\n"
+	    "  message Entry {\n"
+	    "    optional string name = 1;\n"
+	    "    optional int64 ns = 2;\n"
+	    "    optional Kind kind = 3;\n"
+	    "  }\n"
+	    "  enum Kind { KIND_UNKNOWN = 0; KIND_APP = 1; KIND_DB = 2; }\n"
+	    "  repeated Entry entry = 1;\n"
+	    "  optional double share = 2;\n"
+	    "  repeated int64 tids = 3;\n"
+	    "  oneof extra { string note = 4; }\n"
+	    "}\n"
+	    "extend perfetto.protos.TraceMetrics {\n"
+	    "  optional BusyThreads busy_threads = 450;\n"
+	    "}\n");
+	snprintf(sub, sizeof(sub), "%s/sql", dir);
+	write_file(sub, "busy_helper.sql",
+	    "DROP VIEW IF EXISTS busy_base;\n"
+	    "CREATE PERFETTO VIEW busy_base AS SELECT utid, SUM(dur) AS ns\n"
+	    "FROM sched JOIN thread USING (utid) WHERE dur > 0 AND tid != 0\n"
+	    "GROUP BY utid HAVING ns >= {{min_ns}};\n");
+	write_file(sub, "busy_threads.sql",
+	    "INCLUDE PERFETTO MODULE linux.cpu.utilization.thread;\n"
+	    "SELECT RUN_METRIC('busy_helper.sql', 'min_ns', '2000');\n"
+	    "DROP VIEW IF EXISTS busy_threads_output;\n"
+	    "CREATE PERFETTO VIEW busy_threads_output AS\n"
+	    "SELECT BusyThreads(\n"
+	    "  'entry', (SELECT RepeatedField(BusyThreads_Entry(\n"
+	    "      'name', name, 'ns', ns,\n"
+	    "      'kind', CASE WHEN name LIKE 'app%' THEN 'KIND_APP'\n"
+	    "        ELSE 2 END))\n"
+	    "    FROM (SELECT t.name AS name, b.ns AS ns FROM busy_base b\n"
+	    "      JOIN thread t USING (utid) ORDER BY ns DESC, name)),\n"
+	    "  'share', 0.25,\n"
+	    "  'tids', (SELECT RepeatedField(tid) FROM\n"
+	    "    (SELECT tid FROM thread WHERE tid > 100 ORDER BY tid)),\n"
+	    "  'note', 'it''s \"quoted\"');\n");
+	ck_assert_ptr_nonnull(mx = metrics_new(&err));
+	ck_assert_msg(metrics_add_extension(mx, dir, &err) == 0, "%s", err);
+	tp = load_linux();
+	txt = run(mx, tp, "busy_threads", METRICS_TEXT, NULL, NULL);
+	ck_assert_str_eq(txt,
+	    "[acme.busy_threads] {\n"
+	    "  entry {\n"
+	    "    name: \"app-worker\"\n"
+	    "    ns: 2800\n"
+	    "    kind: KIND_APP\n"
+	    "  }\n"
+	    "  entry {\n"
+	    "    name: \"app\"\n"
+	    "    ns: 2000\n"
+	    "    kind: KIND_APP\n"
+	    "  }\n"
+	    "  entry {\n"
+	    "    name: \"db\"\n"
+	    "    ns: 2000\n"
+	    "    kind: KIND_DB\n"
+	    "  }\n"
+	    "  share: 0.25\n"
+	    "  tids: 101\n"
+	    "  tids: 200\n"
+	    "  tids: 201\n"
+	    "  note: \"it's \\\"quoted\\\"\"\n"
+	    "}\n");
+	free(txt);
+	/* Alongside a built-in, in field order. */
+	txt = run(mx, tp, "busy_threads,trace_metadata", METRICS_JSON, NULL,
+	    NULL);
+	ck_assert_ptr_nonnull(strstr(txt, "\"trace_metadata\""));
+	ck_assert_ptr_nonnull(strstr(txt, "\"tids\": [101, 200, 201]"));
+	ck_assert(strstr(txt, "trace_metadata") < strstr(txt, "acme"));
+	free(txt);
+	tp_free(tp);
+	metrics_free(mx);
+	rmext(dir);
+}
+END_TEST
+
+/* Each bad extension is refused with a message that names the problem. */
+START_TEST(test_user_errors)
+{
+	static const struct {
+		const char	*proto;
+		const char	*sql;
+		const char	*metric;	/* run it; NULL: load fails */
+		const char	*want;
+	} cases[] = {
+		{ "message A { optional int64 x = 1 }\n", NULL, NULL,
+		    "a.proto:1: expected ';'" },
+		{ "message A {\n  map<string, int64> m = 1;\n}\n", NULL, NULL,
+		    "a.proto:2: 'map' fields are not supported" },
+		{ "message A { optional Nope x = 1; }\n", NULL, NULL,
+		    "unknown type Nope" },
+		{ "package perfetto.protos;\nmessage A { optional int64 x = 1; }"
+		  "\nextend TraceMetrics { optional A trace_stats = 460; }\n",
+		    NULL, NULL, "clashes" },
+		{ "package perfetto.protos;\nmessage A { optional int64 x = 1; }"
+		  "\nextend TraceMetrics { optional A a = 460; }\n",
+		    "CREATE VIEW a_output AS SELECT A('y', 1);\n", "a",
+		    "A: no field 'y'" },
+		{ "package perfetto.protos;\nmessage A { optional int64 x = 1; }"
+		  "\nextend TraceMetrics { optional A a = 460; }\n",
+		    "CREATE VIEW a_output AS SELECT A('x', 'text');\n", "a",
+		    "field 'x': a text value does not fit" },
+		{ "package perfetto.protos;\nmessage A { optional int64 x = 1; }"
+		  "\nextend TraceMetrics { optional A a = 460; }\n",
+		    "CREATE VIEW a_output AS SELECT 42;\n", "a",
+		    "does not hold a message" },
+		{ "package perfetto.protos;\nmessage A { optional int64 x = 1; }"
+		  "\nextend TraceMetrics { optional A a = 460; }\n",
+		    "CREATE VIEW a_output AS SELECT A('x', 1) FROM nope;\n",
+		    "a", "no such table" },
+		{ "package perfetto.protos;\nmessage A { optional int64 x = 1; }"
+		  "\nextend TraceMetrics { optional A a = 460; }\n",
+		    "SELECT RUN_METRIC('missing.sql');\n", "a",
+		    "no metric file missing.sql" },
+		{ "package p;\nmessage A { optional int64 x = 1; }\n",
+		    "CREATE VIEW a_output AS SELECT A('x', 1);\n", "a",
+		    "TraceMetrics has no message field a" },
+	};
+	struct metrics *mx;
+	struct tp *tp;
+	char *err, *dir, *txt;
+	size_t i;
+
+	tp = load_linux();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		dir = mkext();
+		err = NULL;
+		ck_assert_ptr_nonnull(mx = metrics_new(&err));
+		{
+			char sub[1024];
+
+			snprintf(sub, sizeof(sub), "%s/protos", dir);
+			write_file(sub, "a.proto", cases[i].proto);
+			if (cases[i].sql != NULL) {
+				snprintf(sub, sizeof(sub), "%s/sql", dir);
+				write_file(sub, "a.sql", cases[i].sql);
+			}
+		}
+		if (cases[i].metric == NULL) {
+			ck_assert_int_eq(metrics_add_extension(mx, dir, &err),
+			    -1);
+		} else {
+			ck_assert_msg(metrics_add_extension(mx, dir, &err) == 0,
+			    "case %zu: %s", i, err);
+			txt = run(mx, tp, cases[i].metric, METRICS_TEXT, NULL,
+			    &err);
+			ck_assert_ptr_null(txt);
+		}
+		ck_assert_msg(err != NULL && strstr(err, cases[i].want),
+		    "case %zu: want '%s', got '%s'", i, cases[i].want,
+		    err ? err : "(none)");
+		free(err);
+		metrics_free(mx);
+		rmext(dir);
+	}
+	/* Unknown names. */
+	ck_assert_ptr_nonnull(mx = metrics_new(&err));
+	txt = run(mx, tp, "linux_cpu,nope", METRICS_TEXT, NULL, &err);
+	ck_assert_ptr_null(txt);
+	ck_assert_ptr_nonnull(strstr(err, "unknown metric: nope"));
+	free(err);
+	ck_assert_int_eq(metrics_add_extension(mx, "/nonexistent", &err), -1);
+	free(err);
+	metrics_free(mx);
+	tp_free(tp);
+}
+END_TEST
+
+START_TEST(test_empty_trace)
+{
+	struct tp_config cfg;
+	struct metrics *mx;
+	struct tp *tp;
+	char *err = NULL, *txt;
+
+	/* Nothing to measure: empty messages, no errors. */
+	tp_config_init(&cfg);
+	ck_assert_ptr_nonnull(tp = tp_new(&cfg, &err));
+	ck_assert_int_eq(tp_eof(tp), 0);
+	ck_assert_ptr_nonnull(mx = metrics_new(&err));
+	txt = run(mx, tp, "linux_cpu,linux_memory,linux_io,linux_slices",
+	    METRICS_TEXT, NULL, NULL);
+	ck_assert_str_eq(txt,
+	    "[perfetto.protos.linux_cpu] {\n"
+	    "  total_cpu_time_ns: 0\n"
+	    "}\n"
+	    "[perfetto.protos.linux_memory] {\n"
+	    "}\n"
+	    "[perfetto.protos.linux_io] {\n"
+	    "}\n"
+	    "[perfetto.protos.linux_slices] {\n"
+	    "}\n");
+	free(txt);
+	metrics_free(mx);
+	tp_free(tp);
+}
+END_TEST
+
+START_TEST(test_mproto_reader)
+{
+	static const char text[] =
+	    "syntax = \"proto2\"; package a.b;\n"
+	    "/* block\n comment */ option java_package = \"x\";\n"
+	    "message Outer {\n"
+	    "  reserved 5, 6; reserved \"old\"; extensions 100 to 200;\n"
+	    "  message Inner { optional sint32 z = 1 [deprecated = true]; }\n"
+	    "  enum E { option allow_alias = true; A = 0; B = 1; C = -1; }\n"
+	    "  optional Inner in = 1;\n"
+	    "  repeated E es = 2;\n"
+	    "  optional .a.b.Outer.Inner abs = 3;\n"
+	    "  oneof o { fixed32 f = 4; bytes b = 7; }\n"
+	    "}\n";
+	struct mp_pool pool;
+	struct mp_msg *m;
+	const struct mp_field *f;
+	char err[256];
+
+	mp_pool_init(&pool);
+	ck_assert_msg(mp_parse_untrusted(&pool, text, sizeof(text) - 1, "t",
+	    err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(mp_resolve(&pool, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(m = mp_find_msg(&pool, "a.b.Outer"));
+	ck_assert_str_eq(m->short_name, "Outer");
+	ck_assert_ptr_nonnull(f = mp_field_by_name(m, "in"));
+	ck_assert_int_eq(f->type, MP_MESSAGE);
+	ck_assert_str_eq(f->msg->full_name, "a.b.Outer.Inner");
+	ck_assert_ptr_nonnull(f = mp_field_by_name(m, "es"));
+	ck_assert_int_eq(f->type, MP_ENUM);
+	ck_assert(f->repeated);
+	ck_assert_str_eq(mp_enum_name(f->en, -1), "C");
+	ck_assert_ptr_nonnull(f = mp_field_by_number(m, 7));
+	ck_assert_int_eq(f->type, MP_BYTES);
+	ck_assert_ptr_nonnull(f = mp_field_by_name(m, "abs"));
+	ck_assert_str_eq(f->msg->full_name, "a.b.Outer.Inner");
+	ck_assert_ptr_nonnull(m = mp_find_msg(&pool, ".a.b.Outer.Inner"));
+	ck_assert_str_eq(m->short_name, "Outer.Inner");
+	mp_pool_free(&pool);
+
+	/* Truncated input of every length is refused or read, never more. */
+	for (size_t n = 0; n < sizeof(text) - 1; n++) {
+		char *cut = malloc(n ? n : 1);
+
+		memcpy(cut, text, n);
+		mp_pool_init(&pool);
+		if (mp_parse_untrusted(&pool, cut, n, "t", err,
+		    sizeof(err)) == 0)
+			(void)mp_resolve(&pool, err, sizeof(err));
+		mp_pool_free(&pool);
+		free(cut);
+	}
+}
+END_TEST
+
+static Suite *
+metrics_suite(void)
+{
+	Suite *s = suite_create("tpmetrics");
+	TCase *tc = tcase_create("metrics");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_builtin_golden);
+	tcase_add_test(tc, test_binary_is_real_proto);
+	tcase_add_test(tc, test_user_metric);
+	tcase_add_test(tc, test_user_errors);
+	tcase_add_test(tc, test_empty_trace);
+	tcase_add_test(tc, test_mproto_reader);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(metrics_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
