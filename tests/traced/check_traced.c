@@ -197,6 +197,50 @@ START_TEST(test_big_packets)
 }
 END_TEST
 
+/* SIGTERM with a session streaming to a file: the file is complete. */
+START_TEST(test_sigterm_finishes_file)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c;
+	struct tt_instance	*in;
+	struct shm_writer	*w;
+	struct tt_trace		 t;
+	static const char	*ds[] = { "tt.ds", NULL };
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(1024, 0, ds);
+	char			 path[400];
+	uint8_t			*trace;
+	size_t			 len;
+	int			 fd;
+
+	cfg->has_write_into_file = cfg->write_into_file = 1;
+	cfg->has_file_write_period_ms = 1;
+	cfg->file_write_period_ms = 60000;	/* only the end writes */
+	snprintf(path, sizeof(path), "/tmp/tt-sigterm.%d.pftrace",
+	    (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ne(fd, -1);
+	start_session(&p, &c, cfg, fd);
+	close(fd);
+	in = tt_producer_instance(&p, "tt.ds");
+	w = tt_producer_writer(&p, in->target_buffer);
+	tt_write_packets(w, "term", 0, 200, 100);
+	tt_producer_commit(&p, w);
+	ck_assert_int_eq(tt_traced_stop(&td), 0);
+	ck_assert_int_eq(tt_read_file(path, &trace, &len), 0);
+	ck_assert_int_eq(tt_trace_parse(&t, trace, len), 0);
+	ck_assert_uint_eq(tt_trace_count(&t, "term", NULL, 0), 200);
+	ck_assert_uint_eq(t.nstats, 1);
+	tt_trace_free(&t);
+	free(trace);
+	unlink(path);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+	/* A fresh one for the fixture's teardown. */
+	ck_assert_int_eq(tt_traced_start(&td, NULL), 0);
+}
+END_TEST
+
 static Suite *
 traced_suite(void)
 {
@@ -208,6 +252,7 @@ traced_suite(void)
 	tcase_add_test(tc, test_end_to_end_read);
 	tcase_add_test(tc, test_write_into_file);
 	tcase_add_test(tc, test_big_packets);
+	tcase_add_test(tc, test_sigterm_finishes_file);
 	suite_add_tcase(s, tc);
 	return s;
 }
