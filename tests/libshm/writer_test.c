@@ -435,6 +435,33 @@ START_TEST(test_drop_policy)
 }
 END_TEST
 
+/* Packet sizes swept across the chunk boundary, alone and in pairs. */
+static size_t sweep_len;
+static size_t len_sweep(size_t i) { return i % 2 ? sweep_len : 10; }
+
+START_TEST(test_boundary_sweep)
+{
+	struct shm_arbiter *arb;
+	struct shm_writer *w;
+	struct pkts ps = { 0 };
+	struct svc s;
+	const char *cause;
+
+	svc_init(&s, 16384, 4096, 1 << 20, TRACE_BUFFER_RING);
+	arb = svc_arbiter(&s, SHM_LAYOUT_DIV1, 1);
+	w = shm_writer_new(arb, 1, SHM_POLICY_STALL, &cause);
+	for (sweep_len = 4040; sweep_len < 4100; sweep_len++) {
+		roundtrip(&s, w, 6, len_sweep, &ps);
+		ck_assert_msg(ps.n == 6, "len %zu: %zu packets", sweep_len,
+		    ps.n);
+		pkts_free(&ps);
+	}
+	shm_writer_free(w);
+	shm_arbiter_free(arb);
+	svc_fini(&s);
+}
+END_TEST
+
 /* Every page size and layout, packets from tiny to multi-chunk. */
 START_TEST(test_all_geometries)
 {
@@ -779,6 +806,7 @@ writer_suite(void)
 	tcase_add_test(tc, test_exact_chunk_packets);
 	tcase_add_test(tc, test_huge_packets);
 	tcase_add_test(tc, test_all_geometries);
+	tcase_add_test(tc, test_boundary_sweep);
 	tcase_add_test(tc, test_nested_patches);
 	tcase_add_test(tc, test_drop_policy);
 	tcase_add_test(tc, test_stall_policy);
