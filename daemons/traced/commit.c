@@ -93,6 +93,13 @@ commit_move(struct tproducer *p,
 	}
 	if (shm_chunk_acquire_untrusted(&p->smb->abi, m->page, m->chunk, &v,
 	    &why) == -1) {
+		/* Shown in the target buffer's stats too, when it is ours. */
+		if (m->target_buffer > 0 &&
+		    m->target_buffer < TRACED_MAX_BUFFER_IDS &&
+		    p->svc->buffers[m->target_buffer] != NULL &&
+		    service_producer_may_write(p, (uint16_t)m->target_buffer))
+			trace_buffer_note_abi_violation(
+			    p->svc->buffers[m->target_buffer]);
 		commit_reject(p, why);
 		return;
 	}
