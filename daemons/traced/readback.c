@@ -45,8 +45,27 @@ readback_gather(const struct trace_buffer_packet *pk)
 	return readback_buf;
 }
 
+static int	readback_plain(struct tsession *, size_t, packet_sink_fn *,
+		    void *, int *);
+
+/* Reads through the compressor when the config asks for it. */
 int
 readback_session(struct tsession *s, size_t budget, packet_sink_fn *sink,
+    void *arg, int *has_more)
+{
+	struct compress_sink	*c;
+	int			 rc;
+
+	if (!compress_wanted(s) || (c = compress_begin()) == NULL)
+		return readback_plain(s, budget, sink, arg, has_more);
+	rc = readback_plain(s, budget, compress_sink, c, has_more);
+	if (compress_end(c, sink, arg) == -1)
+		rc = -1;
+	return rc;
+}
+
+static int
+readback_plain(struct tsession *s, size_t budget, packet_sink_fn *sink,
     void *arg, int *has_more)
 {
 	struct traced			*svc = s->svc;

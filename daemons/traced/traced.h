@@ -472,6 +472,14 @@ int	readback_session(struct tsession *, size_t budget, packet_sink_fn *,
 	    void *arg, int *has_more);
 int	readback_to_file(struct tsession *);
 
+/* compress.c */
+struct compress_sink;
+int	compress_wanted(const struct tsession *);
+struct compress_sink *compress_begin(void);
+int	compress_sink(void *, const uint8_t *, size_t, const uint8_t *,
+	    size_t);
+int	compress_end(struct compress_sink *, packet_sink_fn *, void *);
+
 /* service_packets.c */
 struct Perfetto__Protos__TraceStats;
 void	svcpkt_snapshot_clocks(struct tsession *);

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include <event2/event.h>
 
 #include "tt_fixture.h"
@@ -241,6 +243,62 @@ START_TEST(test_sigterm_finishes_file)
 }
 END_TEST
 
+/* TraceConfig.compression: the read yields deflated packet batches. */
+START_TEST(test_compression)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c;
+	struct tt_instance	*in;
+	struct shm_writer	*w;
+	struct tt_trace		 t, inner;
+	static const char	*ds[] = { "tt.ds", NULL };
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(1024, 0, ds);
+	uint8_t			*out;
+	size_t			 i, ncomp = 0, ntest = 0;
+	uLongf			 olen;
+
+	cfg->compression = calloc(1, sizeof(*cfg->compression));
+	perfetto__protos__trace_config__compression_config__init(
+	    cfg->compression);
+	cfg->compression->deflate = calloc(1,
+	    sizeof(*cfg->compression->deflate));
+	perfetto__protos__trace_config__compression_config__deflate__init(
+	    cfg->compression->deflate);
+	start_session(&p, &c, cfg, -1);
+	in = tt_producer_instance(&p, "tt.ds");
+	w = tt_producer_writer(&p, in->target_buffer);
+	tt_write_packets(w, "zz", 0, 500, 200);
+	tt_producer_commit(&p, w);
+	disable_and_wait(&c);
+	read_trace(&c, &t);
+	ck_assert_uint_eq(t.ntest, 0);		/* all inside the batches */
+	out = malloc(8 << 20);
+	for (i = 0; i < t.npackets; i++) {
+		Perfetto__Protos__TracePacket *pk = t.trace->packet[i];
+
+		if (pk->data_case !=
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_COMPRESSED_PACKETS)
+			continue;
+		ncomp++;
+		olen = 8 << 20;
+		ck_assert_int_eq(uncompress(out, &olen,
+		    pk->compressed_packets.data, pk->compressed_packets.len),
+		    Z_OK);
+		ck_assert_int_eq(tt_trace_parse(&inner, out, olen), 0);
+		ntest += tt_trace_count(&inner, "zz", NULL, 0);
+		ck_assert_int_eq(inner.bad_trusted, 0);
+		tt_trace_free(&inner);
+	}
+	ck_assert_uint_ge(ncomp, 1);
+	ck_assert_uint_eq(ntest, 500);
+	free(out);
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+}
+END_TEST
+
 static Suite *
 traced_suite(void)
 {
@@ -253,6 +311,7 @@ traced_suite(void)
 	tcase_add_test(tc, test_write_into_file);
 	tcase_add_test(tc, test_big_packets);
 	tcase_add_test(tc, test_sigterm_finishes_file);
+	tcase_add_test(tc, test_compression);
 	suite_add_tcase(s, tc);
 	return s;
 }
