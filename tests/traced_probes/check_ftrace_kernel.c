@@ -33,7 +33,7 @@ static char state_dir[] = "/tmp/faro-ftrace-test.XXXXXX";
 static const char *snap_files[] = {
 	"tracing_on", "buffer_size_kb", "trace_clock", "current_tracer",
 	"set_event", "set_event_pid", "tracing_cpumask", "uprobe_events",
-	"buffer_percent",
+	"buffer_percent", "kprobe_events",
 };
 
 struct snap {
@@ -715,6 +715,85 @@ START_TEST(buffer_percent_wakes_reader)
 }
 END_TEST
 
+struct kp_find {
+	int	begins, ends;
+};
+
+static void
+find_kprobe(const Perfetto__Protos__FtraceEventBundle *b,
+    const Perfetto__Protos__FtraceEvent *ev, void *arg)
+{
+	struct kp_find *f = arg;
+
+	if (ev->event_case != PERFETTO__PROTOS__FTRACE_EVENT__EVENT_KPROBE_EVENT ||
+	    strcmp(ev->kprobe_event->name, "do_sys_openat2") != 0)
+		return;
+	if (ev->kprobe_event->type ==
+	    PERFETTO__PROTOS__KPROBE_EVENT__KPROBE_TYPE__KPROBE_TYPE_BEGIN)
+		f->begins++;
+	else if (ev->kprobe_event->type ==
+	    PERFETTO__PROTOS__KPROBE_EVENT__KPROBE_TYPE__KPROBE_TYPE_END)
+		f->ends++;
+}
+
+/*
+ * kprobe_events: on a kernel with kprobes, begin/end events for the probed
+ * function; on one without (this kind of VM has none), the probes are
+ * reported as failed and the session goes on. Both leave tracefs clean.
+ */
+START_TEST(kprobes_or_their_failure)
+{
+	static const char *ev[] = { "ftrace/print" };
+	Perfetto__Protos__FtraceConfig__KprobeEvent kp =
+	    PERFETTO__PROTOS__FTRACE_CONFIG__KPROBE_EVENT__INIT;
+	Perfetto__Protos__FtraceConfig__KprobeEvent *kps[1] = { &kp };
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s;
+	struct test_sink ts;
+	struct kp_find f = { 0, 0 };
+	Perfetto__Protos__FtraceConfig *c = config(ev, 1);
+	const char *const *failed;
+	size_t nfailed;
+	int fd, have = tfs_exists(tracefs, "kprobe_events");
+
+	snap_take(&snap);
+	kp.probe = (char *)"do_sys_openat2";
+	kp.has_type = 1;
+	kp.type =
+	    PERFETTO__PROTOS__FTRACE_CONFIG__KPROBE_EVENT__KPROBE_TYPE__KPROBE_TYPE_BOTH;
+	c->kprobe_events = kps;
+	c->n_kprobe_events = 1;
+	h = host();
+	s = source(h, c, &ts);
+	nfailed = ftrace_source_failed(s, &failed);
+	for (int i = 0; i < 5; i++)
+		if ((fd = open("/proc/self/stat", O_RDONLY)) >= 0)
+			close(fd);
+	ftrace_source_drain(s);
+	test_sink_events(&ts, find_kprobe, &f);
+	if (have) {
+		ck_assert_uint_eq(nfailed, 0);
+		ck_assert_int_ge(f.begins, 5);
+		ck_assert_int_ge(f.ends, 5);
+	} else {
+		fprintf(stderr, "kernel without kprobes: checking the "
+		    "failure path\n");
+		ck_assert_uint_eq(nfailed, 2);
+		ck_assert_int_eq(f.begins + f.ends, 0);
+	}
+	ftrace_source_free(s);
+	ftrace_host_free(h);
+	/* The end stats name the probes that could not be made. */
+	if (!have)
+		ck_assert_uint_eq(ts.pkts[ts.npkts - 1]->ftrace_stats->
+		    n_failed_ftrace_events, 2);
+	test_sink_free(&ts);
+	free(c);
+	snap_check(&snap);
+}
+END_TEST
+
 /* The privileged broker: real sessions work, anything else is refused. */
 START_TEST(broker_checks_paths)
 {
@@ -755,6 +834,16 @@ START_TEST(broker_checks_paths)
 	fd = tfs_open_raw(tracefs, 0);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
+	/* kprobe_events takes only our own kind of line. */
+	ck_assert_int_eq(tfs_write(tracefs, "kprobe_events",
+	    "p:evil/x do_fork\n", 1), -1);
+	ck_assert_int_eq(errno, EPERM);
+	ck_assert_int_eq(tfs_write(tracefs, "kprobe_events",
+	    "p:perfetto_kprobes/x do_fork\n-:foo/bar\n", 1), -1);
+	ck_assert_int_eq(errno, EPERM);
+	ck_assert_int_eq(tfs_write(tracefs, "kprobe_events",
+	    "p:perfetto_kprobes/x do_fork\n", 0), -1);
+	ck_assert_int_eq(errno, EPERM);
 
 	{
 		const char *cause = NULL;
@@ -807,6 +896,7 @@ ftrace_kernel_suite(void)
 	tcase_add_test(tc, broker_checks_paths);
 	tcase_add_test(tc, print_filter_and_clock);
 	tcase_add_test(tc, buffer_percent_wakes_reader);
+	tcase_add_test(tc, kprobes_or_their_failure);
 	suite_add_tcase(s, tc);
 	return s;
 }

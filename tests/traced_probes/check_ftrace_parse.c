@@ -477,6 +477,55 @@ START_TEST(golden_page_compact)
 }
 END_TEST
 
+/* A kprobe's record becomes a KprobeEvent with its name and type. */
+START_TEST(kprobe_record)
+{
+	static const char fmt_text[] =
+	    "name: do_sys_openat2\nID: 1500\nformat:\n"
+	    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	    "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n";
+	struct ftrace_xlate_opts o = { .disable_generic = 1 };
+	struct ftrace_translator *xl = ftrace_translator_new(&o);
+	struct ftrace_cpu_counters ctr = { 0 };
+	struct ftrace_format fmt;
+	struct ftrace_bundle b;
+	struct test_sink ts;
+	struct pagebuf pg;
+	const Perfetto__Protos__FtraceEvent *ev;
+	const char *cause;
+	uint32_t rec[4] = { 1500 | (0u << 16), 4321, 0xabc, 0 };
+
+	ck_assert_int_eq(ftrace_format_parse_untrusted(fmt_text,
+	    strlen(fmt_text), "perfetto_kprobes", &fmt, &cause), 0);
+	ck_assert_int_eq(ftrace_translator_add_kprobe(xl, &fmt, KPROBE_BEGIN,
+	    &cause), 0);
+	ftrace_format_free(&fmt);
+	pg_init(&pg, 5000);
+	pg_record(&pg, 10, rec, 4, 0);
+	pg_commit(&pg, 0);
+	ftrace_bundle_init(&b, xl, &layout64, 1, test_sink_init(&ts), &ctr);
+	ck_assert_int_eq(ftrace_bundle_add_page_untrusted(&b, pg.page,
+	    sizeof(pg.page)), 0);
+	ftrace_bundle_finish(&b);
+	ck_assert_uint_eq(ts.npkts, 1);
+	ck_assert_uint_eq(ts.pkts[0]->ftrace_events->n_event, 1);
+	ev = ts.pkts[0]->ftrace_events->event[0];
+	ck_assert_int_eq(ev->event_case,
+	    PERFETTO__PROTOS__FTRACE_EVENT__EVENT_KPROBE_EVENT);
+	ck_assert_str_eq(ev->kprobe_event->name, "do_sys_openat2");
+	ck_assert_int_eq(ev->kprobe_event->type,
+	    PERFETTO__PROTOS__KPROBE_EVENT__KPROBE_TYPE__KPROBE_TYPE_BEGIN);
+	ck_assert_uint_eq(ev->pid, 4321);
+	ck_assert_uint_eq(ev->timestamp, 5010);
+	ftrace_bundle_free(&b);
+	test_sink_free(&ts);
+	ftrace_translator_free(xl);
+}
+END_TEST
+
 /* Flipped bits anywhere in a real page: errors, never bad reads. */
 START_TEST(golden_page_mutated)
 {
@@ -580,6 +629,7 @@ ftrace_parse_suite(void)
 	tc = tcase_create("translate");
 	tcase_add_test(tc, golden_page_translates);
 	tcase_add_test(tc, golden_page_compact);
+	tcase_add_test(tc, kprobe_record);
 	tcase_add_loop_test(tc, golden_page_mutated, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;

@@ -22,7 +22,8 @@
 /* A tracefs file we changed, and what it held before. */
 struct saved {
 	char	*rel;
-	char	*orig;
+	char	*orig;		/* value to write back, or line to append */
+	int	 append;	/* an undo line (dynamic events) */
 };
 
 /* An event some request wants, and how many do. */
@@ -121,8 +122,8 @@ state_write(struct ftrace_ctl *ctl)
 	if (ctl->created)
 		fprintf(f, "created %s\n", ctl->root);
 	for (size_t i = 0; i < ctl->nsaved; i++)
-		fprintf(f, "set %s %s\n", ctl->saved[i].rel,
-		    ctl->saved[i].orig);
+		fprintf(f, "%s %s %s\n", ctl->saved[i].append ? "undo" : "set",
+		    ctl->saved[i].rel, ctl->saved[i].orig);
 	ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
 	ok = (fclose(f) == 0) && ok;
 	if (!ok || rename(tmp, ctl->state_path) == -1) {
@@ -144,7 +145,7 @@ ctl_set(struct ftrace_ctl *ctl, const char *rel, const char *val)
 	size_t i;
 
 	for (i = 0; i < ctl->nsaved; i++)
-		if (strcmp(ctl->saved[i].rel, rel) == 0)
+		if (!ctl->saved[i].append && strcmp(ctl->saved[i].rel, rel) == 0)
 			break;
 	if (i == ctl->nsaved) {
 		if (tfs_read_line(ctl->root, rel, orig, sizeof(orig)) == -1)
@@ -156,6 +157,7 @@ ctl_set(struct ftrace_ctl *ctl, const char *rel, const char *val)
 		ctl->saved = ns;
 		ns[i].rel = strdup(rel);
 		ns[i].orig = strdup(orig);
+		ns[i].append = 0;
 		if (ns[i].rel == NULL || ns[i].orig == NULL) {
 			free(ns[i].rel);
 			free(ns[i].orig);
@@ -175,18 +177,52 @@ static const char *
 saved_orig(struct ftrace_ctl *ctl, const char *rel)
 {
 	for (size_t i = 0; i < ctl->nsaved; i++)
-		if (strcmp(ctl->saved[i].rel, rel) == 0)
+		if (!ctl->saved[i].append && strcmp(ctl->saved[i].rel, rel) == 0)
 			return ctl->saved[i].orig;
 	return NULL;
 }
 
-/* Writes one saved value back; cpumask and pid lists need care. */
+/* Writes one saved value back (or appends an undo line). */
 static void
-restore_one(const char *root, const char *rel, const char *orig)
+restore_one(const char *root, const char *rel, const char *orig, int append)
 {
-	if (tfs_write(root, rel, orig, 0) == -1 &&
+	if (tfs_write(root, rel, orig, append) == -1 &&
 	    !(orig[0] == '\0' && errno == EINVAL))
 		log_warn("%s: %s/%s", __func__, root, rel);
+}
+
+/*
+ * Appends def to rel (a dynamic event definition), recording undo first
+ * so a crash cannot leave the event behind.
+ */
+static int
+ctl_append(struct ftrace_ctl *ctl, const char *rel, const char *def,
+    const char *undo)
+{
+	struct saved *ns;
+	size_t i = ctl->nsaved;
+
+	ns = reallocarray(ctl->saved, ctl->nsaved + 1, sizeof(*ns));
+	if (ns == NULL)
+		return -1;
+	ctl->saved = ns;
+	ns[i].rel = strdup(rel);
+	ns[i].orig = strdup(undo);
+	ns[i].append = 1;
+	if (ns[i].rel == NULL || ns[i].orig == NULL) {
+		free(ns[i].rel);
+		free(ns[i].orig);
+		return -1;
+	}
+	ctl->nsaved++;
+	if (state_write(ctl) == -1 || tfs_write(ctl->root, rel, def, 1) == -1) {
+		ctl->nsaved--;
+		free(ns[i].rel);
+		free(ns[i].orig);
+		(void)state_write(ctl);
+		return -1;
+	}
+	return 0;
 }
 
 static void
@@ -198,7 +234,8 @@ restore_all(struct ftrace_ctl *ctl)
 	if (on != NULL && strcmp(on, "0") == 0)
 		tfs_write(ctl->root, "tracing_on", "0", 0);
 	for (size_t i = ctl->nsaved; i-- > 0;) {
-		restore_one(ctl->root, ctl->saved[i].rel, ctl->saved[i].orig);
+		restore_one(ctl->root, ctl->saved[i].rel, ctl->saved[i].orig,
+		    ctl->saved[i].append);
 		free(ctl->saved[i].rel);
 		free(ctl->saved[i].orig);
 	}
@@ -364,11 +401,32 @@ event_unref(struct ftrace_ctl *ctl, const char *ev)
 			return;
 		snprintf(rel, sizeof(rel), "events/%s/enable", ev);
 		if ((orig = saved_orig(ctl, rel)) != NULL)
-			restore_one(ctl->root, rel, orig);
+			restore_one(ctl->root, rel, orig, 0);
 		free(ctl->evs[i].name);
 		ctl->evs[i] = ctl->evs[--ctl->nevs];
 		return;
 	}
+}
+
+/* Creates a kprobe (once per process); its removal is in the state file. */
+static int
+dyn_create(struct ftrace_ctl *ctl, const struct ftrace_dyn_event *d)
+{
+	char rel[TFS_PATH_MAX], undo[256];
+
+	if (!event_name_ok(d->name))
+		return -1;
+	snprintf(rel, sizeof(rel), "events/%s/format", d->name);
+	if (tfs_exists(ctl->root, rel))
+		return 0;	/* ours from an earlier session, or someone's */
+	if (!tfs_exists(ctl->root, d->file))
+		return -1;
+	snprintf(undo, sizeof(undo), "-:%s", d->name);
+	if (ctl_append(ctl, d->file, d->def, undo) == -1) {
+		log_warn("%s: %s: %s", __func__, d->file, d->def);
+		return -1;
+	}
+	return 0;
 }
 
 /* First request: a known state before any event goes on. */
@@ -458,6 +516,9 @@ ftrace_ctl_add(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 		else
 			log_warn("%s: buffer_percent %s", __func__, v);
 	}
+	/* Dynamic events (kprobes) exist before they can be enabled. */
+	for (i = 0; i < req->ndyn; i++)
+		(void)dyn_create(ctl, &req->dyn[i]);
 	for (i = 0; i < req->nevents; i++) {
 		int ok = event_ref(ctl, req->events[i]) == 0;
 
@@ -550,8 +611,11 @@ replay(const char *path)
 			else
 				memcpy(created, line + 8, strlen(line + 8) + 1);
 		}
-		else if (strncmp(line, "set ", 4) == 0) {
-			rel = line + 4;
+		else if (strncmp(line, "set ", 4) == 0 ||
+		    strncmp(line, "undo ", 5) == 0) {
+			int append = line[0] == 'u';
+
+			rel = line + (append ? 5 : 4);
 			if ((val = strchr(rel, ' ')) == NULL) {
 				bad = 1;
 				break;
@@ -570,6 +634,7 @@ replay(const char *path)
 			sv = ns;
 			sv[nsv].rel = strdup(rel);
 			sv[nsv].orig = strdup(val);
+			sv[nsv].append = append;
 			nsv++;
 		}
 	}
@@ -579,7 +644,7 @@ replay(const char *path)
 			for (size_t i = nsv; i-- > 0;)
 				if (sv[i].rel && sv[i].orig)
 					restore_one(root, sv[i].rel,
-					    sv[i].orig);
+					    sv[i].orig, sv[i].append);
 		}
 		/* Removing an instance we created drops all its state. */
 		if (created[0] != '\0' && strcmp(created, root) == 0 &&

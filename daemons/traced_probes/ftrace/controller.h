@@ -27,6 +27,13 @@
 
 struct ftrace_ctl;
 
+/* A dynamic event to create, e.g. a kprobe. */
+struct ftrace_dyn_event {
+	const char	*file;	/* "kprobe_events" */
+	const char	*def;	/* "p:perfetto_kprobes/sym sym" */
+	const char	*name;	/* "perfetto_kprobes/sym" */
+};
+
 struct ftrace_ctl_req {
 	const char *const	*events;	/* "group/name", expanded */
 	size_t			 nevents;
@@ -37,6 +44,8 @@ struct ftrace_ctl_req {
 	const char		*cpumask;	/* NULL: all CPUs */
 	const int32_t		*tids;		/* set_event_pid */
 	size_t			 ntids;
+	const struct ftrace_dyn_event *dyn;	/* created before enabling */
+	size_t			 ndyn;
 };
 
 /*

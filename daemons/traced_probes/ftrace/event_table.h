@@ -47,6 +47,9 @@ extern const unsigned int ftrace_proto_nevents;
 #define EVENT_TIMESTAMP			1
 #define EVENT_PID			2
 #define EVENT_GENERIC			327
+#define EVENT_KPROBE			542
+#define KPROBE_EVENT_NAME		1
+#define KPROBE_EVENT_TYPE		2
 #define GENERIC_EVENT_NAME		1
 #define GENERIC_FIELD			2
 #define GENERIC_FIELD_NAME		1

@@ -61,6 +61,10 @@ struct ftrace_source {
 	int				 preserve;
 	uint32_t			 buffer_kb;
 	struct strv			 events;
+	struct strv			 kprobes;	/* "G/NAME" */
+	int				*kprobe_types;
+	struct ftrace_dyn_event		*dyn;
+	size_t				 ndyn;
 	struct strv			 unknown;
 	struct strv			 failed;
 	int				 errors[8];
@@ -441,6 +445,80 @@ resolve_events(struct ftrace_source *s, const char *root,
 	}
 }
 
+static int
+kprobe_type(const struct ftrace_source *s, const char *ev)
+{
+	for (size_t i = 0; i < s->kprobes.n; i++)
+		if (strcmp(s->kprobes.v[i], ev) == 0)
+			return s->kprobe_types[i];
+	return 0;
+}
+
+/*
+ * kprobe_events: perfetto_kprobes/SYM for entries, perfetto_kretprobes/SYM
+ * for returns; instants, or begin/end pairs for KPROBE_TYPE_BOTH.
+ */
+static int
+resolve_kprobes(struct ftrace_source *s,
+    const Perfetto__Protos__FtraceConfig *cfg)
+{
+	char name[256], def[600];
+	size_t n = 0;
+
+	if (cfg->n_kprobe_events == 0)
+		return 0;
+	s->dyn = calloc(2 * cfg->n_kprobe_events, sizeof(*s->dyn));
+	s->kprobe_types = calloc(2 * cfg->n_kprobe_events, sizeof(int));
+	if (s->dyn == NULL || s->kprobe_types == NULL)
+		return -1;
+	for (size_t i = 0; i < cfg->n_kprobe_events; i++) {
+		const Perfetto__Protos__FtraceConfig__KprobeEvent *k =
+		    cfg->kprobe_events[i];
+		int entry = 0, ret = 0, both;
+
+		if (k->probe == NULL || *k->probe == '\0' ||
+		    strlen(k->probe) > 128)
+			continue;
+		switch (k->type) {
+		case PERFETTO__PROTOS__FTRACE_CONFIG__KPROBE_EVENT__KPROBE_TYPE__KPROBE_TYPE_KPROBE:
+			entry = 1;
+			break;
+		case PERFETTO__PROTOS__FTRACE_CONFIG__KPROBE_EVENT__KPROBE_TYPE__KPROBE_TYPE_KRETPROBE:
+			ret = 1;
+			break;
+		case PERFETTO__PROTOS__FTRACE_CONFIG__KPROBE_EVENT__KPROBE_TYPE__KPROBE_TYPE_BOTH:
+			entry = ret = 1;
+			break;
+		default:
+			(void)strv_add(&s->unknown, k->probe);
+			continue;
+		}
+		both = entry && ret;
+		for (int r = 0; r < 2; r++) {
+			if (!(r ? ret : entry))
+				continue;
+			snprintf(name, sizeof(name), "%s/%s", r ?
+			    "perfetto_kretprobes" : "perfetto_kprobes",
+			    k->probe);
+			snprintf(def, sizeof(def), "%c:%s %s\n", r ? 'r' : 'p',
+			    name, k->probe);
+			if (kprobe_type(s, name) != 0)
+				continue;	/* listed twice */
+			if (strv_add(&s->kprobes, name) == -1 ||
+			    strv_add(&s->events, name) == -1 ||
+			    (s->dyn[n].def = strdup(def)) == NULL)
+				return -1;
+			s->dyn[n].file = "kprobe_events";
+			s->dyn[n].name = s->kprobes.v[s->kprobes.n - 1];
+			s->kprobe_types[s->kprobes.n - 1] = both ?
+			    (r ? KPROBE_END : KPROBE_BEGIN) : KPROBE_INSTANT;
+			n++;
+		}
+	}
+	s->ndyn = n;
+	return 0;
+}
+
 /* Reads each event's format and plans its translation. */
 static void
 plan_events(struct ftrace_source *s, const char *root)
@@ -460,8 +538,12 @@ plan_events(struct ftrace_source *s, const char *root)
 		if (tfs_read(root, rel, &text, &len) == 0) {
 			if (ftrace_format_parse_untrusted(text, len, g, &fmt,
 			    &cause) == 0) {
-				ok = ftrace_translator_add(s->xl, &fmt,
-				    &cause) == 0;
+				int kt = kprobe_type(s, ev);
+
+				ok = (kt ? ftrace_translator_add_kprobe(s->xl,
+				    &fmt, kt, &cause) :
+				    ftrace_translator_add(s->xl, &fmt,
+				    &cause)) == 0;
 				ftrace_format_free(&fmt);
 			}
 			free(text);
@@ -573,6 +655,11 @@ source_release(struct ftrace_source *s)
 	free(s->ctrs);
 	ftrace_translator_free(s->xl);
 	strv_free(&s->events);
+	for (size_t i = 0; i < s->ndyn; i++)
+		free((char *)s->dyn[i].def);
+	free(s->dyn);
+	strv_free(&s->kprobes);
+	free(s->kprobe_types);
 	strv_free(&s->unknown);
 	strv_free(&s->failed);
 	free(s);
@@ -636,7 +723,13 @@ ftrace_source_new(struct ftrace_host *h,
 		 * resolve against the top level instead. */
 		resolve_events(s, h->top, cfg);
 	}
+	if (resolve_kprobes(s, cfg) == -1) {
+		snprintf(err, errsz, "out of memory");
+		goto fail_src;
+	}
 	memset(&req, 0, sizeof(req));
+	req.dyn = s->dyn;
+	req.ndyn = s->ndyn;
 	req.events = (const char *const *)s->events.v;
 	req.nevents = s->events.n;
 	req.buffer_kb = s->buffer_kb;

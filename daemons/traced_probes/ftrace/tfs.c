@@ -539,9 +539,60 @@ match_event_file(const char *rel, const char *leaf)
 	return strcmp(c + 1, leaf) == 0;
 }
 
+static size_t
+span(const char *s, size_t n, const char *extra)
+{
+	size_t i = 0;
+
+	while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' ||
+	    strchr(extra, s[i]) != NULL))
+		i++;
+	return i;
+}
+
+/*
+ * kprobe_events lines traced_probes writes: "p:G/NAME SYM", "r:G/NAME SYM"
+ * or "-:G/NAME", G one of our two groups. Nothing else reaches the kernel.
+ */
+static int
+kprobe_def_ok(const char *v, size_t n)
+{
+	static const char *groups[] = { "perfetto_kprobes/",
+	    "perfetto_kretprobes/" };
+	size_t k, g;
+	char kind;
+
+	if (n > 0 && v[n - 1] == '\n')
+		n--;
+	if (n < 3 || (v[0] != 'p' && v[0] != 'r' && v[0] != '-') ||
+	    v[1] != ':')
+		return 0;
+	kind = v[0];
+	v += 2;
+	n -= 2;
+	for (g = 0; g < 2; g++)
+		if (n > strlen(groups[g]) && strncmp(v, groups[g],
+		    strlen(groups[g])) == 0)
+			break;
+	if (g == 2)
+		return 0;
+	v += strlen(groups[g]);
+	n -= strlen(groups[g]);
+	if ((k = span(v, n, ".")) == 0)
+		return 0;
+	if (kind == '-')
+		return k == n;
+	if (k >= n || v[k] != ' ')
+		return 0;
+	v += k + 1;
+	n -= k + 1;
+	return n > 0 && span(v, n, ".+") == n;
+}
+
 /* What traced_probes may do, and nothing else. */
 static int
-allowed(int op, const char *path, const char *top)
+allowed(int op, const char *path, const char *top, const char *val,
+    size_t vlen)
 {
 	static const char *writable[] = { "tracing_on", "buffer_size_kb",
 	    "trace_clock", "current_tracer", "tracing_cpumask",
@@ -576,6 +627,9 @@ allowed(int op, const char *path, const char *top)
 		    i++)
 			if (strcmp(rel, writable[i]) == 0)
 				return op == OP_WRITE;
+		if (strcmp(rel, "kprobe_events") == 0 && path[strlen(top)] ==
+		    '/' && strcmp(path + strlen(top) + 1, rel) == 0)
+			return op == OP_APPEND && kprobe_def_ok(val, vlen);
 		return op == OP_WRITE && match_event_file(rel, "enable");
 	case OP_OPEN_RAW:
 		return sscanf(rel, "per_cpu/cpu%d/%31s", &cpu, tail) == 2 &&
@@ -627,7 +681,7 @@ tfs_broker_serve(int fd, const char *top)
 		outlen = 0;
 		ofd = -1;
 		memset(&rp, 0, sizeof(rp));
-		if (!allowed((int)rq.op, path, top)) {
+		if (!allowed((int)rq.op, path, top, val, rq.vlen)) {
 			rp.rc = -1;
 			rp.err = EPERM;
 		} else if (do_op((int)rq.op, path, val, rq.vlen, &out, &outlen,

@@ -12,6 +12,7 @@ enum plan_kind {
 	PLAN_GENERIC,
 	PLAN_COMPACT_SWITCH,
 	PLAN_COMPACT_WAKING,
+	PLAN_KPROBE,
 };
 
 /* How to encode one record field. */
@@ -29,6 +30,7 @@ struct plan_field {
 
 struct plan {
 	uint8_t			 kind;
+	uint8_t			 kprobe_type;
 	uint8_t			 is_print;	/* ftrace/print: filterable */
 	struct plan_field	 buf;		/* print's buf field */
 	uint32_t		 proto_id;	/* field of FtraceEvent */
@@ -277,6 +279,30 @@ nomem_pl:
 nomem:
 	*cause = "out of memory";
 	return -1;
+}
+
+int
+ftrace_translator_add_kprobe(struct ftrace_translator *xl,
+    const struct ftrace_format *fmt, int type, const char **cause)
+{
+	struct plan *pl;
+	int saved = xl->opts.disable_generic, rc;
+
+	/* A kprobe is never a generic event, whatever the config says. */
+	xl->opts.disable_generic = 0;
+	rc = ftrace_translator_add(xl, fmt, cause);
+	xl->opts.disable_generic = saved;
+	if (rc == -1)
+		return -1;
+	pl = xl->plans[fmt->id];
+	if (pl->name == NULL && (pl->name = strdup(fmt->name)) == NULL) {
+		*cause = "out of memory";
+		return -1;
+	}
+	pl->kind = PLAN_KPROBE;
+	pl->proto_id = EVENT_KPROBE;
+	pl->kprobe_type = (uint8_t)type;
+	return 0;
 }
 
 /* ---- the per-record loop ---- */
@@ -632,7 +658,10 @@ emit_event(struct ftrace_bundle *b, const struct plan *pl, uint64_t ts,
 	pbw_nested_begin(w, pl->proto_id);
 	if (pl->kind == PLAN_TYPED)
 		emit_typed(w, pl, rec, reclen);
-	else
+	else if (pl->kind == PLAN_KPROBE) {
+		pbw_string(w, KPROBE_EVENT_NAME, pl->name);
+		pbw_varint(w, KPROBE_EVENT_TYPE, pl->kprobe_type);
+	} else
 		emit_generic(w, pl, rec, reclen);
 	pbw_nested_end(w);
 	pbw_nested_end(w);

@@ -76,6 +76,11 @@ void	ftrace_translator_free(struct ftrace_translator *);
 /* Adds an event; the translator copies what it needs from fmt. */
 int	ftrace_translator_add(struct ftrace_translator *,
 	    const struct ftrace_format *fmt, const char **cause);
+/* KprobeEvent.KprobeType */
+enum { KPROBE_BEGIN = 1, KPROBE_END = 2, KPROBE_INSTANT = 3 };
+/* Adds a kprobe's event: written as a KprobeEvent of that type. */
+int	ftrace_translator_add_kprobe(struct ftrace_translator *,
+	    const struct ftrace_format *fmt, int type, const char **cause);
 /* 1 if an event of that group/name has a typed proto. */
 int	ftrace_event_is_typed(const char *group, const char *name);
 
