@@ -60,6 +60,7 @@ struct tp_proto {
 	size_t		 nclocks;
 	int64_t		 last_ts;
 	int		 depth;		/* compressed_packets nesting */
+	int		 resolving;	/* parent chain being resolved */
 };
 
 static void tokenize_packet(struct tp *, const uint8_t *, size_t);
@@ -634,11 +635,19 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout)
 		*dout = d;
 	if ((tr = tp_hash_get(&p->uuid_tracks, uuid)) != NULL)
 		return (int64_t)*tr;
-	/* Mark before recursing so a parent loop ends here. */
+	/* Mark before recursing so a parent loop ends here; a hostile
+	 * chain of parents ends at a fixed depth. */
 	(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)-1);
 	if (d->has_parent && d->parent != uuid) {
-		int64_t pt = tp_proto_track(tp, d->parent, NULL);
+		int64_t pt = -1;
 
+		if (p->resolving < 64) {
+			p->resolving++;
+			pt = tp_proto_track(tp, d->parent, NULL);
+			p->resolving--;
+		} else {
+			tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
+		}
 		if (pt >= 0)
 			parent = pt;
 	}

@@ -22,7 +22,8 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "interned_data_tokenizer_errors", "info", "analysis",
 	    "Malformed or missing interned data." },
 	[ST_TRACK_EVENT_PARSER_ERRORS] = { "track_event_parser_errors",
-	    "info", "analysis", "Malformed TrackEvents." },
+	    "info", "analysis",
+	    "Malformed TrackEvents, or on an unknown or missing track." },
 	[ST_TRACK_EVENT_TOKENIZER_ERRORS] = { "track_event_tokenizer_errors",
 	    "info", "analysis", "Malformed track descriptors or timestamps." },
 	[ST_MISPLACED_END_EVENT] = { "misplaced_end_event", "data_loss",
@@ -62,11 +63,9 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "" },
 	[ST_SLICE_NEGATIVE_DURATION] = { "slice_negative_duration", "error",
 	    "analysis", "" },
-	[ST_TRACK_EVENT_MISSING_TRACK] = { "track_event_parser_errors_no_track",
-	    "error", "analysis",
-	    "TrackEvents on an unknown track uuid or with no track." },
 	[ST_TRACE_SORTER_NEGATIVE_TS] = {
 	    "trace_sorter_negative_timestamp_dropped", "error", "trace", "" },
+	/* faro's own: upstream has no single stat for broken framing. */
 	[ST_PROTO_DECODE_ERRORS] = { "proto_decode_errors", "error", "trace",
 	    "Malformed protobuf messages (truncated, bad lengths)." },
 	[ST_TRACED_CHUNKS_DISCARDED] = { "traced_chunks_discarded", "info",

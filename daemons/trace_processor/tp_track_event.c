@@ -669,7 +669,7 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		int64_t ct = tp_proto_track(tp, xu[i], &cd);
 
 		if (ct < 0) {
-			tp_stat_inc(tp, ST_TRACK_EVENT_MISSING_TRACK, 1);
+			tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 			continue;
 		}
 		counter_push(tp, ct, ts, e.extra_values[i]);
@@ -689,7 +689,7 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		if (ct >= 0)
 			counter_push(tp, ct, ts, e.extra_d_values[i]);
 		else
-			tp_stat_inc(tp, ST_TRACK_EVENT_MISSING_TRACK, 1);
+			tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 	}
 
 	type = e.type;
@@ -711,7 +711,7 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	if (type == 0)
 		return;
 	if (track < 0) {
-		tp_stat_inc(tp, ST_TRACK_EVENT_MISSING_TRACK, 1);
+		tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 		return;
 	}
 	if (e.namelen >= sizeof(name))

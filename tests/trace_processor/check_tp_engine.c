@@ -417,6 +417,40 @@ START_TEST(test_hostile_json)
 }
 END_TEST
 
+START_TEST(test_deep_track_chain)
+{
+	/* Each track the parent of the next, 50000 deep, and a loop: the
+	 * resolution must stay bounded (no stack exhaustion). */
+	struct buf t = { 0 }, pk = { 0 }, m = { 0 };
+	struct tp *tp;
+	char *err = NULL, *v;
+	uint64_t i;
+
+	for (i = 1; i <= 50000; i++) {
+		put_u(&m, 1, i);			/* uuid */
+		put_u(&m, 5, i == 1 ? 50000 : i - 1);	/* parent: a loop */
+		put_len(&m, 2, "t", 1);
+		put_msg(&pk, 60, &m);
+		put_msg(&t, 1, &pk);
+	}
+	put_u(&pk, 8, 10);
+	put_u(&pk, 10, 1);
+	put_u(&m, 9, 3);
+	put_u(&m, 11, 50000);
+	put_len(&m, 23, "deep", 4);
+	put_msg(&pk, 11, &m);
+	put_msg(&t, 1, &pk);
+	tp = tp_new(NULL, &err);
+	ck_assert_int_eq(tp_parse(tp, t.p, t.n), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	v = query1(tp, "SELECT COUNT(*) FROM slice WHERE name = 'deep'");
+	ck_assert_str_eq(v, "1");
+	free(v);
+	tp_free(tp);
+	free(t.p);
+}
+END_TEST
+
 START_TEST(test_hostile_systrace)
 {
 	static const char *const docs[] = {
@@ -477,6 +511,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_hostile_proto);
 	tcase_add_test(tc, test_json_chunking);
 	tcase_add_test(tc, test_hostile_json);
+	tcase_add_test(tc, test_deep_track_chain);
 	tcase_add_test(tc, test_hostile_systrace);
 	tcase_add_test(tc, test_api_misuse);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,61 @@
+/*
+ * trace_processor's confinement, as a daemon (--httpd, --live). It parses
+ * untrusted traces that arrive over HTTP, so once its listening socket is
+ * bound it keeps no privilege, opens nothing for writing and makes no
+ * socket but Unix ones (--live's connection to traced).
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stddef.h>
+
+#include "proc.h"
+
+/*
+ * Allow-list on top of the event-loop base of proc_sandbox.c (memory,
+ * epoll, reads and writes on open descriptors, Unix sockets, time).
+ */
+static const char *const trace_processor_syscalls[] = {
+	/* HTTP clients, on the socket bound before the drop. */
+	"accept", "accept4",
+
+	/* SQLite's in-memory database and its page cache. */
+	"pread64", "pwrite64", "getcwd", "access", "faccessat", "faccessat2",
+
+	/* --live: the retrying client watches traced's socket directory. */
+	"inotify_init1", "inotify_add_watch", "inotify_rm_watch",
+
+	/* Metrics about the machine we run on. */
+	"uname", "sysinfo",
+	NULL
+};
+
+static const struct proc_sys_rule trace_processor_rules[] = {
+	/* Read-only opens; the daemon writes nothing by path. */
+	{ "openat", 2, O_ACCMODE | O_CREAT | O_TRUNC, O_RDONLY },
+	/* IPv4 and IPv6 for the listening socket's peers (the socket
+	 * itself exists already; evhttp may make more when bound twice). */
+	{ "socket", 0, 0xffffffff, 2 /* AF_INET */ },
+	{ "socket", 0, 0xffffffff, 10 /* AF_INET6 */ },
+};
+
+static const struct proc_sandbox trace_processor_policy = {
+	/* Shares traced's account: a member of the consumer group can
+	 * connect --live to traced. */
+	.user = "traced",
+	/* No capabilities: port 9001 needs none, and a lower port is bound
+	 * before the drop. */
+	.caps_keep = NULL,
+	.ncaps_keep = 0,
+	.syscalls = trace_processor_syscalls,
+	.rules = trace_processor_rules,
+	.nrules = sizeof(trace_processor_rules) /
+	    sizeof(trace_processor_rules[0]),
+};
+
+int
+trace_processor_sandbox(const struct proc_sandbox_opts *o,
+    struct event_base *base, const char **cause)
+{
+	return proc_sandbox_run(&trace_processor_policy, o, base, cause);
+}
