@@ -326,6 +326,9 @@ root_drain(struct ftrace_root *r)
 		for (size_t k = 0; k < r->nsrcs; k++)
 			ftrace_bundle_finish(&r->srcs[k]->bundles[cpu]);
 	}
+	if (total > 0)
+		log_debug("%s: %d pages for %zu sources", __func__, total,
+		    r->nsrcs);
 	return total;
 }
 
