@@ -8,6 +8,8 @@
  */
 #include "config.h"
 
+#include <sys/wait.h>
+
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -255,7 +257,8 @@ summarize(struct summary *s, const Perfetto__Protos__Trace *t)
 		}
 		if (cat != NULL && strcmp(cat, "test.b") == 0)
 			s->cat_b++;
-		if (cat != NULL && strcmp(cat, "test.slow") == 0)
+		if (cat != NULL && (strcmp(cat, "test.slow") == 0 ||
+		    strcmp(cat, "example.verbose") == 0))
 			s->cat_slow++;
 		if (cat != NULL && strcmp(cat, "other.x") == 0)
 			s->cat_other++;
@@ -270,8 +273,10 @@ summarize(struct summary *s, const Perfetto__Protos__Trace *t)
 			break;
 		case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END:
 			s->ends++;
-			if (!e->has_track_uuid && --q->depth < 0)
-				s->bad_nesting++;
+			if (!e->has_track_uuid && --q->depth < 0) {
+				s->bad_nesting++;	/* an end without begin */
+				q->depth = 0;
+			}
 			break;
 		case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT:
 			s->instants++;
@@ -559,6 +564,58 @@ START_TEST(test_trace_processor)
 }
 END_TEST
 
+/* ---- the example app, as the demo records it ---- */
+
+START_TEST(test_example)
+{
+	static const char *const names[] = { "track_event",
+	    "com.example.heartbeat", NULL };
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(4096, 1, names);
+	struct tt_consumer c;
+	struct tt_trace t;
+	struct summary s;
+	char bin[512];
+	pid_t pid;
+	int st;
+
+	memset(&c, 0, sizeof(c));
+	record(cfg, &c);
+	snprintf(bin, sizeof(bin), "%s/client/examples/faro_example",
+	    getenv("top_builddir"));
+	if ((pid = fork()) == 0) {
+		setenv("PERFETTO_PRODUCER_SOCK_NAME", td.producer_sock, 1);
+		execl(bin, bin, "--seconds", "2", "--threads", "3",
+		    (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_gt(pid, 0);
+	while (waitpid(pid, &st, WNOHANG) == 0)
+		tt_spin(base, 50);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "faro_example failed: %d", st);
+	stop_and_read(&c, &t);
+	summarize(&s, t.trace);
+	ck_assert_int_eq(s.unresolved, 0);
+	/*
+	 * Threads inside a scoped slice when the session reached the app
+	 * end it without having begun it: one per thread at most.
+	 */
+	ck_assert_int_le(s.bad_nesting, 4);
+	ck_assert_int_ge(nseq_te(&s), 4);	/* main + 3 workers */
+	ck_assert_int_gt(s.begins, 100);
+	ck_assert_int_gt(s.counters_int, 10);
+	ck_assert_int_gt(s.counters_dbl, 10);
+	ck_assert_int_gt(s.flows, 10);
+	ck_assert_int_gt(s.term_flows, 10);
+	ck_assert_int_gt(s.custom_desc, 0);
+	ck_assert_int_eq(s.cat_slow, 0);	/* "slow" tag: off by default */
+	ck_assert_uint_gt(tt_trace_count(&t, "heartbeat", NULL, 0), 50);
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	tt_config_free(cfg);
+}
+END_TEST
+
 /* ---- a custom data source, two sessions at once ---- */
 
 static atomic_int setups, starts, stops, destroys;
@@ -752,6 +809,7 @@ client_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_track_event);
 	tcase_add_test(tc, test_trace_processor);
+	tcase_add_test(tc, test_example);
 	tcase_add_test(tc, test_data_source_two_sessions);
 	tcase_add_test(tc, test_reconnect);
 	tcase_add_test(tc, test_drop_policy);
