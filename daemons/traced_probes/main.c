@@ -37,6 +37,8 @@
 #include "ftrace/controller.h"
 #include "ftrace/ftrace_ds.h"
 #include "ftrace/source.h"
+#include "ps/probe_ds.h"
+#include "ps/ps_ds.h"
 #include "log.h"
 #include "proc.h"
 #include "producer_endpoint.h"
@@ -53,6 +55,8 @@
 struct instance {
 	uint64_t		 id;
 	struct ftrace_ds	*ftrace;
+	const struct probe_ds_ops *ops;	/* the /proc and /sys ones */
+	void			*ds;
 	struct instance		*next;
 };
 
@@ -89,6 +93,18 @@ on_start(struct producer_ep *ep, uint64_t id,
 
 	if (cfg == NULL || cfg->name == NULL || inst_find(p, id) != NULL)
 		return;
+	if (probe_ds_find(cfg->name) != NULL) {
+		if ((in = calloc(1, sizeof(*in))) == NULL) {
+			log_warnx("%s: out of memory", __func__);
+			return;
+		}
+		in->id = id;
+		in->ops = probe_ds_find(cfg->name);
+		in->ds = in->ops->start(p->base, ep, id, cfg);
+		in->next = p->insts;
+		p->insts = in;
+		return;
+	}
 	if (strcmp(cfg->name, FTRACE_DS_NAME) != 0) {
 		log_warnx("%s: unknown data source %s", __func__, cfg->name);
 		producer_ep_notify_started(ep, id);
@@ -118,10 +134,36 @@ on_stop(struct producer_ep *ep, uint64_t id, void *arg)
 		*pp = in->next;
 		if (in->ftrace != NULL)
 			ftrace_ds_stop(in->ftrace);
+		if (in->ds != NULL)
+			in->ops->stop(in->ds);
+		if (in->ops == NULL)
+			producer_ep_notify_stopped(ep, id);
 		free(in);
-		break;
+		return;
 	}
 	producer_ep_notify_stopped(ep, id);
+}
+
+static void
+inst_flush(struct instance *in)
+{
+	if (in->ftrace != NULL)
+		ftrace_ds_flush(in->ftrace);
+	if (in->ds != NULL)
+		in->ops->flush(in->ds);
+}
+
+static void
+on_clear(struct producer_ep *ep, const uint64_t *ids, size_t nids,
+    void *arg)
+{
+	struct probes *p = arg;
+	struct instance *in;
+
+	for (size_t i = 0; i < nids; i++)
+		if ((in = inst_find(p, ids[i])) != NULL && in->ds != NULL &&
+		    in->ops->clear_incremental_state != NULL)
+			in->ops->clear_incremental_state(in->ds);
 }
 
 static void
@@ -133,12 +175,11 @@ on_flush(struct producer_ep *ep, uint64_t req, const uint64_t *ids,
 
 	/* Drain what the kernel has now, then acknowledge. */
 	for (size_t i = 0; i < nids; i++)
-		if ((in = inst_find(p, ids[i])) != NULL && in->ftrace != NULL)
-			ftrace_ds_flush(in->ftrace);
+		if ((in = inst_find(p, ids[i])) != NULL)
+			inst_flush(in);
 	if (nids == 0)
 		for (in = p->insts; in != NULL; in = in->next)
-			if (in->ftrace != NULL)
-				ftrace_ds_flush(in->ftrace);
+			inst_flush(in);
 	producer_ep_flush_done(ep, req);
 }
 
@@ -163,6 +204,7 @@ static const struct producer_ep_ops ep_ops = {
 	.start = on_start,
 	.stop = on_stop,
 	.flush = on_flush,
+	.clear_incremental_state = on_clear,
 };
 
 static __attribute__((noreturn)) void
@@ -345,6 +387,13 @@ main(int argc, char *argv[])
 	cfg.arg = &p;
 	if ((p.ep = producer_ep_new(p.base, &cfg, &cause)) == NULL)
 		fatalx("producer: %s", cause);
+	for (size_t i = 0; i < probe_ds_count; i++) {
+		struct producer_ds d = { probe_ds_table[i].name, 0, 0,
+		    probe_ds_table[i].handles_incremental_state_clear };
+
+		if (producer_ep_add_ds(p.ep, &d) == -1)
+			fatalx("producer: out of memory");
+	}
 	log_info("tracefs at %s, state in %s, producer socket %s",
 	    ftrace_host_tracefs(p.ftrace), run_dir,
 	    sock ? sock : producer_ep_default_socket());
@@ -358,6 +407,8 @@ main(int argc, char *argv[])
 		p.insts = in->next;
 		if (in->ftrace != NULL)
 			ftrace_ds_stop(in->ftrace);
+		if (in->ds != NULL)
+			in->ops->stop(in->ds);
 		free(in);
 	}
 	producer_ep_free(p.ep);
