@@ -501,6 +501,44 @@ START_TEST(test_inline_chunks)
 }
 END_TEST
 
+/* SMB geometry from the producer's hints, within upstream's limits. */
+START_TEST(test_smb_hints)
+{
+	static const struct {
+		uint32_t	size, page;
+		size_t		want_size, want_page_kb;
+	} cases[] = {
+		{ 0, 0, 256 * 1024, 4 },			/* defaults */
+		{ 1024 * 1024, 16384, 1024 * 1024, 16 },	/* honoured */
+		{ 64 << 20, 65536, 32 << 20, 32 },		/* capped */
+		{ 1024 * 1024, 12288, 256 * 1024, 4 },		/* invalid page */
+		{ 6000, 4096, 256 * 1024, 4 },			/* not a multiple */
+	};
+	struct tt_producer	 p;
+	struct tt_consumer	 c;
+	static const char	*ds[] = { "tt.ds", NULL };
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(64, 0, ds);
+	size_t			 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_int_eq(tt_producer_connect_hints(&p, base,
+		    td.producer_sock, "tt.hints", cases[i].size,
+		    cases[i].page), 0);
+		ck_assert_int_eq(tt_producer_register(&p, "tt.ds", 0, 0), 0);
+		ck_assert_int_eq(tt_consumer_connect(&c, base,
+		    td.consumer_sock), 0);
+		ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
+		ck_assert_ptr_nonnull(wait_started(&p, "tt.ds"));
+		ck_assert_uint_eq(p.smb_size, cases[i].want_size);
+		ck_assert_uint_eq(p.page_size_kb, cases[i].want_page_kb);
+		disable_and_wait(&c);
+		tt_consumer_close(&c);
+		tt_producer_close(&p);
+	}
+	tt_config_free(cfg);
+}
+END_TEST
+
 static Suite *
 rpc_suite(void)
 {
@@ -519,6 +557,7 @@ rpc_suite(void)
 	tcase_add_test(tc, test_clone_session);
 	tcase_add_test(tc, test_producer_provided_smb);
 	tcase_add_test(tc, test_inline_chunks);
+	tcase_add_test(tc, test_smb_hints);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -98,6 +98,10 @@ enum {
 /* Connects, binds ProducerPort, InitializeConnection, GetAsyncCommand. */
 int	tt_producer_connect(struct tt_producer *, struct event_base *,
 	    const char *sock, const char *name);
+/* Same, with SMB size and page size hints. */
+int	tt_producer_connect_hints(struct tt_producer *, struct event_base *,
+	    const char *sock, const char *name, uint32_t size_hint,
+	    uint32_t page_hint);
 /*
  * Same, offering an SMB of own_smb bytes made by the producer
  * (producer_provided_shmem); *accepted says whether traced took it.

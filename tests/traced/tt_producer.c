@@ -337,9 +337,29 @@ tt_producer_connect(struct tt_producer *p, struct event_base *base,
 	return tt_producer_connect_own_smb(p, base, sock, name, 0, NULL);
 }
 
+static int	tt_p_connect(struct tt_producer *, struct event_base *,
+		    const char *, const char *, size_t, int *, uint32_t,
+		    uint32_t);
+
+int
+tt_producer_connect_hints(struct tt_producer *p, struct event_base *base,
+    const char *sock, const char *name, uint32_t size_hint, uint32_t page_hint)
+{
+	return tt_p_connect(p, base, sock, name, 0, NULL, size_hint,
+	    page_hint);
+}
+
 int
 tt_producer_connect_own_smb(struct tt_producer *p, struct event_base *base,
     const char *sock, const char *name, size_t own_smb, int *accepted)
+{
+	return tt_p_connect(p, base, sock, name, own_smb, accepted, 0, 0);
+}
+
+static int
+tt_p_connect(struct tt_producer *p, struct event_base *base,
+    const char *sock, const char *name, size_t own_smb, int *accepted,
+    uint32_t size_hint, uint32_t page_hint)
 {
 	Perfetto__Protos__InitializeConnectionRequest req =
 	    PERFETTO__PROTOS__INITIALIZE_CONNECTION_REQUEST__INIT;
@@ -360,6 +380,14 @@ tt_producer_connect_own_smb(struct tt_producer *p, struct event_base *base,
 	if (!p->bound)
 		return -1;
 	req.producer_name = (char *)name;
+	if (size_hint != 0) {
+		req.has_shared_memory_size_hint_bytes = 1;
+		req.shared_memory_size_hint_bytes = size_hint;
+	}
+	if (page_hint != 0) {
+		req.has_shared_memory_page_size_hint_bytes = 1;
+		req.shared_memory_page_size_hint_bytes = page_hint;
+	}
 	if (own_smb > 0) {
 		if (shm_region_create(&r, own_smb, "tt-own-smb", &cause) == -1)
 			return -1;
