@@ -8,6 +8,8 @@
  *
  *   faro_example [--seconds N] [--threads N]
  */
+#define _DEFAULT_SOURCE
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
