@@ -411,6 +411,14 @@ START_TEST(golden_page_translates)
 	ck_assert_int_eq(seen.monotonic, 1);
 	ck_assert_uint_eq(ctr.unknown_ids, 0);
 	ck_assert_uint_eq(ctr.bad_pages, 0);
+	/* The pids hook saw the marker's writer, once per bundle. */
+	{
+		int n = 0;
+
+		for (size_t i = 0; i < ts.npids; i++)
+			n += ts.pids[i] == seen.marker_pid;
+		ck_assert_int_eq(n, (int)ts.npkts);
+	}
 	ftrace_bundle_free(&b);
 	test_sink_free(&ts);
 	ftrace_translator_free(xl);

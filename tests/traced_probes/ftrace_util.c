@@ -42,17 +42,28 @@ sink_end(void *arg)
 	ts->pkts[ts->npkts++] = p;
 }
 
+static void
+sink_pids(void *arg, const int32_t *pids, size_t n)
+{
+	struct test_sink *ts = arg;
+
+	for (size_t i = 0; i < n && ts->npids < 4096; i++)
+		ts->pids[ts->npids++] = pids[i];
+}
+
 struct ftrace_sink
 test_sink_init(struct test_sink *ts)
 {
 	struct ftrace_sink s;
 
+	memset(&s, 0, sizeof(s));
 	memset(ts, 0, sizeof(*ts));
 	ts->cur_cap = PACKET_CAP;
 	if ((ts->cur = malloc(ts->cur_cap)) == NULL)
 		abort();
 	s.packet_begin = sink_begin;
 	s.packet_end = sink_end;
+	s.pids = sink_pids;
 	s.arg = ts;
 	return s;
 }

@@ -19,6 +19,8 @@ struct test_sink {
 	Perfetto__Protos__TracePacket **pkts;
 	size_t		  npkts;
 	size_t		  bad;		/* packets that did not decode */
+	int32_t		  pids[4096];	/* from the sink's pids hook */
+	size_t		  npids;
 };
 
 struct ftrace_sink test_sink_init(struct test_sink *);

@@ -5,6 +5,7 @@
 
 #include "ftrace_ds.h"
 #include "log.h"
+#include "ps/ps_ds.h"
 #include "producer_endpoint.h"
 #include "source.h"
 
@@ -38,6 +39,13 @@ ds_packet_end(void *arg)
 	shm_writer_packet_end(ds->w);
 }
 
+/* Processes first seen in ftrace get described by process_stats. */
+static void
+ds_pids(void *arg, const int32_t *pids, size_t n)
+{
+	ps_ds_on_pids_seen(pids, n);
+}
+
 struct ftrace_ds *
 ftrace_ds_start(struct ftrace_host *host, struct producer_ep *ep, uint64_t id,
     const Perfetto__Protos__DataSourceConfig *cfg)
@@ -65,6 +73,7 @@ ftrace_ds_start(struct ftrace_host *host, struct producer_ep *ep, uint64_t id,
 	}
 	sink.packet_begin = ds_packet_begin;
 	sink.packet_end = ds_packet_end;
+	sink.pids = ds_pids;
 	sink.arg = ds;
 	ds->src = ftrace_source_new(host, cfg->ftrace_config ?
 	    cfg->ftrace_config : &empty, sink, err, sizeof(err));

@@ -540,6 +540,28 @@ bundle_open(struct ftrace_bundle *b)
 	memset(b->col_len, 0, sizeof(b->col_len));
 }
 
+static void
+pids_flush(struct ftrace_bundle *b)
+{
+	if (b->npids > 0 && b->sink.pids != NULL)
+		b->sink.pids(b->sink.arg, b->pids, b->npids);
+	b->npids = 0;
+}
+
+/* Remembers a pid for the sink's pids hook (deduplicated per bundle). */
+static void
+pid_seen(struct ftrace_bundle *b, int32_t pid)
+{
+	if (b->sink.pids == NULL || pid <= 0)
+		return;
+	for (uint32_t i = b->npids; i-- > 0;)
+		if (b->pids[i] == pid)
+			return;
+	if (b->npids == FTRACE_PIDS_MAX)
+		pids_flush(b);
+	b->pids[b->npids++] = pid;
+}
+
 void
 ftrace_bundle_finish(struct ftrace_bundle *b)
 {
@@ -563,6 +585,7 @@ ftrace_bundle_finish(struct ftrace_bundle *b)
 	pbw_nested_end(w);
 	b->sink.packet_end(b->sink.arg);
 	b->w = NULL;
+	pids_flush(b);
 	b->lost = 0;
 	if (b->nevents > 0)
 		b->prev_end_ts = b->last_ts;
@@ -731,6 +754,9 @@ translate_record(struct ftrace_bundle *b, const struct ring_record *r)
 		emit_compact(b, pl, r->ts, r->data, r->len);
 	else
 		emit_event(b, pl, r->ts, r->data, r->len);
+	if (b->sink.pids != NULL && pl->pid.size == 4 &&
+	    (uint32_t)pl->pid.offset + 4 <= r->len)
+		pid_seen(b, (int32_t)rd_uint(r->data + pl->pid.offset, 4));
 	b->nevents++;
 	b->last_ts = r->ts;
 	b->ctr->events++;

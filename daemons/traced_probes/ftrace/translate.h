@@ -33,6 +33,11 @@ struct ftrace_sink {
 	struct pbw	*(*packet_begin)(void *arg);
 	void		 (*packet_end)(void *arg);
 	void		*arg;
+	/*
+	 * Optional: the distinct pids of each bundle's events (so that
+	 * process_stats can describe processes first seen in ftrace).
+	 */
+	void		 (*pids)(void *arg, const int32_t *pids, size_t n);
 };
 
 /*
@@ -88,6 +93,7 @@ int	ftrace_event_is_typed(const char *group, const char *name);
 #define FTRACE_INTERN_MAX	256
 #define FTRACE_COMPACT_COLS	11
 #define FTRACE_COMPACT_COL_CAP	(4 * 1024)
+#define FTRACE_PIDS_MAX		256
 
 struct ftrace_bundle {
 	struct ftrace_translator	*xl;
@@ -109,6 +115,8 @@ struct ftrace_bundle {
 	uint32_t			 nintern;
 	char				 intern[FTRACE_INTERN_MAX][16];
 	uint8_t				*cols;	/* column i at i * COL_CAP */
+	int32_t				 pids[FTRACE_PIDS_MAX];
+	uint32_t			 npids;
 };
 
 int	ftrace_bundle_init(struct ftrace_bundle *, struct ftrace_translator *,
