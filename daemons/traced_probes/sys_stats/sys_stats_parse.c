@@ -224,7 +224,10 @@ sys_stats_vmstat_untrusted(const char *buf, size_t len,
 	return n;
 }
 
-/* "intr" / "softirq": total, then one count per number, zeros skipped. */
+/*
+ * "intr" / "softirq": the total, then one count per number (zeros
+ * skipped). Returns the entries written, the total included.
+ */
 static int
 write_irqs(const char *q, const char *end, uint32_t total_field,
     uint32_t field, struct pbw *w)
@@ -237,9 +240,10 @@ write_irqs(const char *q, const char *end, uint32_t total_field,
 	while (procfs_word(&q, end, &tok, &tl)) {
 		if (procfs_u64(tok, tl, &v) == -1)
 			break;
-		if (i == -1)
+		if (i == -1) {
 			pbw_varint(w, total_field, v);
-		else if (v > 0) {
+			n++;
+		} else if (v > 0) {
 			write_kv(w, field, i, v);
 			n++;
 		}
@@ -276,11 +280,11 @@ sys_stats_stat_untrusted(const char *buf, size_t len,
 			n++;
 		} else if ((f->stat & (1u << PERFETTO__PROTOS__SYS_STATS_CONFIG__STAT_COUNTERS__STAT_IRQ_COUNTS)) &&
 		    kl == 4 && memcmp(key, "intr", 4) == 0) {
-			n += 1 + write_irqs(q, line + ll, SS_NUM_IRQ_TOTAL,
+			n += write_irqs(q, line + ll, SS_NUM_IRQ_TOTAL,
 			    SS_NUM_IRQ, w);
 		} else if ((f->stat & (1u << PERFETTO__PROTOS__SYS_STATS_CONFIG__STAT_COUNTERS__STAT_SOFTIRQ_COUNTS)) &&
 		    kl == 7 && memcmp(key, "softirq", 7) == 0) {
-			n += 1 + write_irqs(q, line + ll, SS_NUM_SOFTIRQ_TOTAL,
+			n += write_irqs(q, line + ll, SS_NUM_SOFTIRQ_TOTAL,
 			    SS_NUM_SOFTIRQ, w);
 		} else if ((f->stat & (1u << PERFETTO__PROTOS__SYS_STATS_CONFIG__STAT_COUNTERS__STAT_FORK_COUNT)) &&
 		    kl == 9 && memcmp(key, "processes", 9) == 0) {
