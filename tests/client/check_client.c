@@ -154,6 +154,8 @@ struct summary {
 	int		 first_on_seq, dropped_marks;
 	int64_t		 last_int_counter;
 	int		 test_packets;
+	int		 before_state;
+	int		 resets;	/* SEQ_INCREMENTAL_STATE_CLEARED */
 };
 
 static const char *const watch[] = { "outer", "inner", "instant",
@@ -197,6 +199,7 @@ summarize(struct summary *s, const Perfetto__Protos__Trace *t)
 		    p->previous_packet_dropped)
 			s->dropped_marks++;
 		if (p->has_sequence_flags && (p->sequence_flags & 1)) {
+			s->resets++;
 			memset(q->names, 0, sizeof(q->names));
 			memset(q->cats, 0, sizeof(q->cats));
 			memset(q->dnames, 0, sizeof(q->dnames));
@@ -237,7 +240,8 @@ summarize(struct summary *s, const Perfetto__Protos__Trace *t)
 			continue;
 		e = p->track_event;
 		if (!q->cleared) {
-			s->unresolved++;
+			/* State lost to a ring buffer's wrap: unreadable. */
+			s->before_state++;
 			continue;
 		}
 		if (e->name_field_case ==
@@ -564,6 +568,43 @@ START_TEST(test_trace_processor)
 }
 END_TEST
 
+/* ---- ClearIncrementalState from the service ---- */
+
+START_TEST(test_clear_incremental_state)
+{
+	static const char *const en[] = { "test.a", NULL };
+	Perfetto__Protos__TraceConfig *cfg = te_config(1024, en, NULL);
+	Perfetto__Protos__TraceConfig__IncrementalStateConfig isc;
+	struct tt_consumer c;
+	struct tt_trace t;
+	struct summary s;
+
+	perfetto__protos__trace_config__incremental_state_config__init(&isc);
+	isc.has_clear_period_ms = 1;
+	isc.clear_period_ms = 50;
+	cfg->incremental_state_config = &isc;
+	init_faro(0);
+	memset(&c, 0, sizeof(c));
+	record(cfg, &c);
+	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
+	emit_events(1);
+	tt_spin(base, 300);	/* several clears */
+	emit_events(1);		/* starts the sequence over once */
+	stop_and_read(&c, &t);
+	summarize(&s, t.trace);
+	ck_assert_int_eq(nseq_te(&s), 1);
+	ck_assert_int_eq(s.resets, 2);
+	ck_assert_int_eq(s.first_on_seq, 1);
+	ck_assert_int_eq(s.thread_desc, 2);
+	ck_assert_int_eq(s.named[0], 2);
+	ck_assert_int_eq(s.unresolved, 0);
+	cfg->incremental_state_config = NULL;
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	config_free(cfg);
+}
+END_TEST
+
 /* ---- the example app, as the demo records it ---- */
 
 START_TEST(test_example)
@@ -776,7 +817,17 @@ START_TEST(test_drop_policy)
 	struct tt_trace t;
 	struct summary s;
 	struct faro_stats st;
+	Perfetto__Protos__TraceConfig__IncrementalStateConfig *isc;
 
+	/* A ring: the packets after the drop (with the mark) must stay. */
+	cfg->buffers[0]->fill_policy =
+	    PERFETTO__PROTOS__TRACE_CONFIG__BUFFER_CONFIG__FILL_POLICY__RING_BUFFER;
+	/* Periodic ClearIncrementalState, so the tail decodes again. */
+	isc = calloc(1, sizeof(*isc));
+	perfetto__protos__trace_config__incremental_state_config__init(isc);
+	isc->has_clear_period_ms = 1;
+	isc->clear_period_ms = 100;
+	cfg->incremental_state_config = isc;
 	init_faro(16 * 1024);	/* 4 pages of 4 KiB */
 	memset(&c, 0, sizeof(c));
 	record(cfg, &c);
@@ -790,11 +841,14 @@ START_TEST(test_drop_policy)
 	stop_and_read(&c, &t);
 	summarize(&s, t.trace);
 	ck_assert_int_gt(s.dropped_marks, 0);
+	ck_assert_int_ge(s.resets, 2);
 	ck_assert_int_gt(s.named[0], 0);
 	ck_assert_int_lt(s.named[0], 3005);
 	ck_assert_int_eq(s.unresolved, 0);
 	tt_trace_free(&t);
 	tt_consumer_close(&c);
+	cfg->incremental_state_config = NULL;
+	free(isc);
 	config_free(cfg);
 }
 END_TEST
@@ -810,6 +864,7 @@ client_suite(void)
 	tcase_add_test(tc, test_track_event);
 	tcase_add_test(tc, test_trace_processor);
 	tcase_add_test(tc, test_example);
+	tcase_add_test(tc, test_clear_incremental_state);
 	tcase_add_test(tc, test_data_source_two_sessions);
 	tcase_add_test(tc, test_reconnect);
 	tcase_add_test(tc, test_drop_policy);
