@@ -134,6 +134,17 @@ rpc_is_initial(struct rpc *r, const char *type, const char *name)
 	return 0;
 }
 
+/*
+ * Whoever reaches the RPC runs any SQL: keep that SQL inside the trace.
+ * ATTACH (and VACUUM INTO, which attaches) would read and write files
+ * with the daemon's rights.
+ */
+static void
+rpc_confine(struct tp *tp)
+{
+	sqlite3_limit(tp_db(tp), SQLITE_LIMIT_ATTACHED, 0);
+}
+
 static int
 rpc_engine_new(struct rpc *r, char **err)
 {
@@ -143,6 +154,7 @@ rpc_engine_new(struct rpc *r, char **err)
 	r->bytes_parsed = 0;
 	if ((r->tp = tp_new(&r->cfg, err)) == NULL)
 		return -1;
+	rpc_confine(r->tp);
 	return 0;
 }
 
@@ -162,6 +174,7 @@ rpc_new(const struct tp_config *cfg, struct tp *preloaded, const char *name,
 	r->mx = mx;
 	if (preloaded != NULL) {
 		r->tp = preloaded;
+		rpc_confine(r->tp);
 		r->eof = 1;
 		r->name = name ? strdup(name) : NULL;
 		rpc_initial_snapshot(r);

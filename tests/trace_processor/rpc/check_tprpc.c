@@ -372,6 +372,15 @@ START_TEST(test_query_cells)
 	ck_assert_int_eq(q.statements, 3);
 	qres_free(&q);
 
+	/* No files through SQL: ATTACH and VACUUM INTO are refused. */
+	query("attach database '/tmp/check_tprpc.db' as x", &q);
+	ck_assert_ptr_nonnull(q.error);
+	qres_free(&q);
+	query("vacuum into '/tmp/check_tprpc.db'", &q);
+	ck_assert_ptr_nonnull(q.error);
+	qres_free(&q);
+	ck_assert_int_eq(access("/tmp/check_tprpc.db", F_OK), -1);
+
 	/* Errors come back in the result, with a last batch. */
 	query("select nope from slice", &q);
 	ck_assert_ptr_nonnull(q.error);
