@@ -170,8 +170,11 @@ enum tp_format {
 struct tp_sort_item;
 
 struct tp_sorter {
-	struct tp_sort_item	*heap;
+	struct tp_sort_item	*heap;		/* records that came late */
 	size_t			 n, cap;
+	struct tp_sort_item	*run;		/* in-order records, a ring */
+	size_t			 rhead, rn, rcap;
+	int64_t			 run_max;	/* ts of the run's last record */
 	size_t			 bytes;
 	uint64_t		 seq;
 	int64_t			 last_popped;

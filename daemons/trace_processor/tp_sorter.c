@@ -1,7 +1,9 @@
 /*
- * The sorting window: a min-heap of (timestamp, arrival) holding copies of
- * records until the window's byte budget is spent, then releasing the
- * oldest. A record older than one already released cannot be placed any
+ * The sorting window holds copies of records until the window's byte
+ * budget is spent, then releases the oldest. Most records arrive in order:
+ * those go to a FIFO run (O(1)); only records older than the run's newest
+ * go to a min-heap of (timestamp, arrival). The oldest is the smaller of the
+ * two heads. A record older than one already released cannot be placed any
  * more: it is dropped and counted (sorter_push_event_out_of_order).
  */
 #include <stdlib.h>
@@ -76,11 +78,19 @@ static void
 sorter_pop(struct tp *tp)
 {
 	struct tp_sorter *s = &tp->sorter;
-	struct tp_sort_item it = s->heap[0];
+	struct tp_sort_item it;
 
-	s->heap[0] = s->heap[--s->n];
-	if (s->n > 0)
-		heap_down(s->heap, s->n, 0);
+	if (s->rn > 0 && (s->n == 0 ||
+	    item_less(&s->run[s->rhead], &s->heap[0]))) {
+		it = s->run[s->rhead];
+		s->rhead = (s->rhead + 1) % s->rcap;
+		s->rn--;
+	} else {
+		it = s->heap[0];
+		s->heap[0] = s->heap[--s->n];
+		if (s->n > 0)
+			heap_down(s->heap, s->n, 0);
+	}
 	s->bytes -= it.len + sizeof(it);
 	s->last_popped = it.ts;
 	s->popped_any = 1;
@@ -90,12 +100,31 @@ sorter_pop(struct tp *tp)
 	free(it.data);
 }
 
+/* Doubles the ring, unwrapping it. */
+static int
+run_grow(struct tp_sorter *s)
+{
+	size_t ncap = s->rcap ? s->rcap * 2 : 1024, i;
+	struct tp_sort_item *n = malloc(ncap * sizeof(*n));
+
+	if (n == NULL)
+		return -1;
+	for (i = 0; i < s->rn; i++)
+		n[i] = s->run[(s->rhead + i) % s->rcap];
+	free(s->run);
+	s->run = n;
+	s->rcap = ncap;
+	s->rhead = 0;
+	return 0;
+}
+
 int
 tp_sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
     uint32_t aux, void *ref, const void *data, size_t len)
 {
 	struct tp_sorter *s = &tp->sorter;
 	struct tp_sort_item *it;
+	int to_heap;
 
 	if (ts < 0) {
 		tp_stat_inc(tp, ST_TRACE_SORTER_NEGATIVE_TS, 1);
@@ -107,16 +136,23 @@ tp_sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	}
 	if (len > UINT32_MAX)
 		return -1;
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 1024;
-		void *p = realloc(s->heap, ncap * sizeof(*it));
-
-		if (p == NULL)
+	to_heap = !(s->rn == 0 || ts >= s->run_max);
+	if (!to_heap) {
+		if (s->rn == s->rcap && run_grow(s) == -1)
 			return -1;
-		s->heap = p;
-		s->cap = ncap;
+		it = &s->run[(s->rhead + s->rn) % s->rcap];
+	} else {
+		if (s->n == s->cap) {
+			size_t ncap = s->cap ? s->cap * 2 : 1024;
+			void *p = realloc(s->heap, ncap * sizeof(*it));
+
+			if (p == NULL)
+				return -1;
+			s->heap = p;
+			s->cap = ncap;
+		}
+		it = &s->heap[s->n];
 	}
-	it = &s->heap[s->n];
 	if ((it->data = malloc(len ? len : 1)) == NULL)
 		return -1;
 	memcpy(it->data, data, len);
@@ -127,7 +163,12 @@ tp_sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	it->aux = aux;
 	it->kind = (uint8_t)kind;
 	s->bytes += len + sizeof(*it);
-	heap_up(s->heap, s->n++);
+	if (to_heap) {
+		heap_up(s->heap, s->n++);
+	} else {
+		s->rn++;
+		s->run_max = ts;
+	}
 	return 0;
 }
 
@@ -136,7 +177,8 @@ tp_sorter_drain(struct tp *tp, int flush)
 {
 	struct tp_sorter *s = &tp->sorter;
 
-	while (s->n > 0 && (flush || s->bytes > tp->cfg.sort_window_bytes))
+	while ((s->n > 0 || s->rn > 0) &&
+	    (flush || s->bytes > tp->cfg.sort_window_bytes))
 		sorter_pop(tp);
 }
 
@@ -151,6 +193,14 @@ tp_sorter_free(struct tp *tp)
 			tp_proto_unref(s->heap[i].ref);
 		free(s->heap[i].data);
 	}
+	for (i = 0; i < s->rn; i++) {
+		struct tp_sort_item *it = &s->run[(s->rhead + i) % s->rcap];
+
+		if (it->ref != NULL)
+			tp_proto_unref(it->ref);
+		free(it->data);
+	}
+	free(s->run);
 	free(s->heap);
 	memset(s, 0, sizeof(*s));
 }
