@@ -15,6 +15,7 @@
 #include "protos/perfetto/ipc/producer_port.pb-c.h"
 
 #include "ipc_client.h"
+#include "ipc_sockname.h"
 #include "log.h"
 #include "producer_endpoint.h"
 #include "shm_abi.h"
@@ -79,13 +80,13 @@ static void	ep_lost(struct producer_ep *, const char *why);
 const char *
 producer_ep_default_socket(void)
 {
-	const char *env = getenv("PERFETTO_PRODUCER_SOCK_NAME");
+	static char first[256];
+	const char *list = ipc_sockname(IPC_PORT_PRODUCER);
 
-	if (env != NULL && *env != '\0')
-		return env;
-	if (access("/run/perfetto/", X_OK) == 0)
-		return "/run/perfetto/traced-producer.sock";
-	return "/tmp/perfetto-producer";
+	/* The variable may list several sockets: a producer uses the first. */
+	if (ipc_sockname_next(&list, first, sizeof(first)) == -1)
+		return ipc_sockname(IPC_PORT_PRODUCER);
+	return first;
 }
 
 /* ---- sending ---- */

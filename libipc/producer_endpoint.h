@@ -97,9 +97,9 @@ struct producer_ep_config {
 };
 
 /*
- * The producer socket: $PERFETTO_PRODUCER_SOCK_NAME, else
- * /run/perfetto/traced-producer.sock when /run/perfetto/ is usable, else
- * /tmp/perfetto-producer.
+ * The producer socket (ipc_sockname.h): the first of
+ * $PERFETTO_PRODUCER_SOCK_NAME, else /run/perfetto/traced-producer.sock
+ * when /run/perfetto/ is usable, else /tmp/perfetto-producer.
  */
 const char	*producer_ep_default_socket(void);
 
