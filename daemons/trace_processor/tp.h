@@ -51,7 +51,7 @@ int		 tp_parse(struct tp *, const void *buf, size_t len);
 int		 tp_eof(struct tp *);
 /* Reads a whole descriptor in blocks, then tp_eof(). */
 int		 tp_load_fd(struct tp *, int fd);
-int		 tp_load_file(struct tp *, const char *path);
+int		 tp_load_file(struct tp *, const char *path);	/* "-": stdin */
 
 /* The last error, valid until the next call. */
 const char	*tp_error(const struct tp *);

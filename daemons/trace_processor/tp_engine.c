@@ -358,6 +358,8 @@ tp_load_file(struct tp *tp, const char *path)
 {
 	int fd, rc;
 
+	if (strcmp(path, "-") == 0)
+		return tp_load_fd(tp, STDIN_FILENO);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return tp_seterr(tp, "%s: %s", path, strerror(errno));
 	rc = tp_load_fd(tp, fd);
