@@ -335,6 +335,12 @@ ftrace_ctl_nrequests(const struct ftrace_ctl *ctl)
 	return (int)ctl->nreqs;
 }
 
+uint32_t
+ftrace_ctl_buffer_kb(const struct ftrace_ctl *ctl)
+{
+	return ctl->buffer_kb;
+}
+
 const char *
 ftrace_ctl_clock(const struct ftrace_ctl *ctl)
 {

@@ -69,6 +69,8 @@ int	ftrace_ctl_add(struct ftrace_ctl *, const struct ftrace_ctl_req *,
 	    int *enabled, char *err, size_t errsz);
 /* Drops a request; the last one restores the original state. */
 void	ftrace_ctl_remove(struct ftrace_ctl *, int handle);
+/* The per-CPU buffer size in effect, in KiB (0 before any request). */
+uint32_t ftrace_ctl_buffer_kb(const struct ftrace_ctl *);
 /* The clock in effect ("boot", "mono_raw", ...). */
 const char *ftrace_ctl_clock(const struct ftrace_ctl *);
 

@@ -299,7 +299,13 @@ root_drain(struct ftrace_root *r)
 	ssize_t n;
 	int total = 0, rc;
 
-	maxpages = (size_t)FTRACE_MAX_BUFFER_KB * 1024 / psz;
+	/*
+	 * One buffer's worth per CPU and drain: a writer faster than that
+	 * would keep us here forever; what it overwrites is counted.
+	 */
+	maxpages = (size_t)(ftrace_ctl_buffer_kb(r->ctl) ?
+	    ftrace_ctl_buffer_kb(r->ctl) : FTRACE_DEFAULT_BUFFER_KB) * 1024 /
+	    psz + 4;
 	for (int cpu = 0; cpu < r->ncpus; cpu++) {
 		if (r->fds[cpu] == -1)
 			continue;
