@@ -491,6 +491,41 @@ START_TEST(rss_moves)
 }
 END_TEST
 
+/* The service clears incremental state: the tree is written again. */
+START_TEST(incremental_clear)
+{
+	Perfetto__Protos__TraceConfig *cfg;
+	Perfetto__Protos__ProcessStatsConfig *pc;
+	Perfetto__Protos__TraceConfig__IncrementalStateConfig *ic;
+	struct tt_trace t;
+	struct found f;
+	struct pss s;
+	int cleared = 0;
+
+	ck_assert_int_eq(pss_open(&s), 0);
+	cfg = pss_config(ps_names);
+	pc = ps_config(cfg);
+	pc->has_proc_stats_poll_ms = 1;
+	pc->proc_stats_poll_ms = 100;
+	ic = calloc(1, sizeof(*ic));
+	perfetto__protos__trace_config__incremental_state_config__init(ic);
+	ic->has_clear_period_ms = 1;
+	ic->clear_period_ms = 300;
+	cfg->incremental_state_config = ic;
+	ck_assert_int_eq(pss_run(&s, cfg, 1200, NULL, NULL, &t), 0);
+	for (size_t i = 0; i < t.npackets; i++)
+		if (t.trace->packet[i]->incremental_state_cleared)
+			cleared++;
+	tree_find(&t, getpid(), &f);
+	ck_assert_int_ge(cleared, 1);
+	ck_assert_int_ge(f.nproc, 2);
+	ck_assert_int_le(f.nproc, cleared + 1);
+	tt_trace_free(&t);
+	tt_config_free(cfg);
+	pss_close(&s);
+}
+END_TEST
+
 /* What the ftrace data source does for the pids of a bundle. */
 static void
 report_pids(struct pss *s, void *arg)
@@ -581,6 +616,7 @@ ps_suite(void)
 	tcase_add_test(tc, tree_has_self);
 	tcase_add_test(tc, rss_moves);
 	tcase_add_loop_test(tc, on_demand, 0, 2);
+	tcase_add_test(tc, incremental_clear);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -65,11 +65,26 @@ on_flush(struct producer_ep *ep, uint64_t req, const uint64_t *ids,
 	producer_ep_flush_done(ep, req);
 }
 
+static void
+on_clear(struct producer_ep *ep, const uint64_t *ids, size_t nids,
+    void *arg)
+{
+	struct pss *s = arg;
+
+	for (size_t k = 0; k < nids; k++)
+		for (int i = 0; i < s->ninst; i++)
+			if (s->inst[i].id == ids[k] && s->inst[i].ds != NULL &&
+			    s->inst[i].ops->clear_incremental_state != NULL)
+				s->inst[i].ops->clear_incremental_state(
+				    s->inst[i].ds);
+}
+
 static const struct producer_ep_ops ops = {
 	.connected = on_connected,
 	.start = on_start,
 	.stop = on_stop,
 	.flush = on_flush,
+	.clear_incremental_state = on_clear,
 };
 
 int
@@ -87,6 +102,8 @@ pss_open(struct pss *s)
 	for (size_t i = 0; i < probe_ds_count; i++) {
 		memset(&ds[i], 0, sizeof(ds[i]));
 		ds[i].name = probe_ds_table[i].name;
+		ds[i].handles_incremental_state_clear =
+		    probe_ds_table[i].handles_incremental_state_clear;
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.name = "faro.test.probes2";
