@@ -228,9 +228,11 @@ START_TEST(stats_encode)
 
 	ck_assert_int_eq(ps_status_parse_untrusted(s, len, &st), 0);
 	pbw_init_flat(&w, buf, sizeof(buf));
-	ck_assert_int_eq(ps_write_stats_process(&w, &st, 1, -1000), 0);
+	ck_assert_int_eq(ps_write_stats_process(&w, &st, ~0u, 1, -1000), 0);
+	/* nothing selected and no oom: nothing written */
+	ck_assert_int_eq(ps_write_stats_process(&w, &st, 0, 0, 0), -1);
 	st.have_mem = 0;
-	ck_assert_int_eq(ps_write_stats_process(&w, &st, 1, 0), -1);
+	ck_assert_int_eq(ps_write_stats_process(&w, &st, ~0u, 0, 0), -1);
 	ps = perfetto__protos__process_stats__unpack(NULL,
 	    (size_t)pbw_written(&w), buf);
 	ck_assert_ptr_nonnull(ps);
@@ -536,6 +538,55 @@ report_pids(struct pss *s, void *arg)
 	ps_ds_on_pids_seen(pids, 1);
 }
 
+/* proc_stats_cache_ttl_ms: unchanged values are not written again. */
+START_TEST(stats_cache)
+{
+	Perfetto__Protos__TraceConfig *cfg;
+	Perfetto__Protos__ProcessStatsConfig *pc;
+	struct tt_trace t;
+	struct pss s;
+	int entries = 0, sizes = 0, ooms = 0, polls = 0;
+	pid_t child = spawn_sleeper();
+
+	ck_assert_int_eq(pss_open(&s), 0);
+	cfg = pss_config(ps_names);
+	pc = ps_config(cfg);
+	pc->has_proc_stats_poll_ms = 1;
+	pc->proc_stats_poll_ms = 100;
+	pc->has_proc_stats_cache_ttl_ms = 1;
+	pc->proc_stats_cache_ttl_ms = 60000;
+	ck_assert_int_eq(pss_run(&s, cfg, 1000, NULL, NULL, &t), 0);
+	for (size_t i = 0; i < t.npackets; i++) {
+		const Perfetto__Protos__TracePacket *pk = t.trace->packet[i];
+
+		if (pk->data_case !=
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_PROCESS_STATS)
+			continue;
+		polls++;
+		for (size_t k = 0; k < pk->process_stats->n_processes; k++) {
+			const Perfetto__Protos__ProcessStats__Process *p =
+			    pk->process_stats->processes[k];
+
+			if (p->pid != child)
+				continue;
+			entries++;
+			sizes += p->has_vm_size_kb;
+			ooms += p->has_oom_score_adj;
+		}
+	}
+	/* our own process changes (the session allocates): packets go on */
+	ck_assert_int_ge(polls, 5);
+	ck_assert_int_eq(sizes, 1);		/* a sleeper's size is fixed */
+	ck_assert_int_eq(ooms, 1);
+	ck_assert_int_le(entries, 2);
+	tt_trace_free(&t);
+	tt_config_free(cfg);
+	pss_close(&s);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+END_TEST
+
 /* _i == 0: on-demand dumps on; _i == 1: the DISABLE_ON_DEMAND quirk. */
 START_TEST(on_demand)
 {
@@ -617,6 +668,7 @@ ps_suite(void)
 	tcase_add_test(tc, rss_moves);
 	tcase_add_loop_test(tc, on_demand, 0, 2);
 	tcase_add_test(tc, incremental_clear);
+	tcase_add_test(tc, stats_cache);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -29,6 +29,19 @@
 
 enum ps_scan { SCAN_NONE, SCAN_TREE, SCAN_STATS };
 
+/*
+ * proc_stats_cache_ttl_ms: the last values written per pid; a poll
+ * writes only what changed, and the cache is forgotten every ttl so
+ * every value is restated now and then (as upstream).
+ */
+struct ps_cached {
+	int32_t		 pid;		/* 0: free slot */
+	uint32_t	 have_mem;
+	int		 have_oom;
+	int64_t		 oom;
+	uint64_t	 mem_kb[PS_MEM_N];
+};
+
 struct bitmap {
 	uint8_t		*bits;
 	size_t		 size;		/* bytes */
@@ -57,6 +70,11 @@ struct ps_ds {
 	size_t			 npending;
 	uint64_t		 pending_dropped;
 	uint64_t		 polls_skipped;
+	struct ps_cached	*cache;		/* open addressing by pid */
+	size_t			 cache_size;	/* slots, a power of two */
+	size_t			 cache_used;
+	unsigned		 cache_ticks;	/* polls per ttl; < 2: off */
+	unsigned		 cache_age;
 	int			 cleared;	/* incremental state */
 
 	/* the open packet */
@@ -117,6 +135,48 @@ bit_reset(struct bitmap *b)
 	free(b->bits);
 	b->bits = NULL;
 	b->size = 0;
+}
+
+static void
+cache_reset(struct ps_ds *ds)
+{
+	free(ds->cache);
+	ds->cache = NULL;
+	ds->cache_size = ds->cache_used = 0;
+}
+
+/* The slot of pid, inserted if absent; NULL when out of memory. */
+static struct ps_cached *
+cache_get(struct ps_ds *ds, int32_t pid)
+{
+	struct ps_cached *old = ds->cache, *c;
+	size_t osize = ds->cache_size, i;
+
+	if (ds->cache_used * 2 >= ds->cache_size) {
+		size_t nsize = osize ? osize * 2 : 1024;
+
+		if ((c = calloc(nsize, sizeof(*c))) == NULL)
+			return NULL;
+		ds->cache = c;
+		ds->cache_size = nsize;
+		ds->cache_used = 0;
+		for (i = 0; i < osize; i++)
+			if (old[i].pid != 0)
+				*cache_get(ds, old[i].pid) = old[i];
+		free(old);
+	}
+	for (i = (size_t)pid * 2654435761u & (ds->cache_size - 1);;
+	    i = (i + 1) & (ds->cache_size - 1)) {
+		c = &ds->cache[i];
+		if (c->pid == pid)
+			return c;
+		if (c->pid == 0) {
+			memset(c, 0, sizeof(*c));
+			c->pid = pid;
+			ds->cache_used++;
+			return c;
+		}
+	}
 }
 
 static void
@@ -242,7 +302,9 @@ static void
 scan_stats_pid(struct ps_ds *ds, int32_t pid)
 {
 	struct ps_status st;
+	struct ps_cached *c = NULL;
 	int64_t oom = 0;
+	uint32_t mask;
 	ssize_t n;
 	int have_oom;
 
@@ -260,8 +322,24 @@ scan_stats_pid(struct ps_ds *ds, int32_t pid)
 	    "/proc/%d/oom_score_adj", (int)pid);
 	have_oom = n > 0 &&
 	    ps_oom_parse_untrusted(ds->small, (size_t)n, &oom) == 0;
-	(void)ps_write_stats_process(packet_open(ds, SCAN_STATS), &st,
-	    have_oom, oom);
+	mask = st.have_mem;
+	if (ds->cache_ticks > 1 && (c = cache_get(ds, pid)) != NULL) {
+		for (int i = 0; i < PS_MEM_N; i++)
+			if ((c->have_mem & (1u << i)) &&
+			    c->mem_kb[i] == st.mem_kb[i])
+				mask &= ~(1u << i);
+		if (have_oom && c->have_oom && c->oom == oom)
+			have_oom = 0;
+		c->have_mem |= st.have_mem;
+		memcpy(c->mem_kb, st.mem_kb, sizeof(c->mem_kb));
+		if (have_oom) {
+			c->have_oom = 1;
+			c->oom = oom;
+		}
+	}
+	if (mask != 0 || have_oom)
+		(void)ps_write_stats_process(packet_open(ds, SCAN_STATS),
+		    &st, mask, have_oom, oom);
 	/* new since the last look: describe it after this packet */
 	queue_pid(ds, pid);
 }
@@ -347,6 +425,10 @@ ps_poll(evutil_socket_t fd, short what, void *arg)
 
 	if (ds->poll_due || ds->scan == SCAN_STATS)
 		ds->polls_skipped++;	/* the last one is still running */
+	if (ds->cache_ticks > 1 && ++ds->cache_age >= ds->cache_ticks) {
+		ds->cache_age = 0;
+		cache_reset(ds);
+	}
 	ds->poll_due = 1;
 	turn_schedule(ds);
 }
@@ -360,6 +442,7 @@ ps_ds_start(struct event_base *base, struct producer_ep *ep, uint64_t id,
 	struct timeval tv;
 	struct ps_ds *ds;
 	const char *cause = NULL;
+	uint32_t ttl_ms = 0;
 	int scan_all = 0;
 
 	if ((ds = calloc(1, sizeof(*ds))) == NULL) {
@@ -374,6 +457,7 @@ ps_ds_start(struct event_base *base, struct producer_ep *ep, uint64_t id,
 		scan_all = pc->scan_all_processes_on_start;
 		ds->thread_names = pc->record_thread_names;
 		ds->poll_ms = pc->proc_stats_poll_ms;
+		ttl_ms = pc->proc_stats_cache_ttl_ms;
 		for (size_t i = 0; i < pc->n_quirks; i++)
 			if (pc->quirks[i] == PERFETTO__PROTOS__PROCESS_STATS_CONFIG__QUIRKS__DISABLE_ON_DEMAND)
 				ds->on_demand = 0;
@@ -383,6 +467,8 @@ ps_ds_start(struct event_base *base, struct producer_ep *ep, uint64_t id,
 		    ds->poll_ms, PS_MIN_POLL_MS);
 		ds->poll_ms = PS_MIN_POLL_MS;
 	}
+	if (ds->poll_ms > 0)
+		ds->cache_ticks = ttl_ms / ds->poll_ms;
 	ds->pending = calloc(PS_PENDING_MAX, sizeof(*ds->pending));
 	ds->ev_turn = evtimer_new(base, ps_turn, ds);
 	if (ds->poll_ms > 0)
@@ -439,6 +525,7 @@ ps_ds_clear_incremental_state(struct ps_ds *ds)
 {
 	bit_reset(&ds->seen);
 	bit_reset(&ds->nomem);
+	cache_reset(ds);
 	ds->cleared = 1;
 }
 
@@ -468,6 +555,7 @@ ps_ds_stop(struct ps_ds *ds)
 	bit_reset(&ds->seen);
 	bit_reset(&ds->nomem);
 	bit_reset(&ds->queued);
+	cache_reset(ds);
 	free(ds->pending);
 	free(ds);
 }

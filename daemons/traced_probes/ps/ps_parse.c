@@ -173,14 +173,15 @@ ps_write_tree_thread(struct pbw *w, int32_t tid, int32_t tgid,
 
 int
 ps_write_stats_process(struct pbw *w, const struct ps_status *st,
-    int have_oom, int64_t oom_score_adj)
+    uint32_t mask, int have_oom, int64_t oom_score_adj)
 {
-	if (st->have_mem == 0)
+	mask &= st->have_mem;
+	if (mask == 0 && !have_oom)
 		return -1;
 	pbw_nested_begin(w, PS_PROCESSES);
 	pbw_int32(w, PSP_PID, st->pid);
 	for (int i = 0; i < PS_MEM_N; i++)
-		if (st->have_mem & (1u << i))
+		if (mask & (1u << i))
 			pbw_varint(w, mem_keys[i].field, st->mem_kb[i]);
 	if (have_oom)
 		pbw_int64(w, PSP_OOM_SCORE_ADJ, oom_score_adj);

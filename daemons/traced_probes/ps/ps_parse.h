@@ -50,11 +50,12 @@ void	ps_write_tree_process(struct pbw *, const struct ps_status *,
 void	ps_write_tree_thread(struct pbw *, int32_t tid, int32_t tgid,
 	    const char *name, size_t namelen);
 /*
- * ProcessStats.processes entry with the memory counters (and
- * oom_score_adj when have_oom). Writes nothing and returns -1 when the
- * status has no memory counters (kernel threads).
+ * ProcessStats.processes entry with the memory counters in mask (1 <<
+ * enum ps_mem; those the status has) and oom_score_adj when have_oom.
+ * Writes nothing and returns -1 when that leaves nothing to say (a
+ * kernel thread has no memory counters).
  */
 int	ps_write_stats_process(struct pbw *, const struct ps_status *,
-	    int have_oom, int64_t oom_score_adj);
+	    uint32_t mask, int have_oom, int64_t oom_score_adj);
 
 #endif
