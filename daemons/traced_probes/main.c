@@ -47,6 +47,9 @@
 #define RUN_DIR_DEFAULT		"/run/traced_probes"
 #define RUN_DIR_FALLBACK	"/tmp/traced_probes"
 #define PRODUCER_NAME		"perfetto.traced_probes"
+/* Like upstream's traced_probes: ftrace bursts need a larger SMB. */
+#define SMB_SIZE_HINT		(2 * 1024 * 1024)
+#define SMB_PAGE_SIZE_HINT	(32 * 1024)
 #define WORKER_USER		"traced"
 /* Replies carry whole format files: room for the largest we read. */
 #define BROKER_SOCKBUF		(512 * 1024)
@@ -381,6 +384,8 @@ main(int argc, char *argv[])
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.name = PRODUCER_NAME;
 	cfg.socket = sock;
+	cfg.smb_size_hint = SMB_SIZE_HINT;
+	cfg.smb_page_size_hint = SMB_PAGE_SIZE_HINT;
 	cfg.ds = data_sources;
 	cfg.nds = sizeof(data_sources) / sizeof(data_sources[0]);
 	cfg.ops = &ep_ops;
