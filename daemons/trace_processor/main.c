@@ -53,6 +53,12 @@ usage(void)
 	    " 127.0.0.1)\n"
 	    "  --live[=CONFIG]           trace through traced, serve"
 	    " /metrics\n"
+	    "  --live-period-ms N        how often --live reads traced"
+	    " (default 1000)\n"
+	    "  --live-window-mb N        packets --live keeps, in MB"
+	    " (default 64)\n"
+	    "  --live-window-s N         and for how long, in seconds"
+	    " (default 600)\n"
 #endif
 	    );
 	exit(1);
@@ -125,6 +131,9 @@ main(int argc, char *argv[])
 		{ "metrics-output", required_argument, NULL, 260 },
 		{ "metric-extension", required_argument, NULL, 261 },
 		{ "live", optional_argument, NULL, 262 },
+		{ "live-period-ms", required_argument, NULL, 263 },
+		{ "live-window-mb", required_argument, NULL, 264 },
+		{ "live-window-s", required_argument, NULL, 265 },
 #endif
 		{ NULL, 0, NULL, 0 },
 	};
@@ -183,6 +192,15 @@ main(int argc, char *argv[])
 		case 262:
 			ra.live = 1;
 			ra.live_config = optarg;
+			break;
+		case 263:
+			ra.live_period_ms = strtoul(optarg, NULL, 10);
+			break;
+		case 264:
+			ra.live_window_mb = strtoul(optarg, NULL, 10);
+			break;
+		case 265:
+			ra.live_window_s = strtoul(optarg, NULL, 10);
 			break;
 #endif
 		default:

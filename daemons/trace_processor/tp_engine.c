@@ -141,6 +141,7 @@ tp_free(struct tp *tp)
 	tp_json_free(tp);
 	tp_systrace_free(tp);
 	tp_ftrace_free(tp);
+	tp_sysstats_free(tp);
 	if (tp->gunzip != NULL) {
 		inflateEnd(&tp->gunzip->z);
 		free(tp->gunzip->out);

@@ -47,6 +47,7 @@ enum tp_stat {
 	ST_MEMINFO_UNKNOWN_KEYS,
 	ST_VMSTAT_UNKNOWN_KEYS,
 	ST_INVALID_CPU_TIMES,
+	ST_PSI_UNKNOWN_RESOURCE,
 	ST_SLICE_NEGATIVE_DURATION,
 	ST_TRACE_SORTER_NEGATIVE_TS,
 	ST_PROTO_DECODE_ERRORS,
@@ -158,6 +159,7 @@ struct tp_json;
 struct tp_systrace;
 struct tp_ftrace;
 struct tp_gunzip;
+struct tp_sysstats;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -221,6 +223,7 @@ struct tp {
 	struct tp_systrace	*systrace;
 	struct tp_ftrace	*ftrace;
 	struct tp_gunzip	*gunzip;
+	struct tp_sysstats	*sysstats;
 };
 
 /* tp_engine.c */
@@ -348,6 +351,9 @@ void	 tp_proto_parse_sorted(struct tp *, struct tp_sort_item *);
 void	 tp_json_parse_sorted(struct tp *, struct tp_sort_item *);
 void	 tp_systrace_parse_sorted(struct tp *, struct tp_sort_item *);
 void	 tp_proto_unref(void *ref);
+
+/* tp_proto_system.c: state kept between SysStats samples. */
+void	 tp_sysstats_free(struct tp *);
 
 /* Importers' stream entry points. */
 int	 tp_proto_feed(struct tp *, const uint8_t *, size_t);

@@ -353,6 +353,151 @@ tp_proto_process_stats(struct tp *tp, int64_t ts, const uint8_t *buf,
 	}
 }
 
+/* The previous /proc/diskstats sample of each device. */
+struct disk_prev {
+	int64_t		 v[9];		/* by DiskStat field number */
+};
+
+struct tp_sysstats {
+	struct tp_hash	 devices;	/* name hash -> index in prev */
+	struct disk_prev *prev;
+	size_t		 n, cap;
+};
+
+void
+tp_sysstats_free(struct tp *tp)
+{
+	if (tp->sysstats == NULL)
+		return;
+	tp_hash_free(&tp->sysstats->devices);
+	free(tp->sysstats->prev);
+	free(tp->sysstats);
+	tp->sysstats = NULL;
+}
+
+static void
+global_counter(struct tp *tp, int64_t ts, const char *name, double v);
+
+static void
+disk_counter(struct tp *tp, int64_t ts, const char *dev, const char *what,
+    const char *unit, double v)
+{
+	char name[256];
+	int64_t track;
+
+	snprintf(name, sizeof(name), "diskstat.[%s].%s", dev, what);
+	track = tp_track_intern(tp, TT_COUNTER, name, TP_NULL);
+	if (track < 0)
+		return;
+	if (tp->tracks[track].unit == NULL)
+		tp->tracks[track].unit = strdup(unit);
+	tp_counter_insert(tp, ts, track, v, TP_NULL);
+}
+
+/*
+ * DiskStat: counters of what happened since the device's previous sample,
+ * as upstream names them (amounts in MB of 512-byte sectors, throughput
+ * over the device's busy time).
+ */
+static void
+disk_stat_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
+    size_t len)
+{
+	struct tp_sysstats *ss = tp->sysstats;
+	struct disk_prev cur, *prev;
+	struct pb it;
+	struct pb_field f;
+	char dev[128] = "";
+	uint64_t h, *idx;
+	int first = 0;
+
+	if (ss == NULL) {
+		if ((ss = tp->sysstats = calloc(1, sizeof(*ss))) == NULL)
+			return;
+		tp_hash_init(&ss->devices);
+	}
+	memset(&cur, 0, sizeof(cur));
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1 && f.wire == PB_LEN)
+			snprintf(dev, sizeof(dev), "%.*s", (int)f.len, f.data);
+		else if (f.id >= 2 && f.id <= 9 && f.wire == PB_VARINT)
+			cur.v[f.id - 1] = (int64_t)f.u;
+	}
+	if (dev[0] == '\0' || it.err)
+		return;
+	h = tp_hash_bytes(0, dev, strlen(dev));
+	if ((idx = tp_hash_get(&ss->devices, h)) == NULL) {
+		if (ss->n == ss->cap) {
+			size_t ncap = ss->cap ? ss->cap * 2 : 8;
+			void *p = realloc(ss->prev, ncap * sizeof(*ss->prev));
+
+			if (p == NULL)
+				return;
+			ss->prev = p;
+			ss->cap = ncap;
+		}
+		(void)tp_hash_put(&ss->devices, h, ss->n);
+		prev = &ss->prev[ss->n++];
+		first = 1;
+	} else {
+		prev = &ss->prev[*idx];
+	}
+	if (!first) {
+		/* Fields: 2 read_sectors 3 read_time_ms 4 write_sectors
+		 * 5 write_time_ms 6 discard_sectors 7 discard_time_ms
+		 * 8 flush_count 9 flush_time_ms. */
+		static const struct { int sec, ms; const char *name; } io[] = {
+			{ 2, 3, "read" }, { 4, 5, "write" },
+			{ 6, 7, "discard" },
+		};
+		size_t i;
+		char what[64];
+
+		for (i = 0; i < 3; i++) {
+			double mb = (double)(cur.v[io[i].sec - 1] -
+			    prev->v[io[i].sec - 1]) / 2048.0;
+			int64_t ms = cur.v[io[i].ms - 1] - prev->v[io[i].ms - 1];
+
+			snprintf(what, sizeof(what), "%s_amount", io[i].name);
+			disk_counter(tp, ts, dev, what, "MB", mb);
+			snprintf(what, sizeof(what), "%s_throughput",
+			    io[i].name);
+			disk_counter(tp, ts, dev, what, "MB/s", ms == 0 ? 0 :
+			    mb * 1000.0 / (double)ms);
+		}
+		disk_counter(tp, ts, dev, "flush_amount", "count",
+		    (double)(cur.v[7] - prev->v[7]));
+		disk_counter(tp, ts, dev, "flush_time", "ms",
+		    (double)(cur.v[8] - prev->v[8]));
+	}
+	*prev = cur;
+}
+
+static void
+psi_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
+{
+	static const char *const names[] = { NULL, "psi.cpu.some",
+	    "psi.cpu.full", "psi.io.some", "psi.io.full", "psi.memory.some",
+	    "psi.memory.full" };
+	struct pb it;
+	struct pb_field f;
+	uint64_t res = 0, total = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1)
+			res = f.u;
+		else if (f.id == 2)
+			total = f.u;
+	}
+	if (res == 0 || res > 6) {
+		tp_stat_inc(tp, ST_PSI_UNKNOWN_RESOURCE, 1);
+		return;
+	}
+	global_counter(tp, ts, names[res], (double)total);
+}
+
 static void
 global_counter(struct tp *tp, int64_t ts, const char *name, double v)
 {
@@ -450,6 +595,14 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 			break;
 		case 4:
 			global_counter(tp, ts, "num_forks", (double)f.u);
+			break;
+		case 13:
+			if (f.wire == PB_LEN)
+				disk_stat_untrusted(tp, ts, f.data, f.len);
+			break;
+		case 14:
+			if (f.wire == PB_LEN)
+				psi_untrusted(tp, ts, f.data, f.len);
 			break;
 		case 5:
 			global_counter(tp, ts, "num_irq_total", (double)f.u);

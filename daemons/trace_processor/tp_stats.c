@@ -61,6 +61,8 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "analysis", "" },
 	[ST_INVALID_CPU_TIMES] = { "invalid_cpu_times", "error", "analysis",
 	    "" },
+	[ST_PSI_UNKNOWN_RESOURCE] = { "psi_unknown_resource", "error",
+	    "analysis", "" },
 	[ST_SLICE_NEGATIVE_DURATION] = { "slice_negative_duration", "error",
 	    "analysis", "" },
 	[ST_TRACE_SORTER_NEGATIVE_TS] = {
