@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,6 @@
 #include <event2/event.h>
 
 #include "cli/config_load.h"
-#include "httpd.h"
 #include "ipc_client.h"
 #include "ipc_sockname.h"
 #include "live.h"
@@ -23,7 +21,6 @@
 #include "metrics/pbbuf.h"
 #include "pbdec.h"
 #include "rpc.h"
-#include "tprpc.h"
 
 /* What the built-in config records: the inputs of the built-in metrics. */
 static const char live_default_config[] =
@@ -538,68 +535,5 @@ live_render(void *arg, struct evbuffer *out)
 		log_warnx("%s: cannot render the metrics", __func__);
 	pbb_free(&w);
 	evbuffer_add_printf(out, "# EOF\n");
-	return 0;
-}
-
-static void
-live_on_signal(evutil_socket_t sig, short ev, void *arg)
-{
-	(void)ev;
-	log_info("%s: signal %d, stopping", __func__, (int)sig);
-	event_base_loopbreak(arg);
-}
-
-int
-live_main(const struct tp_config *cfg, const struct tprpc_args *a,
-    struct metrics *mx)
-{
-	struct event_base *base;
-	struct event *sigint, *sigterm;
-	struct live_opts o;
-	struct live *l;
-	struct httpd *h;
-	char *err = NULL;
-
-	signal(SIGPIPE, SIG_IGN);
-	live_opts_init(&o);
-	o.config_path = a->live_config;
-	if (a->live_period_ms > 0)
-		o.period_ms = a->live_period_ms;
-	if (a->live_window_mb > 0)
-		o.window_bytes = (size_t)a->live_window_mb << 20;
-	if (a->live_window_s > 0)
-		o.window_s = a->live_window_s;
-	if ((base = event_base_new()) == NULL) {
-		fprintf(stderr, "trace_processor: event_base_new failed\n");
-		return 1;
-	}
-	if ((l = live_new(base, cfg, mx, &o, &err)) == NULL) {
-		fprintf(stderr, "trace_processor: --live: %s\n",
-		    err ? err : "?");
-		free(err);
-		event_base_free(base);
-		return 1;
-	}
-	if ((h = httpd_new(base, a->http_addr, a->http_port, live_rpc(l),
-	    &err)) == NULL) {
-		fprintf(stderr, "trace_processor: %s\n", err ? err : "?");
-		free(err);
-		live_free(l);
-		event_base_free(base);
-		return 1;
-	}
-	httpd_set_metrics(h, live_render, l);
-	sigint = evsignal_new(base, SIGINT, live_on_signal, base);
-	sigterm = evsignal_new(base, SIGTERM, live_on_signal, base);
-	evsignal_add(sigint, NULL);
-	evsignal_add(sigterm, NULL);
-	fprintf(stderr, "[HTTP] Live metrics on http://%s:%d/metrics\n",
-	    a->http_addr, httpd_port(h));
-	event_base_dispatch(base);
-	httpd_free(h);
-	live_free(l);
-	event_free(sigint);
-	event_free(sigterm);
-	event_base_free(base);
 	return 0;
 }

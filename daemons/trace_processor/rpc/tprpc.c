@@ -12,7 +12,9 @@
 #include <event2/event.h>
 
 #include "httpd.h"
+#include "live.h"
 #include "log.h"
+#include "proc.h"
 #include "metrics/metrics.h"
 #include "metrics/pbbuf.h"
 #include "rpc.h"
@@ -126,6 +128,25 @@ tprpc_on_signal(evutil_socket_t sig, short ev, void *arg)
 	event_base_loopbreak(arg);
 }
 
+/*
+ * Confines the daemon once its socket is bound and before it serves
+ * anything (issue 10): the HTTP peers and the traces are untrusted.
+ */
+static int
+tprpc_confine(struct event_base *base)
+{
+	struct proc_sandbox_opts sbo;
+	const char *cause = NULL;
+
+	proc_sandbox_opts_init(&sbo);
+	if (trace_processor_sandbox(&sbo, base, &cause) == -1) {
+		fprintf(stderr, "trace_processor: sandbox: %s\n",
+		    cause ? cause : "?");
+		return -1;
+	}
+	return 0;
+}
+
 static int
 tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
     const struct tprpc_args *a, struct metrics *mx)
@@ -135,6 +156,7 @@ tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
 	struct httpd *h;
 	struct rpc *rpc;
 	char *err = NULL;
+	int rc = 0;
 
 	signal(SIGPIPE, SIG_IGN);
 	if ((base = event_base_new()) == NULL) {
@@ -162,13 +184,76 @@ tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
 	evsignal_add(sigterm, NULL);
 	fprintf(stderr, "[HTTP] Starting RPC server on %s:%d\n",
 	    a->http_addr, httpd_port(h));
-	event_base_dispatch(base);
+	if (tprpc_confine(base) == 0)
+		event_base_dispatch(base);
+	else
+		rc = 1;
 	httpd_free(h);
 	rpc_free(rpc);
 	event_free(sigint);
 	event_free(sigterm);
 	event_base_free(base);
-	return 0;
+	return rc;
+}
+
+/* --live: the consumer, the window and /metrics on one loop. */
+static int
+tprpc_live(const struct tp_config *cfg, const struct tprpc_args *a,
+    struct metrics *mx)
+{
+	struct event_base *base;
+	struct event *sigint, *sigterm;
+	struct live_opts o;
+	struct live *l;
+	struct httpd *h;
+	char *err = NULL;
+	int rc = 0;
+
+	signal(SIGPIPE, SIG_IGN);
+	live_opts_init(&o);
+	o.config_path = a->live_config;
+	if (a->live_period_ms > 0)
+		o.period_ms = a->live_period_ms;
+	if (a->live_window_mb > 0)
+		o.window_bytes = (size_t)a->live_window_mb << 20;
+	if (a->live_window_s > 0)
+		o.window_s = a->live_window_s;
+	if ((base = event_base_new()) == NULL) {
+		fprintf(stderr, "trace_processor: event_base_new failed\n");
+		return 1;
+	}
+	if ((l = live_new(base, cfg, mx, &o, &err)) == NULL) {
+		fprintf(stderr, "trace_processor: --live: %s\n",
+		    err ? err : "?");
+		free(err);
+		event_base_free(base);
+		return 1;
+	}
+	if ((h = httpd_new(base, a->http_addr, a->http_port, live_rpc(l),
+	    &err)) == NULL) {
+		fprintf(stderr, "trace_processor: %s\n", err ? err : "?");
+		free(err);
+		live_free(l);
+		event_base_free(base);
+		return 1;
+	}
+	httpd_set_metrics(h, live_render, l);
+	sigint = evsignal_new(base, SIGINT, tprpc_on_signal, base);
+	sigterm = evsignal_new(base, SIGTERM, tprpc_on_signal, base);
+	evsignal_add(sigint, NULL);
+	evsignal_add(sigterm, NULL);
+	fprintf(stderr, "[HTTP] Live metrics on http://%s:%d/metrics\n",
+	    a->http_addr, httpd_port(h));
+	if (tprpc_confine(base) == 0)
+		event_base_dispatch(base);
+	else
+		rc = 1;
+	httpd_free(h);
+	live_free(l);
+	event_free(sigint);
+	event_free(sigterm);
+	event_base_free(base);
+	return rc;
 }
 
 int
@@ -194,7 +279,7 @@ tprpc_main(struct tp *tp, const struct tp_config *cfg,
 	if (rc == 0 && a->live) {
 		tp_free(tp);
 		tp = NULL;
-		rc = live_main(cfg, a, mx);
+		rc = tprpc_live(cfg, a, mx);
 	} else if (rc == 0 && a->httpd) {
 		rc = tprpc_httpd(tp, cfg, a, mx);
 		tp = NULL;

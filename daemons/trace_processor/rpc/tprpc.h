@@ -15,8 +15,6 @@
 
 #include "tp.h"
 
-struct metrics;
-
 #define TPRPC_MAX_EXTENSIONS	16
 #define TPRPC_DEFAULT_PORT	9001
 
@@ -51,9 +49,5 @@ int	tprpc_needs_trace(const struct tprpc_args *);
  */
 int	tprpc_main(struct tp *tp, const struct tp_config *,
 	    const struct tprpc_args *);
-
-/* Live metrics (live.c). */
-int	live_main(const struct tp_config *, const struct tprpc_args *,
-	    struct metrics *mx);
 
 #endif
