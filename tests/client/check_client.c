@@ -568,6 +568,40 @@ START_TEST(test_trace_processor)
 }
 END_TEST
 
+/* ---- the stall policy: writers wait for chunks instead of dropping ---- */
+
+START_TEST(test_stall_policy)
+{
+	static const char *const en[] = { "test.a", NULL };
+	Perfetto__Protos__TraceConfig *cfg = te_config(4096, en, NULL);
+	Perfetto__Protos__DataSourceConfig *dc = cfg->data_sources[0]->config;
+	struct tt_consumer c;
+	struct tt_trace t;
+	struct summary s;
+	struct faro_stats st;
+
+	dc->has_buffer_exhausted_policy = 1;
+	dc->buffer_exhausted_policy =
+	    PERFETTO__PROTOS__DATA_SOURCE_CONFIG__BUFFER_EXHAUSTED_POLICY__BUFFER_EXHAUSTED_STALL_THEN_DROP;
+	init_faro(16 * 1024);
+	memset(&c, 0, sizeof(c));
+	record(cfg, &c);
+	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
+	emit_events(300);
+	faro_get_stats(&st);
+	ck_assert_uint_gt(st.stalls, 0);
+	ck_assert_uint_eq(st.dropped_packets, 0);
+	stop_and_read(&c, &t);
+	summarize(&s, t.trace);
+	ck_assert_int_eq(s.named[0], 300);
+	ck_assert_int_eq(s.dropped_marks, 0);
+	ck_assert_int_eq(s.unresolved, 0);
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	config_free(cfg);
+}
+END_TEST
+
 /* ---- ClearIncrementalState from the service ---- */
 
 START_TEST(test_clear_incremental_state)
@@ -868,6 +902,7 @@ client_suite(void)
 	tcase_add_test(tc, test_data_source_two_sessions);
 	tcase_add_test(tc, test_reconnect);
 	tcase_add_test(tc, test_drop_policy);
+	tcase_add_test(tc, test_stall_policy);
 	suite_add_tcase(s, tc);
 	return s;
 }
