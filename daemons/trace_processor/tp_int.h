@@ -177,6 +177,7 @@ struct tp_sorter {
 	struct tp_sort_item	*run;		/* in-order records, a ring */
 	size_t			 rhead, rn, rcap;
 	int64_t			 run_max;	/* ts of the run's last record */
+	struct tp_sort_blk	*blk;		/* block being filled */
 	size_t			 bytes;
 	uint64_t		 seq;
 	int64_t			 last_popped;
@@ -330,10 +331,13 @@ enum tp_sort_kind {
 	SK_SYSTRACE,		/* one text line */
 };
 
+struct tp_sort_blk;
+
 struct tp_sort_item {
 	int64_t		 ts;
 	uint64_t	 seq;
 	void		*ref;		/* importer context, refcounted */
+	struct tp_sort_blk *blk;	/* where data lives */
 	uint8_t		*data;
 	uint32_t	 len;
 	uint32_t	 aux;

@@ -11,6 +11,53 @@
 
 #include "tp_int.h"
 
+/*
+ * Record copies are packed into 1 MiB blocks, each freed when its last
+ * record has been parsed: no allocation per record, and records that
+ * arrive together (and mostly leave together) share their memory.
+ */
+#define BLK_SIZE	(1u << 20)
+
+struct tp_sort_blk {
+	size_t		 refs;		/* live records, +1 while filling */
+	size_t		 used, cap;
+	uint8_t		 data[];
+};
+
+static void
+blk_unref(struct tp_sort_blk *b)
+{
+	if (b != NULL && --b->refs == 0)
+		free(b);
+}
+
+/* Room for len bytes; NULL when out of memory. */
+static uint8_t *
+blk_alloc(struct tp_sorter *s, size_t len, struct tp_sort_blk **bp)
+{
+	struct tp_sort_blk *b = s->blk;
+	uint8_t *p;
+
+	/* Keep records 8-byte aligned for the structs some of them hold. */
+	len = (len + 7) & ~(size_t)7;
+	if (b == NULL || b->cap - b->used < len) {
+		size_t cap = len > BLK_SIZE ? len : BLK_SIZE;
+
+		if ((b = malloc(sizeof(*b) + cap)) == NULL)
+			return NULL;
+		b->refs = 1;
+		b->used = 0;
+		b->cap = cap;
+		blk_unref(s->blk);
+		s->blk = b;
+	}
+	p = b->data + b->used;
+	b->used += len;
+	b->refs++;
+	*bp = b;
+	return p;
+}
+
 static int
 item_less(const struct tp_sort_item *a, const struct tp_sort_item *b)
 {
@@ -97,7 +144,7 @@ sorter_pop(struct tp *tp)
 	item_dispatch(tp, &it);
 	if (it.ref != NULL)
 		tp_proto_unref(it.ref);
-	free(it.data);
+	blk_unref(it.blk);
 }
 
 /* Doubles the ring, unwrapping it. */
@@ -153,7 +200,7 @@ tp_sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 		}
 		it = &s->heap[s->n];
 	}
-	if ((it->data = malloc(len ? len : 1)) == NULL)
+	if ((it->data = blk_alloc(s, len, &it->blk)) == NULL)
 		return -1;
 	memcpy(it->data, data, len);
 	it->ts = ts;
@@ -191,15 +238,16 @@ tp_sorter_free(struct tp *tp)
 	for (i = 0; i < s->n; i++) {
 		if (s->heap[i].ref != NULL)
 			tp_proto_unref(s->heap[i].ref);
-		free(s->heap[i].data);
+		blk_unref(s->heap[i].blk);
 	}
 	for (i = 0; i < s->rn; i++) {
 		struct tp_sort_item *it = &s->run[(s->rhead + i) % s->rcap];
 
 		if (it->ref != NULL)
 			tp_proto_unref(it->ref);
-		free(it->data);
+		blk_unref(it->blk);
 	}
+	blk_unref(s->blk);
 	free(s->run);
 	free(s->heap);
 	memset(s, 0, sizeof(*s));
