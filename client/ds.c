@@ -19,9 +19,15 @@
 #include "log.h"
 #include "producer_endpoint.h"
 
+/*
+ * tls_self is valid only while tls_epoch matches faro_epoch: a thread
+ * that outlives faro_shutdown must not touch what it freed.
+ */
 static _Thread_local struct faro_tls *tls_self;
+static _Thread_local unsigned tls_epoch;
+static atomic_uint faro_epoch = 1;
 static pthread_key_t tls_key;
-static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+static int tls_key_made;
 
 /* ---- threads ---- */
 
@@ -43,31 +49,35 @@ tls_exit(void *arg)
 	faro_loop_wake();
 }
 
-static void
-tls_key_init(void)
-{
-	pthread_key_create(&tls_key, tls_exit);
-}
-
 struct faro_tls *
 faro_tls_get(void)
 {
 	struct faro_tls *t = tls_self;
 
-	if (t != NULL)
+	if (t != NULL && tls_epoch == atomic_load_explicit(&faro_epoch,
+	    memory_order_relaxed))
 		return t;
 	if (!atomic_load(&faro_g.up))
 		return NULL;
-	pthread_once(&tls_once, tls_key_init);
 	if ((t = calloc(1, sizeof(*t))) == NULL)
 		return NULL;
 	t->tid = (pid_t)syscall(SYS_gettid);
 	pthread_mutex_lock(&faro_g.mtx);
+	if (!tls_key_made) {
+		/* Its destructor hands an exiting thread's writers back. */
+		if (pthread_key_create(&tls_key, tls_exit) != 0) {
+			pthread_mutex_unlock(&faro_g.mtx);
+			free(t);
+			return NULL;
+		}
+		tls_key_made = 1;
+	}
 	t->next = faro_g.tls;
 	faro_g.tls = t;
 	pthread_mutex_unlock(&faro_g.mtx);
 	pthread_setspecific(tls_key, t);
 	tls_self = t;
+	tls_epoch = atomic_load(&faro_epoch);
 	return t;
 }
 
@@ -614,6 +624,11 @@ faro_ds_free_all(void)
 {
 	struct faro_tls *t;
 
+	/* Live threads' destructors must not run on freed memory. */
+	if (tls_key_made)
+		pthread_key_delete(tls_key);
+	tls_key_made = 0;
+	atomic_fetch_add(&faro_epoch, 1);
 	while ((t = faro_g.tls) != NULL) {
 		faro_g.tls = t->next;
 		tls_free(t);

@@ -602,6 +602,63 @@ START_TEST(test_stall_policy)
 }
 END_TEST
 
+/* ---- shutdown and init again while a tracing thread lives on ---- */
+
+static pthread_barrier_t bar;
+
+static void *
+survivor(void *arg)
+{
+	pthread_barrier_wait(&bar);	/* first session on */
+	emit_events(1);			/* its writer, in the first libfaro */
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);	/* shutdown, init, second session */
+	emit_events(3);
+	return NULL;
+}
+
+START_TEST(test_reinit)
+{
+	static const char *const en[] = { "test.a", NULL };
+	Perfetto__Protos__TraceConfig *cfg = te_config(1024, en, NULL);
+	struct tt_consumer c1, c2;
+	struct tt_trace t1, t2;
+	struct summary s;
+	pthread_t th;
+
+	pthread_barrier_init(&bar, NULL, 2);
+	pthread_create(&th, NULL, survivor, NULL);
+	init_faro(0);
+	memset(&c1, 0, sizeof(c1));
+	record(cfg, &c1);
+	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	stop_and_read(&c1, &t1);
+	summarize(&s, t1.trace);
+	ck_assert_int_eq(s.named[0], 1);
+	faro_shutdown();	/* the survivor's writer state goes */
+	ck_assert_int_eq(faro_connected(), 0);
+	init_faro(0);
+	memset(&c2, 0, sizeof(c2));
+	record(cfg, &c2);
+	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
+	pthread_barrier_wait(&bar);
+	pthread_join(th, NULL);	/* its exit must not touch the old state */
+	stop_and_read(&c2, &t2);
+	summarize(&s, t2.trace);
+	ck_assert_int_eq(s.named[0], 3);
+	ck_assert_int_eq(s.first_on_seq, 1);
+	ck_assert_int_eq(s.unresolved, 0);
+	tt_trace_free(&t1);
+	tt_trace_free(&t2);
+	tt_consumer_close(&c1);
+	tt_consumer_close(&c2);
+	config_free(cfg);
+	pthread_barrier_destroy(&bar);
+}
+END_TEST
+
 /* ---- ClearIncrementalState from the service ---- */
 
 START_TEST(test_clear_incremental_state)
@@ -903,6 +960,7 @@ client_suite(void)
 	tcase_add_test(tc, test_reconnect);
 	tcase_add_test(tc, test_drop_policy);
 	tcase_add_test(tc, test_stall_policy);
+	tcase_add_test(tc, test_reinit);
 	suite_add_tcase(s, tc);
 	return s;
 }
