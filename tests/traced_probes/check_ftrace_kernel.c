@@ -5,6 +5,7 @@
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <sys/file.h>
@@ -34,6 +35,8 @@ static const char *snap_files[] = {
 	"tracing_on", "buffer_size_kb", "trace_clock", "current_tracer",
 	"set_event", "set_event_pid", "tracing_cpumask", "uprobe_events",
 	"buffer_percent", "kprobe_events",
+	"events/raw_syscalls/sys_enter/filter",
+	"events/raw_syscalls/sys_exit/filter",
 };
 
 struct snap {
@@ -794,6 +797,66 @@ START_TEST(kprobes_or_their_failure)
 }
 END_TEST
 
+struct sc_find {
+	int	pid;
+	int	wanted, other;
+};
+
+static void
+find_syscalls(const Perfetto__Protos__FtraceEventBundle *b,
+    const Perfetto__Protos__FtraceEvent *ev, void *arg)
+{
+	struct sc_find *f = arg;
+
+	if (ev->event_case != PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SYS_ENTER)
+		return;
+	if (ev->sys_enter->id == SYS_getppid && (int)ev->pid == f->pid)
+		f->wanted++;
+	else if (ev->sys_enter->id != SYS_getppid)
+		f->other++;
+}
+
+/* syscall_events: only the named syscalls, through a raw_syscalls filter. */
+START_TEST(syscall_events_filter)
+{
+	static char n1[] = "getppid", n2[] = "no_such_syscall";
+	static char *names[] = { n1, n2 };
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s;
+	struct test_sink ts;
+	struct sc_find f = { 0, 0, 0 };
+	Perfetto__Protos__FtraceConfig *c = config(NULL, 0);
+	const char *const *unknown;
+	char filter[256];
+
+	snap_take(&snap);
+	c->syscall_events = names;
+	c->n_syscall_events = 2;
+	h = host();
+	s = source(h, c, &ts);
+	ck_assert_uint_eq(ftrace_source_unknown(s, &unknown), 1);
+	ck_assert_str_eq(unknown[0], "no_such_syscall");
+	tfs_read_line(tracefs, "events/raw_syscalls/sys_enter/filter", filter,
+	    sizeof(filter));
+	ck_assert_msg(strstr(filter, "id == ") != NULL, "filter: %s", filter);
+	f.pid = getpid();
+	for (int i = 0; i < 10; i++) {
+		syscall(SYS_getppid);
+		syscall(SYS_getpid);
+	}
+	ftrace_source_drain(s);
+	test_sink_events(&ts, find_syscalls, &f);
+	ck_assert_int_ge(f.wanted, 10);
+	ck_assert_int_eq(f.other, 0);
+	ftrace_source_free(s);
+	ftrace_host_free(h);
+	test_sink_free(&ts);
+	free(c);
+	snap_check(&snap);
+}
+END_TEST
+
 /* The privileged broker: real sessions work, anything else is refused. */
 START_TEST(broker_checks_paths)
 {
@@ -897,6 +960,7 @@ ftrace_kernel_suite(void)
 	tcase_add_test(tc, print_filter_and_clock);
 	tcase_add_test(tc, buffer_percent_wakes_reader);
 	tcase_add_test(tc, kprobes_or_their_failure);
+	tcase_add_test(tc, syscall_events_filter);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -37,7 +37,13 @@ struct request {
 	uint32_t	 buffer_kb;
 	char		**events;
 	size_t		 nevents;
+	long		*syscalls;	/* NULL: no syscall filter wanted */
+	size_t		 nsyscalls;
+	int		 raw_syscalls;	/* enables raw_syscalls events */
 };
+
+struct ftrace_ctl;
+static void	syscall_filter_apply(struct ftrace_ctl *);
 
 struct ftrace_ctl {
 	char		 top[TFS_PATH_MAX];
@@ -100,6 +106,12 @@ normalize(const char *rel, char *v)
 	}
 	if (strcmp(rel, "buffer_size_kb") == 0 && (p = strchr(v, ' ')) != NULL)
 		*p = '\0';
+	/* An empty event filter reads "none" and is cleared with "0". */
+	if ((n = strlen(rel)) >= 7 && strcmp(rel + n - 7, "/filter") == 0 &&
+	    strncmp(v, "none", 4) == 0) {
+		strcpy(v, "0");
+		return;
+	}
 	/* enable files may read "0*" or "1*" (soft mode). */
 	if ((n = strlen(rel)) >= 7 && strcmp(rel + n - 7, "/enable") == 0)
 		v[v[0] ? 1 : 0] = '\0';
@@ -541,8 +553,18 @@ ftrace_ctl_add(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 		snprintf(err, errsz, "no event could be enabled");
 		goto fail;
 	}
+	for (i = 0; i < r->nevents; i++)
+		if (strncmp(r->events[i], "raw_syscalls/", 13) == 0)
+			r->raw_syscalls = 1;
+	if (req->nsyscalls > 0 && (r->syscalls = calloc(req->nsyscalls,
+	    sizeof(long))) != NULL) {
+		memcpy(r->syscalls, req->syscalls, req->nsyscalls *
+		    sizeof(long));
+		r->nsyscalls = req->nsyscalls;
+	}
 	r->handle = ctl->next_handle++;
 	ctl->nreqs++;
+	syscall_filter_apply(ctl);
 	if (tfs_write(ctl->root, "tracing_on", "1", 0) == -1)
 		log_warn("%s: tracing_on", __func__);
 	return r->handle;
@@ -574,16 +596,64 @@ ftrace_ctl_remove(struct ftrace_ctl *ctl, int handle)
 		free(r->events[i]);
 	}
 	free(r->events);
+	free(r->syscalls);
 	*r = ctl->reqs[--ctl->nreqs];
 	if (ctl->nreqs == 0) {
 		restore_all(ctl);
 		return;
 	}
+	syscall_filter_apply(ctl);
 	for (i = 0; i < ctl->nreqs; i++)
 		if (ctl->reqs[i].buffer_kb > want)
 			want = ctl->reqs[i].buffer_kb;
 	if (set_buffer(ctl, want) == -1)
 		log_warn("%s: buffer_size_kb %u", __func__, want);
+}
+
+/*
+ * raw_syscalls filter for the union of what the requests want: every
+ * syscall if one of them takes raw_syscalls without a list.
+ */
+static void
+syscall_filter_apply(struct ftrace_ctl *ctl)
+{
+	static const char *files[] = { "events/raw_syscalls/sys_enter/filter",
+	    "events/raw_syscalls/sys_exit/filter" };
+	char *f = NULL, *nf;
+	size_t len = 0, cap = 0, i, k;
+	int all = 0, any = 0;
+
+	for (i = 0; i < ctl->nreqs; i++) {
+		if (!ctl->reqs[i].raw_syscalls)
+			continue;
+		if (ctl->reqs[i].syscalls == NULL)
+			all = 1;
+		else
+			any = 1;
+	}
+	if (!any && saved_orig(ctl, files[0]) == NULL)
+		return;		/* never filtered: nothing to do */
+	if (!all && any) {
+		for (i = 0; i < ctl->nreqs; i++) {
+			for (k = 0; k < ctl->reqs[i].nsyscalls; k++) {
+				if (cap - len < 32) {
+					cap = cap ? cap * 2 : 256;
+					if ((nf = realloc(f, cap)) == NULL) {
+						free(f);
+						return;
+					}
+					f = nf;
+				}
+				len += (size_t)snprintf(f + len, cap - len,
+				    "%sid == %ld", len ? " || " : "",
+				    ctl->reqs[i].syscalls[k]);
+			}
+		}
+	}
+	for (i = 0; i < 2; i++)
+		if (ctl_set(ctl, files[i], f != NULL && !all ? f : "0") == -1)
+			log_warn("%s: %s", __func__, files[i]);
+	free(f);
 }
 
 /* Replays one state file; returns 0 or -1. */

@@ -46,6 +46,13 @@ struct ftrace_ctl_req {
 	size_t			 ntids;
 	const struct ftrace_dyn_event *dyn;	/* created before enabling */
 	size_t			 ndyn;
+	/*
+	 * syscall_events: raw_syscalls records only for these syscall
+	 * numbers. A request with raw_syscalls events but no list wants them
+	 * all, and then no filter is set.
+	 */
+	const long		*syscalls;
+	size_t			 nsyscalls;
 };
 
 /*

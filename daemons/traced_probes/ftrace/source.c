@@ -16,6 +16,7 @@
 #include "log.h"
 #include "source.h"
 #include "stats.h"
+#include "syscall_table.h"
 #include "tfs.h"
 
 #define DRAIN_PERIOD_DEFAULT_MS	100
@@ -65,6 +66,8 @@ struct ftrace_source {
 	int				*kprobe_types;
 	struct ftrace_dyn_event		*dyn;
 	size_t				 ndyn;
+	long				*syscalls;	/* syscall_events */
+	size_t				 nsyscalls;
 	struct strv			 unknown;
 	struct strv			 failed;
 	int				 errors[8];
@@ -447,8 +450,23 @@ resolve_events(struct ftrace_source *s, const char *root,
 		if (s->events.n == before)
 			(void)strv_add(&s->unknown, e);
 	}
-	/* syscall_events rides on the raw syscall tracepoints. */
-	if (cfg->n_syscall_events > 0) {
+	/* syscall_events rides on the raw syscall tracepoints, filtered by
+	 * id (known names only: unknown ones are reported). */
+	for (size_t i = 0; i < cfg->n_syscall_events; i++) {
+		long nr = syscall_number(cfg->syscall_events[i]);
+		long *ns;
+
+		if (nr < 0) {
+			(void)strv_add(&s->unknown, cfg->syscall_events[i]);
+			continue;
+		}
+		if ((ns = reallocarray(s->syscalls, s->nsyscalls + 1,
+		    sizeof(*ns))) == NULL)
+			continue;
+		s->syscalls = ns;
+		s->syscalls[s->nsyscalls++] = nr;
+	}
+	if (s->nsyscalls > 0) {
 		(void)strv_add(&s->events, "raw_syscalls/sys_enter");
 		(void)strv_add(&s->events, "raw_syscalls/sys_exit");
 	}
@@ -671,6 +689,7 @@ source_release(struct ftrace_source *s)
 	free(s->kprobe_types);
 	strv_free(&s->unknown);
 	strv_free(&s->failed);
+	free(s->syscalls);
 	free(s);
 }
 
@@ -739,6 +758,8 @@ ftrace_source_new(struct ftrace_host *h,
 	memset(&req, 0, sizeof(req));
 	req.dyn = s->dyn;
 	req.ndyn = s->ndyn;
+	req.syscalls = s->syscalls;
+	req.nsyscalls = s->nsyscalls;
 	req.events = (const char *const *)s->events.v;
 	req.nevents = s->events.n;
 	req.buffer_kb = s->buffer_kb;

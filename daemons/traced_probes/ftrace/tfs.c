@@ -589,6 +589,17 @@ kprobe_def_ok(const char *v, size_t n)
 	return n > 0 && span(v, n, ".+") == n;
 }
 
+/* "0" or "id == N || id == M ...": the only filters we write. */
+static int
+syscall_filter_ok(const char *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)v[i]) && strchr("id=| \n", v[i]) ==
+		    NULL)
+			return 0;
+	return n > 0;
+}
+
 /* What traced_probes may do, and nothing else. */
 static int
 allowed(int op, const char *path, const char *top, const char *val,
@@ -630,6 +641,10 @@ allowed(int op, const char *path, const char *top, const char *val,
 		if (strcmp(rel, "kprobe_events") == 0 && path[strlen(top)] ==
 		    '/' && strcmp(path + strlen(top) + 1, rel) == 0)
 			return op == OP_APPEND && kprobe_def_ok(val, vlen);
+		if (op == OP_WRITE && match_event_file(rel, "filter") &&
+		    (strcmp(rel, "events/raw_syscalls/sys_enter/filter") == 0 ||
+		    strcmp(rel, "events/raw_syscalls/sys_exit/filter") == 0))
+			return syscall_filter_ok(val, vlen);
 		return op == OP_WRITE && match_event_file(rel, "enable");
 	case OP_OPEN_RAW:
 		return sscanf(rel, "per_cpu/cpu%d/%31s", &cpu, tail) == 2 &&
