@@ -23,8 +23,11 @@
  * tls_self is valid only while tls_epoch matches faro_epoch: a thread
  * that outlives faro_shutdown must not touch what it freed.
  */
-static _Thread_local struct faro_tls *tls_self;
-static _Thread_local unsigned tls_epoch;
+#define TLS_FAST	__attribute__((tls_model("initial-exec")))	/* no
+				   __tls_get_addr call per event; a few bytes
+				   of static TLS, fine even when dlopen'ed */
+static _Thread_local struct faro_tls *tls_self TLS_FAST;
+static _Thread_local unsigned tls_epoch TLS_FAST;
 static atomic_uint faro_epoch = 1;
 static pthread_key_t tls_key;
 static int tls_key_made;
