@@ -3,6 +3,7 @@
 DROP VIEW IF EXISTS linux_cpu_output;
 DROP TABLE IF EXISTS _linux_cpu_thread;
 DROP TABLE IF EXISTS _linux_cpu_wait;
+DROP TABLE IF EXISTS _linux_cpu_wait_p;
 DROP TABLE IF EXISTS _linux_cpu_lat;
 
 -- Threads that ran or waited, with their CPU time (idle threads left out).
@@ -14,34 +15,47 @@ FROM thread t LEFT JOIN (
   FROM sched WHERE dur > 0 GROUP BY utid) s USING (utid)
 WHERE t.tid != 0 AND (s.utid IS NOT NULL OR t.utid IN (
   SELECT utid FROM thread_state WHERE state IN ('R', 'R+') AND dur >= 0));
+CREATE INDEX _linux_cpu_thread_upid ON _linux_cpu_thread(upid);
 
--- One row per runnable period, ranked within its thread and process.
+-- One row per runnable period, sorted per thread and per process so that
+-- the k-th wait of a group is read by rowid (nearest-rank percentiles).
 CREATE TABLE _linux_cpu_wait AS
-SELECT ts.utid AS utid, t.upid AS upid, ts.dur AS dur,
-  ROW_NUMBER() OVER (PARTITION BY ts.utid ORDER BY ts.dur) AS trn,
-  COUNT() OVER (PARTITION BY ts.utid) AS tcnt,
-  ROW_NUMBER() OVER (PARTITION BY t.upid ORDER BY ts.dur) AS prn,
-  COUNT() OVER (PARTITION BY t.upid) AS pcnt
+SELECT ts.utid AS utid, t.upid AS upid, ts.dur AS dur
 FROM thread_state ts JOIN thread t USING (utid)
-WHERE ts.state IN ('R', 'R+') AND ts.dur >= 0 AND t.tid != 0;
+WHERE ts.state IN ('R', 'R+') AND ts.dur >= 0 AND t.tid != 0
+ORDER BY ts.utid, ts.dur;
+
+CREATE TABLE _linux_cpu_wait_p AS
+SELECT upid, dur FROM _linux_cpu_wait WHERE upid IS NOT NULL
+ORDER BY upid, dur;
 
 -- The latency message per thread (kind 't') and per process (kind 'p').
-CREATE TABLE _linux_cpu_lat AS
-SELECT 't' AS kind, utid AS id, LinuxSchedLatency(
-    'count', COUNT(), 'total_ns', SUM(dur), 'avg_ns', SUM(dur) / COUNT(),
-    'p50_ns', MIN(CASE WHEN trn * 100 >= tcnt * 50 THEN dur END),
-    'p90_ns', MIN(CASE WHEN trn * 100 >= tcnt * 90 THEN dur END),
-    'p99_ns', MIN(CASE WHEN trn * 100 >= tcnt * 99 THEN dur END),
-    'max_ns', MAX(dur)) AS msg
-FROM _linux_cpu_wait GROUP BY utid
-UNION ALL
-SELECT 'p', upid, LinuxSchedLatency(
-    'count', COUNT(), 'total_ns', SUM(dur), 'avg_ns', SUM(dur) / COUNT(),
-    'p50_ns', MIN(CASE WHEN prn * 100 >= pcnt * 50 THEN dur END),
-    'p90_ns', MIN(CASE WHEN prn * 100 >= pcnt * 90 THEN dur END),
-    'p99_ns', MIN(CASE WHEN prn * 100 >= pcnt * 99 THEN dur END),
-    'max_ns', MAX(dur))
-FROM _linux_cpu_wait WHERE upid IS NOT NULL GROUP BY upid;
+CREATE TABLE _linux_cpu_lat(kind TEXT, id INTEGER, msg BLOB,
+  PRIMARY KEY (kind, id));
+INSERT INTO _linux_cpu_lat
+SELECT 't', g.utid, LinuxSchedLatency(
+    'count', g.n, 'total_ns', g.total, 'avg_ns', g.total / g.n,
+    'p50_ns', (SELECT dur FROM _linux_cpu_wait
+      WHERE rowid = g.first + (g.n * 50 + 99) / 100 - 1),
+    'p90_ns', (SELECT dur FROM _linux_cpu_wait
+      WHERE rowid = g.first + (g.n * 90 + 99) / 100 - 1),
+    'p99_ns', (SELECT dur FROM _linux_cpu_wait
+      WHERE rowid = g.first + (g.n * 99 + 99) / 100 - 1),
+    'max_ns', g.mx)
+FROM (SELECT utid, MIN(rowid) AS first, COUNT() AS n, SUM(dur) AS total,
+    MAX(dur) AS mx FROM _linux_cpu_wait GROUP BY utid) g;
+INSERT INTO _linux_cpu_lat
+SELECT 'p', g.upid, LinuxSchedLatency(
+    'count', g.n, 'total_ns', g.total, 'avg_ns', g.total / g.n,
+    'p50_ns', (SELECT dur FROM _linux_cpu_wait_p
+      WHERE rowid = g.first + (g.n * 50 + 99) / 100 - 1),
+    'p90_ns', (SELECT dur FROM _linux_cpu_wait_p
+      WHERE rowid = g.first + (g.n * 90 + 99) / 100 - 1),
+    'p99_ns', (SELECT dur FROM _linux_cpu_wait_p
+      WHERE rowid = g.first + (g.n * 99 + 99) / 100 - 1),
+    'max_ns', g.mx)
+FROM (SELECT upid, MIN(rowid) AS first, COUNT() AS n, SUM(dur) AS total,
+    MAX(dur) AS mx FROM _linux_cpu_wait_p GROUP BY upid) g;
 
 CREATE VIEW linux_cpu_output AS
 SELECT LinuxCpuMetric(
