@@ -85,6 +85,16 @@ end(void *arg)
 	perfetto__protos__trace_packet__free_unpacked(p, NULL);
 }
 
+static const char kprobe_fmt[] = "name: vfs_read\nID: 7\n" COMMON
+    "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n";
+
+/* The second translator filters prints, both rule kinds. */
+static const struct ftrace_print_rule rules[] = {
+	{ "x", NULL, 0 },
+	{ "tr", "B", 0 },
+	{ "", NULL, 1 },
+};
+
 static void
 init(void)
 {
@@ -92,7 +102,8 @@ init(void)
 	const char *cause;
 
 	for (int k = 0; k < 2; k++) {
-		struct ftrace_xlate_opts o = { .compact_sched = k };
+		struct ftrace_xlate_opts o = { .compact_sched = k,
+		    .print_rules = k ? rules : NULL, .nprint_rules = k ? 3 : 0 };
 
 		xl[k] = ftrace_translator_new(&o);
 		for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]);
@@ -105,13 +116,28 @@ init(void)
 				abort();
 			ftrace_format_free(&fmt);
 		}
+		if (ftrace_format_parse_untrusted(kprobe_fmt,
+		    strlen(kprobe_fmt), "perfetto_kprobes", &fmt, &cause) != 0 ||
+		    ftrace_translator_add_kprobe(xl[k], &fmt, KPROBE_BEGIN,
+		    &cause) != 0)
+			abort();
+		ftrace_format_free(&fmt);
 	}
+}
+
+static void
+pids(void *arg, const int32_t *p, size_t n)
+{
+	(void)arg;
+	(void)p;
+	if (n > FTRACE_PIDS_MAX)
+		abort();
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct ftrace_sink sink = { begin, end, NULL };
+	struct ftrace_sink sink = { begin, end, NULL, pids };
 	struct ftrace_cpu_counters ctr;
 	struct ftrace_bundle b;
 
