@@ -384,7 +384,8 @@ ps_turn(evutil_socket_t fd, short what, void *arg)
 	unsigned done = 0;
 	int32_t pid;
 
-	if (ds->scan_dir == NULL && ds->npending == 0 && ds->poll_due) {
+	/* a due poll goes first: a stream of new pids must not starve it */
+	if (ds->scan_dir == NULL && ds->poll_due) {
 		ds->poll_due = 0;
 		if ((ds->scan_dir = opendir("/proc")) == NULL)
 			log_warn("%s: /proc", __func__);
