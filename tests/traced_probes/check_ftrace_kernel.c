@@ -581,8 +581,12 @@ find_filtered(const Perfetto__Protos__FtraceEventBundle *b,
 {
 	struct pf_find *f = arg;
 
+	/* mono_raw bundles carry a (mono_raw, boot) pair to align with. */
 	if (b->has_ftrace_clock && b->ftrace_clock ==
-	    PERFETTO__PROTOS__FTRACE_CLOCK__FTRACE_CLOCK_MONO_RAW)
+	    PERFETTO__PROTOS__FTRACE_CLOCK__FTRACE_CLOCK_MONO_RAW &&
+	    b->has_ftrace_timestamp && b->has_boot_timestamp &&
+	    b->boot_timestamp > 0 &&
+	    (uint64_t)b->ftrace_timestamp > ev->timestamp)
 		f->mono_raw++;
 	if (ev->event_case != PERFETTO__PROTOS__FTRACE_EVENT__EVENT_PRINT ||
 	    (int)ev->pid != getpid())

@@ -42,6 +42,9 @@ extern const unsigned int ftrace_proto_nevents;
 #define BUNDLE_LOST_EVENTS		3
 #define BUNDLE_COMPACT_SCHED		4
 #define BUNDLE_FTRACE_CLOCK		5
+#define BUNDLE_FTRACE_TIMESTAMP		6
+#define BUNDLE_BOOT_TIMESTAMP		7
+#define FTRACE_CLOCK_MONO_RAW		4
 #define BUNDLE_ERROR			8
 #define BUNDLE_PREV_END_TS		10
 #define EVENT_TIMESTAMP			1

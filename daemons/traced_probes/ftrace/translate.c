@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "event_table.h"
 #include "translate.h"
@@ -524,15 +525,36 @@ ftrace_bundle_free(struct ftrace_bundle *b)
 	b->cols = NULL;
 }
 
+/*
+ * A clock other than boot: a (ftrace clock, boot clock) pair taken now, so
+ * the reader can align. Only mono_raw is a clock userspace can read.
+ */
+static void
+clock_pair(struct pbw *w, int clock)
+{
+	struct timespec raw, boot;
+
+	if (clock != FTRACE_CLOCK_MONO_RAW ||
+	    clock_gettime(CLOCK_MONOTONIC_RAW, &raw) == -1 ||
+	    clock_gettime(CLOCK_BOOTTIME, &boot) == -1)
+		return;
+	pbw_varint(w, BUNDLE_FTRACE_TIMESTAMP, (uint64_t)raw.tv_sec *
+	    1000000000u + (uint64_t)raw.tv_nsec);
+	pbw_varint(w, BUNDLE_BOOT_TIMESTAMP, (uint64_t)boot.tv_sec *
+	    1000000000u + (uint64_t)boot.tv_nsec);
+}
+
 static void
 bundle_open(struct ftrace_bundle *b)
 {
 	b->w = b->sink.packet_begin(b->sink.arg);
 	pbw_nested_begin(b->w, TRACE_PACKET_FTRACE_EVENTS);
 	pbw_varint(b->w, BUNDLE_CPU, b->cpu);
-	if (b->xl->opts.clock != 0)
+	if (b->xl->opts.clock != 0) {
 		pbw_varint(b->w, BUNDLE_FTRACE_CLOCK,
 		    (uint64_t)b->xl->opts.clock);
+		clock_pair(b->w, b->xl->opts.clock);
+	}
 	if (b->prev_end_ts != 0)
 		pbw_varint(b->w, BUNDLE_PREV_END_TS, b->prev_end_ts);
 	b->nevents = 0;
