@@ -82,4 +82,50 @@ struct proc_sandbox {
 int		 proc_sandbox_enter(const struct proc_sandbox *,
 		    const char **cause);
 
+/*
+ * What the operator may change about a daemon's sandbox. The sandbox is
+ * always on; these only pick the user and make denials non-fatal.
+ */
+struct proc_sandbox_opts {
+	const char		*user;	/* --sandbox-user; NULL: see below */
+	int			 debug;	/* --sandbox-debug: trap and log */
+};
+
+/* Defaults from the environment: FARO_SANDBOX_USER, FARO_SANDBOX_DEBUG=1. */
+void		 proc_sandbox_opts_init(struct proc_sandbox_opts *);
+
+/*
+ * Enters policy with the operator's options. The user is, in order:
+ * opts->user, $FARO_SANDBOX_USER, policy->user if that account exists,
+ * else "nobody". Only root changes ids: run by anyone else the daemon
+ * keeps its uid and loses nothing it had. base (may be NULL) gets the
+ * test hook of proc_sandbox_test_hook().
+ */
+int		 proc_sandbox_run(const struct proc_sandbox *policy,
+		    const struct proc_sandbox_opts *, struct event_base *base,
+		    const char **cause);
+
+/*
+ * Test builds only (FARO_TEST_HOOKS): with FARO_TEST_FORBIDDEN_SYSCALL=1
+ * in the environment, makes one syscall no policy allows as soon as the
+ * event loop of base runs, so tests can watch the daemon die of SIGSYS
+ * (or, with --sandbox-debug, log the name and go on). A no-op otherwise.
+ */
+void		 proc_sandbox_test_hook(struct event_base *);
+
+/*
+ * The per-daemon policies, each in its daemon's sandbox.c. Each enters
+ * the sandbox with proc_sandbox_run() and returns its result.
+ */
+int		 traced_sandbox(const struct proc_sandbox_opts *,
+		    struct event_base *, const char **cause);
+/* The worker that parses kernel data: no capabilities at all. */
+int		 traced_probes_sandbox(const struct proc_sandbox_opts *,
+		    struct event_base *, const char **cause);
+/* The privileged broker that opens tracefs and /proc for the worker. */
+int		 traced_probes_broker_sandbox(const struct proc_sandbox_opts *,
+		    const char **cause);
+int		 trace_processor_sandbox(const struct proc_sandbox_opts *,
+		    struct event_base *, const char **cause);
+
 #endif

@@ -18,6 +18,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <event2/event.h>
 #include <seccomp.h>
 #include <sys/capability.h>
 
@@ -119,6 +120,8 @@ sandbox_seccomp(const struct proc_sandbox *sb, const char **cause)
 		}
 	}
 	for (p = sb->syscalls; p != NULL && *p != NULL; p++) {
+		if (**p == '\0')
+			continue;
 		if ((nr = seccomp_syscall_resolve_name(*p)) == __NR_SCMP_ERROR) {
 			/* Lists are shared by architectures; skip absent ones. */
 			log_debug("%s: no syscall %s here", __func__, *p);
@@ -260,4 +263,228 @@ proc_sandbox_enter(const struct proc_sandbox *sb, const char **cause)
 	    sandbox_seccomp(sb, cause) == -1)
 		return -1;
 	return 0;
+}
+
+/* ---- the part every daemon shares: options, user choice, test hook ---- */
+
+/*
+ * What the sanitizer runtime calls after the filter is in place (LeakSan
+ * stops the world at exit through a ptrace'd clone). Added in ASan test
+ * builds only, never in a production build.
+ */
+#ifdef FARO_ASAN
+static const char *const sandbox_asan_extra[] = {
+	"clone", "clone3", "ptrace", "wait4", "waitid", "prctl", "sched_yield",
+	"getdents64", "sigaltstack", "rt_sigaction", "rt_sigprocmask",
+	"gettid", "getpid", "getppid", "tgkill", "kill", "futex", "readlink",
+	"readlinkat", "madvise", "munmap", "mremap", "pipe2", "dup2", "dup3",
+	"exit", "exit_group", "close", "write", "writev", "fstat",
+	"newfstatat", "statx", "lseek", "pread64", "sched_getaffinity",
+	"uname", "getrlimit", "prlimit64", "setrlimit", "nanosleep",
+	"clock_nanosleep", "rt_sigreturn", "getrandom", "open", "getdents",
+	"stat", "lstat", "access", "arch_prctl", "set_robust_list", "rseq",
+	NULL
+};
+#endif
+
+void
+proc_sandbox_opts_init(struct proc_sandbox_opts *o)
+{
+	const char *v;
+
+	memset(o, 0, sizeof(*o));
+	if ((v = getenv("FARO_SANDBOX_USER")) != NULL && *v != '\0')
+		o->user = v;
+	if ((v = getenv("FARO_SANDBOX_DEBUG")) != NULL && strcmp(v, "1") == 0)
+		o->debug = 1;
+}
+
+static const char *
+sandbox_user(const struct proc_sandbox *policy,
+    const struct proc_sandbox_opts *o)
+{
+	const char *v;
+
+	/* A policy without a user keeps its ids (traced_probes' broker). */
+	if (geteuid() != 0 || policy->user == NULL)
+		return NULL;
+	if (o != NULL && o->user != NULL)
+		return o->user;
+	if ((v = getenv("FARO_SANDBOX_USER")) != NULL && *v != '\0')
+		return v;
+	if (policy->user == NULL)
+		return NULL;
+	/* The dedicated account when installed, else the least one. */
+	if (getpwnam(policy->user) != NULL)
+		return policy->user;
+	log_info("%s: no user %s, running as nobody", __func__,
+	    policy->user);
+	return "nobody";
+}
+
+/*
+ * What every faro daemon does on its event loop, whatever its job: the
+ * base of each allow-list, which a daemon's own list extends.
+ */
+static const char *const sandbox_common[] = {
+	/* memory (mmap and mprotect: argument rules below) */
+	"brk", "munmap", "mremap", "madvise",
+	/* the event loop */
+	"epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait",
+	"epoll_pwait2", "poll", "ppoll", "pipe2", "eventfd2",
+	/* I/O on descriptors already open */
+	"read", "readv", "write", "writev", "close", "fstat", "newfstatat",
+	"statx", "lseek", "fcntl",
+	/* Unix sockets: IPC peers, syslog (socket: argument rule below) */
+	"connect", "sendto", "sendmsg", "recvfrom", "recvmsg", "shutdown",
+	"getsockopt", "setsockopt", "getsockname", "getpeername",
+	/* time */
+	"clock_gettime", "clock_getres", "gettimeofday", "nanosleep",
+	"clock_nanosleep",
+	/* signals, threads, exit */
+	"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "futex",
+	"getpid", "gettid", "getuid", "geteuid", "getgid", "getegid",
+	"sched_yield", "getrandom", "exit", "exit_group",
+	NULL
+};
+
+#define SANDBOX_PROT_EXEC	0x4
+#define SANDBOX_IOCTL_TCGETS	0x5401	/* isatty() on the log's stderr */
+#define SANDBOX_IOCTL_FIONREAD	0x541b	/* libevent sizes its reads */
+#define SANDBOX_IOCTL_FIONBIO	0x5421	/* non-blocking sockets */
+
+static const struct proc_sys_rule sandbox_common_rules[] = {
+	/* Never new executable memory: no JIT, no code from data. */
+	{ "mmap", 2, SANDBOX_PROT_EXEC, 0 },
+	{ "mprotect", 2, SANDBOX_PROT_EXEC, 0 },
+	/* Sockets of the Unix domain only, unless a daemon adds more. */
+	{ "socket", 0, 0xffffffff, 1 /* AF_UNIX */ },
+	/* Three ioctls; nothing that reaches a driver. */
+	{ "ioctl", 1, 0xffffffff, SANDBOX_IOCTL_TCGETS },
+	{ "ioctl", 1, 0xffffffff, SANDBOX_IOCTL_FIONREAD },
+	{ "ioctl", 1, 0xffffffff, SANDBOX_IOCTL_FIONBIO },
+};
+
+static size_t
+sandbox_count(const char *const *l)
+{
+	size_t n = 0;
+
+	while (l != NULL && l[n] != NULL)
+		n++;
+	return n;
+}
+
+int
+proc_sandbox_run(const struct proc_sandbox *policy,
+    const struct proc_sandbox_opts *o, struct event_base *base,
+    const char **cause)
+{
+	static const size_t ncommon_rules = sizeof(sandbox_common_rules) /
+	    sizeof(*sandbox_common_rules);
+	const char *const *parts[3] = { sandbox_common, policy->syscalls,
+	    NULL };
+	struct proc_sandbox sb = *policy;
+	struct proc_sys_rule *rules;
+	const char **list;
+	const char *v;
+	size_t n = 0, i = 0, j, r;
+	int rv;
+
+#ifdef FARO_ASAN
+	parts[2] = sandbox_asan_extra;
+#endif
+	sb.user = sandbox_user(policy, o);
+	if (sb.user == NULL)
+		sb.group = NULL;
+	v = getenv("FARO_SANDBOX_DEBUG");
+	sb.seccomp_debug = policy->seccomp_debug || (o != NULL && o->debug) ||
+	    (v != NULL && strcmp(v, "1") == 0);
+
+	/* One list: the common base, the daemon's own, the test extras. */
+	for (j = 0; j < 3; j++)
+		n += sandbox_count(parts[j]);
+	list = calloc(n + 1, sizeof(*list));
+	/* Twice the room: ASan builds mirror openat rules onto open. */
+	rules = calloc(2 * (ncommon_rules + policy->nrules), sizeof(*rules));
+	if (list == NULL || rules == NULL) {
+		free(list);
+		free(rules);
+		*cause = "out of memory";
+		return -1;
+	}
+	for (j = 0; j < 3; j++)
+		for (const char *const *p = parts[j]; p && *p; p++)
+			list[i++] = *p;
+	memcpy(rules, sandbox_common_rules, sizeof(sandbox_common_rules));
+	if (policy->nrules > 0)
+		memcpy(rules + ncommon_rules, policy->rules,
+		    policy->nrules * sizeof(*rules));
+	sb.nrules = ncommon_rules + policy->nrules;
+#ifdef FARO_ASAN
+	/* The sanitizer runtime opens files (/proc/self/maps, the task
+	 * list) with open(2), not openat: same flags rules, flags in arg 1. */
+	for (r = 0, j = sb.nrules; r < j; r++)
+		if (strcmp(rules[r].name, "openat") == 0) {
+			rules[sb.nrules] = rules[r];
+			rules[sb.nrules].name = "open";
+			rules[sb.nrules].arg = 1;
+			sb.nrules++;
+		}
+#endif
+	/* A name allowed outright would void its argument rules. */
+	for (j = 0; j < i; j++)
+		for (r = 0; r < sb.nrules; r++)
+			if (strcmp(list[j], rules[r].name) == 0)
+				list[j] = "";
+	sb.syscalls = list;
+	sb.rules = rules;
+	rv = proc_sandbox_enter(&sb, cause);
+#ifdef FARO_ASAN
+	/* LeakSan ptraces its own process at exit; the uid change cleared
+	 * the dumpable flag that allows it. Test builds only. */
+	if (rv == 0)
+		(void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+#endif
+	free(list);
+	free(rules);
+	if (rv == 0)
+		log_debug("%s: confined as %s, %zu capabilities, seccomp%s",
+		    __func__, sb.user ? sb.user : "(same user)",
+		    sb.ncaps_keep, sb.seccomp_debug ? " (debug)" : "");
+	proc_sandbox_test_hook(base);
+	return rv;
+}
+
+#ifdef FARO_TEST_HOOKS
+static void
+sandbox_forbidden(evutil_socket_t fd, short ev, void *arg)
+{
+	long rc;
+
+	(void)fd;
+	(void)ev;
+	(void)arg;
+	/* personality(2) is on no daemon's list. */
+	rc = syscall(SYS_personality, 0xffffffffUL);
+	log_warnx("%s: forbidden syscall returned %ld (errno %d)", __func__,
+	    rc, errno);
+}
+#endif
+
+void
+proc_sandbox_test_hook(struct event_base *base)
+{
+#ifdef FARO_TEST_HOOKS
+	const char *v = getenv("FARO_TEST_FORBIDDEN_SYSCALL");
+	struct timeval tv = { 0, 0 };
+
+	if (base == NULL || v == NULL || strcmp(v, "1") != 0)
+		return;
+	if (event_base_once(base, -1, EV_TIMEOUT, sandbox_forbidden, NULL,
+	    &tv) == -1)
+		log_warnx("%s: event_base_once failed", __func__);
+#else
+	(void)base;
+#endif
 }

@@ -11,7 +11,7 @@ trap 'rm -rf "$dir"' EXIT
 for unit in traced traced_probes trace_processor; do
 	bin=$(find "$b/daemons" -maxdepth 3 -type f -name "$unit" -perm -u+x | head -n 1)
 	[ -n "$bin" ] || { echo "FAIL: $unit binary not built"; exit 1; }
-	sed -e "s|@bindir@/$unit|$bin|" -e 's|@docdir@|/usr/share/doc/faro|' \
+	sed -e "s|@s\{0,1\}bindir@/$unit|$bin|" -e 's|@docdir@|/usr/share/doc/faro|' \
 		"$s/systemd/$unit.service.in" > "$dir/$unit.service"
 done
 cp "$s/systemd/traced-producer.socket" "$s/systemd/traced-consumer.socket" "$dir/"
