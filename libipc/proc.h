@@ -96,10 +96,10 @@ void		 proc_sandbox_opts_init(struct proc_sandbox_opts *);
 
 /*
  * Enters policy with the operator's options. The user is, in order:
- * opts->user, $FARO_SANDBOX_USER, policy->user if that account exists,
- * else "nobody". Only root changes ids: run by anyone else the daemon
- * keeps its uid and loses nothing it had. base (may be NULL) gets the
- * test hook of proc_sandbox_test_hook().
+ * opts->user, $FARO_SANDBOX_USER (both must exist), policy->user if
+ * that account exists, else none: the uid stays, without capabilities.
+ * Only root changes ids: run by anyone else the daemon keeps its uid.
+ * base (may be NULL) gets the test hook of proc_sandbox_test_hook().
  */
 int		 proc_sandbox_run(const struct proc_sandbox *policy,
 		    const struct proc_sandbox_opts *, struct event_base *base,

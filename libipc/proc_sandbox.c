@@ -252,8 +252,8 @@ proc_sandbox_enter(const struct proc_sandbox *sb, const char **cause)
 		if (sb->ncaps_keep > 0)
 			prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
 	}
-	/* Named capabilities only; everything else goes. */
-	if ((pw != NULL || sb->ncaps_keep > 0) && sandbox_caps(sb, cause) == -1)
+	/* Named capabilities only; everything else goes, uid change or not. */
+	if (sandbox_caps(sb, cause) == -1)
 		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
 		*cause = "PR_SET_NO_NEW_PRIVS";
@@ -314,12 +314,14 @@ sandbox_user(const struct proc_sandbox *policy,
 		return v;
 	if (policy->user == NULL)
 		return NULL;
-	/* The dedicated account when installed, else the least one. */
+	/* The dedicated account when installed; else the uid stays, with
+	 * no capabilities (a root-owned private directory stays usable). */
 	if (getpwnam(policy->user) != NULL)
 		return policy->user;
-	log_info("%s: no user %s, running as nobody", __func__,
-	    policy->user);
-	return "nobody";
+	log_warnx("%s: no user %s: uid %d kept, without capabilities "
+	    "(create the user, or use --sandbox-user)", __func__, policy->user,
+	    (int)geteuid());
+	return NULL;
 }
 
 /*

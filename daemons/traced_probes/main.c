@@ -2,7 +2,8 @@
  * traced_probes: the OS producer. Connects to traced's producer socket,
  * registers the data sources below and serves the sessions that use them.
  *
- *   traced_probes [-dv] [--user USER] [--no-privsep] [--run-dir DIR]
+ *   traced_probes [-dv] [--user USER] [--no-privsep] [--sandbox-debug]
+ *                 [--run-dir DIR]
  *                 [--producer-socket PATH]
  *   traced_probes --cleanup-after-crash [--run-dir DIR]
  *
@@ -214,7 +215,8 @@ static __attribute__((noreturn)) void
 usage(void)
 {
 	fprintf(stderr, "usage: traced_probes [-dv] [--user user] "
-	    "[--no-privsep] [--run-dir dir] [--producer-socket path]\n"
+	    "[--no-privsep] [--sandbox-debug]\n"
+	    "                     [--run-dir dir] [--producer-socket path]\n"
 	    "       traced_probes --cleanup-after-crash [--run-dir dir]\n");
 	exit(1);
 }
@@ -233,9 +235,9 @@ broker_forward(int sig)
  * tracefs, and exits with its status; returns only in the worker.
  */
 static void
-privsep_start(const char *top, const char *run_dir, const char *user)
+privsep_start(const char *top, const char *run_dir,
+    struct proc_sandbox_opts *sbo)
 {
-	struct proc_sandbox sb;
 	struct sigaction sa;
 	struct passwd *pw;
 	const char *cause = NULL;
@@ -250,24 +252,19 @@ privsep_start(const char *top, const char *run_dir, const char *user)
 		(void)setsockopt(sv[i], SOL_SOCKET, SO_RCVBUFFORCE, &buf,
 		    sizeof(buf));
 	}
-	pw = getpwnam(user);
+	/* As proc_sandbox_run() picks it: without the default account
+	 * the worker keeps root's uid, with no capabilities. */
+	pw = getpwnam(sbo->user != NULL ? sbo->user : WORKER_USER);
 	if ((pid = fork()) == -1)
 		fatal("fork");
 	if (pid == 0) {
 		close(sv[0]);
 		tfs_use_broker(sv[1]);
-		if (pw == NULL) {
-			log_warnx("no user %s: the worker keeps running as "
-			    "root (tracefs still goes through the broker)",
-			    user);
-			return;
-		}
 		/* The worker writes the controller's state files. */
-		if (chown(run_dir, pw->pw_uid, pw->pw_gid) == -1)
+		if (pw != NULL && chown(run_dir, pw->pw_uid, pw->pw_gid) == -1)
 			fatal("chown %s", run_dir);
-		memset(&sb, 0, sizeof(sb));
-		sb.user = user;
-		if (proc_sandbox_enter(&sb, &cause) == -1)
+		/* No capabilities, no new privileges, seccomp (sandbox.c). */
+		if (traced_probes_sandbox(sbo, NULL, &cause) == -1)
 			fatal("sandbox: %s", cause);
 		return;
 	}
@@ -279,6 +276,9 @@ privsep_start(const char *top, const char *run_dir, const char *user)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* The broker keeps root's uid and two capabilities (sandbox.c). */
+	if (traced_probes_broker_sandbox(sbo, &cause) == -1)
+		fatal("broker sandbox: %s", cause);
 	if (tfs_broker_serve(sv[0], top) == -1)
 		log_warnx("broker: bad request stream, worker stopped");
 	close(sv[0]);
@@ -317,6 +317,7 @@ main(int argc, char *argv[])
 		{ "producer-socket", required_argument, NULL, 's' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "no-privsep", no_argument, NULL, 'N' },
+		{ "sandbox-debug", no_argument, NULL, 'D' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -325,10 +326,11 @@ main(int argc, char *argv[])
 	struct proc_signals *sigs;
 	struct probes p;
 	const char *run_dir = NULL, *sock = NULL, *cause = NULL;
-	const char *user = WORKER_USER;
+	struct proc_sandbox_opts sbo;
 	char top[TFS_PATH_MAX];
 	int ch, cleanup = 0, verbose = 0, privsep = 1, n;
 
+	proc_sandbox_opts_init(&sbo);
 	while ((ch = getopt_long(argc, argv, "dv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'C':
@@ -341,7 +343,10 @@ main(int argc, char *argv[])
 			sock = optarg;
 			break;
 		case 'u':
-			user = optarg;
+			sbo.user = optarg;
+			break;
+		case 'D':
+			sbo.debug = 1;
 			break;
 		case 'N':
 			privsep = 0;
@@ -371,11 +376,14 @@ main(int argc, char *argv[])
 	if (ftrace_ctl_cleanup(run_dir, &cause) == -1)
 		fatalx("cleanup: %s: %s", run_dir, cause);
 	if (privsep)
-		privsep_start(top, run_dir, user);
+		privsep_start(top, run_dir, &sbo);
 
 	memset(&p, 0, sizeof(p));
 	if ((p.base = event_base_new()) == NULL)
 		fatalx("event_base_new failed");
+	/* The worker is confined already (--no-privsep: not at all, a
+	 * debugging mode); test builds may arm a forbidden syscall. */
+	proc_sandbox_test_hook(p.base);
 	if ((p.ftrace = ftrace_host_new(p.base, top, run_dir, &cause)) == NULL)
 		fatalx("ftrace: %s", cause);
 	if ((sigs = proc_signals_new(p.base, on_term, NULL, &p)) == NULL)
