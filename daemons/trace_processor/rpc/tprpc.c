@@ -147,6 +147,24 @@ tprpc_confine(struct event_base *base)
 	return 0;
 }
 
+/* Origins besides the Perfetto UI's that may use the server. */
+static int
+tprpc_add_origins(struct httpd *h, const struct tprpc_args *a)
+{
+	char **v;
+	size_t n, i;
+	int rc = 0;
+
+	if (a->http_cors_origins == NULL)
+		return 0;
+	if ((v = metrics_split_names(a->http_cors_origins, &n)) == NULL)
+		return -1;
+	for (i = 0; i < n && rc == 0; i++)
+		rc = httpd_allow_origin(h, v[i]);
+	metrics_names_free(v, n);
+	return rc;
+}
+
 static int
 tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
     const struct tprpc_args *a, struct metrics *mx)
@@ -178,6 +196,7 @@ tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
 		event_base_free(base);
 		return 1;
 	}
+	tprpc_add_origins(h, a);
 	sigint = evsignal_new(base, SIGINT, tprpc_on_signal, base);
 	sigterm = evsignal_new(base, SIGTERM, tprpc_on_signal, base);
 	evsignal_add(sigint, NULL);
@@ -238,6 +257,7 @@ tprpc_live(const struct tp_config *cfg, const struct tprpc_args *a,
 		return 1;
 	}
 	httpd_set_metrics(h, live_render, l);
+	tprpc_add_origins(h, a);
 	sigint = evsignal_new(base, SIGINT, tprpc_on_signal, base);
 	sigterm = evsignal_new(base, SIGTERM, tprpc_on_signal, base);
 	evsignal_add(sigint, NULL);

@@ -22,6 +22,8 @@ struct tprpc_args {
 	int		 httpd;			/* --httpd */
 	const char	*http_addr;		/* --http-ip-address */
 	int		 http_port;		/* --http-port */
+	const char	*http_cors_origins;	/* --http-additional-cors-origins
+						   a,b: more browser origins */
 	const char	*run_metrics;		/* --run-metrics a,b */
 	const char	*metrics_output;	/* text (default), binary, json */
 	const char	*metric_ext[TPRPC_MAX_EXTENSIONS];

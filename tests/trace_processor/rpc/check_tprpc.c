@@ -73,6 +73,9 @@ server_start(void)
 	ck_assert_msg(srv.h != NULL, "httpd_new: %s", err);
 	srv.port = httpd_port(srv.h);
 	ck_assert_int_gt(srv.port, 0);
+	/* An origin added by the operator (--http-additional-cors-origins). */
+	ck_assert_int_eq(httpd_allow_origin(srv.h, "http://extra.example:8080"),
+	    0);
 	ck_assert_int_eq(pthread_create(&srv.th, NULL, server_run, &srv), 0);
 }
 
@@ -594,6 +597,14 @@ START_TEST(test_cors)
 	ck_assert_int_eq(r.status, 200);
 	v = http_header(&r, "Access-Control-Allow-Origin");
 	ck_assert_str_eq(v, "http://127.0.0.1:10000");
+	free(v);
+	http_reply_free(&r);
+
+	ck_assert_int_eq(http_request(srv.port, "GET", "/status",
+	    "Origin: http://extra.example:8080\r\n", NULL, 0, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	v = http_header(&r, "Access-Control-Allow-Origin");
+	ck_assert_str_eq(v, "http://extra.example:8080");
 	free(v);
 	http_reply_free(&r);
 
