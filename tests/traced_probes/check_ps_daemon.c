@@ -41,8 +41,12 @@ daemon_start(const struct tt_traced *td, const char *run_dir,
 	    top ? top : ".");
 	if ((pid = fork()) == 0) {
 		setenv("PERFETTO_PRODUCER_SOCK_NAME", td->producer_sock, 1);
-		execl(prog, "traced_probes", "--run-dir", run_dir, "--user",
-		    user != NULL ? user : "traced", (char *)NULL);
+		if (user != NULL)
+			execl(prog, "traced_probes", "--run-dir", run_dir,
+			    "--user", user, (char *)NULL);
+		else	/* the daemon's own default user */
+			execl(prog, "traced_probes", "--run-dir", run_dir,
+			    (char *)NULL);
 		_exit(127);
 	}
 	return pid;
