@@ -200,6 +200,12 @@ handle_rpc(struct httpd *h, struct evhttp_request *req)
 	const uint8_t *body;
 	size_t len;
 
+	if (h->ws != NULL) {
+		/* The RPC has one stream state: the WebSocket holds it. */
+		reply_text(req, 409, "Conflict",
+		    "a WebSocket is using this trace processor\n");
+		return;
+	}
 	body = req_body(req, &len);
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Content-Type", "application/x-protobuf");

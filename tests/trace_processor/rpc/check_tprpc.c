@@ -619,13 +619,14 @@ START_TEST(test_cors)
 }
 END_TEST
 
+/* One masked client frame; fin = 0 leaves the message open. */
 static void
-ws_write_frame(int fd, int opcode, const uint8_t *p, size_t n)
+ws_write_frag(int fd, int opcode, int fin, const uint8_t *p, size_t n)
 {
 	uint8_t hdr[14], mask[4] = { 0x12, 0x34, 0x56, 0x78 }, *buf;
 	size_t h = 0, i;
 
-	hdr[h++] = (uint8_t)(0x80 | opcode);
+	hdr[h++] = (uint8_t)((fin ? 0x80 : 0) | opcode);
 	if (n < 126)
 		hdr[h++] = (uint8_t)(0x80 | n);
 	else {
@@ -641,6 +642,12 @@ ws_write_frame(int fd, int opcode, const uint8_t *p, size_t n)
 		buf[h + i] = p[i] ^ mask[i % 4];
 	ck_assert_int_eq(write(fd, buf, h + n), (ssize_t)(h + n));
 	free(buf);
+}
+
+static void
+ws_write_frame(int fd, int opcode, const uint8_t *p, size_t n)
+{
+	ws_write_frag(fd, opcode, 1, p, n);
 }
 
 static int
@@ -706,11 +713,15 @@ START_TEST(test_websocket)
 	ck_assert_ptr_nonnull(strstr(head,
 	    "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"));
 
-	/* Two requests in one message, the second split over two frames. */
+	/*
+	 * Two requests in one message sent as two fragments (binary, then
+	 * a continuation) split inside the second request.
+	 */
 	pbb_init(&w);
 	rpc_req(&w, 1, 10, 0, NULL, 0);
 	rpc_req(&w, 2, 10, 0, NULL, 0);
-	ws_write_frame(fd, 0x2, w.buf, w.len);
+	ws_write_frag(fd, 0x2, 0, w.buf, w.len - 2);
+	ws_write_frag(fd, 0x0, 1, w.buf + w.len - 2, 2);
 	op = ws_read_frame(fd, &pl, &len);
 	ck_assert_int_eq(op, 2);
 	n = rpc_decode(pl, len, m, 4);
@@ -725,6 +736,16 @@ START_TEST(test_websocket)
 	rpcmsg_free(m, n);
 	free(pl);
 	pbb_free(&w);
+
+	/* While the WebSocket holds the stream, /rpc is refused. */
+	{
+		struct http_reply r;
+
+		ck_assert_int_eq(http_request(srv.port, "POST", "/rpc", NULL,
+		    w.buf, 0, &r), 0);
+		ck_assert_int_eq(r.status, 409);
+		http_reply_free(&r);
+	}
 
 	/* Ping gets pong; close gets close. */
 	ws_write_frame(fd, 0x9, (const uint8_t *)"hi", 2);
