@@ -25,7 +25,8 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: traced [--background] [--version] [-v]\n"
+	    "usage: traced [--background] [--version] [-v] [--sandbox-debug]\n"
+	    "              [--sandbox-user user]\n"
 	    "              [--set-socket-permissions "
 	    "prod_group:prod_mode:cons_group:cons_mode]\n"
 	    "Sockets: $PERFETTO_PRODUCER_SOCK_NAME (comma separated) and "
@@ -70,8 +71,11 @@ main(int argc, char *argv[])
 		{ "version",			no_argument, NULL, 'V' },
 		{ "set-socket-permissions",	required_argument, NULL, 'p' },
 		{ "verbose",			no_argument, NULL, 'v' },
+		{ "sandbox-debug",		no_argument, NULL, 'D' },
+		{ "sandbox-user",		required_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct proc_sandbox_opts sbo;
 	struct traced		 svc;
 	struct traced_sockets	 ts;
 	struct event_base	*base;
@@ -79,8 +83,15 @@ main(int argc, char *argv[])
 	const char		*cause, *perms = NULL;
 	int			 ch, background = 0, verbose = 0, i, rc;
 
+	proc_sandbox_opts_init(&sbo);
 	while ((ch = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'D':
+			sbo.debug = 1;
+			break;
+		case 'U':
+			sbo.user = optarg;
+			break;
 		case 'b':
 			background = 1;
 			break;
@@ -138,7 +149,11 @@ main(int argc, char *argv[])
 	if (cport_register(&svc, svc.consumer_host) == -1)
 		fatalx("main: cannot serve ConsumerPort");
 
-	/* Confinement (issue 10) slots in here: nothing is opened later. */
+	/* Confinement: everything privileged is open; from here on none. */
+	if (traced_sandbox(&sbo, base, &cause) == -1)
+		fatal("main: sandbox: %s", cause);
+	/* Lockdown and service packets speak of the uid traced runs as. */
+	svc.uid = getuid();
 
 	if ((sig = proc_signals_new(base, on_term, NULL, &svc)) == NULL)
 		fatalx("main: signals");
