@@ -70,12 +70,14 @@ struct producer_ep {
 	size_t				 nqueue;
 	struct event			*ev_commit;
 	struct event			*ev_reconnect;
+	pthread_t			 loop_thread;
 
 	struct producer_ep_stats	 stats;
 };
 
 static void	ep_connect(struct producer_ep *);
 static void	ep_lost(struct producer_ep *, const char *why);
+static void	ep_commit_send(evutil_socket_t, short, void *);
 
 const char *
 producer_ep_default_socket(void)
@@ -183,7 +185,15 @@ ep_commit_cb(const struct shm_commit *c, void *arg)
 		m.buf = NULL;
 	}
 	pthread_mutex_unlock(&ep->qlock);
-	event_active(ep->ev_commit, EV_TIMEOUT, 0);
+	/*
+	 * On the loop's own thread (traced_probes, flushes) send now: a
+	 * writer stalling for a free chunk must not wait for a loop turn
+	 * that cannot come while it stalls.
+	 */
+	if (pthread_equal(pthread_self(), ep->loop_thread))
+		ep_commit_send(-1, 0, ep);
+	else
+		event_active(ep->ev_commit, EV_TIMEOUT, 0);
 out:
 	if (m.buf != NULL || (mv == NULL && c->nmoves))
 		log_warnx("%s: out of memory, commit lost", __func__);
@@ -581,6 +591,7 @@ producer_ep_new(struct event_base *base, const struct producer_ep_config *cfg,
 	ep->base = base;
 	ep->region.fd = -1;
 	pthread_mutex_init(&ep->qlock, NULL);
+	ep->loop_thread = pthread_self();
 	ep->name = strdup(cfg->name);
 	ep->socket = strdup(cfg->socket ? cfg->socket :
 	    producer_ep_default_socket());

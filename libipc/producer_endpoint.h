@@ -17,8 +17,8 @@
  *     flush                      ops->flush, answered by producer_ep_flush_done
  *     clear_incremental_state    ops->clear_incremental_state
  *
- *   writers' full chunks -> arbiter commit batches -> CommitData (queued,
- *   sent from the event loop, so writers may live on other threads)
+ *   writers' full chunks -> arbiter commit batches -> CommitData (sent at
+ *   once from the loop's thread, queued for the loop from other threads)
  *
  *   service gone: every live instance gets ops->stop, the SMB is unmapped,
  *   ops->disconnected runs, and the endpoint reconnects and registers

@@ -51,6 +51,8 @@
 /* Like upstream's traced_probes: ftrace bursts need a larger SMB. */
 #define SMB_SIZE_HINT		(2 * 1024 * 1024)
 #define SMB_PAGE_SIZE_HINT	(32 * 1024)
+/* A writer waits this long for traced to free a chunk, then drops. */
+#define SMB_STALL_MAX_MS	100
 #define WORKER_USER		"traced"
 /* Replies carry whole format files: room for the largest we read. */
 #define BROKER_SOCKBUF		(512 * 1024)
@@ -394,6 +396,7 @@ main(int argc, char *argv[])
 	cfg.socket = sock;
 	cfg.smb_size_hint = SMB_SIZE_HINT;
 	cfg.smb_page_size_hint = SMB_PAGE_SIZE_HINT;
+	cfg.stall_max_ms = SMB_STALL_MAX_MS;
 	cfg.ds = data_sources;
 	cfg.nds = sizeof(data_sources) / sizeof(data_sources[0]);
 	cfg.ops = &ep_ops;

@@ -82,9 +82,9 @@ snap(void)
 }
 
 /*
- * _i == 0: the worker keeps root (no "traced" user here, or it has one);
- * _i == 1: the worker runs as nobody, every tracefs access through the
- * broker.
+ * _i == 0: the worker runs as the default user ("traced", or the least
+ * privileged one when that is missing); _i == 1: as nobody, named. Every
+ * tracefs access goes through the broker.
  */
 START_TEST(marker_through_traced)
 {
@@ -108,11 +108,9 @@ START_TEST(marker_through_traced)
 	before = snap();
 	ck_assert_ptr_nonnull(mkdtemp(run_dir));
 	ck_assert_int_eq(tt_traced_start(&td, NULL), 0);
-	if (_i == 1) {
-		/* nobody must reach the producer socket. */
-		ck_assert_int_eq(chmod(td.dir, 0755), 0);
-		ck_assert_int_eq(chmod(td.producer_sock, 0666), 0);
-	}
+	/* The worker runs unprivileged: it must reach the producer socket. */
+	ck_assert_int_eq(chmod(td.dir, 0755), 0);
+	ck_assert_int_eq(chmod(td.producer_sock, 0666), 0);
 	probes = probes_start(&td, run_dir, _i == 1 ? "nobody" : NULL);
 	ck_assert_int_gt(probes, 0);
 	tt_spin(base, 300);

@@ -63,8 +63,10 @@ ftrace_ds_start(struct ftrace_host *host, struct producer_ep *ep, uint64_t id,
 	}
 	ds->ep = ep;
 	ds->id = id;
+	/* Stall (briefly, bounded by the endpoint) rather than drop when a
+	 * drain outruns traced: the kernel buffer holds what we do not read. */
 	ds->w = producer_ep_writer_new(ep, cfg->target_buffer,
-	    SHM_POLICY_DROP, &cause);
+	    SHM_POLICY_STALL, &cause);
 	if (ds->w == NULL) {
 		log_warnx("%s: instance %llu: %s", __func__,
 		    (unsigned long long)id, cause);
