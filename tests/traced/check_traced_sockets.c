@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -78,20 +79,26 @@ START_TEST(test_set_permissions)
 {
 	struct tt_traced	 td;
 	struct stat		 st;
-	static const char	*args[] = { "--set-socket-permissions",
-	    "root:0600:root:0640", NULL };
+	struct group		*gr = getgrgid(getgid());
+	char			 perm[200];
+	const char		*args[] = { "--set-socket-permissions", perm,
+	    NULL };
 	static const char	*bad[] = { "--set-socket-permissions",
 	    "root:0600:root", NULL };
 	static const char	*nogroup[] = { "--set-socket-permissions",
 	    "no-such-group-xyz:0600:root:0600", NULL };
 
+	/* Our own group: works without privilege too. */
+	ck_assert_ptr_nonnull(gr);
+	snprintf(perm, sizeof(perm), "%s:0600:%s:0640", gr->gr_name,
+	    gr->gr_name);
 	ck_assert_int_eq(tt_traced_start(&td, args), 0);
 	ck_assert_int_eq(stat(td.producer_sock, &st), 0);
 	ck_assert(S_ISSOCK(st.st_mode));
 	ck_assert_int_eq(st.st_mode & 07777, 0600);
 	ck_assert_int_eq(stat(td.consumer_sock, &st), 0);
 	ck_assert_int_eq(st.st_mode & 07777, 0640);
-	ck_assert_int_eq(st.st_gid, 0);
+	ck_assert_int_eq(st.st_gid, getgid());
 	ck_assert_int_eq(tt_traced_stop(&td), 0);
 	/* Bad flags: traced refuses to start. */
 	ck_assert_int_eq(tt_traced_start(&td, bad), -1);
