@@ -10,6 +10,8 @@ b=${top_builddir:?}
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 make=${MAKE:-make}
+# A fresh make, not a job of the one running the tests.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 fail=0
 
 if ! (cd "$b" && $make -s install DESTDIR="$dest" >"$dest.log" 2>&1); then
