@@ -727,7 +727,7 @@ cport_query_service_state(struct ipc_call *call, void *arg)
 	first = 0;
 	do {
 		batch = n - first;
-		st.data_sources = dsp + first;
+		st.data_sources = dsp != NULL ? dsp + first : NULL;
 		st.n_data_sources = batch;
 		while (batch > 1 &&
 		    perfetto__protos__query_service_state_response__get_packed_size(
