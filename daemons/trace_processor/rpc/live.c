@@ -76,7 +76,9 @@ struct live {
 	int			 part_bad;
 	/* Refreshing. */
 	uint64_t		 gen, rpc_gen;
+	uint64_t		 refreshed_ms;
 	struct rpc		*rpc;
+	struct evbuffer		*metrics_text;	/* of the last refresh */
 	struct live_stats	 st;
 };
 
@@ -94,8 +96,9 @@ live_opts_init(struct live_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->period_ms = 1000;
-	o->window_bytes = 64u << 20;
+	o->window_bytes = 32u << 20;
 	o->window_s = 600;
+	o->refresh_ms = 10000;
 }
 
 static void	live_connect(struct live *);
@@ -416,7 +419,7 @@ live_new(struct event_base *base, const struct tp_config *cfg,
 	    (l->tick = event_new(base, -1, EV_PERSIST, live_on_tick, l)) ==
 	    NULL ||
 	    (l->reconnect = evtimer_new(base, live_on_reconnect, l)) ==
-	    NULL) {
+	    NULL || (l->metrics_text = evbuffer_new()) == NULL) {
 		if (*err == NULL)
 			*err = strdup("out of memory");
 		live_free(l);
@@ -447,6 +450,8 @@ live_free(struct live *l)
 		free(p);
 	}
 	rpc_free(l->rpc);
+	if (l->metrics_text != NULL)
+		evbuffer_free(l->metrics_text);
 	free(l->part);
 	free(l->enable_req);
 	free(l);
@@ -467,29 +472,47 @@ live_get_stats(const struct live *l, struct live_stats *st)
 	st->tracing = l->tracing;
 }
 
-/* Imports the window into a fresh engine if it changed since the last. */
-static int
+/*
+ * Imports the window into a fresh engine and renders its metrics, if the
+ * window changed and the last refresh is old enough.
+ */
+static void
 live_refresh(struct live *l)
 {
 	struct live_pkt *p;
+	struct pbbuf w;
 	char *err = NULL;
+	uint64_t now = now_ms();
 
-	if (l->rpc_gen == l->gen)
-		return 0;
+	if (l->rpc_gen == l->gen || (l->st.refreshes > 0 &&
+	    now < l->refreshed_ms + l->opts.refresh_ms))
+		return;
 	rpc_reset(l->rpc);
 	for (p = l->head; p != NULL; p = p->next)
 		if (rpc_parse(l->rpc, p->data, p->len, &err) == -1) {
 			log_warnx("%s: %s", __func__, err ? err : "?");
 			free(err);
+			err = NULL;
 			break;
 		}
 	if (rpc_eof(l->rpc, &err) == -1) {
 		log_warnx("%s: %s", __func__, err ? err : "?");
 		free(err);
+		err = NULL;
 	}
 	l->rpc_gen = l->gen;
+	l->refreshed_ms = now;
 	l->st.refreshes++;
-	return 0;
+	evbuffer_drain(l->metrics_text, evbuffer_get_length(l->metrics_text));
+	pbb_init(&w);
+	if (metrics_compute(l->mx, rpc_db(l->rpc), live_metrics,
+	    sizeof(live_metrics) / sizeof(live_metrics[0]), &w, &err) == -1) {
+		log_warnx("%s: %s", __func__, err ? err : "?");
+		free(err);
+	} else if (openmetrics_render(l->mx, w.buf, w.len, "faro",
+	    l->metrics_text) == -1)
+		log_warnx("%s: cannot render the metrics", __func__);
+	pbb_free(&w);
 }
 
 int
@@ -497,8 +520,7 @@ live_render(void *arg, struct evbuffer *out)
 {
 	struct live *l = arg;
 	struct live_stats st;
-	struct pbbuf w;
-	char *err = NULL;
+	size_t n;
 
 	live_refresh(l);
 	live_get_stats(l, &st);
@@ -525,15 +547,9 @@ live_render(void *arg, struct evbuffer *out)
 	    (unsigned long long)st.evicted, (unsigned long long)st.reads,
 	    (unsigned long long)st.refreshes, st.window_packets,
 	    st.window_bytes, st.connected, st.tracing);
-	pbb_init(&w);
-	if (metrics_compute(l->mx, rpc_db(l->rpc), live_metrics,
-	    sizeof(live_metrics) / sizeof(live_metrics[0]), &w, &err) == -1) {
-		log_warnx("%s: %s", __func__, err ? err : "?");
-		free(err);
-	} else if (openmetrics_render(l->mx, w.buf, w.len, "faro", out) ==
-	    -1)
-		log_warnx("%s: cannot render the metrics", __func__);
-	pbb_free(&w);
+	n = evbuffer_get_length(l->metrics_text);
+	if (n > 0)
+		evbuffer_add(out, evbuffer_pullup(l->metrics_text, -1), n);
 	evbuffer_add_printf(out, "# EOF\n");
 	return 0;
 }

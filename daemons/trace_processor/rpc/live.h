@@ -10,8 +10,10 @@
  *
  * The engine finalizes a trace once (tp_eof), so each refresh imports the
  * window again rather than appending to the previous import; the cost is
- * bounded by the window and paid at most once per scrape. Memory is the
- * window plus one engine for it, whatever the session's length. The
+ * bounded by the window and paid at most once per refresh period (scrapes
+ * in between get the last metrics; the live_* counters are always
+ * current). Memory is the window plus one engine for it, whatever the
+ * session's length. The
  * config should clear incremental state periodically so that packets
  * whose interning data has left the window can still be read.
  */
@@ -35,6 +37,7 @@ struct live_opts {
 	uint32_t	 period_ms;	/* ReadBuffers period */
 	size_t		 window_bytes;	/* packets kept at most */
 	uint32_t	 window_s;	/* and for at most this long */
+	uint32_t	 refresh_ms;	/* re-import at most this often */
 };
 
 void		 live_opts_init(struct live_opts *);

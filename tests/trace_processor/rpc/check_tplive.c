@@ -142,8 +142,8 @@ link_to_traced(void)
 }
 
 static void
-live_up(struct live **l, struct httpd **h, struct metrics **mx,
-    size_t window_bytes)
+live_up_refresh(struct live **l, struct httpd **h, struct metrics **mx,
+    size_t window_bytes, uint32_t refresh_ms)
 {
 	struct tp_config cfg;
 	struct live_opts o;
@@ -158,11 +158,20 @@ live_up(struct live **l, struct httpd **h, struct metrics **mx,
 	o.config_path = write_config(td.dir);
 	o.period_ms = 50;
 	o.window_bytes = window_bytes;
+	o.refresh_ms = refresh_ms;
 	*l = live_new(base, &cfg, *mx, &o, &err);
 	ck_assert_msg(*l != NULL, "%s", err);
 	*h = httpd_new(base, "127.0.0.1", 0, live_rpc(*l), &err);
 	ck_assert_msg(*h != NULL, "%s", err);
 	httpd_set_metrics(*h, live_render, *l);
+}
+
+/* Every scrape sees the latest window. */
+static void
+live_up(struct live **l, struct httpd **h, struct metrics **mx,
+    size_t window_bytes)
+{
+	live_up_refresh(l, h, mx, window_bytes, 0);
 }
 
 START_TEST(test_live_counters_move)
@@ -262,6 +271,50 @@ START_TEST(test_live_window_bounded)
 }
 END_TEST
 
+START_TEST(test_live_refresh_period)
+{
+	struct tt_producer p;
+	struct tt_instance *in;
+	struct shm_writer *w;
+	struct live *l;
+	struct httpd *h;
+	struct metrics *mx;
+	struct live_stats st;
+	char *page;
+	long long pk1;
+
+	connect_producer(&p, "tt.producer", "tt.te");
+	/* Re-import at most once a minute: the second scrape is cached. */
+	live_up_refresh(&l, &h, &mx, 1u << 20, 60000);
+	in = wait_started(&p, "tt.te");
+	ck_assert_ptr_nonnull(in);
+	w = tt_producer_writer(&p, in->target_buffer);
+	write_slices(w, 1000, 4, 100);
+	tt_producer_commit(&p, w);
+	WAIT_UNTIL((live_get_stats(l, &st), st.packets >= 9));
+	page = scrape(httpd_port(h));
+	pk1 = om_value(page, "faro_live_packets_total");
+	ck_assert_int_eq(om_value(page,
+	    "faro_linux_slices_slice_count{name=\"work\"}"), 4);
+	ck_assert_int_eq(om_value(page, "faro_live_refreshes_total"), 1);
+	free(page);
+	write_slices(w, 50000, 6, 100);
+	tt_producer_commit(&p, w);
+	WAIT_UNTIL((live_get_stats(l, &st), st.packets >= (uint64_t)pk1 + 13));
+	page = scrape(httpd_port(h));
+	/* The counters move; the metrics wait for the next refresh. */
+	ck_assert_int_gt(om_value(page, "faro_live_packets_total"), pk1);
+	ck_assert_int_eq(om_value(page,
+	    "faro_linux_slices_slice_count{name=\"work\"}"), 4);
+	ck_assert_int_eq(om_value(page, "faro_live_refreshes_total"), 1);
+	free(page);
+	httpd_free(h);
+	live_free(l);
+	metrics_free(mx);
+	tt_producer_close(&p);
+}
+END_TEST
+
 START_TEST(test_live_traced_restart)
 {
 	struct live *l;
@@ -300,6 +353,7 @@ live_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_live_counters_move);
 	tcase_add_test(tc, test_live_window_bounded);
+	tcase_add_test(tc, test_live_refresh_period);
 	tcase_add_test(tc, test_live_traced_restart);
 	suite_add_tcase(s, tc);
 	return s;
