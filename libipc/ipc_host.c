@@ -652,6 +652,46 @@ ipc_host_add_service_pbc(struct ipc_host *h,
 }
 
 int
+ipc_host_add_service_named(struct ipc_host *h,
+    const ProtobufCServiceDescriptor *desc, const struct ipc_method *methods,
+    size_t n, ipc_disconnect_fn *on_disconnect, void *arg)
+{
+	ipc_method_fn **handlers;
+	size_t i, j;
+	int id;
+
+	if ((handlers = calloc(desc->n_methods + 1, sizeof(*handlers))) ==
+	    NULL)
+		return host_error(h, ENOMEM, "%s", __func__);
+	for (i = 0; i < desc->n_methods; i++) {
+		for (j = 0; j < n && handlers[i] == NULL; j++)
+			if (strcmp(desc->methods[i].name, methods[j].name) == 0)
+				handlers[i] = methods[j].fn;
+		if (handlers[i] == NULL)
+			log_warnx("%s: no handler for %s.%s", __func__,
+			    desc->short_name, desc->methods[i].name);
+	}
+	id = ipc_host_add_service_pbc(h, desc, handlers, on_disconnect, arg);
+	free(handlers);
+	return id;
+}
+
+void *
+ipc_call_args_untrusted(struct ipc_call *call,
+    const ProtobufCMessageDescriptor *d)
+{
+	ProtobufCMessage *m;
+
+	m = protobuf_c_message_unpack(d, NULL, call->args_len, call->args);
+	if (m == NULL) {
+		log_warnx("%s: malformed %s from pid %d", __func__,
+		    d->short_name, (int)call->peer->pid);
+		ipc_reply_fail(call->reply);
+	}
+	return m;
+}
+
+int
 ipc_call_take_fd(struct ipc_call *call)
 {
 	return ipc_frame_in_take_fd(call->in);
@@ -700,6 +740,20 @@ ipc_reply_send_msg(struct ipc_reply *r, const ProtobufCMessage *msg,
 	if (buf != stackbuf)
 		free(buf);
 	return rv;
+}
+
+int
+ipc_reply_send_empty(struct ipc_reply *r, const ProtobufCMessageDescriptor *d)
+{
+	ProtobufCMessage m;
+
+	/* Only a message without fields fits in m. */
+	if (d->sizeof_message > sizeof(m)) {
+		ipc_reply_fail(r);
+		return -1;
+	}
+	protobuf_c_message_init(d, &m);
+	return ipc_reply_send_msg(r, &m, 0, -1);
 }
 
 int

@@ -155,6 +155,24 @@ int		 ipc_host_add_service_pbc(struct ipc_host *,
 		    const ProtobufCServiceDescriptor *desc,
 		    ipc_method_fn *const *handlers,
 		    ipc_disconnect_fn *on_disconnect, void *arg);
+/*
+ * Same, with handlers given by method name: each method of desc gets the
+ * fn of the entry in methods[0..n) with its name. Methods without an
+ * entry are logged and reply success = false. methods is not kept.
+ */
+int		 ipc_host_add_service_named(struct ipc_host *,
+		    const ProtobufCServiceDescriptor *desc,
+		    const struct ipc_method *methods, size_t n,
+		    ipc_disconnect_fn *on_disconnect, void *arg);
+
+/*
+ * Decodes the request arguments as a d message. On malformed input it
+ * logs, fails the call (the reply handle is released) and returns NULL,
+ * so NULL means "already replied". Free the result with
+ * protobuf_c_message_free_unpacked().
+ */
+void		*ipc_call_args_untrusted(struct ipc_call *,
+		    const ProtobufCMessageDescriptor *d);
 
 /* Takes the next descriptor that came with the request, or -1. */
 int		 ipc_call_take_fd(struct ipc_call *);
@@ -170,6 +188,12 @@ int		 ipc_reply_send(struct ipc_reply *, const void *data,
 /* Same, packing a protobuf-c message. */
 int		 ipc_reply_send_msg(struct ipc_reply *,
 		    const ProtobufCMessage *msg, int has_more, int fd);
+/*
+ * Final reply carrying an empty d message (one declared without fields;
+ * any other d fails the call and returns -1).
+ */
+int		 ipc_reply_send_empty(struct ipc_reply *,
+		    const ProtobufCMessageDescriptor *d);
 /* Final reply with success = false; releases the handle. */
 int		 ipc_reply_fail(struct ipc_reply *);
 /* Releases the handle without replying (e.g. on client disconnect). */

@@ -50,22 +50,8 @@ struct cport_read {
 };
 
 #define CPORT_ARGS(type, fn, call)					\
-	((type *)cport_unpack((call),					\
+	((type *)ipc_call_args_untrusted((call),			\
 	    &perfetto__protos__##fn##__descriptor))
-
-static void *
-cport_unpack(struct ipc_call *call, const ProtobufCMessageDescriptor *d)
-{
-	ProtobufCMessage	*m;
-
-	m = protobuf_c_message_unpack(d, NULL, call->args_len, call->args);
-	if (m == NULL) {
-		log_warnx("cport: malformed %s from pid %d", d->short_name,
-		    (int)call->peer->pid);
-		ipc_reply_fail(call->reply);
-	}
-	return m;
-}
 
 static struct tconsumer *
 cport_consumer(struct ipc_call *call, struct traced *svc)
@@ -80,15 +66,6 @@ cport_consumer(struct ipc_call *call, struct traced *svc)
 			ipc_reply_fail(call->reply);
 	}
 	return c;
-}
-
-static void
-cport_reply_empty(struct ipc_call *call, const ProtobufCMessageDescriptor *d)
-{
-	ProtobufCMessage	m;
-
-	protobuf_c_message_init(d, &m);
-	ipc_reply_send_msg(call->reply, &m, 0, -1);
 }
 
 /* ---- notifications from the session code ------------------------- */
@@ -393,7 +370,8 @@ cport_start_tracing(struct ipc_call *call, void *arg)
 	}
 	if (c->session->state == TS_CONFIGURED)
 		session_start(c->session);
-	cport_reply_empty(call, &perfetto__protos__start_tracing_response__descriptor);
+	ipc_reply_send_empty(call->reply,
+	    &perfetto__protos__start_tracing_response__descriptor);
 }
 
 static void
@@ -413,7 +391,7 @@ cport_change_trace_config(struct ipc_call *call, void *arg)
 	    &cause) == -1) {
 		ipc_reply_fail(call->reply);
 	} else
-		cport_reply_empty(call,
+		ipc_reply_send_empty(call->reply,
 		    &perfetto__protos__change_trace_config_response__descriptor);
 	perfetto__protos__change_trace_config_request__free_unpacked(req, NULL);
 }
@@ -428,7 +406,7 @@ cport_disable_tracing(struct ipc_call *call, void *arg)
 		return;
 	if (c->session != NULL)
 		session_disable(c->session, NULL);
-	cport_reply_empty(call,
+	ipc_reply_send_empty(call->reply,
 	    &perfetto__protos__disable_tracing_response__descriptor);
 }
 
@@ -445,7 +423,8 @@ cport_free_buffers(struct ipc_call *call, void *arg)
 		cport_tracing_disabled(c, NULL);
 		session_free(c->session);
 	}
-	cport_reply_empty(call, &perfetto__protos__free_buffers_response__descriptor);
+	ipc_reply_send_empty(call->reply,
+	    &perfetto__protos__free_buffers_response__descriptor);
 }
 
 static void
@@ -497,7 +476,7 @@ cport_detach(struct ipc_call *call, void *arg)
 		log_warnx("%s: %s", __func__, cause);
 		ipc_reply_fail(call->reply);
 	} else
-		cport_reply_empty(call,
+		ipc_reply_send_empty(call->reply,
 		    &perfetto__protos__detach_response__descriptor);
 	perfetto__protos__detach_request__free_unpacked(req, NULL);
 }
@@ -920,10 +899,7 @@ cport_disconnect(const struct ipc_peer *peer, void *arg)
 		service_consumer_disconnect(c);
 }
 
-static const struct {
-	const char	*name;
-	ipc_method_fn	*fn;
-} cport_methods[] = {
+static const struct ipc_method cport_methods[] = {
 	{ "EnableTracing",		cport_enable_tracing },
 	{ "DisableTracing",		cport_disable_tracing },
 	{ "ReadBuffers",		cport_read_buffers },
@@ -944,24 +920,8 @@ static const struct {
 int
 cport_register(struct traced *svc, struct ipc_host *host)
 {
-	const ProtobufCServiceDescriptor *d =
-	    &perfetto__protos__consumer_port__descriptor;
-	ipc_method_fn	*handlers[32];
-	size_t		 i, j;
-
-	if (d->n_methods > sizeof(handlers) / sizeof(handlers[0]))
-		return -1;
-	for (i = 0; i < d->n_methods; i++) {
-		handlers[i] = NULL;
-		for (j = 0; j < sizeof(cport_methods) /
-		    sizeof(cport_methods[0]); j++)
-			if (strcmp(d->methods[i].name,
-			    cport_methods[j].name) == 0)
-				handlers[i] = cport_methods[j].fn;
-		if (handlers[i] == NULL)
-			log_warnx("%s: no handler for ConsumerPort.%s",
-			    __func__, d->methods[i].name);
-	}
-	return ipc_host_add_service_pbc(host, d, handlers, cport_disconnect,
+	return ipc_host_add_service_named(host,
+	    &perfetto__protos__consumer_port__descriptor, cport_methods,
+	    sizeof(cport_methods) / sizeof(cport_methods[0]), cport_disconnect,
 	    svc);
 }

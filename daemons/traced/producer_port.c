@@ -28,22 +28,8 @@ typedef Perfetto__Protos__GetAsyncCommandResponse	AsyncCmd;
 
 /* Unpacks the arguments or fails the call: NULL means "replied". */
 #define PPORT_ARGS(type, fn, call)					\
-	((type *)pport_unpack((call),					\
+	((type *)ipc_call_args_untrusted((call),			\
 	    &perfetto__protos__##fn##__descriptor))
-
-static void *
-pport_unpack(struct ipc_call *call, const ProtobufCMessageDescriptor *d)
-{
-	ProtobufCMessage	*m;
-
-	m = protobuf_c_message_unpack(d, NULL, call->args_len, call->args);
-	if (m == NULL) {
-		log_warnx("pport: malformed %s from pid %d", d->short_name,
-		    (int)call->peer->pid);
-		ipc_reply_fail(call->reply);
-	}
-	return m;
-}
 
 static struct tproducer *
 pport_producer(struct ipc_call *call, struct traced *svc)
@@ -57,16 +43,6 @@ pport_producer(struct ipc_call *call, struct traced *svc)
 		ipc_reply_fail(call->reply);
 	}
 	return p;
-}
-
-static void
-pport_reply_empty(struct ipc_call *call,
-    const ProtobufCMessageDescriptor *d)
-{
-	ProtobufCMessage	m;
-
-	protobuf_c_message_init(d, &m);
-	ipc_reply_send_msg(call->reply, &m, 0, -1);
 }
 
 /* ---- commands ------------------------------------------------------ */
@@ -325,7 +301,7 @@ pport_update_data_source(struct ipc_call *call, void *arg)
 			free(buf);
 		}
 	}
-	pport_reply_empty(call,
+	ipc_reply_send_empty(call->reply,
 	    &perfetto__protos__update_data_source_response__descriptor);
 	perfetto__protos__update_data_source_request__free_unpacked(req, NULL);
 }
@@ -344,7 +320,7 @@ pport_unregister_data_source(struct ipc_call *call, void *arg)
 	if (service_datasource_unregister(p, req->data_source_name) == -1)
 		log_debug("%s: producer %u: unknown data source", __func__,
 		    p->id);
-	pport_reply_empty(call,
+	ipc_reply_send_empty(call->reply,
 	    &perfetto__protos__unregister_data_source_response__descriptor);
 	perfetto__protos__unregister_data_source_request__free_unpacked(req,
 	    NULL);
@@ -362,7 +338,8 @@ pport_commit_data(struct ipc_call *call, void *arg)
 	    commit_data_request, call)) == NULL)
 		return;
 	commit_data_untrusted(p, req);
-	pport_reply_empty(call, &perfetto__protos__commit_data_response__descriptor);
+	ipc_reply_send_empty(call->reply,
+	    &perfetto__protos__commit_data_response__descriptor);
 	perfetto__protos__commit_data_request__free_unpacked(req, NULL);
 }
 
@@ -398,7 +375,7 @@ pport_register_trace_writer(struct ipc_call *call, void *arg)
 	    req->target_buffer) == -1)
 		log_warnx("%s: producer %u: writer %u refused", __func__,
 		    p->id, req->trace_writer_id);
-	pport_reply_empty(call,
+	ipc_reply_send_empty(call->reply,
 	    &perfetto__protos__register_trace_writer_response__descriptor);
 	perfetto__protos__register_trace_writer_request__free_unpacked(req,
 	    NULL);
@@ -416,7 +393,7 @@ pport_unregister_trace_writer(struct ipc_call *call, void *arg)
 	    unregister_trace_writer_request, call)) == NULL)
 		return;
 	service_writer_unregister(p, req->trace_writer_id);
-	pport_reply_empty(call,
+	ipc_reply_send_empty(call->reply,
 	    &perfetto__protos__unregister_trace_writer_response__descriptor);
 	perfetto__protos__unregister_trace_writer_request__free_unpacked(req,
 	    NULL);
@@ -434,7 +411,7 @@ pport_notify_started(struct ipc_call *call, void *arg)
 	    notify_data_source_started_request, call)) == NULL)
 		return;
 	session_instance_started(p, req->data_source_id);
-	pport_reply_empty(call,
+	ipc_reply_send_empty(call->reply,
 	    &perfetto__protos__notify_data_source_started_response__descriptor);
 	perfetto__protos__notify_data_source_started_request__free_unpacked(
 	    req, NULL);
@@ -452,7 +429,7 @@ pport_notify_stopped(struct ipc_call *call, void *arg)
 	    notify_data_source_stopped_request, call)) == NULL)
 		return;
 	session_instance_stopped(p, req->data_source_id);
-	pport_reply_empty(call,
+	ipc_reply_send_empty(call->reply,
 	    &perfetto__protos__notify_data_source_stopped_response__descriptor);
 	perfetto__protos__notify_data_source_stopped_request__free_unpacked(
 	    req, NULL);
@@ -470,7 +447,7 @@ pport_activate_triggers(struct ipc_call *call, void *arg)
 	    activate_triggers_request, call)) == NULL)
 		return;
 	session_activate_triggers(p, req->trigger_names, req->n_trigger_names);
-	pport_reply_empty(call,
+	ipc_reply_send_empty(call->reply,
 	    &perfetto__protos__activate_triggers_response__descriptor);
 	perfetto__protos__activate_triggers_request__free_unpacked(req, NULL);
 }
@@ -483,7 +460,8 @@ pport_sync(struct ipc_call *call, void *arg)
 	if (pport_producer(call, svc) == NULL)
 		return;
 	/* Calls are served in order: everything before this is done. */
-	pport_reply_empty(call, &perfetto__protos__sync_response__descriptor);
+	ipc_reply_send_empty(call->reply,
+	    &perfetto__protos__sync_response__descriptor);
 }
 
 static void
@@ -497,10 +475,7 @@ pport_disconnect(const struct ipc_peer *peer, void *arg)
 }
 
 /* Handlers by method name, matched against the service descriptor. */
-static const struct {
-	const char	*name;
-	ipc_method_fn	*fn;
-} pport_methods[] = {
+static const struct ipc_method pport_methods[] = {
 	{ "InitializeConnection",	pport_initialize_connection },
 	{ "RegisterDataSource",		pport_register_data_source },
 	{ "UnregisterDataSource",	pport_unregister_data_source },
@@ -518,24 +493,8 @@ static const struct {
 int
 pport_register(struct traced *svc, struct ipc_host *host)
 {
-	const ProtobufCServiceDescriptor *d =
-	    &perfetto__protos__producer_port__descriptor;
-	ipc_method_fn	*handlers[32];
-	size_t		 i, j;
-
-	if (d->n_methods > sizeof(handlers) / sizeof(handlers[0]))
-		return -1;
-	for (i = 0; i < d->n_methods; i++) {
-		handlers[i] = NULL;
-		for (j = 0; j < sizeof(pport_methods) /
-		    sizeof(pport_methods[0]); j++)
-			if (strcmp(d->methods[i].name,
-			    pport_methods[j].name) == 0)
-				handlers[i] = pport_methods[j].fn;
-		if (handlers[i] == NULL)
-			log_warnx("%s: no handler for ProducerPort.%s",
-			    __func__, d->methods[i].name);
-	}
-	return ipc_host_add_service_pbc(host, d, handlers, pport_disconnect,
+	return ipc_host_add_service_named(host,
+	    &perfetto__protos__producer_port__descriptor, pport_methods,
+	    sizeof(pport_methods) / sizeof(pport_methods[0]), pport_disconnect,
 	    svc);
 }

@@ -23,6 +23,7 @@
 #include "ipc_client.h"
 #include "ipc_frame.h"
 #include "ipc_host.h"
+#include "protos/perfetto/ipc/producer_port.pb-c.h"
 
 /* ---- fixture: one base, one host, a private socket directory ---- */
 
@@ -268,7 +269,8 @@ tc_reply(struct ipc_client *c, struct ipc_result *res, void *arg)
 		return;
 	}
 	t->replies++;
-	if (res->len < sizeof(t->data) - t->len) {
+	/* An empty reply may come with no data pointer at all. */
+	if (res->len > 0 && res->len < sizeof(t->data) - t->len) {
 		memcpy(t->data + t->len, res->data, res->len);
 		t->len += res->len;
 	}
@@ -935,6 +937,111 @@ START_TEST(test_pbc_service)
 }
 END_TEST
 
+/*
+ * Decodes RegisterTraceWriterRequest through the shared helper; writer 7
+ * is answered with a message that has fields, which the empty-reply
+ * helper must refuse (a failure) rather than overrun.
+ */
+static uint32_t named_writer_id;
+
+static void
+m_writer(struct ipc_call *call, void *arg)
+{
+	Perfetto__Protos__RegisterTraceWriterRequest *req;
+	const ProtobufCMessageDescriptor *d =
+	    &perfetto__protos__register_trace_writer_response__descriptor;
+
+	req = ipc_call_args_untrusted(call,
+	    &perfetto__protos__register_trace_writer_request__descriptor);
+	if (req == NULL)
+		return;
+	named_writer_id = req->trace_writer_id;
+	if (req->trace_writer_id == 7)
+		d = &perfetto__protos__register_trace_writer_request__descriptor;
+	ck_assert_int_eq(ipc_reply_send_empty(call->reply, d),
+	    req->trace_writer_id == 7 ? -1 : 0);
+	perfetto__protos__register_trace_writer_request__free_unpacked(req,
+	    NULL);
+}
+
+static const ProtobufCServiceDescriptor named_desc = {
+	PROTOBUF_C__SERVICE_DESCRIPTOR_MAGIC,
+	"perfetto.protos.NamedPort", "NamedPort",
+	"Perfetto__Protos__NamedPort", "perfetto.protos", 3, pbc_methods,
+	pbc_index,
+};
+
+START_TEST(test_named_service)
+{
+	/* Out of order, one unknown name, "First" left without a handler. */
+	static const struct ipc_method by_name[] = {
+		{ "Third",	m_writer },
+		{ "Nowhere",	m_echo },
+		{ "Second",	m_echo },
+	};
+	Perfetto__Protos__RegisterTraceWriterRequest req =
+	    PERFETTO__PROTOS__REGISTER_TRACE_WRITER_REQUEST__INIT;
+	uint8_t buf[32];
+	size_t len;
+	struct tc t;
+	int sid;
+
+	sid = ipc_host_add_service_named(host, &named_desc, by_name, 3, NULL,
+	    NULL);
+	ck_assert_int_gt(sid, 0);
+	ck_assert_int_eq(ipc_host_add_service_named(host, &named_desc,
+	    by_name, 3, NULL, NULL), -1);	/* duplicate name */
+	tc_open(&t, path, 0);
+	tc_bind(&t, "NamedPort");
+	ck_assert_uint_eq(t.b.service_id, (uint32_t)sid);
+
+	/* No handler: fails. */
+	ipc_client_invoke(t.c, t.b.service_id, 1, "", 0, -1, 0, tc_reply, &t);
+	run_until(&t.final, 1);
+	ck_assert_int_eq(t.failures, 1);
+	ck_assert_int_eq(t.replies, 0);
+
+	/* Echo by name. */
+	ipc_client_invoke(t.c, t.b.service_id, 2, "abc", 3, -1, 0, tc_reply,
+	    &t);
+	run_until(&t.final, 2);
+	ck_assert_int_eq(t.replies, 1);
+	ck_assert_uint_eq(t.len, 3);
+	ck_assert_int_eq(memcmp(t.data, "abc", 3), 0);
+
+	/* Well-formed arguments: decoded, answered with an empty message. */
+	req.has_trace_writer_id = 1;
+	req.trace_writer_id = 42;
+	len = perfetto__protos__register_trace_writer_request__pack(&req, buf);
+	ipc_client_invoke(t.c, t.b.service_id, 3, buf, len, -1, 0, tc_reply,
+	    &t);
+	run_until(&t.final, 3);
+	ck_assert_int_eq(t.replies, 2);
+	ck_assert_int_eq(t.failures, 1);
+	ck_assert_uint_eq(t.len, 3);		/* the empty reply adds nothing */
+	ck_assert_uint_eq(named_writer_id, 42);
+
+	/* Malformed arguments (a varint cut short): the call fails. */
+	named_writer_id = 0;
+	ipc_client_invoke(t.c, t.b.service_id, 3, "\x08\xff", 2, -1, 0,
+	    tc_reply, &t);
+	run_until(&t.final, 4);
+	ck_assert_int_eq(t.failures, 2);
+	ck_assert_uint_eq(named_writer_id, 0);
+
+	/* An "empty" reply of a message with fields is refused: a failure. */
+	req.trace_writer_id = 7;
+	len = perfetto__protos__register_trace_writer_request__pack(&req, buf);
+	ipc_client_invoke(t.c, t.b.service_id, 3, buf, len, -1, 0, tc_reply,
+	    &t);
+	run_until(&t.final, 5);
+	ck_assert_uint_eq(named_writer_id, 7);
+	ck_assert_int_eq(t.failures, 3);
+	ck_assert_int_eq(t.replies, 2);
+	ipc_client_free(t.c);
+}
+END_TEST
+
 /* Freeing the client from inside its own reply callback. */
 static void
 free_in_cb(struct ipc_client *c, struct ipc_result *res, void *arg)
@@ -1120,6 +1227,7 @@ ipc_suite(void)
 	tcase_add_test(tc, test_socket_path);
 	tcase_add_test(tc, test_adopt_and_abstract);
 	tcase_add_test(tc, test_pbc_service);
+	tcase_add_test(tc, test_named_service);
 	tcase_add_test(tc, test_free_in_callback);
 	tcase_add_test(tc, test_fds_per_frame);
 	tcase_add_test(tc, test_client_thread);
