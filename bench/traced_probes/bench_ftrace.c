@@ -32,6 +32,7 @@
 
 #include "source.h"
 #include "tfs.h"
+#include "pingpong.h"
 
 #define DRAIN_MS	50
 
@@ -44,54 +45,6 @@ now(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* ---- load ---- */
-
-static pid_t loaders[64];
-static int nloaders;
-
-static void
-load_start(int pairs)
-{
-	for (int i = 0; i < pairs; i++) {
-		int ab[2], ba[2];
-		char c = 0;
-		pid_t p;
-
-		if (pipe(ab) == -1 || pipe(ba) == -1)
-			exit(1);
-		if ((p = fork()) == 0) {
-			for (;;) {
-				if (read(ab[0], &c, 1) != 1 ||
-				    write(ba[1], &c, 1) != 1)
-					_exit(0);
-			}
-		}
-		loaders[nloaders++] = p;
-		if ((p = fork()) == 0) {
-			for (;;) {
-				if (write(ab[1], &c, 1) != 1 ||
-				    read(ba[0], &c, 1) != 1)
-					_exit(0);
-			}
-		}
-		loaders[nloaders++] = p;
-		close(ab[0]);
-		close(ab[1]);
-		close(ba[0]);
-		close(ba[1]);
-	}
-}
-
-static void
-load_stop(void)
-{
-	for (int i = 0; i < nloaders; i++)
-		kill(loaders[i], SIGKILL);
-	for (int i = 0; i < nloaders; i++)
-		waitpid(loaders[i], NULL, 0);
-	nloaders = 0;
 }
 
 /* ---- ours ---- */
@@ -118,7 +71,7 @@ run_ours(int secs, int pairs, double *cpu, uint64_t *nevents,
     uint64_t *lost)
 {
 	Perfetto__Protos__FtraceConfig cfg;
-	struct ftrace_sink sink = { sink_begin, sink_end, NULL };
+	struct ftrace_sink sink = { sink_begin, sink_end, NULL, NULL };
 	struct ftrace_cpu_counters c;
 	struct ftrace_host *h;
 	struct ftrace_source *s;
@@ -140,14 +93,14 @@ run_ours(int secs, int pairs, double *cpu, uint64_t *nevents,
 		fprintf(stderr, "ftrace: %s\n", err);
 		return -1;
 	}
-	load_start(pairs);
+	pingpong_start(pairs);
 	t0 = now(CLOCK_MONOTONIC);
 	c0 = now(CLOCK_PROCESS_CPUTIME_ID);
 	while (now(CLOCK_MONOTONIC) - t0 < secs) {
 		nanosleep(&tick, NULL);
 		ftrace_source_drain(s);
 	}
-	load_stop();
+	pingpong_stop();
 	ftrace_source_drain(s);
 	c1 = now(CLOCK_PROCESS_CPUTIME_ID);
 	ftrace_source_counters(s, &c);
@@ -207,9 +160,9 @@ run_tracecmd(const char *tc, const char *wrap, int secs, int pairs,
 	close(fds[1]);
 	/* Let trace-cmd set up before the load starts. */
 	sleep(1);
-	load_start(pairs);
+	pingpong_start(pairs);
 	sleep((unsigned)secs);
-	load_stop();
+	pingpong_stop();
 	f = fdopen(fds[0], "r");
 	if (f == NULL || fgets(line, sizeof(line), f) == NULL)
 		return -1;

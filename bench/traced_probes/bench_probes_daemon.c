@@ -24,48 +24,7 @@
 #include "protos/perfetto/config/ftrace/ftrace_config.pb-c.h"
 
 #include "traced_test.h"
-
-static pid_t loaders[64];
-static int nloaders;
-
-static void
-load_start(int pairs)
-{
-	for (int i = 0; i < pairs; i++) {
-		int ab[2], ba[2];
-		char c = 0;
-		pid_t p;
-
-		if (pipe(ab) == -1 || pipe(ba) == -1)
-			exit(1);
-		if ((p = fork()) == 0)
-			for (;;)
-				if (read(ab[0], &c, 1) != 1 ||
-				    write(ba[1], &c, 1) != 1)
-					_exit(0);
-		loaders[nloaders++] = p;
-		if ((p = fork()) == 0)
-			for (;;)
-				if (write(ab[1], &c, 1) != 1 ||
-				    read(ba[0], &c, 1) != 1)
-					_exit(0);
-		loaders[nloaders++] = p;
-		close(ab[0]);
-		close(ab[1]);
-		close(ba[0]);
-		close(ba[1]);
-	}
-}
-
-static void
-load_stop(void)
-{
-	for (int i = 0; i < nloaders; i++)
-		kill(loaders[i], SIGKILL);
-	for (int i = 0; i < nloaders; i++)
-		waitpid(loaders[i], NULL, 0);
-	nloaders = 0;
-}
+#include "pingpong.h"
 
 /* utime + stime of pid, in seconds. */
 static double
@@ -155,9 +114,9 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	c0 = proc_cpu(probes);
-	load_start(pairs);
+	pingpong_start(pairs);
 	tt_spin(base, secs * 1000);
-	load_stop();
+	pingpong_stop();
 	tt_spin(base, 200);
 	c1 = proc_cpu(probes);
 	tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL, 0);
