@@ -60,16 +60,22 @@ static const char schema_sql[] =
 	"CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER,"
 	" track_id INTEGER, value REAL, arg_set_id INTEGER);"
 	"CREATE VIEW counters AS SELECT * FROM counter;"
-	/* Keys repeat on every row: each is stored once, args is a view. */
+	/*
+	 * Keys and value types repeat on every row: each (flat_key, key,
+	 * value_type) is stored once, args is a view. Rows are clustered by
+	 * set: sets are read whole (EXTRACT_ARG, joins on arg_set_id), and
+	 * the clustering spares a second b-tree (an index on the set) that
+	 * every arg would otherwise be inserted into.
+	 */
 	"CREATE TABLE __arg_keys(id INTEGER PRIMARY KEY, flat_key TEXT,"
-	" key TEXT);"
-	"CREATE TABLE __args(id INTEGER PRIMARY KEY, arg_set_id INTEGER,"
+	" key TEXT, value_type TEXT);"
+	"CREATE TABLE __args(arg_set_id INTEGER, id INTEGER,"
 	" key_id INTEGER, int_value INTEGER, string_value TEXT,"
-	" real_value REAL, value_type TEXT);"
+	" real_value REAL, PRIMARY KEY(arg_set_id, id)) WITHOUT ROWID;"
 	"CREATE VIEW args AS SELECT a.id AS id, a.arg_set_id AS arg_set_id,"
 	" k.flat_key AS flat_key, k.key AS key, a.int_value AS int_value,"
 	" a.string_value AS string_value, a.real_value AS real_value,"
-	" a.value_type AS value_type"
+	" k.value_type AS value_type"
 	" FROM __args a JOIN __arg_keys k ON k.id = a.key_id;"
 
 	/*
@@ -77,7 +83,6 @@ static const char schema_sql[] =
 	 * timestamps) are cheaper to keep up while loading than to build
 	 * by sorting afterwards.
 	 */
-	"CREATE INDEX args_set ON __args(arg_set_id);"
 	"CREATE INDEX arg_keys_key ON __arg_keys(key);"
 	"CREATE INDEX slice_track_ts ON slice(track_id, ts);"
 	"CREATE INDEX counter_track_ts ON counter(track_id, ts);"
@@ -137,9 +142,9 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	[SQ_COUNTER] = "INSERT INTO counter(id, ts, track_id, value,"
 	    " arg_set_id) VALUES(?,?,?,?,?)",
 	[SQ_ARG] = "INSERT INTO __args(id, arg_set_id, key_id, int_value,"
-	    " string_value, real_value, value_type) VALUES(?,?,?,?,?,?,?)",
-	[SQ_ARG_KEY] = "INSERT INTO __arg_keys(id, flat_key, key)"
-	    " VALUES(?,?,?)",
+	    " string_value, real_value) VALUES(?,?,?,?,?,?)",
+	[SQ_ARG_KEY] = "INSERT INTO __arg_keys(id, flat_key, key, value_type)"
+	    " VALUES(?,?,?,?)",
 	[SQ_FLOW] = "INSERT INTO flow(id, slice_out, slice_in) VALUES(?,?,?)",
 	[SQ_SCHED] = "INSERT INTO sched_slice(id, ts, dur, cpu, utid,"
 	    " end_state, priority) VALUES(?,?,?,?,?,?,?)",
@@ -269,13 +274,14 @@ tp_arg_set_new(struct tp *tp)
 	return tp->next_arg_set++;
 }
 
-/* The id of a (flat_key, key) pair, written on first use. */
+/* The id of a (flat_key, key, value_type), written on first use. */
 static int64_t
-arg_key_id(struct tp *tp, const char *flat, const char *key)
+arg_key_id(struct tp *tp, const char *flat, const char *key,
+    const char *type)
 {
-	size_t fl = strlen(flat), kl = strlen(key);
-	uint64_t h = tp_hash_bytes(tp_hash_bytes(0, flat, fl + 1), key, kl),
-	    *v;
+	size_t fl = strlen(flat), kl = strlen(key), tl = strlen(type);
+	uint64_t h = tp_hash_bytes(tp_hash_bytes(tp_hash_bytes(0, flat,
+	    fl + 1), key, kl + 1), type, tl), *v;
 	sqlite3_stmt *st = tp->stmt[SQ_ARG_KEY];
 	int64_t id;
 
@@ -285,6 +291,7 @@ arg_key_id(struct tp *tp, const char *flat, const char *key)
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, flat, (int)fl, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, key, (int)kl, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, type, (int)tl, SQLITE_STATIC);
 	if (tp_step_done(tp, st) == -1 ||
 	    tp_hash_put(&tp->arg_keys, h, (uint64_t)id) == -1)
 		return -1;
@@ -297,7 +304,7 @@ arg_insert(struct tp *tp, int64_t set, const char *flat, const char *key,
     const char *type)
 {
 	sqlite3_stmt *st = tp->stmt[SQ_ARG];
-	int64_t kid = arg_key_id(tp, flat, key);
+	int64_t kid = arg_key_id(tp, flat, key, type);
 
 	if (kid < 0)
 		return;
@@ -308,7 +315,6 @@ arg_insert(struct tp *tp, int64_t set, const char *flat, const char *key,
 	bind_str(st, 5, s, slen);
 	if (rv != NULL)
 		sqlite3_bind_double(st, 6, *rv);
-	sqlite3_bind_text(st, 7, type, -1, SQLITE_STATIC);
 	(void)tp_step_done(tp, st);
 }
 
