@@ -258,6 +258,25 @@ faro(struct run *r, const char *input, ...)
 	return r->code;
 }
 
+/* Polls `faro --query` (500 times, 10 ms apart) until it prints want. */
+static void
+wait_query(const char *want)
+{
+	struct run q;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		faro(&q, NULL, "--query", NULL);
+		if (strstr(q.out, want) != NULL) {
+			run_free(&q);
+			break;
+		}
+		run_free(&q);
+		msleep(10);
+	}
+	ck_assert_int_lt(i, 500);
+}
+
 #define ASSERT_ERR(r, s) ck_assert_msg(strstr((r)->err, (s)) != NULL, \
 	"stderr <%s> lacks <%s>", (r)->err, (s))
 
@@ -484,22 +503,12 @@ interrupt_run(int sig, const char *extra, struct run *r)
 {
 	const char *argv[] = { "-t", "60s", "-o", path("int.pftrace"), extra,
 	    NULL };
-	int outfd, errfd, i;
+	int outfd, errfd;
 	pid_t pid;
-	struct run q;
 
 	pid = spawn(argv, NULL, &outfd, &errfd, -1);
 	/* The session shows up in --query once traced has it. */
-	for (i = 0; i < 500; i++) {
-		faro(&q, NULL, "--query", NULL);
-		if (strstr(q.out, "Tracing sessions: 1 (started: 1)") != NULL) {
-			run_free(&q);
-			break;
-		}
-		run_free(&q);
-		msleep(10);
-	}
-	ck_assert_int_lt(i, 500);
+	wait_query("Tracing sessions: 1 (started: 1)");
 	kill(pid, sig);
 	finish(pid, outfd, errfd, r);
 }
@@ -905,21 +914,12 @@ START_TEST(test_activate_triggers)
 	const char *cfg = "buffers { size_kb: 256 } trigger_config { "
 	    "trigger_mode: STOP_TRACING trigger_timeout_ms: 60000 "
 	    "triggers { name: \"faro_stop\" stop_delay_ms: 0 } }";
-	struct run r, q;
-	int outfd, errfd, i;
+	struct run r;
+	int outfd, errfd;
 	pid_t pid;
 
 	pid = spawn(argv, cfg, &outfd, &errfd, -1);
-	for (i = 0; i < 500; i++) {
-		faro(&q, NULL, "--query", NULL);
-		if (strstr(q.out, "Tracing sessions: 1") != NULL) {
-			run_free(&q);
-			break;
-		}
-		run_free(&q);
-		msleep(10);
-	}
-	ck_assert_int_lt(i, 500);
+	wait_query("Tracing sessions: 1");
 	/* No session, no output file: just the trigger. */
 	ck_assert_int_eq(faro(&r, "activate_triggers: \"faro_stop\"", "-c",
 	    "-", "--txt", NULL), 0);
@@ -1067,21 +1067,12 @@ END_TEST
 START_TEST(test_traced_dies)
 {
 	const char *argv[] = { "-t", "60s", "-o", path("dies.pftrace"), NULL };
-	struct run r, q;
-	int outfd, errfd, i;
+	struct run r;
+	int outfd, errfd;
 	pid_t pid;
 
 	pid = spawn(argv, NULL, &outfd, &errfd, -1);
-	for (i = 0; i < 500; i++) {
-		faro(&q, NULL, "--query", NULL);
-		if (strstr(q.out, "Tracing sessions: 1") != NULL) {
-			run_free(&q);
-			break;
-		}
-		run_free(&q);
-		msleep(10);
-	}
-	ck_assert_int_lt(i, 500);
+	wait_query("Tracing sessions: 1");
 	kill(tt.pid, SIGKILL);
 	finish(pid, outfd, errfd, &r);
 	ck_assert_int_eq(r.code, 1);
