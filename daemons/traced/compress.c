@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "log.h"
+#include "pbw.h"
 #include "traced.h"
 
 struct compress_sink {
@@ -84,21 +85,6 @@ compress_push(struct compress_sink *c, const uint8_t *p, size_t len,
 	}
 }
 
-static size_t
-compress_varint(uint8_t *out, uint64_t v)
-{
-	size_t	n = 0;
-
-	do {
-		out[n] = (uint8_t)(v & 0x7f);
-		v >>= 7;
-		if (v != 0)
-			out[n] |= 0x80;
-		n++;
-	} while (v != 0);
-	return n;
-}
-
 /* The packet_sink_fn that feeds the stream. */
 int
 compress_sink(void *arg, const uint8_t *body, size_t blen,
@@ -111,7 +97,7 @@ compress_sink(void *arg, const uint8_t *body, size_t blen,
 	if (c->failed)
 		return -1;
 	hdr[0] = 0x0a;		/* Trace.packet */
-	h = 1 + compress_varint(hdr + 1, blen + tlen);
+	h = (size_t)(pbw_put_varint(hdr + 1, blen + tlen) - hdr);
 	if (compress_push(c, hdr, h, Z_NO_FLUSH) == -1 ||
 	    compress_push(c, body, blen, Z_NO_FLUSH) == -1 ||
 	    (tlen > 0 && compress_push(c, trailer, tlen, Z_NO_FLUSH) == -1))
@@ -135,7 +121,7 @@ compress_end(struct compress_sink *c, packet_sink_fn *sink, void *arg)
 		clen = c->zs.total_out;
 		hdr[0] = 0x92;	/* field 50, length-delimited */
 		hdr[1] = 0x03;
-		h = 2 + compress_varint(hdr + 2, clen);
+		h = (size_t)(pbw_put_varint(hdr + 2, clen) - hdr);
 		/* The header goes in front of the payload: one contiguous body. */
 		if (c->cap - clen < h) {
 			uint8_t *n = realloc(c->out, clen + h);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pbw.h"
 #include "traced.h"
 
 /* TracePacket fields a producer may not set (upstream numbers). */
@@ -105,39 +106,24 @@ packet_validate_untrusted(const uint8_t *p, size_t len)
 	return 0;
 }
 
-static size_t
-packet_put_varint(uint8_t *out, uint64_t v)
-{
-	size_t	n = 0;
-
-	do {
-		out[n] = (uint8_t)(v & 0x7f);
-		v >>= 7;
-		if (v != 0)
-			out[n] |= 0x80;
-		n++;
-	} while (v != 0);
-	return n;
-}
-
 size_t
 packet_trailer(uint8_t *out, int32_t uid, uint32_t seq_id, int32_t pid,
     uint32_t previous_packet_dropped)
 {
-	size_t	n = 0;
+	uint8_t	*p = out;
 
 	/* int32 fields are sign-extended varints on the wire. */
-	n += packet_put_varint(out + n, (3 << 3) | 0);
-	n += packet_put_varint(out + n, (uint64_t)(int64_t)uid);
-	n += packet_put_varint(out + n, (10 << 3) | 0);
-	n += packet_put_varint(out + n, seq_id);
+	p = pbw_put_varint(p, (3 << 3) | 0);
+	p = pbw_put_varint(p, (uint64_t)(int64_t)uid);
+	p = pbw_put_varint(p, (10 << 3) | 0);
+	p = pbw_put_varint(p, seq_id);
 	if (pid > 0) {
-		n += packet_put_varint(out + n, (79 << 3) | 0);
-		n += packet_put_varint(out + n, (uint64_t)(int64_t)pid);
+		p = pbw_put_varint(p, (79 << 3) | 0);
+		p = pbw_put_varint(p, (uint64_t)(int64_t)pid);
 	}
 	if (previous_packet_dropped) {
-		n += packet_put_varint(out + n, (42 << 3) | 0);
-		n += packet_put_varint(out + n, 1);
+		p = pbw_put_varint(p, (42 << 3) | 0);
+		p = pbw_put_varint(p, 1);
 	}
-	return n;
+	return (size_t)(p - out);
 }
