@@ -291,30 +291,41 @@ te_seq_clear(struct te_seq *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* iid of (kind, key); *isnew when assigned now. 0 when the table is full. */
-static uint32_t
-intern(struct te_seq *s, uint32_t kind, const void *key, int *isnew)
+/*
+ * The slot holding (kind, key), or the empty one where it would go (there
+ * always is one: TE_INTERN_MAX < TE_INTERN_SLOTS).
+ */
+static struct te_intern_ent *
+intern_slot(struct te_seq *s, uint32_t kind, const void *key)
 {
 	uint64_t h = ((uint64_t)(uintptr_t)key ^ kind) * 0x9e3779b97f4a7c15ull;
 	unsigned i = (unsigned)(h >> 54) & (TE_INTERN_SLOTS - 1);
 
-	*isnew = 0;
 	for (;; i = (i + 1) & (TE_INTERN_SLOTS - 1)) {
 		struct te_intern_ent *e = &s->tab[i];
 
-		if (e->key == key && e->kind == kind)
-			return e->iid;
-		if (e->key == NULL)
-			break;
+		if ((e->key == key && e->kind == kind) || e->key == NULL)
+			return e;
 	}
+}
+
+/* iid of (kind, key); *isnew when assigned now. 0 when the table is full. */
+static uint32_t
+intern(struct te_seq *s, uint32_t kind, const void *key, int *isnew)
+{
+	struct te_intern_ent *e = intern_slot(s, kind, key);
+
+	*isnew = 0;
+	if (e->key == key && e->kind == kind)
+		return e->iid;
 	if (s->used >= TE_INTERN_MAX)
 		return 0;
 	s->used++;
-	s->tab[i].key = key;
-	s->tab[i].kind = kind;
-	s->tab[i].iid = ++s->next_iid[kind];
+	e->key = key;
+	e->kind = kind;
+	e->iid = ++s->next_iid[kind];
 	*isnew = 1;
-	return s->tab[i].iid;
+	return e->iid;
 }
 
 static void
@@ -429,17 +440,9 @@ event_prepare(struct faro_ds_ctx *w, const struct faro_track *track,
 static uint32_t
 intern_find(struct te_seq *s, uint32_t kind, const void *key)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)key ^ kind) * 0x9e3779b97f4a7c15ull;
-	unsigned i = (unsigned)(h >> 54) & (TE_INTERN_SLOTS - 1);
+	struct te_intern_ent *e = intern_slot(s, kind, key);
 
-	for (;; i = (i + 1) & (TE_INTERN_SLOTS - 1)) {
-		struct te_intern_ent *e = &s->tab[i];
-
-		if (e->key == key && e->kind == kind)
-			return e->iid;
-		if (e->key == NULL)
-			return 0;
-	}
+	return e->key == key && e->kind == kind ? e->iid : 0;
 }
 
 struct new_iid {
