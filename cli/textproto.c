@@ -508,20 +508,28 @@ is_near(const char *want, size_t d)
 	return d <= lim;
 }
 
+/* Keeps cand in *best when it is nearer to name than *best (at *bestd). */
+static void
+keep_nearest(const char *name, const char *cand, const char **best,
+    size_t *bestd)
+{
+	size_t d = textproto_edit_distance(name, cand);
+
+	if (d < *bestd) {
+		*bestd = d;
+		*best = cand;
+	}
+}
+
 static const char *
 closest_field(const ProtobufCMessageDescriptor *desc, const char *name)
 {
 	const char *best = NULL;
-	size_t bestd = SIZE_MAX, d;
+	size_t bestd = SIZE_MAX;
 	unsigned i;
 
-	for (i = 0; i < desc->n_fields; i++) {
-		d = textproto_edit_distance(name, desc->fields[i].name);
-		if (d < bestd) {
-			bestd = d;
-			best = desc->fields[i].name;
-		}
-	}
+	for (i = 0; i < desc->n_fields; i++)
+		keep_nearest(name, desc->fields[i].name, &best, &bestd);
 	if (best != NULL && is_near(name, bestd))
 		return best;
 	/* A unit suffix left out ("duration" for "duration_ms"). */
@@ -537,16 +545,11 @@ static const char *
 closest_enum(const ProtobufCEnumDescriptor *ed, const char *name)
 {
 	const char *best = NULL;
-	size_t bestd = SIZE_MAX, d;
+	size_t bestd = SIZE_MAX;
 	unsigned i;
 
-	for (i = 0; i < ed->n_values; i++) {
-		d = textproto_edit_distance(name, ed->values[i].name);
-		if (d < bestd) {
-			bestd = d;
-			best = ed->values[i].name;
-		}
-	}
+	for (i = 0; i < ed->n_values; i++)
+		keep_nearest(name, ed->values[i].name, &best, &bestd);
 	return best != NULL && is_near(name, bestd) ? best : NULL;
 }
 
