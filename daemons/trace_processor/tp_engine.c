@@ -264,6 +264,9 @@ tp_parse(struct tp *tp, const void *vbuf, size_t len)
 		rc = gunzip_feed(tp, buf, len);
 	else
 		rc = parse_plain(tp, buf, len);
+	/* Queries may run between two pieces: no row stays queued. */
+	if (tp_rows_flush(tp) == -1)
+		rc = -1;
 	if (rc == 0 && tp->bytes_in % COMMIT_BYTES < len)
 		rc = tp_txn_commit(tp);
 	return rc;

@@ -153,6 +153,33 @@ enum tp_stmt {
 	SQ_COUNT
 };
 
+/*
+ * Rows of the bulk tables wait here and go to SQLite several per INSERT:
+ * one statement run per row costs more than the row itself. Strings are
+ * copied, so callers' buffers may change once a row is queued.
+ */
+#define TP_BATCH_ROWS	64
+#define TP_BATCH_COLS	13
+
+struct tp_val {
+	int		 type;		/* SQLITE_INTEGER, _FLOAT, _TEXT, _NULL */
+	int		 len;		/* text: bytes at off in the arena */
+	union {
+		int64_t	 i;
+		double	 d;
+		size_t	 off;
+	} u;
+};
+
+struct tp_batch {
+	sqlite3_stmt	*many;		/* TP_BATCH_ROWS rows per run */
+	int		 ncols;
+	int		 nrows;
+	struct tp_val	 v[TP_BATCH_ROWS * TP_BATCH_COLS];
+	char		*str;		/* arena of the queued texts */
+	size_t		 strlen, strcap;
+};
+
 /* Importer sub-states; each file owns its struct. */
 struct tp_proto;
 struct tp_json;
@@ -187,6 +214,7 @@ struct tp_sorter {
 struct tp {
 	sqlite3			*db;
 	sqlite3_stmt		*stmt[SQ_COUNT];
+	struct tp_batch		*batch[SQ_COUNT];	/* NULL: not batched */
 	struct tp_config	 cfg;
 	char			 err[512];
 	int			 eof_done;
@@ -268,6 +296,13 @@ void	 tp_metadata_str(struct tp *, const char *name, const char *v);
 void	 tp_metadata_int(struct tp *, const char *name, int64_t v);
 int	 tp_write_final_tables(struct tp *);
 int	 tp_step_done(struct tp *, sqlite3_stmt *);
+struct tp_val	*tp_row_new(struct tp *, enum tp_stmt);
+void	 tp_val_int(struct tp_val *, int64_t);
+void	 tp_val_i64n(struct tp_val *, int64_t);
+void	 tp_val_real(struct tp_val *, double);
+int	 tp_val_str(struct tp *, enum tp_stmt, struct tp_val *, const char *,
+	    size_t);
+int	 tp_rows_flush(struct tp *);
 
 /* tp_procs.c: threads and processes with utid/upid. */
 void	 tp_procs_init(struct tp *);

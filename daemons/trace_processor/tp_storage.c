@@ -182,6 +182,53 @@ tp_schema_index(struct tp *tp)
 	return 0;
 }
 
+/* The tables whose rows are queued (tp_row_new) rather than written one by one. */
+static const int batched[SQ_COUNT] = {
+	[SQ_SLICE] = 1, [SQ_COUNTER] = 1, [SQ_ARG] = 1, [SQ_FLOW] = 1,
+	[SQ_SCHED] = 1, [SQ_THREAD_STATE] = 1, [SQ_FTRACE] = 1,
+};
+
+/* The single-row INSERT with its VALUES tuple repeated TP_BATCH_ROWS times. */
+static int
+batch_prepare(struct tp *tp, enum tp_stmt k)
+{
+	const char *one = stmt_sql[k], *tuple = strstr(one, "VALUES(");
+	struct tp_batch *b;
+	size_t plen, tlen, len, i;
+	char *sql, *p;
+	int rc;
+
+	if ((b = calloc(1, sizeof(*b))) == NULL)
+		return tp_seterr(tp, "%s: out of memory", __func__);
+	tp->batch[k] = b;
+	b->ncols = sqlite3_bind_parameter_count(tp->stmt[k]);
+	if (tuple == NULL || b->ncols > TP_BATCH_COLS)
+		return tp_seterr(tp, "%s: statement %d cannot be batched",
+		    __func__, (int)k);
+	tuple += strlen("VALUES");
+	plen = (size_t)(tuple - one);
+	tlen = strlen(tuple);
+	len = plen + TP_BATCH_ROWS * (tlen + 1);
+	if ((sql = malloc(len)) == NULL)
+		return tp_seterr(tp, "%s: out of memory", __func__);
+	memcpy(sql, one, plen);
+	p = sql + plen;
+	for (i = 0; i < TP_BATCH_ROWS; i++) {
+		if (i > 0)
+			*p++ = ',';
+		memcpy(p, tuple, tlen);
+		p += tlen;
+	}
+	*p = '\0';
+	rc = sqlite3_prepare_v3(tp->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+	    &b->many, NULL);
+	free(sql);
+	if (rc != SQLITE_OK)
+		return tp_seterr(tp, "%s: %s", __func__,
+		    sqlite3_errmsg(tp->db));
+	return 0;
+}
+
 int
 tp_stmts_prepare(struct tp *tp)
 {
@@ -192,10 +239,13 @@ tp_stmts_prepare(struct tp *tp)
 		    SQLITE_PREPARE_PERSISTENT, &tp->stmt[i], NULL) != SQLITE_OK)
 			return tp_seterr(tp, "%s: %s", __func__,
 			    sqlite3_errmsg(tp->db));
+		if (batched[i] && batch_prepare(tp, (enum tp_stmt)i) == -1)
+			return -1;
 	}
 	return 0;
 }
 
+/* Queued rows not flushed by now belong to a load that is abandoned. */
 void
 tp_stmts_finalize(struct tp *tp)
 {
@@ -204,7 +254,154 @@ tp_stmts_finalize(struct tp *tp)
 	for (i = 0; i < SQ_COUNT; i++) {
 		sqlite3_finalize(tp->stmt[i]);
 		tp->stmt[i] = NULL;
+		if (tp->batch[i] != NULL) {
+			sqlite3_finalize(tp->batch[i]->many);
+			free(tp->batch[i]->str);
+			free(tp->batch[i]);
+			tp->batch[i] = NULL;
+		}
 	}
+}
+
+static void
+bind_val(sqlite3_stmt *st, int col, const struct tp_val *v, const char *str)
+{
+	switch (v->type) {
+	case SQLITE_INTEGER:
+		sqlite3_bind_int64(st, col, v->u.i);
+		break;
+	case SQLITE_FLOAT:
+		sqlite3_bind_double(st, col, v->u.d);
+		break;
+	case SQLITE_TEXT:
+		/* The arena stays put until the statement is reset. */
+		sqlite3_bind_text(st, col, v->len > 0 ? str + v->u.off : "",
+		    v->len, SQLITE_STATIC);
+		break;
+	default:
+		sqlite3_bind_null(st, col);
+		break;
+	}
+}
+
+/*
+ * Writes the queued rows of one table: a full batch in one run of the
+ * multi-row statement, a partial one row by row.
+ */
+static int
+batch_flush(struct tp *tp, enum tp_stmt k)
+{
+	struct tp_batch *b = tp->batch[k];
+	int r, c, rc = 0, n = b->nrows;
+
+	if (n == 0)
+		return 0;
+	b->nrows = 0;
+	if (n == TP_BATCH_ROWS) {
+		for (r = 0; r < n; r++)
+			for (c = 0; c < b->ncols; c++)
+				bind_val(b->many, r * b->ncols + c + 1,
+				    &b->v[r * TP_BATCH_COLS + c], b->str);
+		/* Every parameter is bound each time: no clear_bindings. */
+		if (sqlite3_step(b->many) != SQLITE_DONE)
+			rc = tp_seterr(tp, "insert: %s",
+			    sqlite3_errmsg(tp->db));
+		sqlite3_reset(b->many);
+	} else {
+		for (r = 0; r < n && rc == 0; r++) {
+			for (c = 0; c < b->ncols; c++)
+				bind_val(tp->stmt[k], c + 1,
+				    &b->v[r * TP_BATCH_COLS + c], b->str);
+			rc = tp_step_done(tp, tp->stmt[k]);
+		}
+	}
+	b->strlen = 0;
+	return rc;
+}
+
+/* Writes every queued row: before anything reads the tables. */
+int
+tp_rows_flush(struct tp *tp)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < SQ_COUNT; i++)
+		if (tp->batch[i] != NULL && batch_flush(tp, i) == -1)
+			rc = -1;
+	return rc;
+}
+
+/*
+ * The next row of table k, all columns NULL; the caller fills it before
+ * its next call into storage. A full batch is written first.
+ */
+struct tp_val *
+tp_row_new(struct tp *tp, enum tp_stmt k)
+{
+	struct tp_batch *b = tp->batch[k];
+	struct tp_val *row;
+	int c;
+
+	if (b->nrows == TP_BATCH_ROWS)
+		(void)batch_flush(tp, k);
+	row = &b->v[b->nrows++ * TP_BATCH_COLS];
+	for (c = 0; c < b->ncols; c++)
+		row[c].type = SQLITE_NULL;
+	return row;
+}
+
+void
+tp_val_int(struct tp_val *v, int64_t i)
+{
+	v->type = SQLITE_INTEGER;
+	v->u.i = i;
+}
+
+/* TP_NULL stays NULL. */
+void
+tp_val_i64n(struct tp_val *v, int64_t i)
+{
+	if (i != TP_NULL)
+		tp_val_int(v, i);
+}
+
+void
+tp_val_real(struct tp_val *v, double d)
+{
+	v->type = SQLITE_FLOAT;
+	v->u.d = d;
+}
+
+/* Copies s into the batch's arena; a NULL s stays NULL. */
+int
+tp_val_str(struct tp *tp, enum tp_stmt k, struct tp_val *v, const char *s,
+    size_t len)
+{
+	struct tp_batch *b = tp->batch[k];
+
+	if (s == NULL)
+		return 0;
+	if (len > INT32_MAX)
+		return tp_seterr(tp, "%s: string too long", __func__);
+	if (b->strcap - b->strlen < len) {
+		size_t cap = b->strcap ? b->strcap : 4096;
+		char *p;
+
+		while (cap - b->strlen < len)
+			cap *= 2;
+		if ((p = realloc(b->str, cap)) == NULL)
+			return tp_seterr(tp, "%s: out of memory", __func__);
+		b->str = p;
+		b->strcap = cap;
+	}
+	/* len 0 still makes an empty string, not NULL. */
+	if (len > 0)
+		memcpy(b->str + b->strlen, s, len);
+	v->type = SQLITE_TEXT;
+	v->len = (int)len;
+	v->u.off = b->strlen;
+	b->strlen += len;
+	return 0;
 }
 
 int
@@ -222,13 +419,17 @@ tp_txn_begin(struct tp *tp)
 int
 tp_txn_commit(struct tp *tp)
 {
+	int rc;
+
 	if (!tp->in_txn)
 		return 0;
+	/* A failed row is reported; the rows that made it are kept. */
+	rc = tp_rows_flush(tp);
 	tp->in_txn = 0;
 	if (sqlite3_exec(tp->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		return tp_seterr(tp, "%s: %s", __func__,
 		    sqlite3_errmsg(tp->db));
-	return 0;
+	return rc;
 }
 
 /* Runs a bound insert; a failure here is an engine bug or out of memory. */
@@ -300,22 +501,22 @@ arg_key_id(struct tp *tp, const char *flat, const char *key,
 
 static void
 arg_insert(struct tp *tp, int64_t set, const char *flat, const char *key,
-    int64_t iv, const char *s, size_t slen, const double *rv,
+    int64_t iv, const char *str, size_t slen, const double *rv,
     const char *type)
 {
-	sqlite3_stmt *st = tp->stmt[SQ_ARG];
 	int64_t kid = arg_key_id(tp, flat, key, type);
+	struct tp_val *r;
 
 	if (kid < 0)
 		return;
-	sqlite3_bind_int64(st, 1, tp->next_arg++);
-	sqlite3_bind_int64(st, 2, set);
-	sqlite3_bind_int64(st, 3, kid);
-	bind_i64n(st, 4, iv);
-	bind_str(st, 5, s, slen);
+	r = tp_row_new(tp, SQ_ARG);
+	tp_val_int(&r[0], tp->next_arg++);
+	tp_val_int(&r[1], set);
+	tp_val_int(&r[2], kid);
+	tp_val_i64n(&r[3], iv);
+	(void)tp_val_str(tp, SQ_ARG, &r[4], str, slen);
 	if (rv != NULL)
-		sqlite3_bind_double(st, 6, *rv);
-	(void)tp_step_done(tp, st);
+		tp_val_real(&r[5], *rv);
 }
 
 void
@@ -344,31 +545,33 @@ void
 tp_counter_insert(struct tp *tp, int64_t ts, int64_t track, double v,
     int64_t arg_set_id)
 {
-	sqlite3_stmt *st = tp->stmt[SQ_COUNTER];
+	struct tp_val *r = tp_row_new(tp, SQ_COUNTER);
 
 	tp_seen_ts(tp, ts);
-	sqlite3_bind_int64(st, 1, tp->next_counter++);
-	sqlite3_bind_int64(st, 2, ts);
-	sqlite3_bind_int64(st, 3, track);
-	sqlite3_bind_double(st, 4, v);
-	bind_i64n(st, 5, arg_set_id);
-	(void)tp_step_done(tp, st);
+	tp_val_int(&r[0], tp->next_counter++);
+	tp_val_int(&r[1], ts);
+	tp_val_int(&r[2], track);
+	tp_val_real(&r[3], v);
+	tp_val_i64n(&r[4], arg_set_id);
 }
 
+/* Queued: a failure shows when the rows are written (tp_rows_flush). */
 int64_t
 tp_sched_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
     int64_t cpu, int64_t utid, const char *end_state, int64_t prio)
 {
-	sqlite3_stmt *st = tp->stmt[SQ_SCHED];
+	struct tp_val *r = tp_row_new(tp, SQ_SCHED);
 
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, ts);
-	sqlite3_bind_int64(st, 3, dur);
-	sqlite3_bind_int64(st, 4, cpu);
-	sqlite3_bind_int64(st, 5, utid);
-	bind_str(st, 6, end_state, end_state ? strlen(end_state) : 0);
-	bind_i64n(st, 7, prio);
-	return tp_step_done(tp, st);
+	tp_val_int(&r[0], id);
+	tp_val_int(&r[1], ts);
+	tp_val_int(&r[2], dur);
+	tp_val_int(&r[3], cpu);
+	tp_val_int(&r[4], utid);
+	if (end_state != NULL &&
+	    tp_val_str(tp, SQ_SCHED, &r[5], end_state, strlen(end_state)) == -1)
+		return -1;
+	tp_val_i64n(&r[6], prio);
+	return 0;
 }
 
 void
@@ -376,47 +579,47 @@ tp_thread_state_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
     int64_t cpu, int64_t utid, const char *state, int64_t io_wait,
     int64_t waker_utid)
 {
-	sqlite3_stmt *st = tp->stmt[SQ_THREAD_STATE];
+	struct tp_val *r = tp_row_new(tp, SQ_THREAD_STATE);
 
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, ts);
-	sqlite3_bind_int64(st, 3, dur);
-	bind_i64n(st, 4, cpu);
-	sqlite3_bind_int64(st, 5, utid);
-	bind_str(st, 6, state, state ? strlen(state) : 0);
-	bind_i64n(st, 7, io_wait);
-	bind_i64n(st, 8, waker_utid);
-	(void)tp_step_done(tp, st);
+	tp_val_int(&r[0], id);
+	tp_val_int(&r[1], ts);
+	tp_val_int(&r[2], dur);
+	tp_val_i64n(&r[3], cpu);
+	tp_val_int(&r[4], utid);
+	if (state != NULL)
+		(void)tp_val_str(tp, SQ_THREAD_STATE, &r[5], state,
+		    strlen(state));
+	tp_val_i64n(&r[6], io_wait);
+	tp_val_i64n(&r[7], waker_utid);
 }
 
 int64_t
 tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
     int64_t utid, int64_t arg_set_id, int64_t flags)
 {
-	sqlite3_stmt *st = tp->stmt[SQ_FTRACE];
+	struct tp_val *r = tp_row_new(tp, SQ_FTRACE);
 	int64_t id = tp->next_ftrace++;
 
 	tp_seen_ts(tp, ts);
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, ts);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, cpu);
-	sqlite3_bind_int64(st, 5, utid);
-	bind_i64n(st, 6, arg_set_id);
-	bind_i64n(st, 7, flags);
-	(void)tp_step_done(tp, st);
+	tp_val_int(&r[0], id);
+	tp_val_int(&r[1], ts);
+	if (name != NULL)
+		(void)tp_val_str(tp, SQ_FTRACE, &r[2], name, strlen(name));
+	tp_val_int(&r[3], cpu);
+	tp_val_int(&r[4], utid);
+	tp_val_i64n(&r[5], arg_set_id);
+	tp_val_i64n(&r[6], flags);
 	return id;
 }
 
 void
 tp_flow_insert(struct tp *tp, int64_t out, int64_t in)
 {
-	sqlite3_stmt *st = tp->stmt[SQ_FLOW];
+	struct tp_val *r = tp_row_new(tp, SQ_FLOW);
 
-	sqlite3_bind_int64(st, 1, tp->next_flow++);
-	sqlite3_bind_int64(st, 2, out);
-	sqlite3_bind_int64(st, 3, in);
-	(void)tp_step_done(tp, st);
+	tp_val_int(&r[0], tp->next_flow++);
+	tp_val_int(&r[1], out);
+	tp_val_int(&r[2], in);
 }
 
 void
@@ -544,6 +747,9 @@ tp_write_final_tables(struct tp *tp)
 {
 	char sql[128];
 
+	/* The cpu table below reads sched_slice and ftrace_event. */
+	if (tp_rows_flush(tp) == -1)
+		return -1;
 	if (write_threads(tp) == -1 || write_processes(tp) == -1 ||
 	    write_tracks(tp) == -1)
 		return -1;

@@ -121,30 +121,25 @@ slice_write(struct tp *tp, int64_t track, struct tp_open_slice *s,
     size_t depth, int64_t dur, int64_t thread_dur)
 {
 	struct tp_track *t = &tp->tracks[track];
-	sqlite3_stmt *st = tp->stmt[SQ_SLICE];
-	int64_t parent = depth > 0 ? t->stack[depth - 1].id : TP_NULL;
-	int64_t pstack = depth > 0 ? t->stack[depth - 1].stack_id : 0;
+	struct tp_val *r = tp_row_new(tp, SQ_SLICE);
 
-	sqlite3_bind_int64(st, 1, s->id);
-	sqlite3_bind_int64(st, 2, s->ts);
-	sqlite3_bind_int64(st, 3, dur);
-	sqlite3_bind_int64(st, 4, track);
-	if (s->cat)
-		sqlite3_bind_text(st, 5, s->cat, -1, SQLITE_STATIC);
-	if (s->name)
-		sqlite3_bind_text(st, 6, s->name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 7, (int64_t)depth);
-	sqlite3_bind_int64(st, 8, s->stack_id);
-	sqlite3_bind_int64(st, 9, pstack);
-	if (parent != TP_NULL)
-		sqlite3_bind_int64(st, 10, parent);
-	if (s->arg_set_id != TP_NULL)
-		sqlite3_bind_int64(st, 11, s->arg_set_id);
-	if (s->thread_ts != TP_NULL)
-		sqlite3_bind_int64(st, 12, s->thread_ts);
-	if (thread_dur != TP_NULL)
-		sqlite3_bind_int64(st, 13, thread_dur);
-	(void)tp_step_done(tp, st);
+	tp_val_int(&r[0], s->id);
+	tp_val_int(&r[1], s->ts);
+	tp_val_int(&r[2], dur);
+	tp_val_int(&r[3], track);
+	if (s->cat != NULL)
+		(void)tp_val_str(tp, SQ_SLICE, &r[4], s->cat, strlen(s->cat));
+	if (s->name != NULL)
+		(void)tp_val_str(tp, SQ_SLICE, &r[5], s->name,
+		    strlen(s->name));
+	tp_val_int(&r[6], (int64_t)depth);
+	tp_val_int(&r[7], s->stack_id);
+	tp_val_int(&r[8], depth > 0 ? t->stack[depth - 1].stack_id : 0);
+	if (depth > 0)
+		tp_val_i64n(&r[9], t->stack[depth - 1].id);
+	tp_val_i64n(&r[10], s->arg_set_id);
+	tp_val_i64n(&r[11], s->thread_ts);
+	tp_val_i64n(&r[12], thread_dur);
 	s->done = 1;
 }
 
