@@ -108,20 +108,20 @@ ep_invoke(struct producer_ep *ep, int m, const ProtobufCMessage *msg,
 		    method_names[m]);
 }
 
-/* Arbiter commit batch -> packed CommitDataRequest (any thread). */
-static void
-ep_commit_cb(const struct shm_commit *c, void *arg)
+int
+producer_commit_pack(const struct shm_commit *c, uint8_t **buf, size_t *len)
 {
-	struct producer_ep *ep = arg;
 	Perfetto__Protos__CommitDataRequest req =
 	    PERFETTO__PROTOS__COMMIT_DATA_REQUEST__INIT;
 	Perfetto__Protos__CommitDataRequest__ChunksToMove *mv = NULL, **mvp = NULL;
 	Perfetto__Protos__CommitDataRequest__ChunkToPatch *pt = NULL, **ptp = NULL;
 	Perfetto__Protos__CommitDataRequest__ChunkToPatch__Patch *pa = NULL,
 	    **pap = NULL;
-	struct commit_msg *nq, m = { NULL, 0, M_COMMIT };
 	size_t i, k, npa = 0, ipa = 0;
+	int rv = -1;
 
+	*buf = NULL;
+	*len = 0;
 	for (i = 0; i < c->npatches; i++)
 		npa += c->patches[i].npatches;
 	if ((c->nmoves && ((mv = calloc(c->nmoves, sizeof(*mv))) == NULL ||
@@ -173,10 +173,32 @@ ep_commit_cb(const struct shm_commit *c, void *arg)
 		req.has_flush_request_id = 1;
 		req.flush_request_id = c->flush_request_id;
 	}
-	m.len = perfetto__protos__commit_data_request__get_packed_size(&req);
-	if ((m.buf = malloc(m.len ? m.len : 1)) == NULL)
+	*len = perfetto__protos__commit_data_request__get_packed_size(&req);
+	if ((*buf = malloc(*len ? *len : 1)) == NULL)
 		goto out;
-	perfetto__protos__commit_data_request__pack(&req, m.buf);
+	perfetto__protos__commit_data_request__pack(&req, *buf);
+	rv = 0;
+out:
+	free(mv);
+	free(mvp);
+	free(pt);
+	free(ptp);
+	free(pa);
+	free(pap);
+	return rv;
+}
+
+/* Arbiter commit batch -> packed CommitDataRequest (any thread). */
+static void
+ep_commit_cb(const struct shm_commit *c, void *arg)
+{
+	struct producer_ep *ep = arg;
+	struct commit_msg *nq, m = { NULL, 0, M_COMMIT };
+
+	if (producer_commit_pack(c, &m.buf, &m.len) == -1) {
+		log_warnx("%s: out of memory, commit lost", __func__);
+		return;
+	}
 	pthread_mutex_lock(&ep->qlock);
 	nq = reallocarray(ep->queue, ep->nqueue + 1, sizeof(*nq));
 	if (nq != NULL) {
@@ -194,16 +216,10 @@ ep_commit_cb(const struct shm_commit *c, void *arg)
 		ep_commit_send(-1, 0, ep);
 	else
 		event_active(ep->ev_commit, EV_TIMEOUT, 0);
-out:
-	if (m.buf != NULL || (mv == NULL && c->nmoves))
+	if (m.buf != NULL) {
 		log_warnx("%s: out of memory, commit lost", __func__);
-	free(m.buf);
-	free(mv);
-	free(mvp);
-	free(pt);
-	free(ptp);
-	free(pa);
-	free(pap);
+		free(m.buf);
+	}
 }
 
 /* On the loop: sends the queued CommitData requests, in order. */

@@ -158,4 +158,11 @@ struct producer_ep_stats {
 void		 producer_ep_stats(const struct producer_ep *,
 		    struct producer_ep_stats *);
 
+/*
+ * An arbiter commit batch as a serialized CommitDataRequest, in a buffer
+ * from malloc() that the caller frees. 0, or -1 when out of memory.
+ */
+int		 producer_commit_pack(const struct shm_commit *,
+		    uint8_t **buf, size_t *len);
+
 #endif

@@ -16,6 +16,7 @@
 #include <event2/event.h>
 
 #include "ipc_client.h"
+#include "producer_endpoint.h"
 #include "shm_arbiter.h"
 #include "traced_test.h"
 #include "protos/perfetto/ipc/producer_port.pb-c.h"
@@ -123,69 +124,19 @@ static void
 tt_p_commit(const struct shm_commit *sc, void *arg)
 {
 	struct tt_producer	*p = arg;
-	Perfetto__Protos__CommitDataRequest req =
-	    PERFETTO__PROTOS__COMMIT_DATA_REQUEST__INIT;
-	Perfetto__Protos__CommitDataRequest__ChunksToMove *mv, **mvp;
-	Perfetto__Protos__CommitDataRequest__ChunkToPatch *cp, **cpp;
-	Perfetto__Protos__CommitDataRequest__ChunkToPatch__Patch *pt, **ptp;
-	size_t	i, j, k, npt = 0;
+	uint8_t			*buf;
+	size_t			 len;
 
 	if (p->hold_commits)
 		return;		/* chunks stay in the SMB, uncommitted */
-	for (i = 0; i < sc->npatches; i++)
-		npt += sc->patches[i].npatches;
-	mv = calloc(sc->nmoves + 1, sizeof(*mv));
-	mvp = calloc(sc->nmoves + 1, sizeof(*mvp));
-	cp = calloc(sc->npatches + 1, sizeof(*cp));
-	cpp = calloc(sc->npatches + 1, sizeof(*cpp));
-	pt = calloc(npt + 1, sizeof(*pt));
-	ptp = calloc(npt + 1, sizeof(*ptp));
-	for (i = 0; i < sc->nmoves; i++) {
-		perfetto__protos__commit_data_request__chunks_to_move__init(&mv[i]);
-		mv[i].has_page = mv[i].has_chunk = mv[i].has_target_buffer = 1;
-		mv[i].page = sc->moves[i].page;
-		mv[i].chunk = sc->moves[i].chunk;
-		mv[i].target_buffer = sc->moves[i].target_buffer;
-		mvp[i] = &mv[i];
-	}
-	for (i = k = 0; i < sc->npatches; i++) {
-		const struct shm_commit_patch *s = &sc->patches[i];
-
-		perfetto__protos__commit_data_request__chunk_to_patch__init(&cp[i]);
-		cp[i].has_target_buffer = cp[i].has_writer_id = 1;
-		cp[i].has_chunk_id = 1;
-		cp[i].target_buffer = s->target_buffer;
-		cp[i].writer_id = s->writer_id;
-		cp[i].chunk_id = s->chunk_id;
-		cp[i].has_has_more_patches = 1;
-		cp[i].has_more_patches = s->has_more_patches;
-		cp[i].patches = &ptp[k];
-		for (j = 0; j < s->npatches; j++, k++) {
-			perfetto__protos__commit_data_request__chunk_to_patch__patch__init(
-			    &pt[k]);
-			pt[k].has_offset = pt[k].has_data = 1;
-			pt[k].offset = s->patches[j].offset;
-			pt[k].data.data = (uint8_t *)s->patches[j].data;
-			pt[k].data.len = SHM_PATCH_SIZE;
-			ptp[k] = &pt[k];
-		}
-		cp[i].n_patches = s->npatches;
-		cpp[i] = &cp[i];
-	}
-	req.n_chunks_to_move = sc->nmoves;
-	req.chunks_to_move = mvp;
-	req.n_chunks_to_patch = sc->npatches;
-	req.chunks_to_patch = cpp;
-	if (sc->flush_request_id != 0) {
-		req.has_flush_request_id = 1;
-		req.flush_request_id = sc->flush_request_id;
-	}
+	if (producer_commit_pack(sc, &buf, &len) == -1)
+		abort();	/* a test helper out of memory */
 	p->pending_calls++;
 	p->commits_sent++;
-	if (ipc_client_invoke_msg(p->cl, p->sid, p->m[TT_P_COMMIT], &req.base,
-	    -1, 0, tt_p_ignore, p) == 0)
+	if (ipc_client_invoke(p->cl, p->sid, p->m[TT_P_COMMIT], buf, len, -1,
+	    0, tt_p_ignore, p) == 0)
 		p->pending_calls--;
-	free(mv); free(mvp); free(cp); free(cpp); free(pt); free(ptp);
+	free(buf);
 }
 
 static struct tt_instance *
