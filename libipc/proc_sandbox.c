@@ -274,15 +274,14 @@ proc_sandbox_enter(const struct proc_sandbox *sb, const char **cause)
  */
 #ifdef FARO_ASAN
 static const char *const sandbox_asan_extra[] = {
-	"clone", "clone3", "ptrace", "wait4", "waitid", "prctl", "sched_yield",
-	"getdents64", "sigaltstack", "rt_sigaction", "rt_sigprocmask",
-	"gettid", "getpid", "getppid", "tgkill", "kill", "futex", "readlink",
-	"readlinkat", "madvise", "munmap", "mremap", "pipe2", "dup2", "dup3",
-	"exit", "exit_group", "close", "write", "writev", "fstat",
-	"newfstatat", "statx", "lseek", "pread64", "sched_getaffinity",
-	"uname", "getrlimit", "prlimit64", "setrlimit", "nanosleep",
-	"clock_nanosleep", "rt_sigreturn", "getrandom", "open", "getdents",
-	"stat", "lstat", "access", "arch_prctl", "set_robust_list", "rseq",
+	/* the tracer: a clone that ptraces the threads and reads the task
+	 * list with the legacy calls (open: the openat rules, mirrored) */
+	"clone", "clone3", "ptrace", "wait4", "waitid", "prctl", "getppid",
+	"kill", "tgkill", "sigaltstack", "open", "getdents", "getdents64",
+	"stat", "lstat", "access", "readlink", "readlinkat", "dup2", "dup3",
+	/* the runtime's own bookkeeping */
+	"pread64", "sched_getaffinity", "uname", "getrlimit", "prlimit64",
+	"setrlimit", "arch_prctl", "set_robust_list", "rseq",
 	NULL
 };
 #endif
@@ -312,8 +311,6 @@ sandbox_user(const struct proc_sandbox *policy,
 		return o->user;
 	if ((v = getenv("FARO_SANDBOX_USER")) != NULL && *v != '\0')
 		return v;
-	if (policy->user == NULL)
-		return NULL;
 	/* The dedicated account when installed; else the uid stays, with
 	 * no capabilities (a root-owned private directory stays usable). */
 	if (getpwnam(policy->user) != NULL)
