@@ -255,9 +255,12 @@ tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
 				continue;
 			}
 			upid = tp_process_get(tp, pid);
-			if (ppid >= 0 && tp->procs[upid].parent_upid == TP_NULL)
-				tp->procs[upid].parent_upid =
-				    tp_process_get(tp, ppid);
+			if (ppid >= 0 && tp->procs[upid].parent_upid == TP_NULL) {
+				/* tp_process_get may move tp->procs: index after. */
+				int64_t parent = tp_process_get(tp, ppid);
+
+				tp->procs[upid].parent_upid = parent;
+			}
 			if (uid != TP_NULL)
 				tp->procs[upid].uid = uid;
 			if (argv0 != NULL)

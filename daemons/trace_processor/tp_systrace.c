@@ -310,12 +310,17 @@ tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 			int64_t upid = tp->threads[utid].upid;
 
 			cu = tp_thread_new(tp, child, ts);
-			tp->threads[cu].upid = upid != TP_NULL ? upid :
-			    tp_process_get(tp, tgid > 0 ? tgid : tid);
+			if (upid == TP_NULL)
+				upid = tp_process_get(tp, tgid > 0 ? tgid : tid);
+			tp->threads[cu].upid = upid;
 		} else {
+			int64_t upid;
+
 			cu = tp_thread_new(tp, child, ts);
-			tp->threads[cu].upid = tp_process_new(tp, child,
-			    tp->threads[utid].upid, ts);
+			/* Both may grow the tables: index only afterwards. */
+			upid = tp_process_new(tp, child, tp->threads[utid].upid,
+			    ts);
+			tp->threads[cu].upid = upid;
 		}
 		if (c != NULL)
 			tp_thread_set_name(tp, cu, c->v, c->vlen,
