@@ -4,6 +4,8 @@
  */
 #include "config.h"
 
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -283,6 +285,82 @@ START_TEST(test_sandbox)
 }
 END_TEST
 
+/*
+ * Child: proc_sandbox_run()'s common argument rules, in debug mode so a
+ * denied call fails with ENOSYS instead of killing. Exit code: the first
+ * check that failed.
+ */
+static int
+common_rules_child(void)
+{
+	static const char *const none[] = { NULL };
+	static const struct proc_sys_rule rules[] = {
+		{ "openat", 2, O_ACCMODE | O_CREAT | O_TRUNC, O_RDONLY },
+	};
+	const struct proc_sandbox policy = {
+		.user = NULL,
+		.syscalls = none,
+		.rules = rules,
+		.nrules = 1,
+	};
+	struct proc_sandbox_opts o = { NULL, 1 };
+	const char *cause;
+	void *p;
+	int fd, n, pfd[2];
+
+	if (pipe(pfd) == -1)
+		return 9;
+	if (proc_sandbox_run(&policy, &o, NULL, &cause) == -1)
+		return 10;
+	/* Memory: writable yes, executable never, neither new nor changed. */
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 11;
+	if (mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE |
+	    MAP_ANONYMOUS, -1, 0) != MAP_FAILED || errno != ENOSYS)
+		return 12;
+	if (mprotect(p, 4096, PROT_READ | PROT_EXEC) != -1 || errno != ENOSYS)
+		return 13;
+	/* Opens: read-only passes, writing or creating does not. */
+	if ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
+		return 14;
+	close(fd);
+	if (open("/dev/null", O_WRONLY) != -1 || errno != ENOSYS)
+		return 15;
+	if (open("/tmp/faro-never", O_RDONLY | O_CREAT, 0600) != -1 ||
+	    errno != ENOSYS)
+		return 16;
+	/* ioctl: FIONREAD yes; a terminal injection (TIOCSTI) no. */
+	if (ioctl(pfd[0], FIONREAD, &n) == -1)
+		return 17;
+	if (ioctl(0, TIOCSTI, "x") != -1 || errno != ENOSYS)
+		return 18;
+	/* Sockets: Unix only. */
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
+		return 19;
+	close(fd);
+	if (socket(AF_INET, SOCK_STREAM, 0) != -1 || errno != ENOSYS)
+		return 20;
+	if (socket(AF_NETLINK, SOCK_RAW, 0) != -1 || errno != ENOSYS)
+		return 21;
+	return 0;
+}
+
+START_TEST(test_sandbox_common_rules)
+{
+	int status;
+	pid_t pid;
+
+	if ((pid = fork()) == 0)
+		_exit(common_rules_child());
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "common rules child: status %#x (check %d failed)", status,
+	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+END_TEST
+
 START_TEST(test_socket_names)
 {
 	const char *list;
@@ -325,6 +403,7 @@ proc_suite(void)
 	tcase_add_test(tc, test_signals);
 	tcase_add_test(tc, test_daemonize);
 	tcase_add_test(tc, test_sandbox);
+	tcase_add_test(tc, test_sandbox_common_rules);
 	tcase_add_test(tc, test_socket_names);
 	suite_add_tcase(s, tc);
 	return s;
