@@ -15,6 +15,7 @@
 #include <event2/event.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,7 @@ START_TEST(busy_child_switches)
 	struct sched_find f = { 0, 0, 0, 0 };
 	const char *const *unknown;
 	Perfetto__Protos__FtraceConfig *c = config(ev, 3);
+	struct timespec nap = { 0, 5000000 };
 	pid_t pid;
 	int status;
 
@@ -234,18 +236,31 @@ START_TEST(busy_child_switches)
 	if ((pid = fork()) == 0) {
 		struct timespec t = { 0, 500000 };
 
-		for (int i = 0; i < 50; i++)
+		/* Sleeps until killed; the bound only guards a lost parent. */
+		for (int i = 0; i < 40000; i++)
 			nanosleep(&t, NULL);
 		_exit(0);
 	}
 	ck_assert_int_gt(pid, 0);
-	f.pid = pid;
+	/*
+	 * Drain and count until the child has been seen switching in and out
+	 * ten times each: a loaded machine may take longer to schedule it,
+	 * and draining as we go keeps other tasks' switches from overwriting
+	 * the child's in the buffer. 20 s is far beyond any fair load.
+	 */
+	for (int tries = 0; tries < 4000; tries++) {
+		ftrace_source_drain(s);
+		f = (struct sched_find){ pid, 0, 0, 0 };
+		test_sink_events(&ts, find_switch, &f);
+		if (f.in >= 10 && f.out >= 10)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 		;
-	ftrace_source_drain(s);
-	test_sink_events(&ts, find_switch, &f);
-	ck_assert_int_ge(f.in, 10);
-	ck_assert_int_ge(f.out, 10);
+	ck_assert_msg(f.in >= 10 && f.out >= 10, "child %d: %d switches in, "
+	    "%d out, %d in all", (int)pid, f.in, f.out, f.any);
 	ftrace_source_free(s);
 	ftrace_host_free(h);
 	/* The unknown event is named in the stats. */
