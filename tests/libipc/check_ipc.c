@@ -306,7 +306,8 @@ raw_connect(const char *p)
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	strncpy(sun.sun_path, p, sizeof(sun.sun_path) - 1);
+	ck_assert_int_lt(snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", p),
+	    (int)sizeof(sun.sun_path));
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
@@ -838,7 +839,8 @@ START_TEST(test_socket_path)
 
 		memset(&sun, 0, sizeof(sun));
 		sun.sun_family = AF_UNIX;
-		strncpy(sun.sun_path, p2, sizeof(sun.sun_path) - 1);
+		ck_assert_int_lt(snprintf(sun.sun_path, sizeof(sun.sun_path),
+		    "%s", p2), (int)sizeof(sun.sun_path));
 		fd = socket(AF_UNIX, SOCK_STREAM, 0);
 		ck_assert_int_eq(bind(fd, (struct sockaddr *)&sun,
 		    sizeof(sun)), 0);
