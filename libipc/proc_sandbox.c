@@ -405,7 +405,8 @@ proc_sandbox_run(const struct proc_sandbox *policy,
 		n += sandbox_count(parts[j]);
 	list = calloc(n + 1, sizeof(*list));
 	/* Twice the room: ASan builds mirror openat rules onto open. */
-	rules = calloc(2 * (ncommon_rules + policy->nrules), sizeof(*rules));
+	rules = calloc(2 * (ncommon_rules + policy->nrules) + 1,
+	    sizeof(*rules));
 	if (list == NULL || rules == NULL) {
 		free(list);
 		free(rules);
@@ -420,6 +421,16 @@ proc_sandbox_run(const struct proc_sandbox *policy,
 		memcpy(rules + ncommon_rules, policy->rules,
 		    policy->nrules * sizeof(*rules));
 	sb.nrules = ncommon_rules + policy->nrules;
+#ifndef FARO_ASAN
+	/* abort() signals its own thread group only: a failed assertion
+	 * still dies of SIGABRT, not of SIGSYS. (ASan builds allow tgkill
+	 * for the sanitizer.) */
+	rules[sb.nrules].name = "tgkill";
+	rules[sb.nrules].arg = 0;
+	rules[sb.nrules].mask = 0xffffffff;
+	rules[sb.nrules].value = (uint64_t)getpid();
+	sb.nrules++;
+#endif
 #ifdef FARO_ASAN
 	/* The sanitizer runtime opens files (/proc/self/maps, the task
 	 * list) with open(2), not openat: same flags rules, flags in arg 1. */
