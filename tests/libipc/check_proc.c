@@ -361,6 +361,27 @@ START_TEST(test_sandbox_common_rules)
 }
 END_TEST
 
+/* A confined process that aborts still dies of SIGABRT (core, logs). */
+START_TEST(test_sandbox_abort)
+{
+	static const char *const none[] = { NULL };
+	const struct proc_sandbox policy = { .user = NULL, .syscalls = none };
+	const char *cause;
+	int status;
+	pid_t pid;
+
+	if ((pid = fork()) == 0) {
+		signal(SIGABRT, SIG_DFL);
+		if (proc_sandbox_run(&policy, NULL, NULL, &cause) == -1)
+			_exit(10);
+		abort();
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+	    "aborting child: status %#x", status);
+}
+END_TEST
+
 START_TEST(test_socket_names)
 {
 	const char *list;
@@ -404,6 +425,7 @@ proc_suite(void)
 	tcase_add_test(tc, test_daemonize);
 	tcase_add_test(tc, test_sandbox);
 	tcase_add_test(tc, test_sandbox_common_rules);
+	tcase_add_test(tc, test_sandbox_abort);
 	tcase_add_test(tc, test_socket_names);
 	suite_add_tcase(s, tc);
 	return s;
