@@ -2,7 +2,8 @@
  * trace_processor's confinement, as a daemon (--httpd, --live). It parses
  * untrusted traces that arrive over HTTP, so once its listening socket is
  * bound it keeps no privilege, opens nothing for writing and makes no
- * socket but Unix ones (--live's connection to traced).
+ * socket but Unix ones (--live's connection to traced): HTTP peers come
+ * in through accept(2) on the bound socket, nothing goes out over IP.
  */
 #include "config.h"
 
@@ -33,10 +34,6 @@ static const char *const trace_processor_syscalls[] = {
 static const struct proc_sys_rule trace_processor_rules[] = {
 	/* Read-only opens; the daemon writes nothing by path. */
 	{ "openat", 2, O_ACCMODE | O_CREAT | O_TRUNC, O_RDONLY },
-	/* IPv4 and IPv6 for the listening socket's peers (the socket
-	 * itself exists already; evhttp may make more when bound twice). */
-	{ "socket", 0, 0xffffffff, 2 /* AF_INET */ },
-	{ "socket", 0, 0xffffffff, 10 /* AF_INET6 */ },
 };
 
 static const struct proc_sandbox trace_processor_policy = {
