@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <check.h>
@@ -25,6 +26,7 @@
 #include <faro/data_source.h>
 #include <faro/track_event.h>
 
+#include "protos/perfetto/ipc/consumer_port.pb-c.h"
 #include "traced_test.h"
 
 #define TEST_CATEGORIES(C)						\
@@ -64,6 +66,8 @@ setup(void)
 static void
 teardown(void)
 {
+	if (td.pid > 0)
+		(void)kill(td.pid, SIGCONT);	/* a test failed while paused */
 	faro_shutdown();
 	unlink(sockpath);
 	rmdir(linkdir);
@@ -72,7 +76,7 @@ teardown(void)
 }
 
 static void
-init_faro(uint32_t smb_size)
+init_faro(uint32_t smb_size, uint32_t stall_max_ms)
 {
 	struct faro_init_args a = { .struct_size = sizeof(a) };
 	const char *cause = NULL;
@@ -80,6 +84,7 @@ init_faro(uint32_t smb_size)
 	a.producer_name = "check_client";
 	a.socket = sockpath;
 	a.smb_size = smb_size;
+	a.stall_max_ms = stall_max_ms;
 	ck_assert_msg(faro_init(&a, &cause) == 0, "faro_init: %s", cause);
 	ck_assert_int_eq(FARO_TE_REGISTER(TEST_CATEGORIES), 0);
 }
@@ -415,6 +420,61 @@ stop_and_read(struct tt_consumer *c, struct tt_trace *t)
 	free(data);
 }
 
+/*
+ * traced frozen (SIGSTOP) frees no chunk, so a small SMB runs out at the
+ * writer's pace whatever the scheduler does: the exhausted policies are
+ * then exercised on every run, not only when traced happens to be slow.
+ * Returns once the kernel reports traced stopped.
+ */
+static void
+traced_pause(void)
+{
+	int status;
+
+	ck_assert_int_eq(kill(td.pid, SIGSTOP), 0);
+	ck_assert_int_eq(waitpid(td.pid, &status, WUNTRACED), td.pid);
+	ck_assert(WIFSTOPPED(status));
+}
+
+static void
+traced_resume(void)
+{
+	ck_assert_int_eq(kill(td.pid, SIGCONT), 0);
+}
+
+/* From a thread: the test thread is stuck in a stalled writer. */
+static void *
+traced_resume_later(void *arg)
+{
+	usleep((useconds_t)(intptr_t)arg * 1000);
+	(void)kill(td.pid, SIGCONT);
+	return NULL;
+}
+
+/*
+ * A flush round trip: traced answers only after it has taken the
+ * producer's earlier commits, so every committed chunk is free again.
+ */
+static void
+flush_session(struct tt_consumer *c)
+{
+	Perfetto__Protos__FlushRequest fr = PERFETTO__PROTOS__FLUSH_REQUEST__INIT;
+
+	fr.has_timeout_ms = 1;
+	fr.timeout_ms = 20000;
+	ck_assert_int_eq(tt_consumer_call(c, TT_C_FLUSH, &fr.base, -1, NULL,
+	    30000), 0);
+}
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 START_TEST(test_track_event)
 {
 	static const char *const en[] = { "test.a", "other*", NULL };
@@ -425,7 +485,7 @@ START_TEST(test_track_event)
 	struct summary s;
 	pthread_t th[3];
 
-	init_faro(0);
+	init_faro(0, 0);
 	faro_track_init(&custom_track, "custom", NULL);
 	faro_counter_track_init(&ctr_int, "ints", "count");
 	faro_counter_track_init(&ctr_dbl, "doubles", NULL);
@@ -518,7 +578,7 @@ START_TEST(test_trace_processor)
 	pthread_t th;
 	FILE *f;
 
-	init_faro(0);
+	init_faro(0, 0);
 	faro_track_init(&custom_track, "custom", NULL);
 	faro_counter_track_init(&ctr_int, "ints", "count");
 	faro_counter_track_init(&ctr_dbl, "doubles", NULL);
@@ -570,6 +630,9 @@ END_TEST
 
 /* ---- the stall policy: writers wait for chunks instead of dropping ---- */
 
+#define STALL_MAX_MS	3000	/* the bound under test */
+#define STALL_PAUSE_MS	200	/* traced frozen, well within the bound */
+
 START_TEST(test_stall_policy)
 {
 	static const char *const en[] = { "test.a", NULL };
@@ -579,15 +642,26 @@ START_TEST(test_stall_policy)
 	struct tt_trace t;
 	struct summary s;
 	struct faro_stats st;
+	pthread_t th;
+	uint64_t t0, waited;
 
 	dc->has_buffer_exhausted_policy = 1;
 	dc->buffer_exhausted_policy =
 	    PERFETTO__PROTOS__DATA_SOURCE_CONFIG__BUFFER_EXHAUSTED_POLICY__BUFFER_EXHAUSTED_STALL_THEN_DROP;
-	init_faro(16 * 1024);
+	init_faro(16 * 1024, STALL_MAX_MS);
+
+	/*
+	 * Within the bound: 300 rounds do not fit in 16 KiB, so the writer
+	 * must wait for traced, which comes back after STALL_PAUSE_MS.
+	 */
 	memset(&c, 0, sizeof(c));
 	record(cfg, &c);
 	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
+	traced_pause();
+	ck_assert_int_eq(pthread_create(&th, NULL, traced_resume_later,
+	    (void *)(intptr_t)STALL_PAUSE_MS), 0);
 	emit_events(300);
+	pthread_join(th, NULL);
 	faro_get_stats(&st);
 	ck_assert_uint_gt(st.stalls, 0);
 	ck_assert_uint_eq(st.dropped_packets, 0);
@@ -595,6 +669,35 @@ START_TEST(test_stall_policy)
 	summarize(&s, t.trace);
 	ck_assert_int_eq(s.named[0], 300);
 	ck_assert_int_eq(s.dropped_marks, 0);
+	ck_assert_int_eq(s.unresolved, 0);
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	ck_assert_int_eq(wait_cond(cat_a_off, 5000), 0);
+
+	/*
+	 * Past the bound: traced stays frozen, the writer gives up after
+	 * STALL_MAX_MS (not before, not never), drops, and marks the loss
+	 * on its next packet once chunks are back.
+	 */
+	memset(&c, 0, sizeof(c));
+	record(cfg, &c);
+	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
+	traced_pause();
+	t0 = mono_ms();
+	emit_events(300);
+	waited = mono_ms() - t0;
+	faro_get_stats(&st);
+	ck_assert_uint_gt(st.dropped_packets, 0);
+	/* The deadline counts whole ms from the first stall. */
+	ck_assert_uint_ge(waited, STALL_MAX_MS - 1);
+	traced_resume();
+	flush_session(&c);
+	emit_events(1);
+	stop_and_read(&c, &t);
+	summarize(&s, t.trace);
+	ck_assert_int_gt(s.named[0], 1);
+	ck_assert_int_lt(s.named[0], 301);
+	ck_assert_int_eq(s.dropped_marks, 1);
 	ck_assert_int_eq(s.unresolved, 0);
 	tt_trace_free(&t);
 	tt_consumer_close(&c);
@@ -628,7 +731,7 @@ START_TEST(test_reinit)
 
 	pthread_barrier_init(&bar, NULL, 2);
 	pthread_create(&th, NULL, survivor, NULL);
-	init_faro(0);
+	init_faro(0, 0);
 	memset(&c1, 0, sizeof(c1));
 	record(cfg, &c1);
 	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
@@ -639,7 +742,7 @@ START_TEST(test_reinit)
 	ck_assert_int_eq(s.named[0], 1);
 	faro_shutdown();	/* the survivor's writer state goes */
 	ck_assert_int_eq(faro_connected(), 0);
-	init_faro(0);
+	init_faro(0, 0);
 	memset(&c2, 0, sizeof(c2));
 	record(cfg, &c2);
 	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
@@ -674,7 +777,7 @@ START_TEST(test_clear_incremental_state)
 	isc.has_clear_period_ms = 1;
 	isc.clear_period_ms = 50;
 	cfg->incremental_state_config = &isc;
-	init_faro(0);
+	init_faro(0, 0);
 	memset(&c, 0, sizeof(c));
 	record(cfg, &c);
 	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
@@ -818,7 +921,7 @@ START_TEST(test_data_source_two_sessions)
 	struct tt_trace t1, t2;
 	const char *cause;
 
-	init_faro(0);
+	init_faro(0, 0);
 	a.on_setup = ds_setup;
 	a.on_start = ds_start;
 	a.on_stop = ds_stop;
@@ -870,7 +973,7 @@ START_TEST(test_reconnect)
 	struct summary s;
 	struct faro_stats st;
 
-	init_faro(0);
+	init_faro(0, 0);
 	ck_assert_int_eq(wait_cond(is_connected, 5000), 0);
 	ck_assert_int_eq(tt_traced_stop(&td), 0);
 	ck_assert_int_eq(wait_cond(cat_a_off, 1000), 0);
@@ -919,21 +1022,24 @@ START_TEST(test_drop_policy)
 	isc->has_clear_period_ms = 1;
 	isc->clear_period_ms = 100;
 	cfg->incremental_state_config = isc;
-	init_faro(16 * 1024);	/* 4 pages of 4 KiB */
+	init_faro(16 * 1024, 0);	/* 4 pages of 4 KiB */
 	memset(&c, 0, sizeof(c));
 	record(cfg, &c);
 	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
-	/* No pause for the libfaro thread: the SMB must run out. */
+	/* traced frozen: the SMB runs out early in the burst, every run. */
+	traced_pause();
 	emit_events(3000);
+	traced_resume();
 	faro_get_stats(&st);
 	ck_assert_uint_gt(st.dropped_packets, 0);
-	tt_spin(base, 300);
+	flush_session(&c);	/* chunks free again */
 	emit_events(5);		/* after a drop the sequence starts over */
 	stop_and_read(&c, &t);
 	summarize(&s, t.trace);
-	ck_assert_int_gt(s.dropped_marks, 0);
+	/* One loss, one mark; first packet and the mark both reset state. */
+	ck_assert_int_eq(s.dropped_marks, 1);
 	ck_assert_int_ge(s.resets, 2);
-	ck_assert_int_gt(s.named[0], 0);
+	ck_assert_int_gt(s.named[0], 5);
 	ck_assert_int_lt(s.named[0], 3005);
 	ck_assert_int_eq(s.unresolved, 0);
 	tt_trace_free(&t);
