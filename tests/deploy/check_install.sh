@@ -47,6 +47,8 @@ need_x() {
 need_x "$sbindir/traced" "$sbindir/traced_probes" \
 	"$bindir/trace_processor" "$bindir/faro"
 need "$libdir/pkgconfig/faro.pc" "$mandir/man1/faro.1" \
+	"$mandir/man8/traced.8" "$mandir/man8/traced_probes.8" \
+	"$mandir/man1/trace_processor.1" \
 	"$unitdir/traced.service" "$unitdir/traced_probes.service" \
 	"$unitdir/trace_processor.service" "$unitdir/traced-producer.socket" \
 	"$unitdir/traced-consumer.socket" \
@@ -54,7 +56,7 @@ need "$libdir/pkgconfig/faro.pc" "$mandir/man1/faro.1" \
 	"$datadir/selinux/devel/faro/faro.te" \
 	"$datadir/selinux/devel/faro/faro.fc" \
 	"$datadir/selinux/devel/faro/faro.if" \
-	"$docdir/install.md"
+	"$docdir/install.md" "$docdir/quickstart.md"
 ls "$dest$libdir"/libfaro.so.* >/dev/null 2>&1 ||
 	{ echo "FAIL: no shared libfaro in $libdir"; fail=1; }
 ls "$dest$includedir"/faro/*.h >/dev/null 2>&1 ||
