@@ -78,9 +78,35 @@ loop_on_tick(evutil_socket_t fd, short what, void *arg)
 		shm_arbiter_flush(arb, 0);
 }
 
+/* faro_init waits on this for the endpoint made on the libfaro thread. */
+struct loop_start {
+	const struct producer_ep_config	*cfg;
+	const char			*cause;
+	int				 done;
+	pthread_mutex_t			 mtx;
+	pthread_cond_t			 cv;
+};
+
+/*
+ * The endpoint is created here, not in faro_init: it takes its creator
+ * for the loop thread and sends commits made on that thread at once,
+ * which from the application's thread would race this loop on the
+ * connection.
+ */
 static void *
 loop_main(void *arg)
 {
+	struct loop_start *ls = arg;
+	struct producer_ep *ep;
+
+	ep = producer_ep_new(loop.base, ls->cfg, &ls->cause);
+	pthread_mutex_lock(&ls->mtx);
+	faro_g.ep = ep;
+	ls->done = 1;
+	pthread_cond_signal(&ls->cv);
+	pthread_mutex_unlock(&ls->mtx);
+	if (ep == NULL)
+		return NULL;
 	event_base_loop(loop.base, EVLOOP_NO_EXIT_ON_EMPTY);
 	return NULL;
 }
@@ -115,6 +141,8 @@ faro_init(const struct faro_init_args *a, const char **cause)
 	struct faro_init_args args;
 	struct producer_ep_config cfg;
 	struct timeval tick = { 0, COMMIT_TICK_MS * 1000 };
+	struct loop_start ls = { .mtx = PTHREAD_MUTEX_INITIALIZER,
+	    .cv = PTHREAD_COND_INITIALIZER };
 	const char *why = NULL;
 
 	if (cause == NULL)
@@ -158,16 +186,27 @@ faro_init(const struct faro_init_args *a, const char **cause)
 	cfg.commit_batch_chunks = args.commit_batch;
 	cfg.stall_max_ms = args.stall_max_ms;
 	cfg.ops = &faro_ds_ep_ops;
-	if ((faro_g.ep = producer_ep_new(loop.base, &cfg, cause)) == NULL)
-		goto fail;
-	if ((errno = pthread_create(&loop.thread, NULL, loop_main, NULL)) !=
+	ls.cfg = &cfg;
+	if ((errno = pthread_create(&loop.thread, NULL, loop_main, &ls)) !=
 	    0) {
 		*cause = "cannot start the libfaro thread";
-		producer_ep_free(faro_g.ep);
-		faro_g.ep = NULL;
-		goto fail;
+		goto fail_ls;
 	}
+	pthread_mutex_lock(&ls.mtx);
+	while (!ls.done)
+		pthread_cond_wait(&ls.cv, &ls.mtx);
+	pthread_mutex_unlock(&ls.mtx);
+	if (faro_g.ep == NULL) {
+		pthread_join(loop.thread, NULL);
+		*cause = ls.cause;
+		goto fail_ls;
+	}
+	pthread_mutex_destroy(&ls.mtx);
+	pthread_cond_destroy(&ls.cv);
 	return 0;
+fail_ls:
+	pthread_mutex_destroy(&ls.mtx);
+	pthread_cond_destroy(&ls.cv);
 fail:
 	if (loop.ev_wake != NULL)
 		event_free(loop.ev_wake);
