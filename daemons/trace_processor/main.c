@@ -59,6 +59,8 @@ usage(void)
 	    " (default 64)\n"
 	    "  --live-window-s N         and for how long, in seconds"
 	    " (default 600)\n"
+	    "  --sandbox-debug           --httpd/--live: log a denied syscall"
+	    " instead of dying\n"
 #endif
 	    );
 	exit(1);
@@ -134,6 +136,7 @@ main(int argc, char *argv[])
 		{ "live-period-ms", required_argument, NULL, 263 },
 		{ "live-window-mb", required_argument, NULL, 264 },
 		{ "live-window-s", required_argument, NULL, 265 },
+		{ "sandbox-debug", no_argument, NULL, 266 },
 #endif
 		{ NULL, 0, NULL, 0 },
 	};
@@ -201,6 +204,11 @@ main(int argc, char *argv[])
 			break;
 		case 265:
 			ra.live_window_s = strtoul(optarg, NULL, 10);
+			break;
+		case 266:
+			/* Read by the daemon modes' sandbox (rpc/tprpc.c). */
+			if (setenv("FARO_SANDBOX_DEBUG", "1", 1) == -1)
+				usage();
 			break;
 #endif
 		default:
