@@ -15,68 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct buf {
-	uint8_t	*p;
-	size_t	 n, cap;
-};
+#include "metrics/pbbuf.h"
 
+/* Appends m as field id of b and empties m, keeping its allocation. */
 static void
-put(struct buf *b, const void *d, size_t n)
+put_msg(struct pbbuf *b, uint32_t id, struct pbbuf *m)
 {
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 256;
-		if ((b->p = realloc(b->p, b->cap)) == NULL) {
-			perror("realloc");
-			exit(1);
-		}
-	}
-	memcpy(b->p + b->n, d, n);
-	b->n += n;
-}
-
-static void
-put_varint(struct buf *b, uint64_t v)
-{
-	uint8_t t[10];
-	size_t n = 0;
-
-	do {
-		t[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			t[n] |= 0x80;
-		n++;
-	} while (v);
-	put(b, t, n);
-}
-
-static void
-put_u(struct buf *b, uint32_t id, uint64_t v)
-{
-	put_varint(b, (uint64_t)id << 3);
-	put_varint(b, v);
-}
-
-static void
-put_len(struct buf *b, uint32_t id, const void *d, size_t n)
-{
-	put_varint(b, (uint64_t)id << 3 | 2);
-	put_varint(b, n);
-	put(b, d, n);
-}
-
-static void
-put_str(struct buf *b, uint32_t id, const char *s)
-{
-	put_len(b, id, s, strlen(s));
-}
-
-/* Appends m as field id of b and empties m. */
-static void
-put_msg(struct buf *b, uint32_t id, struct buf *m)
-{
-	put_len(b, id, m->p, m->n);
-	m->n = 0;
+	pbb_bytes(b, id, m->buf, m->len);
+	m->len = 0;
 }
 
 static uint32_t rnd_state = 1;
@@ -89,14 +35,18 @@ rnd(void)
 }
 
 static void
-flush_out(FILE *f, struct buf *t, uint64_t *written)
+flush_out(FILE *f, struct pbbuf *t, uint64_t *written)
 {
-	if (fwrite(t->p, 1, t->n, f) != t->n) {
+	if (t->oom) {
+		fprintf(stderr, "tp_gen_trace: out of memory\n");
+		exit(1);
+	}
+	if (fwrite(t->buf, 1, t->len, f) != t->len) {
 		perror("fwrite");
 		exit(1);
 	}
-	*written += t->n;
-	t->n = 0;
+	*written += t->len;
+	t->len = 0;
 }
 
 #define NTHREADS	16
@@ -105,83 +55,83 @@ flush_out(FILE *f, struct buf *t, uint64_t *written)
 static void
 gen_trackevent(FILE *f, uint64_t target)
 {
-	struct buf t = { 0 }, pk = { 0 }, m = { 0 }, s = { 0 }, e = { 0 };
+	struct pbbuf t = { 0 }, pk = { 0 }, m = { 0 }, s = { 0 }, e = { 0 };
 	uint64_t written = 0, ts = 1000000;
 	int depth[NTHREADS] = { 0 }, th, i;
 	char name[64];
 
 	for (th = 0; th < NTHREADS; th++) {
-		put_u(&s, 1, 1000);
-		put_u(&s, 2, 1000 + th);
+		pbb_uint(&s, 1, 1000);
+		pbb_uint(&s, 2, 1000 + th);
 		snprintf(name, sizeof(name), "worker-%d", th);
-		put_str(&s, 5, name);
-		put_u(&m, 1, 100 + th);			/* uuid */
+		pbb_string(&s, 5, name);
+		pbb_uint(&m, 1, 100 + th);			/* uuid */
 		put_msg(&m, 4, &s);
 		put_msg(&pk, 60, &m);
 		put_msg(&t, 1, &pk);
 		/* First packet of the sequence: interning and defaults. */
-		put_u(&pk, 10, 1 + th);
-		put_u(&pk, 13, 3);
+		pbb_uint(&pk, 10, 1 + th);
+		pbb_uint(&pk, 13, 3);
 		for (i = 1; i <= NNAMES; i++) {
-			put_u(&e, 1, i);
+			pbb_uint(&e, 1, i);
 			snprintf(name, sizeof(name), "Function%02d::Run", i);
-			put_str(&e, 2, name);
+			pbb_string(&e, 2, name);
 			put_msg(&m, 2, &e);
-			put_u(&e, 1, i);
+			pbb_uint(&e, 1, i);
 			snprintf(name, sizeof(name), "cat%d", i % 8);
-			put_str(&e, 2, name);
+			pbb_string(&e, 2, name);
 			put_msg(&m, 1, &e);
 		}
-		put_u(&e, 1, 1);
-		put_str(&e, 2, "arg");
+		pbb_uint(&e, 1, 1);
+		pbb_string(&e, 2, "arg");
 		put_msg(&m, 3, &e);
 		put_msg(&pk, 12, &m);
-		put_u(&e, 11, 100 + th);		/* default track */
+		pbb_uint(&e, 11, 100 + th);		/* default track */
 		put_msg(&m, 11, &e);
 		put_msg(&pk, 59, &m);
 		put_msg(&t, 1, &pk);
 	}
-	put_u(&m, 1, 999);
-	put_str(&m, 2, "queue length");
-	put_len(&m, 8, "", 0);				/* counter {} */
+	pbb_uint(&m, 1, 999);
+	pbb_string(&m, 2, "queue length");
+	pbb_bytes(&m, 8, "", 0);				/* counter {} */
 	put_msg(&pk, 60, &m);
 	put_msg(&t, 1, &pk);
 
-	while (written + t.n < target) {
+	while (written + t.len < target) {
 		th = (int)(rnd() % NTHREADS);
 		ts += 1 + rnd() % 500;
-		put_u(&pk, 8, ts);
-		put_u(&pk, 10, 1 + th);
-		put_u(&pk, 13, 2);
+		pbb_uint(&pk, 8, ts);
+		pbb_uint(&pk, 10, 1 + th);
+		pbb_uint(&pk, 13, 2);
 		if (rnd() % 16 == 0) {
-			put_u(&m, 9, 4);		/* counter */
-			put_u(&m, 11, 999);
-			put_u(&m, 30, rnd() % 1000);
+			pbb_uint(&m, 9, 4);		/* counter */
+			pbb_uint(&m, 11, 999);
+			pbb_uint(&m, 30, rnd() % 1000);
 		} else if (depth[th] > 0 && (depth[th] >= 8 || rnd() % 2)) {
-			put_u(&m, 9, 2);		/* end */
+			pbb_uint(&m, 9, 2);		/* end */
 			depth[th]--;
 		} else {
-			put_u(&m, 9, 1);		/* begin */
-			put_u(&m, 3, 1 + rnd() % NNAMES);
-			put_u(&m, 10, 1 + rnd() % NNAMES);
+			pbb_uint(&m, 9, 1);		/* begin */
+			pbb_uint(&m, 3, 1 + rnd() % NNAMES);
+			pbb_uint(&m, 10, 1 + rnd() % NNAMES);
 			if (rnd() % 4 == 0) {
-				put_u(&e, 1, 1);
-				put_u(&e, 4, rnd());
+				pbb_uint(&e, 1, 1);
+				pbb_uint(&e, 4, rnd());
 				put_msg(&m, 4, &e);
 			}
 			depth[th]++;
 		}
 		put_msg(&pk, 11, &m);
 		put_msg(&t, 1, &pk);
-		if (t.n > (1 << 20))
+		if (t.len > (1 << 20))
 			flush_out(f, &t, &written);
 	}
 	flush_out(f, &t, &written);
-	free(t.p);
-	free(pk.p);
-	free(m.p);
-	free(s.p);
-	free(e.p);
+	free(t.buf);
+	free(pk.buf);
+	free(m.buf);
+	free(s.buf);
+	free(e.buf);
 }
 
 #define NCPUS		8
@@ -191,44 +141,44 @@ gen_trackevent(FILE *f, uint64_t target)
 static void
 gen_ftrace(FILE *f, uint64_t target)
 {
-	struct buf t = { 0 }, pk = { 0 }, b = { 0 }, ev = { 0 }, m = { 0 };
+	struct pbbuf t = { 0 }, pk = { 0 }, b = { 0 }, ev = { 0 }, m = { 0 };
 	uint64_t written = 0, ts = 1000000000;
 	int cur[NCPUS] = { 0 }, open[NTASKS + 100] = { 0 }, cpu, i;
 	char comm[32], mark[64];
 
-	while (written + t.n < target) {
+	while (written + t.len < target) {
 		for (cpu = 0; cpu < NCPUS; cpu++) {
-			put_u(&b, 1, (uint64_t)cpu);
+			pbb_uint(&b, 1, (uint64_t)cpu);
 			for (i = 0; i < PER_BUNDLE; i++) {
 				int next = (int)(rnd() % NTASKS) + 100;
 				uint32_t r = rnd() % 10;
 
 				ts += 1 + rnd() % 2000;
-				put_u(&ev, 1, ts);
-				put_u(&ev, 2, cur[cpu] ? (uint64_t)cur[cpu] : 0);
+				pbb_uint(&ev, 1, ts);
+				pbb_uint(&ev, 2, cur[cpu] ? (uint64_t)cur[cpu] : 0);
 				if (r < 6) {
 					snprintf(comm, sizeof(comm), "task%d",
 					    cur[cpu]);
-					put_str(&m, 1, cur[cpu] ? comm :
+					pbb_string(&m, 1, cur[cpu] ? comm :
 					    "swapper");
-					put_u(&m, 2, (uint64_t)cur[cpu]);
-					put_u(&m, 3, 120);
-					put_u(&m, 4, rnd() % 3);
+					pbb_uint(&m, 2, (uint64_t)cur[cpu]);
+					pbb_uint(&m, 3, 120);
+					pbb_uint(&m, 4, rnd() % 3);
 					snprintf(comm, sizeof(comm), "task%d",
 					    next);
-					put_str(&m, 5, comm);
-					put_u(&m, 6, (uint64_t)next);
-					put_u(&m, 7, 120);
+					pbb_string(&m, 5, comm);
+					pbb_uint(&m, 6, (uint64_t)next);
+					pbb_uint(&m, 7, 120);
 					put_msg(&ev, 4, &m);
 					cur[cpu] = next;
 				} else if (r < 9) {
 					snprintf(comm, sizeof(comm), "task%d",
 					    next);
-					put_str(&m, 1, comm);
-					put_u(&m, 2, (uint64_t)next);
-					put_u(&m, 3, 120);
-					put_u(&m, 4, 1);
-					put_u(&m, 5, rnd() % NCPUS);
+					pbb_string(&m, 1, comm);
+					pbb_uint(&m, 2, (uint64_t)next);
+					pbb_uint(&m, 3, 120);
+					pbb_uint(&m, 4, 1);
+					pbb_uint(&m, 5, rnd() % NCPUS);
 					put_msg(&ev, 20, &m);
 				} else {
 					/* Ends only close what began. */
@@ -242,25 +192,25 @@ gen_ftrace(FILE *f, uint64_t target)
 						    "E|%d\n", cur[cpu]);
 						open[cur[cpu]]--;
 					}
-					put_u(&m, 1, 0xffffffff81000000ULL);
-					put_str(&m, 2, mark);
+					pbb_uint(&m, 1, 0xffffffff81000000ULL);
+					pbb_string(&m, 2, mark);
 					put_msg(&ev, 3, &m);
 				}
 				put_msg(&b, 2, &ev);
 			}
 			put_msg(&pk, 1, &b);
-			put_u(&pk, 10, 1);
+			pbb_uint(&pk, 10, 1);
 			put_msg(&t, 1, &pk);
-			if (t.n > (1 << 20))
+			if (t.len > (1 << 20))
 				flush_out(f, &t, &written);
 		}
 	}
 	flush_out(f, &t, &written);
-	free(t.p);
-	free(pk.p);
-	free(b.p);
-	free(ev.p);
-	free(m.p);
+	free(t.buf);
+	free(pk.buf);
+	free(b.buf);
+	free(ev.buf);
+	free(m.buf);
 }
 
 int

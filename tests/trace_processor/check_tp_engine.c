@@ -12,74 +12,27 @@
 #include <zlib.h>
 
 #include "tp.h"
+#include "metrics/pbbuf.h"
 
-struct buf {
-	uint8_t	*p;
-	size_t	 n, cap;
-};
-
+/* Appends m as field id of b and frees m. */
 static void
-put(struct buf *b, const void *d, size_t n)
+put_msg(struct pbbuf *b, uint32_t id, struct pbbuf *m)
 {
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 64;
-		b->p = realloc(b->p, b->cap);
-		ck_assert_ptr_nonnull(b->p);
-	}
-	memcpy(b->p + b->n, d, n);
-	b->n += n;
-}
-
-static void
-put_varint(struct buf *b, uint64_t v)
-{
-	uint8_t t[10];
-	size_t n = 0;
-
-	do {
-		t[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			t[n] |= 0x80;
-		n++;
-	} while (v);
-	put(b, t, n);
-}
-
-static void
-put_u(struct buf *b, uint32_t id, uint64_t v)
-{
-	put_varint(b, (uint64_t)id << 3);
-	put_varint(b, v);
-}
-
-static void
-put_len(struct buf *b, uint32_t id, const void *d, size_t n)
-{
-	put_varint(b, (uint64_t)id << 3 | 2);
-	put_varint(b, n);
-	put(b, d, n);
-}
-
-static void
-put_msg(struct buf *b, uint32_t id, struct buf *m)
-{
-	put_len(b, id, m->p, m->n);
-	free(m->p);
-	memset(m, 0, sizeof(*m));
+	pbb_bytes(b, id, m->buf, m->len);
+	pbb_free(m);
 }
 
 /* A Trace: a thread track, then n begin/end pairs with interned names. */
-static struct buf
+static struct pbbuf
 trace_build(int n, int reverse)
 {
-	struct buf t = { 0 }, pk = { 0 }, m = { 0 }, s = { 0 }, e = { 0 };
+	struct pbbuf t = { 0 }, pk = { 0 }, m = { 0 }, s = { 0 }, e = { 0 };
 	int i;
 
-	put_u(&s, 1, 5);		/* ThreadDescriptor.pid */
-	put_u(&s, 2, 6);		/* tid */
-	put_len(&s, 5, "worker", 6);	/* thread_name */
-	put_u(&m, 1, 42);		/* TrackDescriptor.uuid */
+	pbb_uint(&s, 1, 5);		/* ThreadDescriptor.pid */
+	pbb_uint(&s, 2, 6);		/* tid */
+	pbb_bytes(&s, 5, "worker", 6);	/* thread_name */
+	pbb_uint(&m, 1, 42);		/* TrackDescriptor.uuid */
 	put_msg(&m, 4, &s);
 	put_msg(&pk, 60, &m);
 	put_msg(&t, 1, &pk);
@@ -88,27 +41,28 @@ trace_build(int n, int reverse)
 		int j;
 
 		for (j = 0; j < 2; j++) {
-			put_u(&pk, 8, 1000 + (uint64_t)k * 100 + (uint64_t)j * 50);
-			put_u(&pk, 10, 7);	/* sequence id */
+			pbb_uint(&pk, 8, 1000 + (uint64_t)k * 100 + (uint64_t)j * 50);
+			pbb_uint(&pk, 10, 7);	/* sequence id */
 			if (i == 0 && j == 0) {
-				put_u(&pk, 13, 3);
-				put_u(&e, 1, 1);	/* EventName.iid */
-				put_len(&e, 2, "interned", 8);
+				pbb_uint(&pk, 13, 3);
+				pbb_uint(&e, 1, 1);	/* EventName.iid */
+				pbb_bytes(&e, 2, "interned", 8);
 				put_msg(&m, 2, &e);	/* event_names */
 				put_msg(&pk, 12, &m);	/* interned_data */
 			}
-			put_u(&m, 9, j == 0 ? 1 : 2);	/* type */
-			put_u(&m, 11, 42);		/* track_uuid */
+			pbb_uint(&m, 9, j == 0 ? 1 : 2);	/* type */
+			pbb_uint(&m, 11, 42);		/* track_uuid */
 			if (j == 0) {
 				if (k % 2)
-					put_u(&m, 10, 1);	/* name_iid */
+					pbb_uint(&m, 10, 1);	/* name_iid */
 				else
-					put_len(&m, 23, "plain", 5);
+					pbb_bytes(&m, 23, "plain", 5);
 			}
 			put_msg(&pk, 11, &m);
 			put_msg(&t, 1, &pk);
 		}
 	}
+	ck_assert_int_eq(t.oom, 0);
 	return t;
 }
 
@@ -159,8 +113,8 @@ load_chunked(const uint8_t *p, size_t n, size_t chunk, size_t window)
 
 START_TEST(test_chunking)
 {
-	struct buf t = trace_build(50, 0);
-	char *whole = load_chunked(t.p, t.n, t.n, 0);
+	struct pbbuf t = trace_build(50, 0);
+	char *whole = load_chunked(t.buf, t.len, t.len, 0);
 	static const size_t sizes[] = { 1, 2, 3, 7, 64, 4096 };
 	size_t i;
 
@@ -169,23 +123,23 @@ START_TEST(test_chunking)
 	ck_assert(strstr(whole, "interned@1100") != NULL);
 	ck_assert(strstr(whole, "plain@1000") != NULL);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		char *r = load_chunked(t.p, t.n, sizes[i], 0);
+		char *r = load_chunked(t.buf, t.len, sizes[i], 0);
 
 		ck_assert_msg(strcmp(r, whole) == 0, "chunk %zu differs",
 		    sizes[i]);
 		free(r);
 	}
 	free(whole);
-	free(t.p);
+	free(t.buf);
 }
 END_TEST
 
 START_TEST(test_sorting_and_window)
 {
 	/* Reversed pairs sort back into place within a large window... */
-	struct buf fwd = trace_build(40, 0), rev = trace_build(40, 1);
-	char *a = load_chunked(fwd.p, fwd.n, fwd.n, 0);
-	char *b = load_chunked(rev.p, rev.n, 1000, 0);
+	struct pbbuf fwd = trace_build(40, 0), rev = trace_build(40, 1);
+	char *a = load_chunked(fwd.buf, fwd.len, fwd.len, 0);
+	char *b = load_chunked(rev.buf, rev.len, 1000, 0);
 	struct tp_config cfg;
 	struct tp *tp;
 	char *err = NULL, *v;
@@ -196,7 +150,7 @@ START_TEST(test_sorting_and_window)
 	cfg.sort_window_bytes = 1;
 	tp = tp_new(&cfg, &err);
 	ck_assert_ptr_nonnull(tp);
-	ck_assert_int_eq(tp_parse(tp, rev.p, rev.n), 0);
+	ck_assert_int_eq(tp_parse(tp, rev.buf, rev.len), 0);
 	ck_assert_int_eq(tp_eof(tp), 0);
 	v = query1(tp, "SELECT value FROM stats WHERE name ="
 	    " 'sorter_push_event_out_of_order'");
@@ -206,67 +160,67 @@ START_TEST(test_sorting_and_window)
 	tp_free(tp);
 	free(a);
 	free(b);
-	free(fwd.p);
-	free(rev.p);
+	free(fwd.buf);
+	free(rev.buf);
 }
 END_TEST
 
 START_TEST(test_compressed_packets)
 {
-	struct buf t = trace_build(30, 0), outer = { 0 }, pk = { 0 };
-	uLongf zl = compressBound(t.n);
+	struct pbbuf t = trace_build(30, 0), outer = { 0 }, pk = { 0 };
+	uLongf zl = compressBound(t.len);
 	uint8_t *z = malloc(zl);
 	char *a, *b;
 
-	ck_assert_int_eq(compress(z, &zl, t.p, t.n), Z_OK);
-	put_len(&pk, 50, z, zl);		/* compressed_packets */
+	ck_assert_int_eq(compress(z, &zl, t.buf, t.len), Z_OK);
+	pbb_bytes(&pk, 50, z, zl);		/* compressed_packets */
 	put_msg(&outer, 1, &pk);
-	a = load_chunked(t.p, t.n, t.n, 0);
-	b = load_chunked(outer.p, outer.n, 333, 0);
+	a = load_chunked(t.buf, t.len, t.len, 0);
+	b = load_chunked(outer.buf, outer.len, 333, 0);
 	ck_assert_str_eq(a, b);
 	free(a);
 	free(b);
 	free(z);
-	free(outer.p);
-	free(t.p);
+	free(outer.buf);
+	free(t.buf);
 }
 END_TEST
 
 START_TEST(test_gzip_file)
 {
-	struct buf t = trace_build(30, 0);
+	struct pbbuf t = trace_build(30, 0);
 	z_stream zs;
-	uint8_t *gz = malloc(t.n + 1024);
+	uint8_t *gz = malloc(t.len + 1024);
 	char *a, *b;
 
 	memset(&zs, 0, sizeof(zs));
 	ck_assert_int_eq(deflateInit2(&zs, 6, Z_DEFLATED, 16 + 15, 8,
 	    Z_DEFAULT_STRATEGY), Z_OK);
-	zs.next_in = t.p;
-	zs.avail_in = (uInt)t.n;
+	zs.next_in = t.buf;
+	zs.avail_in = (uInt)t.len;
 	zs.next_out = gz;
-	zs.avail_out = (uInt)(t.n + 1024);
+	zs.avail_out = (uInt)(t.len + 1024);
 	ck_assert_int_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
-	a = load_chunked(t.p, t.n, t.n, 0);
+	a = load_chunked(t.buf, t.len, t.len, 0);
 	b = load_chunked(gz, zs.total_out, 17, 0);
 	ck_assert_str_eq(a, b);
 	deflateEnd(&zs);
 	free(a);
 	free(b);
 	free(gz);
-	free(t.p);
+	free(t.buf);
 }
 END_TEST
 
 START_TEST(test_truncated)
 {
 	/* A trace cut short keeps what came before the cut. */
-	struct buf t = trace_build(20, 0);
+	struct pbbuf t = trace_build(20, 0);
 	struct tp *tp;
 	char *err = NULL, *v;
 
 	tp = tp_new(NULL, &err);
-	ck_assert_int_eq(tp_parse(tp, t.p, t.n - 5), 0);
+	ck_assert_int_eq(tp_parse(tp, t.buf, t.len - 5), 0);
 	ck_assert_int_eq(tp_eof(tp), 0);
 	v = query1(tp, "SELECT COUNT(*) FROM slice");
 	ck_assert_int_eq(atoi(v), 20);		/* the last one stays open */
@@ -279,7 +233,7 @@ START_TEST(test_truncated)
 	ck_assert_str_eq(v, "1");
 	free(v);
 	tp_free(tp);
-	free(t.p);
+	free(t.buf);
 }
 END_TEST
 
@@ -310,7 +264,7 @@ START_TEST(test_hostile_proto)
 	int round;
 
 	for (round = 0; round < 300; round++) {
-		struct buf t = { 0 };
+		struct pbbuf t = { 0 };
 		struct tp *tp;
 		char *err = NULL;
 		int i;
@@ -335,15 +289,15 @@ START_TEST(test_hostile_proto)
 					body[1] = body[0] == 0xe2 ? 0x03 : 0x03;
 				}
 			}
-			put_len(&t, 1, body, n);
+			pbb_bytes(&t, 1, body, n);
 		}
 		tp = tp_new(NULL, &err);
 		ck_assert_ptr_nonnull(tp);
-		(void)tp_parse(tp, t.p, t.n);
+		(void)tp_parse(tp, t.buf, t.len);
 		ck_assert_int_eq(tp_eof(tp), 0);
 		free(query1(tp, "SELECT COUNT(*) FROM slice"));
 		tp_free(tp);
-		free(t.p);
+		free(t.buf);
 	}
 }
 END_TEST
@@ -421,33 +375,33 @@ START_TEST(test_deep_track_chain)
 {
 	/* Each track the parent of the next, 50000 deep, and a loop: the
 	 * resolution must stay bounded (no stack exhaustion). */
-	struct buf t = { 0 }, pk = { 0 }, m = { 0 };
+	struct pbbuf t = { 0 }, pk = { 0 }, m = { 0 };
 	struct tp *tp;
 	char *err = NULL, *v;
 	uint64_t i;
 
 	for (i = 1; i <= 50000; i++) {
-		put_u(&m, 1, i);			/* uuid */
-		put_u(&m, 5, i == 1 ? 50000 : i - 1);	/* parent: a loop */
-		put_len(&m, 2, "t", 1);
+		pbb_uint(&m, 1, i);			/* uuid */
+		pbb_uint(&m, 5, i == 1 ? 50000 : i - 1);	/* parent: a loop */
+		pbb_bytes(&m, 2, "t", 1);
 		put_msg(&pk, 60, &m);
 		put_msg(&t, 1, &pk);
 	}
-	put_u(&pk, 8, 10);
-	put_u(&pk, 10, 1);
-	put_u(&m, 9, 3);
-	put_u(&m, 11, 50000);
-	put_len(&m, 23, "deep", 4);
+	pbb_uint(&pk, 8, 10);
+	pbb_uint(&pk, 10, 1);
+	pbb_uint(&m, 9, 3);
+	pbb_uint(&m, 11, 50000);
+	pbb_bytes(&m, 23, "deep", 4);
 	put_msg(&pk, 11, &m);
 	put_msg(&t, 1, &pk);
 	tp = tp_new(NULL, &err);
-	ck_assert_int_eq(tp_parse(tp, t.p, t.n), 0);
+	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
 	ck_assert_int_eq(tp_eof(tp), 0);
 	v = query1(tp, "SELECT COUNT(*) FROM slice WHERE name = 'deep'");
 	ck_assert_str_eq(v, "1");
 	free(v);
 	tp_free(tp);
-	free(t.p);
+	free(t.buf);
 }
 END_TEST
 
