@@ -13,6 +13,12 @@ b=${top_builddir:?}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+# One tracefs for the whole machine: the suites that trace take turns
+# through this lock (the kernel suites in C take the same file), else a
+# parallel make check sees another suite's events in the before/after.
+exec 9>>/tmp/faro-tracefs-tests.lock
+flock 9 || { echo "FAIL: cannot take the tracefs test lock"; exit 1; }
+
 before=$(cat "$tfs/tracing_on" "$tfs/buffer_size_kb" "$tfs/current_tracer" "$tfs/set_event" 2>&1)
 if ! "$s/tools/demo" --no-build --build-dir "$b" --seconds 3 --out "$out/t.pftrace" >"$out/report" 2>&1; then
 	echo "FAIL: tools/demo failed:"; cat "$out/report"; exit 1
