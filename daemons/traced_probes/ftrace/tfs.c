@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
+#include <linux/magic.h>
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -27,7 +29,7 @@
 
 enum tfs_op {
 	OP_READ = 1, OP_WRITE, OP_APPEND, OP_EXISTS, OP_LIST, OP_OPEN_RAW,
-	OP_MKDIR, OP_RMDIR,
+	OP_MKDIR, OP_RMDIR, OP_OPEN_PROC, OP_LIST_PROC,
 };
 
 struct tfs_req {
@@ -44,6 +46,12 @@ struct tfs_rep {
 
 #define MSG_MAX	(sizeof(struct tfs_rep) + TFS_READ_MAX + 1)
 
+/* The kernel's PID_MAX_LIMIT: no pid or tid is larger. */
+#define PROC_PID_LIMIT	4194304
+/* Pids per OP_LIST_PROC reply; a longer list takes several requests,
+ * each carrying the last pid received (a uint32_t value). */
+#define PROC_LIST_PAGE	(TFS_READ_MAX / sizeof(uint32_t))
+
 static int broker_fd = -1;
 
 static int
@@ -59,6 +67,102 @@ join(char *path, size_t sz, const char *root, const char *rel)
 }
 
 /* ---- the plain system calls (direct mode, and the broker's side) ---- */
+
+/* What we opened is procfs itself, not something mounted over it. */
+static int
+on_procfs(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) == -1)
+		return 0;
+	if (sf.f_type != PROC_SUPER_MAGIC) {
+		errno = EXDEV;
+		return 0;
+	}
+	return 1;
+}
+
+static int
+do_open_proc(const char *path)
+{
+	int fd, saved;
+
+	/* The paths have no symlink (proc_path_kind refuses "self" and
+	 * "thread-self"); O_NOFOLLOW keeps it so for the last component. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd == -1)
+		return -1;
+	if (!on_procfs(fd)) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+static int
+pid_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The numeric entries of a /proc directory above after, ascending, at
+ * most a page of them, as an array of uint32_t in a malloc'd buffer.
+ */
+static int
+do_list_proc(const char *path, uint32_t after, char **bufp, size_t *lenp)
+{
+	struct dirent *de;
+	uint32_t *pids = NULL, *np;
+	size_t n = 0, cap = 0;
+	unsigned long v;
+	char *end;
+	DIR *d;
+	int saved;
+
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	if (!on_procfs(dirfd(d)))
+		goto fail;
+	errno = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		v = strtoul(de->d_name, &end, 10);
+		if (*end != '\0' || v <= after || v > PROC_PID_LIMIT)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			if ((np = reallocarray(pids, cap, sizeof(*pids))) ==
+			    NULL)
+				goto fail;
+			pids = np;
+		}
+		pids[n++] = (uint32_t)v;
+	}
+	if (errno != 0)
+		goto fail;
+	closedir(d);
+	qsort(pids, n, sizeof(*pids), pid_cmp);
+	if (n > PROC_LIST_PAGE)
+		n = PROC_LIST_PAGE;
+	if (pids == NULL && (pids = malloc(1)) == NULL)
+		return -1;
+	*bufp = (char *)pids;
+	*lenp = n * sizeof(*pids);
+	return 0;
+fail:
+	saved = errno;
+	free(pids);
+	closedir(d);
+	errno = saved;
+	return -1;
+}
 
 static int
 do_read(const char *path, char **bufp, size_t *lenp)
@@ -189,6 +293,17 @@ do_op(int op, const char *path, const char *val, size_t vlen, char **out,
 		return mkdir(path, 0755);
 	case OP_RMDIR:
 		return rmdir(path);
+	case OP_OPEN_PROC:
+		*fd = do_open_proc(path);
+		return *fd == -1 ? -1 : 0;
+	case OP_LIST_PROC: {
+		uint32_t after;
+
+		if (vlen != sizeof(after))
+			break;
+		memcpy(&after, val, sizeof(after));
+		return do_list_proc(path, after, out, outlen);
+	}
 	}
 	errno = EINVAL;
 	return -1;
@@ -465,6 +580,76 @@ tfs_rmdir(const char *path)
 	return call(OP_RMDIR, path, NULL, 0, NULL, NULL, NULL);
 }
 
+static int	proc_allowed(int op, const char *path, size_t vlen);
+
+int
+tfs_open_proc(const char *path)
+{
+	int fd;
+
+	/* Direct mode refuses what the broker would: one behaviour. */
+	if (broker_fd < 0 && !proc_allowed(OP_OPEN_PROC, path, 0)) {
+		errno = EPERM;
+		return -1;
+	}
+	if (call(OP_OPEN_PROC, path, NULL, 0, NULL, NULL, &fd) == -1)
+		return -1;
+	return fd;
+}
+
+int
+tfs_list_proc(const char *path, int32_t **pidsp, size_t *np)
+{
+	int32_t *pids = NULL, *nb;
+	uint32_t after = 0;
+	size_t n = 0, len, got;
+	char *buf;
+	int saved;
+
+	if (broker_fd < 0 && !proc_allowed(OP_LIST_PROC, path,
+	    sizeof(after))) {
+		errno = EPERM;
+		return -1;
+	}
+	do {
+		if (call(OP_LIST_PROC, path, (const char *)&after,
+		    sizeof(after), &buf, &len, NULL) == -1)
+			goto fail;
+		got = len / sizeof(uint32_t);
+		if (len % sizeof(uint32_t) != 0 || got > PROC_LIST_PAGE ||
+		    (nb = reallocarray(pids, n + got + 1, sizeof(*pids))) ==
+		    NULL) {
+			free(buf);
+			errno = len % sizeof(uint32_t) ? EPROTO : ENOMEM;
+			goto fail;
+		}
+		pids = nb;
+		for (size_t i = 0; i < got; i++) {
+			uint32_t v;
+
+			memcpy(&v, buf + i * sizeof(v), sizeof(v));
+			/* Ascending and in range, or the reply is broken
+			 * (and the next page request would never end). */
+			if (v <= after || v > PROC_PID_LIMIT) {
+				free(buf);
+				errno = EPROTO;
+				goto fail;
+			}
+			pids[n++] = (int32_t)v;
+			after = v;
+		}
+		free(buf);
+	} while (got == PROC_LIST_PAGE);
+	*pidsp = pids;
+	*np = n;
+	return 0;
+fail:
+	saved = errno;
+	free(pids);
+	errno = saved;
+	return -1;
+}
+
 /* ---- broker side ---- */
 
 static int
@@ -600,6 +785,64 @@ syscall_filter_ok(const char *v, size_t n)
 	return n > 0;
 }
 
+/* A pid or tid in a /proc path: its digit count, 0 when it is not one. */
+static size_t
+proc_pid_span(const char *s)
+{
+	unsigned long v = 0;
+	size_t n;
+
+	for (n = 0; isdigit((unsigned char)s[n]); n++)
+		if (n < 8)
+			v = v * 10 + (unsigned long)(s[n] - '0');
+	/* procfs itself refuses leading zeros; no pid 0 under /proc */
+	if (n == 0 || n > 7 || s[0] == '0' || v > PROC_PID_LIMIT)
+		return 0;
+	return n;
+}
+
+enum { PROC_NONE, PROC_FILE, PROC_DIR };
+
+/*
+ * The /proc paths of traced_probes: kallsyms (ftrace symbols), the files
+ * ps/ps_ds.c reads per process and per thread, and the two directories
+ * it lists. Anything else, "self" and ".." included, is PROC_NONE.
+ */
+static int
+proc_path_kind(const char *path)
+{
+	static const char *pid_files[] = { "status", "cmdline",
+	    "oom_score_adj" };
+	const char *p;
+	size_t k;
+
+	if (strcmp(path, "/proc/kallsyms") == 0)
+		return PROC_FILE;
+	if (strcmp(path, "/proc") == 0)
+		return PROC_DIR;
+	if (strncmp(path, "/proc/", 6) != 0 ||
+	    (k = proc_pid_span(path + 6)) == 0 || path[6 + k] != '/')
+		return PROC_NONE;
+	p = path + 6 + k + 1;
+	for (size_t i = 0; i < sizeof(pid_files) / sizeof(pid_files[0]); i++)
+		if (strcmp(p, pid_files[i]) == 0)
+			return PROC_FILE;
+	if (strcmp(p, "task") == 0)
+		return PROC_DIR;
+	if (strncmp(p, "task/", 5) != 0 || (k = proc_pid_span(p + 5)) == 0 ||
+	    strcmp(p + 5 + k, "/comm") != 0)
+		return PROC_NONE;
+	return PROC_FILE;
+}
+
+static int
+proc_allowed(int op, const char *path, size_t vlen)
+{
+	if (op == OP_OPEN_PROC)
+		return vlen == 0 && proc_path_kind(path) == PROC_FILE;
+	return vlen == sizeof(uint32_t) && proc_path_kind(path) == PROC_DIR;
+}
+
 /* What traced_probes may do, and nothing else. */
 static int
 allowed(int op, const char *path, const char *top, const char *val,
@@ -612,6 +855,8 @@ allowed(int op, const char *path, const char *top, const char *val,
 	int inst, cpu;
 	char tail[32];
 
+	if (op == OP_OPEN_PROC || op == OP_LIST_PROC)
+		return proc_allowed(op, path, vlen);
 	if ((rel = under_root(path, top, &inst)) == NULL || !rel_ok(rel))
 		return 0;
 	switch (op) {

@@ -14,11 +14,19 @@
  *
  * Paths are absolute (a root, then a relative path under it); roots are
  * the tracefs mount or one of its instances.
+ *
+ * The broker also opens the few /proc files an unprivileged worker may
+ * not see: /proc/kallsyms (the kernel shows real addresses only to an
+ * opener with CAP_SYSLOG) and the per-process files of the ps probes
+ * when /proc is mounted with hidepid=. Under hidepid a readdir of /proc
+ * is filtered by the reader's credentials, not the opener's, so pids are
+ * listed by the broker and sent back as data, not as a descriptor.
  */
 #ifndef FARO_TFS_H
 #define FARO_TFS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define TFS_PATH_MAX	512
 
@@ -48,6 +56,20 @@ int	tfs_open_raw(const char *root, int cpu);
 /* Creates or removes an instance directory (a full path). */
 int	tfs_mkdir(const char *path);
 int	tfs_rmdir(const char *path);
+
+/*
+ * Opens, read-only, one of the /proc files traced_probes reads: exactly
+ * /proc/kallsyms, /proc/PID/{status,cmdline,oom_score_adj} or
+ * /proc/PID/task/TID/comm (PID and TID decimal, no leading zero).
+ * Returns the descriptor, or -1 with errno (EPERM: not such a path).
+ */
+int	tfs_open_proc(const char *path);
+/*
+ * The pids under "/proc", or the tids under "/proc/PID/task", in
+ * ascending order, as seen by the broker: *pids is malloc'd (free it),
+ * *n may be 0. Returns 0, or -1 with errno (EPERM: another path).
+ */
+int	tfs_list_proc(const char *path, int32_t **pids, size_t *n);
 
 /* From now on, send every access to the broker at the other end of fd
  * (-1: back to direct access). */
