@@ -14,6 +14,7 @@
 #include "event_table.h"
 #include "format.h"
 #include "ftrace_util.h"
+#include "ksyms.h"
 #include "ring_page.h"
 #include "translate.h"
 
@@ -534,6 +535,545 @@ START_TEST(kprobe_record)
 }
 END_TEST
 
+/* ---- kernel symbols: kallsyms and the indexes that replace addresses ---- */
+
+#define K(x)	(0xffffffff00000000ull | (x))
+#define HEAP1	0xffff888012345678ull
+#define HEAP2	0xffff888000000040ull
+
+static struct ksyms *
+fixture_ksyms(struct ksyms_parse_stats *st)
+{
+	const char *cause = NULL;
+	size_t len;
+	char *text = test_data("kallsyms.txt", &len);
+	struct ksyms *k = ksyms_parse_untrusted(text, len, st, &cause);
+
+	ck_assert_msg(k != NULL, "kallsyms.txt: %s", cause);
+	free(text);
+	return k;
+}
+
+static void
+expect_sym(const struct ksyms *k, uint64_t addr, const char *want)
+{
+	char name[KSYMS_NAME_MAX];
+	int n = ksyms_lookup(k, addr, name, sizeof(name));
+
+	if (want == NULL) {
+		ck_assert_msg(n == -1, "%#llx resolved to %s",
+		    (unsigned long long)addr, n >= 0 ? name : "");
+		return;
+	}
+	ck_assert_msg(n >= 0, "%#llx: no symbol, want %s",
+	    (unsigned long long)addr, want);
+	ck_assert_str_eq(name, want);
+	ck_assert_int_eq(n, (int)strlen(want));
+}
+
+static void
+check_fixture_table(const struct ksyms *k)
+{
+	/* 12 text symbols, _text an alias of _stext at one address. */
+	ck_assert_uint_eq(ksyms_count(k), 11);
+	expect_sym(k, K(0x81000000), "_stext");
+	expect_sym(k, K(0x81000900), "early_unsorted_fn");	/* sorted in */
+	expect_sym(k, K(0x81001008), "__pfx_do_one_initcall");
+	expect_sym(k, K(0x81001010), "do_one_initcall");
+	expect_sym(k, K(0x81001404), "__pfx_run_init_process");
+	expect_sym(k, K(0x81001410), "run_init_process");
+	expect_sym(k, K(0x81002123), "process_one_work");
+	expect_sym(k, K(0x81006000) + KSYMS_MAX_SPAN - 1, "vfs_read");
+	expect_sym(k, K(0x81006000) + KSYMS_MAX_SPAN, NULL);
+	expect_sym(k, K(0x82000000), NULL);	/* data, past the last text */
+	expect_sym(k, K(0xc0a00010), "mod_work_fn");	/* module tail cut */
+	expect_sym(k, K(0xc0201000), "ftrace_trampoline");
+	expect_sym(k, K(0x80ffffff), NULL);	/* below the first */
+	expect_sym(k, HEAP1, NULL);
+	expect_sym(k, 0, NULL);
+	expect_sym(k, UINT64_MAX, NULL);
+}
+
+START_TEST(ksyms_fixture)
+{
+	struct ksyms_parse_stats st;
+	struct ksyms *k = fixture_ksyms(&st);
+	char small[8];
+
+	ck_assert_uint_eq(st.lines, 24);
+	ck_assert_uint_eq(st.malformed, 8);
+	ck_assert_uint_eq(st.skipped, 4);	/* D, r, W, $x */
+	ck_assert_uint_eq(st.zero, 0);
+	check_fixture_table(k);
+	/* A small buffer truncates, NUL-terminated. */
+	ck_assert_int_eq(ksyms_lookup(k, K(0x81001008), small, sizeof(small)),
+	    7);
+	ck_assert_str_eq(small, "__pfx_d");
+	/* __pfx_X and X share one string: the pool holds each name once. */
+	ck_assert_uint_lt(ksyms_mem_bytes(k), 512);
+	ksyms_free(k);
+}
+END_TEST
+
+/* Any split of the text into chunks parses the same. */
+START_TEST(ksyms_chunked)
+{
+	struct ksyms_parse_stats st;
+	const char *cause = NULL;
+	size_t len, off, n;
+	char *text = test_data("kallsyms.txt", &len);
+
+	for (size_t chunk = 1; chunk <= 41; chunk += 4) {
+		struct ksyms_builder *b = ksyms_builder_new();
+		struct ksyms *k;
+
+		for (off = 0; off < len; off += n) {
+			n = len - off < chunk ? len - off : chunk;
+			ksyms_builder_feed_untrusted(b, text + off, n);
+		}
+		k = ksyms_builder_finish(b, &st, &cause);
+		ck_assert_ptr_nonnull(k);
+		ck_assert_uint_eq(st.malformed, 8);
+		check_fixture_table(k);
+		ksyms_free(k);
+	}
+	free(text);
+}
+END_TEST
+
+START_TEST(ksyms_malformed)
+{
+	static const char *bad[] = {
+		"",
+		"\n\n\n",
+		"ffffffff81000000\n",
+		"ffffffff81000000 T \n",
+		"ffffffff81000000 T\tname\n",
+		"ffffffff81000000\tT name\n",
+		"  ffffffff81000000 T name\n",
+		"ffffffff81000000 T na\001me\n",
+		"ffffffff81000000 T name\xff\n",
+		"12345678123456781 T toolong_addr\n",
+		"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0 T nul\n",
+		"ffffffff81000000 T name extra\n",
+		"-1 T minus\n",
+		"0x81000000 T hexprefix\n",
+	};
+	struct ksyms_parse_stats st;
+	const char *cause = NULL;
+	struct ksyms *k;
+	char *big;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t len = i == 10 ? 23 : strlen(bad[i]);
+
+		k = ksyms_parse_untrusted(bad[i], len, &st, &cause);
+		ck_assert_msg(k != NULL, "case %zu: %s", i, cause);
+		ck_assert_msg(ksyms_count(k) == 0, "case %zu kept a symbol", i);
+		ck_assert_msg(st.malformed == st.lines, "case %zu", i);
+		expect_sym(k, K(0x81000000), NULL);
+		ksyms_free(k);
+	}
+	/* A name at the kernel's limit is refused; one below is kept. An
+	 * overlong line is skipped whole, the next line still parses. */
+	big = malloc(4096);
+	ck_assert_ptr_nonnull(big);
+	memset(big, 'a', 4096);
+	memcpy(big, "ffffffff81000000 T ", 19);
+	big[19 + KSYMS_NAME_MAX] = '\n';
+	k = ksyms_parse_untrusted(big, 20 + KSYMS_NAME_MAX, &st, &cause);
+	ck_assert_uint_eq(ksyms_count(k), 0);
+	ck_assert_uint_eq(st.malformed, 1);
+	ksyms_free(k);
+	big[19 + KSYMS_NAME_MAX - 1] = '\n';
+	k = ksyms_parse_untrusted(big, 19 + KSYMS_NAME_MAX, &st, &cause);
+	ck_assert_uint_eq(ksyms_count(k), 1);
+	ksyms_free(k);
+	memset(big, 'b', 4096);
+	memcpy(big + 4000, "\nffffffff81000000 t after_long\n", 31);
+	k = ksyms_parse_untrusted(big, 4031, &st, &cause);
+	ck_assert_uint_eq(st.lines, 2);
+	ck_assert_uint_eq(st.malformed, 1);
+	expect_sym(k, K(0x81000010), "after_long");
+	ksyms_free(k);
+	free(big);
+	/* No newline at the end: the last line still counts. */
+	k = ksyms_parse_untrusted("ffffffff81000000 T last", 23, &st, &cause);
+	expect_sym(k, K(0x81000000), "last");
+	ksyms_free(k);
+	/* kptr_restrict: every address reads 0. No symbol, never a wrong
+	 * one. */
+	k = ksyms_parse_untrusted("0000000000000000 T a\n"
+	    "0000000000000000 T b\n0000000000000000 t c\n", 63, &st, &cause);
+	ck_assert_uint_eq(ksyms_count(k), 0);
+	ck_assert_uint_eq(st.zero, 3);
+	expect_sym(k, 0, NULL);
+	expect_sym(k, K(0x81000000), NULL);
+	ksyms_free(k);
+	/* Addresses over 4 GiB apart take the 64-bit table. */
+	k = ksyms_parse_untrusted("0000000000001000 T low\n"
+	    "ffffffff81000000 T high\n", 47, &st, &cause);
+	expect_sym(k, 0x1010, "low");
+	expect_sym(k, K(0x81000001), "high");
+	ksyms_free(k);
+}
+END_TEST
+
+struct xl_case {
+	struct ftrace_translator	*xl;
+	struct ftrace_cpu_counters	 ctr;
+	struct ftrace_bundle		 b[2];
+	struct test_sink		 ts;
+	struct ksyms			*ks;
+};
+
+static void
+xl_case_init(struct xl_case *c, int symbolize, const char *const *files,
+    size_t nfiles)
+{
+	struct ftrace_xlate_opts o = { 0 };
+	struct ftrace_format fmt;
+	const char *cause = NULL;
+	struct ftrace_sink sink;
+
+	memset(c, 0, sizeof(*c));
+	c->ks = fixture_ksyms(NULL);
+	o.ksyms = symbolize ? c->ks : NULL;
+	c->xl = ftrace_translator_new(&o);
+	for (size_t i = 0; i < nfiles; i++) {
+		char group[64];
+
+		snprintf(group, sizeof(group), "%.*s",
+		    (int)strcspn(files[i], "_"), files[i]);
+		load_format(files[i], group, &fmt);
+		ck_assert_int_eq(ftrace_translator_add(c->xl, &fmt, &cause), 0);
+		ftrace_format_free(&fmt);
+	}
+	sink = test_sink_init(&c->ts);
+	for (int cpu = 0; cpu < 2; cpu++)
+		ftrace_bundle_init(&c->b[cpu], c->xl, &layout64,
+		    (uint32_t)cpu, sink, &c->ctr);
+}
+
+static void
+xl_case_free(struct xl_case *c)
+{
+	for (int cpu = 0; cpu < 2; cpu++)
+		ftrace_bundle_free(&c->b[cpu]);
+	test_sink_free(&c->ts);
+	ftrace_translator_free(c->xl);
+	ksyms_free(c->ks);
+}
+
+/* workqueue_execute_start (ID 335 in the format file): work, function. */
+static void
+pg_workqueue(struct pagebuf *pg, uint64_t work, uint64_t fn)
+{
+	uint32_t w[6] = { 335, 77, (uint32_t)work, (uint32_t)(work >> 32),
+	    (uint32_t)fn, (uint32_t)(fn >> 32) };
+
+	pg_record(pg, 10, w, 6, 0);
+}
+
+static void
+translate_pg(struct xl_case *c, int cpu, struct pagebuf *pg)
+{
+	pg_commit(pg, 0);
+	ck_assert_int_eq(ftrace_bundle_add_page_untrusted(&c->b[cpu],
+	    pg->page, sizeof(pg->page)), 0);
+	ftrace_bundle_finish(&c->b[cpu]);
+}
+
+static int
+has_bytes(const uint8_t *h, size_t hn, const uint8_t *n, size_t nn)
+{
+	for (size_t i = 0; i + nn <= hn; i++)
+		if (memcmp(h + i, n, nn) == 0)
+			return 1;
+	return 0;
+}
+
+/* Neither the 8 little-endian bytes nor the varint of addr, anywhere. */
+static void
+assert_no_leak(struct test_sink *ts, const uint64_t *addrs, size_t n)
+{
+	uint8_t le[8], vi[10], *buf;
+	size_t len, vlen;
+
+	for (size_t p = 0; p < ts->npkts; p++) {
+		len = perfetto__protos__trace_packet__get_packed_size(
+		    ts->pkts[p]);
+		buf = malloc(len + 1);
+		ck_assert_ptr_nonnull(buf);
+		perfetto__protos__trace_packet__pack(ts->pkts[p], buf);
+		for (size_t i = 0; i < n; i++) {
+			memcpy(le, &addrs[i], 8);
+			vlen = (size_t)(pbw_put_varint(vi, addrs[i]) - vi);
+			ck_assert_msg(!has_bytes(buf, len, le, 8) &&
+			    !has_bytes(buf, len, vi, vlen),
+			    "address %#llx in packet %zu",
+			    (unsigned long long)addrs[i], p);
+			/* Nor its low 32 bits, when they are distinctive. */
+			if ((uint32_t)addrs[i] >= 0x01000000)
+				ck_assert_msg(!has_bytes(buf, len, le, 4),
+				    "low half of %#llx in packet %zu",
+				    (unsigned long long)addrs[i], p);
+		}
+		free(buf);
+	}
+}
+
+static const Perfetto__Protos__WorkqueueExecuteStartFtraceEvent *
+wq_event(struct test_sink *ts, size_t pkt, size_t i)
+{
+	const Perfetto__Protos__FtraceEventBundle *b;
+
+	ck_assert_uint_lt(pkt, ts->npkts);
+	b = ts->pkts[pkt]->ftrace_events;
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_lt(i, b->n_event);
+	ck_assert_int_eq(b->event[i]->event_case,
+	    PERFETTO__PROTOS__FTRACE_EVENT__EVENT_WORKQUEUE_EXECUTE_START);
+	return b->event[i]->workqueue_execute_start;
+}
+
+/* The kernel_symbols of a packet, as "iid=name,iid=name". */
+static void
+interned(const Perfetto__Protos__TracePacket *p, char *out, size_t outsz)
+{
+	size_t off = 0;
+
+	out[0] = '\0';
+	if (p->interned_data == NULL)
+		return;
+	for (size_t i = 0; i < p->interned_data->n_kernel_symbols; i++) {
+		const Perfetto__Protos__InternedString *s =
+		    p->interned_data->kernel_symbols[i];
+
+		off += (size_t)snprintf(out + off, outsz - off, "%s%llu=%.*s",
+		    i ? "," : "", (unsigned long long)s->iid,
+		    (int)s->str.len, (const char *)s->str.data);
+	}
+}
+
+static int
+cleared(const Perfetto__Protos__TracePacket *p)
+{
+	return p->has_sequence_flags && (p->sequence_flags &
+	    PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED);
+}
+
+START_TEST(ksyms_workqueue_indexes)
+{
+	static const char *const files[] = {
+	    "workqueue_workqueue_execute_start.format" };
+	static const uint64_t addrs[] = { HEAP1, HEAP2, K(0x81002000),
+	    K(0xc0a00000), K(0x81001010), K(0x81006000) };
+	const Perfetto__Protos__WorkqueueExecuteStartFtraceEvent *e;
+	struct xl_case c;
+	struct pagebuf pg;
+	char s[256];
+	int symbolize = _i;
+
+	xl_case_init(&c, symbolize, files, 1);
+	/* Drain 1, cpu 0: two heap pointers, two functions, one reused. */
+	pg_init(&pg, 1000);
+	pg_workqueue(&pg, HEAP1, K(0x81002000));
+	pg_workqueue(&pg, HEAP1, K(0xc0a00000));
+	pg_workqueue(&pg, HEAP2, K(0x81002000));
+	translate_pg(&c, 0, &pg);
+	/* cpu 1: one index from cpu 0 again, one new. */
+	pg_init(&pg, 2000);
+	pg_workqueue(&pg, HEAP2, K(0x81001010));
+	translate_pg(&c, 1, &pg);
+	/* cpu 0 again: nothing new to name. */
+	pg_init(&pg, 3000);
+	pg_workqueue(&pg, HEAP1, K(0xc0a00000));
+	translate_pg(&c, 0, &pg);
+	ftrace_translator_drain_end(c.xl);
+	/* Drain 2: numbering starts again, and so does the reader. */
+	pg_init(&pg, 4000);
+	pg_workqueue(&pg, HEAP2, K(0x81006000));
+	translate_pg(&c, 0, &pg);
+
+	ck_assert_uint_eq(c.ts.bad, 0);
+	ck_assert_uint_eq(c.ts.npkts, 4);
+	e = wq_event(&c.ts, 0, 0);
+	ck_assert_uint_eq(e->work, 1);
+	ck_assert_uint_eq(e->function, 2);
+	e = wq_event(&c.ts, 0, 1);
+	ck_assert_uint_eq(e->work, 1);
+	ck_assert_uint_eq(e->function, 3);
+	e = wq_event(&c.ts, 0, 2);
+	ck_assert_uint_eq(e->work, 4);
+	ck_assert_uint_eq(e->function, 2);
+	e = wq_event(&c.ts, 1, 0);
+	ck_assert_uint_eq(e->work, 4);
+	ck_assert_uint_eq(e->function, 5);
+	e = wq_event(&c.ts, 2, 0);
+	ck_assert_uint_eq(e->work, 1);
+	ck_assert_uint_eq(e->function, 3);
+	e = wq_event(&c.ts, 3, 0);
+	ck_assert_uint_eq(e->work, 1);
+	ck_assert_uint_eq(e->function, 2);
+	assert_no_leak(&c.ts, addrs, sizeof(addrs) / sizeof(addrs[0]));
+	if (!symbolize) {
+		/* Indexes only: no names, no state for the reader. */
+		for (size_t p = 0; p < c.ts.npkts; p++) {
+			ck_assert_ptr_null(c.ts.pkts[p]->interned_data);
+			ck_assert(!c.ts.pkts[p]->has_sequence_flags);
+		}
+		ck_assert_uint_eq(c.ctr.syms_named, 0);
+		xl_case_free(&c);
+		return;
+	}
+	/* Heap pointers (1, 4) name nothing and are left out. */
+	interned(c.ts.pkts[0], s, sizeof(s));
+	ck_assert_str_eq(s, "2=process_one_work,3=mod_work_fn");
+	ck_assert(cleared(c.ts.pkts[0]));
+	interned(c.ts.pkts[1], s, sizeof(s));
+	ck_assert_str_eq(s, "5=do_one_initcall");
+	ck_assert(!c.ts.pkts[1]->has_sequence_flags);
+	ck_assert_ptr_null(c.ts.pkts[2]->interned_data);
+	ck_assert(!c.ts.pkts[2]->has_sequence_flags);
+	interned(c.ts.pkts[3], s, sizeof(s));
+	ck_assert_str_eq(s, "2=vfs_read");
+	ck_assert(cleared(c.ts.pkts[3]));
+	ck_assert_uint_eq(c.ctr.syms_named, 4);
+	ck_assert_uint_eq(c.ctr.syms_unnamed, 3);
+	xl_case_free(&c);
+}
+END_TEST
+
+/* The first packet of a drain that uses an index clears the reader's
+ * table even when no name resolves: an index never meets a stale name. */
+START_TEST(ksyms_clear_without_names)
+{
+	static const char *const files[] = {
+	    "workqueue_workqueue_execute_start.format" };
+	struct xl_case c;
+	struct pagebuf pg;
+	char s[256];
+
+	xl_case_init(&c, 1, files, 1);
+	pg_init(&pg, 1000);
+	pg_workqueue(&pg, HEAP1, HEAP2);
+	translate_pg(&c, 0, &pg);
+	pg_init(&pg, 2000);
+	pg_workqueue(&pg, HEAP1, K(0x81002000));
+	translate_pg(&c, 1, &pg);
+	ck_assert_uint_eq(c.ts.npkts, 2);
+	ck_assert(cleared(c.ts.pkts[0]));
+	ck_assert_ptr_null(c.ts.pkts[0]->interned_data);
+	ck_assert(!c.ts.pkts[1]->has_sequence_flags);
+	interned(c.ts.pkts[1], s, sizeof(s));
+	ck_assert_str_eq(s, "3=process_one_work");
+	xl_case_free(&c);
+}
+END_TEST
+
+/* More distinct addresses than a drain's table holds: the bundle is
+ * closed with its names and numbering restarts, with a new CLEARED. */
+START_TEST(ksyms_table_full)
+{
+	static const char *const files[] = {
+	    "workqueue_workqueue_execute_start.format" };
+	struct xl_case c;
+	struct pagebuf pg;
+	uint64_t max_iid = 0, next = K(0x81002000);
+	size_t ncleared = 0, nev = 0;
+
+	xl_case_init(&c, 1, files, 1);
+	for (int p = 0; p < FTRACE_SYMS_MAX / 100 + 2; p++) {
+		pg_init(&pg, 1000);
+		for (int i = 0; i < 100; i++) {
+			pg_workqueue(&pg, HEAP1, next);
+			next += 16;
+		}
+		pg_commit(&pg, 0);
+		ck_assert_int_eq(ftrace_bundle_add_page_untrusted(&c.b[0],
+		    pg.page, sizeof(pg.page)), 0);
+	}
+	ftrace_bundle_finish(&c.b[0]);
+	for (size_t p = 0; p < c.ts.npkts; p++) {
+		const Perfetto__Protos__TracePacket *pk = c.ts.pkts[p];
+
+		ncleared += cleared(pk);
+		for (size_t i = 0; pk->interned_data &&
+		    i < pk->interned_data->n_kernel_symbols; i++)
+			if (pk->interned_data->kernel_symbols[i]->iid > max_iid)
+				max_iid = pk->interned_data->kernel_symbols[i]->iid;
+		nev += pk->ftrace_events ? pk->ftrace_events->n_event : 0;
+	}
+	ck_assert_uint_eq(c.ts.bad, 0);
+	ck_assert_uint_eq(nev, (FTRACE_SYMS_MAX / 100 + 2) * 100);
+	ck_assert_uint_eq(ncleared, 2);
+	ck_assert_uint_le(max_iid, FTRACE_SYMS_MAX);
+	ck_assert_uint_le(ftrace_translator_nsyms(c.xl), FTRACE_SYMS_MAX);
+	xl_case_free(&c);
+}
+END_TEST
+
+/*
+ * function_graph records: func is an index (typed once the event table
+ * has funcgraph_*, generic before), named in kernel_symbols; the raw
+ * argument words (funcgraph-args) are never copied.
+ */
+START_TEST(ksyms_funcgraph)
+{
+	static const char *const files[] = { "ftrace_funcgraph_entry.format",
+	    "ftrace_funcgraph_exit.format" };
+	static const uint64_t addrs[] = { K(0x81001010), K(0x81006000) };
+	uint64_t fn = K(0x81001010), arg = K(0x81006000);
+	uint32_t entry[8] = { 11, 99, (uint32_t)fn, (uint32_t)(fn >> 32), 1,
+	    0, (uint32_t)arg, (uint32_t)(arg >> 32) };
+	uint32_t exit_[10] = { 10, 99, (uint32_t)fn, (uint32_t)(fn >> 32), 1,
+	    0, 100, 0, 200, 0 };
+	const Perfetto__Protos__FtraceEventBundle *b;
+	struct xl_case c;
+	struct pagebuf pg;
+	char s[256];
+
+	xl_case_init(&c, 1, files, 2);
+	pg_init(&pg, 1000);
+	pg_record(&pg, 1, entry, 8, 0);
+	pg_record(&pg, 1, exit_, 10, 0);
+	translate_pg(&c, 0, &pg);
+	ck_assert_uint_eq(c.ts.npkts, 1);
+	b = c.ts.pkts[0]->ftrace_events;
+	ck_assert_uint_eq(b->n_event, 2);
+	for (int i = 0; i < 2; i++) {
+		const Perfetto__Protos__FtraceEvent *ev = b->event[i];
+		const Perfetto__Protos__GenericFtraceEvent__Field *f;
+
+		if (ev->event_case ==
+		    PERFETTO__PROTOS__FTRACE_EVENT__EVENT_FUNCGRAPH_ENTRY) {
+			ck_assert_uint_eq(ev->funcgraph_entry->func, 1);
+			ck_assert_int_eq(ev->funcgraph_entry->depth, 1);
+			continue;
+		}
+		if (ev->event_case ==
+		    PERFETTO__PROTOS__FTRACE_EVENT__EVENT_FUNCGRAPH_EXIT) {
+			ck_assert_uint_eq(ev->funcgraph_exit->func, 1);
+			ck_assert_uint_eq(ev->funcgraph_exit->rettime, 200);
+			continue;
+		}
+		ck_assert_int_eq(ev->event_case,
+		    PERFETTO__PROTOS__FTRACE_EVENT__EVENT_GENERIC);
+		f = test_generic_field(ev->generic, "func");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(f->uint_value, 1);
+		ck_assert_ptr_null(test_generic_field(ev->generic, "args"));
+	}
+	interned(c.ts.pkts[0], s, sizeof(s));
+	ck_assert_str_eq(s, "1=do_one_initcall");
+	ck_assert(cleared(c.ts.pkts[0]));
+	assert_no_leak(&c.ts, addrs, 2);
+	xl_case_free(&c);
+}
+END_TEST
+
 /* Flipped bits anywhere in a real page: errors, never bad reads. */
 START_TEST(golden_page_mutated)
 {
@@ -639,6 +1179,15 @@ ftrace_parse_suite(void)
 	tcase_add_test(tc, golden_page_compact);
 	tcase_add_test(tc, kprobe_record);
 	tcase_add_loop_test(tc, golden_page_mutated, 0, 2);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ksyms");
+	tcase_add_test(tc, ksyms_fixture);
+	tcase_add_test(tc, ksyms_chunked);
+	tcase_add_test(tc, ksyms_malformed);
+	tcase_add_loop_test(tc, ksyms_workqueue_indexes, 0, 2);
+	tcase_add_test(tc, ksyms_clear_without_names);
+	tcase_add_test(tc, ksyms_table_full);
+	tcase_add_test(tc, ksyms_funcgraph);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,6 +13,7 @@
 
 #include "controller.h"
 #include "format.h"
+#include "ksyms.h"
 #include "log.h"
 #include "source.h"
 #include "stats.h"
@@ -57,6 +58,8 @@ struct ftrace_source {
 	struct ftrace_bundle		*bundles;
 	struct ftrace_cpu_counters	*ctrs;
 	struct ftrace_sink		 sink;
+	int				 symbolize;	/* symbolize_ksyms */
+	const struct ksyms		*ksyms;		/* a ksyms_get ref */
 	uint32_t			 drain_ms;
 	uint32_t			 drain_percent;
 	int				 preserve;
@@ -335,6 +338,9 @@ root_drain(struct ftrace_root *r)
 		for (size_t k = 0; k < r->nsrcs; k++)
 			ftrace_bundle_finish(&r->srcs[k]->bundles[cpu]);
 	}
+	/* Symbol indexes are per drain (see translate.h). */
+	for (size_t k = 0; k < r->nsrcs; k++)
+		ftrace_translator_drain_end(r->srcs[k]->xl);
 	if (total > 0)
 		log_debug("%s: %d pages for %zu sources", __func__, total,
 		    r->nsrcs);
@@ -664,6 +670,9 @@ write_stats(struct ftrace_source *s, int phase)
 	m.nparse_errors = s->nerrors;
 	m.preserve = s->preserve;
 	m.buffer_pages = s->buffer_kb * 1024 / r->host->layout.page_size;
+	m.ksyms = s->symbolize;
+	m.ksyms_parsed = ksyms_count(s->ksyms);
+	m.ksyms_mem_kb = (uint32_t)((ksyms_mem_bytes(s->ksyms) + 1023) / 1024);
 	w = s->sink.packet_begin(s->sink.arg);
 	ftrace_stats_write(w, &m);
 	s->sink.packet_end(s->sink.arg);
@@ -681,6 +690,8 @@ source_release(struct ftrace_source *s)
 	free(s->bundles);
 	free(s->ctrs);
 	ftrace_translator_free(s->xl);
+	if (s->ksyms != NULL)
+		ksyms_put();
 	strv_free(&s->events);
 	for (size_t i = 0; i < s->ndyn; i++)
 		free((char *)s->dyn[i].def);
@@ -742,6 +753,11 @@ ftrace_source_new(struct ftrace_host *h,
 		goto fail_src;
 	}
 	opts.print_rules = rules;
+	/* Loaded by the first session that wants names, shared after. */
+	s->symbolize = cfg->has_symbolize_ksyms && cfg->symbolize_ksyms;
+	if (s->symbolize)
+		s->ksyms = ksyms_get();
+	opts.ksyms = s->ksyms;
 
 	/* Which events exist; the controller then turns them on. */
 	resolve_events(s, ftrace_ctl_root(r->ctl), cfg);

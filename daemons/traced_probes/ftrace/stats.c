@@ -83,6 +83,11 @@ ftrace_stats_write(struct pbw *w, const struct ftrace_stats_msg *m)
 		pbw_varint(w, 9, c->read_events);
 		pbw_nested_end(w);
 	}
+	/* Zero symbols is worth seeing too: kptr_restrict, no kallsyms. */
+	if (m->ksyms) {
+		pbw_varint(w, 3, m->ksyms_parsed);
+		pbw_varint(w, 4, m->ksyms_mem_kb);
+	}
 	for (i = 0; i < m->nunknown; i++)
 		pbw_string(w, 6, m->unknown_events[i]);
 	for (i = 0; i < m->nfailed; i++)

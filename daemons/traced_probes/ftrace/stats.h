@@ -40,6 +40,9 @@ struct ftrace_stats_msg {
 	size_t				 nparse_errors;
 	int				 preserve;
 	uint32_t			 buffer_pages;
+	int				 ksyms;	/* symbolize_ksyms asked */
+	uint32_t			 ksyms_parsed;
+	uint32_t			 ksyms_mem_kb;
 };
 
 /* Writes TracePacket.ftrace_stats (the packet must be open). */

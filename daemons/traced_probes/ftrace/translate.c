@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "event_table.h"
+#include "ksyms.h"
 #include "translate.h"
 
 enum plan_kind {
@@ -25,6 +26,7 @@ struct plan_field {
 	uint8_t		 is_signed;
 	uint8_t		 is_string;
 	uint8_t		 ptype;		/* enum ftrace_proto_type (typed) */
+	uint8_t		 symaddr;	/* a kernel address: write its index */
 	uint32_t	 proto_id;	/* typed only */
 	char		*name;		/* generic only */
 };
@@ -40,6 +42,7 @@ struct plan {
 	struct plan_field	 flags;		/* common_flags; size 0 if none */
 	struct plan_field	*fields;
 	unsigned int		 nfields;
+	unsigned int		 nsymaddr;	/* fields with symaddr */
 	/* compact_sched: offsets of the columns' sources */
 	struct plan_field	 c[5];
 };
@@ -50,12 +53,27 @@ struct print_rule {
 	int	 allow;
 };
 
+/*
+ * Kernel address -> symbol index, for one drain. order[i - 1] is the
+ * address of index i; indexes up to written are named already.
+ */
+struct symtab {
+	uint64_t	*keys;
+	uint32_t	*vals;		/* 0: empty slot */
+	uint32_t	 cap;		/* power of two */
+	uint64_t	*order;
+	uint32_t	 n;
+	uint32_t	 written;
+	int		 cleared;	/* this drain's CLEARED was sent */
+};
+
 struct ftrace_translator {
 	struct ftrace_xlate_opts	 opts;
 	struct print_rule		*rules;
 	size_t				 nrules;
 	struct plan			**plans;	/* by event id */
 	uint32_t			 nplans;
+	struct symtab			 syms;
 };
 
 /* Compact columns, in ftrace_bundle.col[] order, and their field numbers. */
@@ -68,6 +86,14 @@ static const uint32_t compact_field_ids[C_NCOLS] = {
 	1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12
 };
 #define COMPACT_INTERN_TABLE	5
+
+/* TracePacket and InternedData fields for the symbol names. */
+#define PACKET_INTERNED_DATA		12
+#define PACKET_SEQUENCE_FLAGS		13
+#define SEQ_INCREMENTAL_STATE_CLEARED	1
+#define INTERNED_KERNEL_SYMBOLS		26
+#define INTERNED_STRING_IID		1
+#define INTERNED_STRING_STR		2
 
 const struct ftrace_proto_event *
 ftrace_proto_event_find(const char *group, const char *name)
@@ -141,6 +167,9 @@ ftrace_translator_free(struct ftrace_translator *xl)
 	for (uint32_t i = 0; i < xl->nplans; i++)
 		plan_free(xl->plans[i]);
 	free(xl->plans);
+	free(xl->syms.keys);
+	free(xl->syms.vals);
+	free(xl->syms.order);
 	free(xl);
 }
 
@@ -153,6 +182,30 @@ plan_field_set(struct plan_field *pf, const struct ftrace_field *f)
 	pf->kind = f->kind;
 	pf->is_signed = f->is_signed;
 	pf->is_string = f->is_string;
+}
+
+static int
+is_funcgraph(const struct ftrace_format *fmt)
+{
+	return strcmp(fmt->group, "ftrace") == 0 &&
+	    (strcmp(fmt->name, "funcgraph_entry") == 0 ||
+	    strcmp(fmt->name, "funcgraph_exit") == 0);
+}
+
+/*
+ * A field that holds a kernel address: `void *` (the format parser may
+ * have split "void *name" into type "void" and name), or the `func` of
+ * the function graph events, which the kernel declares unsigned long.
+ */
+static int
+is_symaddr(const struct ftrace_format *fmt, const struct ftrace_field *f)
+{
+	if (f->kind != FTRACE_FIELD_INT || (f->size != 4 && f->size != 8))
+		return 0;
+	if (strcmp(f->type, "void *") == 0 || strcmp(f->type, "void*") == 0 ||
+	    strcmp(f->type, "void") == 0)
+		return 1;
+	return is_funcgraph(fmt) && strcmp(f->name, "func") == 0;
 }
 
 /* A typed proto field can take a kernel field of a matching shape. */
@@ -257,6 +310,10 @@ ftrace_translator_add(struct ftrace_translator *xl,
 			plan_field_set(&pl->fields[pl->nfields], f);
 			pl->fields[pl->nfields].ptype = pe->fields[j].type;
 			pl->fields[pl->nfields].proto_id = pe->fields[j].id;
+			if (is_symaddr(fmt, f)) {
+				pl->fields[pl->nfields].symaddr = 1;
+				pl->nsymaddr++;
+			}
 			pl->nfields++;
 		}
 	} else {
@@ -267,7 +324,16 @@ ftrace_translator_add(struct ftrace_translator *xl,
 		for (i = fmt->ncommon; i < fmt->nfields; i++) {
 			struct plan_field *pf = &pl->fields[pl->nfields];
 
+			/* funcgraph-args: raw argument words, addresses
+			 * among them: never copied out. */
+			if (is_funcgraph(fmt) &&
+			    strcmp(fmt->fields[i].name, "args") == 0)
+				continue;
 			plan_field_set(pf, &fmt->fields[i]);
+			if (is_symaddr(fmt, &fmt->fields[i])) {
+				pf->symaddr = 1;
+				pl->nsymaddr++;
+			}
 			if ((pf->name = strdup(fmt->fields[i].name)) == NULL)
 				goto nomem_pl;
 			pl->nfields++;
@@ -304,6 +370,136 @@ ftrace_translator_add_kprobe(struct ftrace_translator *xl,
 	pl->proto_id = EVENT_KPROBE;
 	pl->kprobe_type = (uint8_t)type;
 	return 0;
+}
+
+/* ---- kernel addresses -> symbol indexes ---- */
+
+static uint32_t
+sym_slot(uint64_t addr, uint32_t cap)
+{
+	return (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+static int
+sym_grow(struct symtab *st)
+{
+	uint32_t cap = st->cap ? st->cap * 2 : 256, i, k;
+	uint64_t *keys, *order;
+	uint32_t *vals;
+
+	if ((order = reallocarray(st->order, cap / 2, sizeof(*order))) ==
+	    NULL)
+		return -1;
+	st->order = order;
+	keys = calloc(cap, sizeof(*keys));
+	vals = calloc(cap, sizeof(*vals));
+	if (keys == NULL || vals == NULL) {
+		free(keys);
+		free(vals);
+		return -1;
+	}
+	for (i = 0; i < st->cap; i++) {
+		if (st->vals[i] == 0)
+			continue;
+		for (k = sym_slot(st->keys[i], cap); vals[k] != 0;
+		    k = (k + 1) & (cap - 1))
+			;
+		keys[k] = st->keys[i];
+		vals[k] = st->vals[i];
+	}
+	free(st->keys);
+	free(st->vals);
+	st->keys = keys;
+	st->vals = vals;
+	st->cap = cap;
+	return 0;
+}
+
+/*
+ * The index of a kernel address (1, 2, ... in first-seen order). The
+ * caller made room (translate_record); 0, which names nothing, only if
+ * memory runs out.
+ */
+static uint32_t
+sym_index(struct symtab *st, uint64_t addr)
+{
+	uint32_t k;
+
+	if ((st->n + 1) * 2 > st->cap && (st->n >= FTRACE_SYMS_MAX ||
+	    sym_grow(st) == -1))
+		return 0;
+	for (k = sym_slot(addr, st->cap); st->vals[k] != 0;
+	    k = (k + 1) & (st->cap - 1))
+		if (st->keys[k] == addr)
+			return st->vals[k];
+	st->keys[k] = addr;
+	st->vals[k] = ++st->n;
+	st->order[st->n - 1] = addr;
+	return st->n;
+}
+
+static void
+sym_reset(struct symtab *st)
+{
+	if (st->n > 0)
+		memset(st->vals, 0, st->cap * sizeof(*st->vals));
+	st->n = 0;
+	st->written = 0;
+	st->cleared = 0;
+}
+
+void
+ftrace_translator_drain_end(struct ftrace_translator *xl)
+{
+	sym_reset(&xl->syms);
+}
+
+uint32_t
+ftrace_translator_nsyms(const struct ftrace_translator *xl)
+{
+	return xl->syms.n;
+}
+
+/*
+ * After a bundle: the names of the indexes it introduced, and the
+ * drain's CLEARED flag if no packet carried it yet.
+ */
+static void
+sym_write_names(struct ftrace_bundle *b)
+{
+	struct symtab *st = &b->xl->syms;
+	const struct ksyms *ks = b->xl->opts.ksyms;
+	char name[KSYMS_NAME_MAX];
+	int len, open = 0;
+
+	if (ks == NULL || st->written == st->n) {
+		st->written = st->n;
+		return;
+	}
+	if (!st->cleared) {
+		pbw_varint(b->w, PACKET_SEQUENCE_FLAGS,
+		    SEQ_INCREMENTAL_STATE_CLEARED);
+		st->cleared = 1;
+	}
+	for (uint32_t i = st->written; i < st->n; i++) {
+		if ((len = ksyms_lookup(ks, st->order[i], name,
+		    sizeof(name))) < 0) {
+			b->ctr->syms_unnamed++;
+			continue;
+		}
+		if (!open) {
+			pbw_nested_begin(b->w, PACKET_INTERNED_DATA);
+			open = 1;
+		}
+		pbw_nested_begin(b->w, INTERNED_KERNEL_SYMBOLS);
+		pbw_varint(b->w, INTERNED_STRING_IID, i + 1);
+		pbw_bytes(b->w, INTERNED_STRING_STR, name, (size_t)len);
+		pbw_nested_end(b->w);
+		b->ctr->syms_named++;
+	}
+	if (open)
+		pbw_nested_end(b->w);
+	st->written = st->n;
 }
 
 /* ---- the per-record loop ---- */
@@ -410,8 +606,8 @@ put_hex(struct pbw *w, uint32_t field, const uint8_t *s, size_t n)
 }
 
 static void
-emit_typed(struct pbw *w, const struct plan *pl, const uint8_t *rec,
-    uint32_t reclen)
+emit_typed(struct pbw *w, struct symtab *st, const struct plan *pl,
+    const uint8_t *rec, uint32_t reclen)
 {
 	const struct plan_field *pf;
 	const uint8_t *s;
@@ -436,6 +632,8 @@ emit_typed(struct pbw *w, const struct plan *pl, const uint8_t *rec,
 			continue;
 		}
 		v = rd_int(rec + pf->offset, pf->size, pf->is_signed);
+		if (pf->symaddr)
+			v = sym_index(st, rd_uint(rec + pf->offset, pf->size));
 		if (pf->ptype == PT_UINT32)
 			v = (uint32_t)v;
 		else if (pf->ptype == PT_INT32)
@@ -456,8 +654,8 @@ emit_generic_int(struct pbw *w, const struct plan_field *pf,
 }
 
 static void
-emit_generic(struct pbw *w, const struct plan *pl, const uint8_t *rec,
-    uint32_t reclen)
+emit_generic(struct pbw *w, struct symtab *st, const struct plan *pl,
+    const uint8_t *rec, uint32_t reclen)
 {
 	const struct plan_field *pf;
 	const uint8_t *s;
@@ -468,7 +666,15 @@ emit_generic(struct pbw *w, const struct plan *pl, const uint8_t *rec,
 		pf = &pl->fields[i];
 		switch (pf->kind) {
 		case FTRACE_FIELD_INT:
-			if ((uint32_t)pf->offset + pf->size <= reclen)
+			if ((uint32_t)pf->offset + pf->size > reclen)
+				break;
+			if (pf->symaddr) {
+				pbw_nested_begin(w, GENERIC_FIELD);
+				pbw_string(w, GENERIC_FIELD_NAME, pf->name);
+				pbw_varint(w, GENERIC_FIELD_UINT, sym_index(st,
+				    rd_uint(rec + pf->offset, pf->size)));
+				pbw_nested_end(w);
+			} else
 				emit_generic_int(w, pf, rec + pf->offset,
 				    pf->size);
 			break;
@@ -605,6 +811,7 @@ ftrace_bundle_finish(struct ftrace_bundle *b)
 	if (b->lost)
 		pbw_varint(w, BUNDLE_LOST_EVENTS, 1);
 	pbw_nested_end(w);
+	sym_write_names(b);
 	b->sink.packet_end(b->sink.arg);
 	b->w = NULL;
 	pids_flush(b);
@@ -702,12 +909,12 @@ emit_event(struct ftrace_bundle *b, const struct plan *pl, uint64_t ts,
 		    pl->pid.offset, pl->pid.size));
 	pbw_nested_begin(w, pl->proto_id);
 	if (pl->kind == PLAN_TYPED)
-		emit_typed(w, pl, rec, reclen);
+		emit_typed(w, &b->xl->syms, pl, rec, reclen);
 	else if (pl->kind == PLAN_KPROBE) {
 		pbw_string(w, KPROBE_EVENT_NAME, pl->name);
 		pbw_varint(w, KPROBE_EVENT_TYPE, pl->kprobe_type);
 	} else
-		emit_generic(w, pl, rec, reclen);
+		emit_generic(w, &b->xl->syms, pl, rec, reclen);
 	pbw_nested_end(w);
 	pbw_nested_end(w);
 }
@@ -770,6 +977,12 @@ translate_record(struct ftrace_bundle *b, const struct ring_record *r)
 	if (b->w != NULL && (pbw_written(b->w) >= FTRACE_BUNDLE_MAX ||
 	    (b->cols != NULL && compact_full(b))))
 		ftrace_bundle_finish(b);
+	/* The drain's index table is full: name what this bundle used,
+	 * then number again from 1 (the next packet clears). */
+	if (pl->nsymaddr > 0 && xl->syms.n + pl->nsymaddr > FTRACE_SYMS_MAX) {
+		ftrace_bundle_finish(b);
+		sym_reset(&xl->syms);
+	}
 	if (b->w == NULL)
 		bundle_open(b);
 	if (pl->kind == PLAN_COMPACT_SWITCH || pl->kind == PLAN_COMPACT_WAKING)

@@ -11,6 +11,23 @@
  * closed when it reaches FTRACE_BUNDLE_MAX bytes or the caller finishes it
  * (after each drain). Records whose id has no plan (events another
  * tracer enabled in the same buffer) are counted and skipped.
+ *
+ * Kernel addresses never reach the trace (they would disclose the KASLR
+ * layout): a field whose format type is `void *` (4 or 8 bytes), and the
+ * `func` of ftrace/funcgraph_entry and funcgraph_exit, carry a symbol
+ * index instead, given in first-seen order from 1, per translator (one
+ * per data source instance) and per drain, as upstream Perfetto does.
+ * With opts.ksyms, the bundle packet that first uses an index carries
+ *
+ *   TracePacket { ftrace_events {...}  sequence_flags: 1 (first of the drain)
+ *                 interned_data { kernel_symbols { iid: 3 str: "fn" } } }
+ *
+ * for the indexes that resolve (heap pointers do not, and are not
+ * named). The first packet of each drain that uses an index sets
+ * SEQ_INCREMENTAL_STATE_CLEARED, so a reader starts a new table (and
+ * never resolves an index against an older drain's names): a lost
+ * packet or an overwritten buffer costs the names of one drain at most.
+ * ftrace_translator_drain_end() starts the next drain's numbering.
  */
 #ifndef FARO_FTRACE_TRANSLATE_H
 #define FARO_FTRACE_TRANSLATE_H
@@ -51,12 +68,19 @@ struct ftrace_print_rule {
 	int		 allow;
 };
 
+struct ksyms;
+
 struct ftrace_xlate_opts {
 	int				 compact_sched;
 	int				 disable_generic;
 	int				 clock;	/* FtraceClock; 0: boot */
 	const struct ftrace_print_rule	*print_rules;	/* copied */
 	size_t				 nprint_rules;
+	/*
+	 * symbolize_ksyms: name the symbol indexes in interned_data. NULL:
+	 * indexes only. Borrowed: must outlive the translator.
+	 */
+	const struct ksyms		*ksyms;
 };
 
 /* Per-CPU counters, reported in FtraceStats and used by tests. */
@@ -71,6 +95,8 @@ struct ftrace_cpu_counters {
 	uint64_t	lost_events;	/* kernel's stored count, if any */
 	uint64_t	bad_pages;
 	uint64_t	packets;
+	uint64_t	syms_named;	/* kernel_symbols entries written */
+	uint64_t	syms_unnamed;	/* indexes no symbol holds */
 	int		last_status;	/* last page error, 0 if none */
 };
 
@@ -86,6 +112,13 @@ enum { KPROBE_BEGIN = 1, KPROBE_END = 2, KPROBE_INSTANT = 3 };
 /* Adds a kprobe's event: written as a KprobeEvent of that type. */
 int	ftrace_translator_add_kprobe(struct ftrace_translator *,
 	    const struct ftrace_format *fmt, int type, const char **cause);
+/*
+ * The end of a drain: the next index is 1 again and the next named
+ * packet clears the reader's table. Every bundle must be finished.
+ */
+void	ftrace_translator_drain_end(struct ftrace_translator *);
+/* Distinct addresses indexed since the last drain end. */
+uint32_t ftrace_translator_nsyms(const struct ftrace_translator *);
 /* 1 if an event of that group/name has a typed proto. */
 int	ftrace_event_is_typed(const char *group, const char *name);
 
@@ -94,6 +127,7 @@ int	ftrace_event_is_typed(const char *group, const char *name);
 #define FTRACE_COMPACT_COLS	11
 #define FTRACE_COMPACT_COL_CAP	(4 * 1024)
 #define FTRACE_PIDS_MAX		256
+#define FTRACE_SYMS_MAX		(64 * 1024)	/* indexes per drain */
 
 struct ftrace_bundle {
 	struct ftrace_translator	*xl;
