@@ -3,7 +3,15 @@
  * events with a meaning of their own into sched, thread_state, counters,
  * slices and the thread/process tables. The proto bundles and the text
  * importer (tp_systrace.c) both end up here.
+ *
+ * Kernel addresses (workqueue functions, funcgraph functions, ...) arrive
+ * as iids into the sequence's InternedData.kernel_symbols when the trace
+ * was recorded with FtraceConfig.symbolize_ksyms. Each event is sorted
+ * holding a reference to the interning generation of its bundle, so it
+ * resolves against the table as it stood in sequence order, whatever the
+ * timestamp order.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +24,24 @@
 #define EV_CPU_FREQUENCY	11
 #define EV_CPU_IDLE		13
 #define EV_SCHED_WAKEUP		17
+#define EV_SCHED_BLOCKED_REASON	18
 #define EV_SCHED_WAKING		20
+#define EV_WORKQUEUE_ACTIVATE	56
+#define EV_WORKQUEUE_END	57
+#define EV_WORKQUEUE_START	58
+#define EV_WORKQUEUE_QUEUE	59
 #define EV_SCHED_WAKEUP_NEW	114
 #define EV_TASK_NEWTASK		235
 #define EV_TASK_RENAME		236
 #define EV_SCHED_PROCESS_EXIT	238
 #define EV_SCHED_PROCESS_FREE	240
 #define EV_GENERIC		327
+#define EV_FUNCGRAPH_ENTRY	437
+#define EV_FUNCGRAPH_EXIT	438
+
+#define INTERNED_KERNEL_SYMBOLS	26	/* InternedData field */
+#define INTERNED_STRING_STR	2	/* InternedString field */
+#define KSYM_MAX		1024	/* kernel's KSYM_NAME_LEN is 512 */
 
 #define CLONE_THREAD		0x00010000
 #define MAX_CPUS		4096
@@ -354,17 +373,155 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 	}
 }
 
-/* Event fields into args, named as the proto names them. */
+/* Kernel symbols ------------------------------------------------------ */
+
+/* The field of event evid that holds a kernel function address, or 0
+ * (upstream's list, for the events our protos carry). */
+static uint32_t
+ksym_field(uint32_t evid)
+{
+	switch (evid) {
+	case EV_SCHED_BLOCKED_REASON:	/* caller */
+	case EV_WORKQUEUE_ACTIVATE:	/* function */
+	case EV_WORKQUEUE_END:
+	case EV_WORKQUEUE_START:
+	case EV_WORKQUEUE_QUEUE:
+	case EV_FUNCGRAPH_ENTRY:	/* func */
+		return 2;
+	case EV_FUNCGRAPH_EXIT:		/* func */
+		return 3;
+	default:
+		return 0;
+	}
+}
+
+/* The symbol interned as iid on the event's sequence; -1 when unknown
+ * (no symbolize_ksyms, a lost or cleared table, a legacy trace). */
+static int
+ksym_lookup(const struct tp_gen *g, uint64_t iid, const char **s,
+    size_t *len)
+{
+	return tp_gen_string(g, INTERNED_KERNEL_SYMBOLS, iid,
+	    INTERNED_STRING_STR, s, len);
+}
+
+/* The symbol as a C string in buf, or upstream's fallback for an
+ * unknown iid: the value in hex ("%#" PRIx64, so "0" for 0). */
+static const char *
+ksym_name(const struct tp_gen *g, uint64_t iid, char *buf, size_t bufsz)
+{
+	const char *s;
+	size_t len;
+
+	if (ksym_lookup(g, iid, &s, &len) == 0)
+		snprintf(buf, bufsz, "%.*s", (int)(len < bufsz ? len :
+		    bufsz - 1), s);
+	else
+		snprintf(buf, bufsz, "%#" PRIx64, iid);
+	return buf;
+}
+
+/*
+ * Ends the innermost open slice on the track with this category and name
+ * (NULL matches any), as upstream's slice tracker does for these events.
+ * Open slices above it lost their ends: they end here too, counted as
+ * misplaced. No match (its begin predates the trace): nothing to end.
+ */
+static void
+slice_end_matching(struct tp *tp, int64_t track, int64_t ts,
+    const char *cat, const char *name)
+{
+	struct tp_track *t;
+	size_t i, above = 0;
+
+	if (track < 0)
+		return;
+	t = &tp->tracks[track];
+	for (i = t->depth; i > 0; i--) {
+		struct tp_open_slice *s = &t->stack[i - 1];
+
+		/* Complete slices are not ended by an end event. */
+		if (s->end >= 0)
+			continue;
+		if ((cat == NULL || (s->cat != NULL &&
+		    strcmp(s->cat, cat) == 0)) && (name == NULL ||
+		    s->name == NULL || strcmp(s->name, name) == 0))
+			break;
+		above++;
+	}
+	if (i == 0)
+		return;
+	if (above > 0)
+		tp_stat_inc(tp, ST_MISPLACED_END_EVENT, 1);
+	/* Each call ends the innermost open slice. */
+	for (; above > 0; above--)
+		(void)tp_slice_end(tp, track, ts, NULL, TP_NULL, NULL);
+	(void)tp_slice_end(tp, track, ts, name, TP_NULL, NULL);
+}
+
+/* workqueue_execute_start/end: a slice per work item, category
+ * "workqueue", named by the work function, on the worker's track. */
+static void
+workqueue_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
+    uint32_t cpu, int64_t pid, uint32_t evid, uint64_t function)
+{
+	int64_t track = tp_thread_track(tp, tp_thread_get(tp, pid));
+	char name[KSYM_MAX];
+	int64_t set;
+
+	if (evid == EV_WORKQUEUE_END) {
+		slice_end_matching(tp, track, ts, "workqueue", NULL);
+		return;
+	}
+	set = tp_arg_set_new(tp);
+	tp_arg_int(tp, set, "cpu", "cpu", cpu, "int");
+	(void)tp_slice_begin(tp, track, ts, "workqueue",
+	    ksym_name(g, function, name, sizeof(name)), set, TP_NULL);
+}
+
+/*
+ * funcgraph_entry/exit: a slice per function call, named by the function,
+ * nested by the call stack, on a "Funcgraph" track of the thread. The
+ * idle tasks of all cpus share pid 0 and run at the same time, so theirs
+ * go on a track per cpu instead.
+ */
+static void
+funcgraph_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
+    uint32_t cpu, int64_t pid, uint32_t evid, uint64_t func)
+{
+	char name[KSYM_MAX], tname[64];
+	int64_t track;
+
+	if (pid != 0) {
+		track = tp_track_intern(tp, TT_THREAD, "Funcgraph",
+		    tp_thread_get(tp, pid));
+	} else {
+		snprintf(tname, sizeof(tname), "swapper%" PRIu32 " -funcgraph",
+		    cpu);
+		track = tp_track_intern(tp, TT_CPU, tname, cpu);
+	}
+	ksym_name(g, func, name, sizeof(name));
+	if (evid == EV_FUNCGRAPH_ENTRY)
+		(void)tp_slice_begin(tp, track, ts, NULL, name, TP_NULL,
+		    TP_NULL);
+	else
+		slice_end_matching(tp, track, ts, NULL, name);
+}
+
+/* Event fields into args, named as the proto names them; a kernel
+ * function field shows its symbol when the sequence has it. */
 static int64_t
-event_args_untrusted(struct tp *tp, uint32_t evid, const uint8_t *buf,
-    size_t len)
+event_args_untrusted(struct tp *tp, const struct tp_gen *g, uint32_t evid,
+    const uint8_t *buf, size_t len)
 {
 	const struct tp_ftrace_desc *d = evid < tp_ftrace_ndescs ?
 	    &tp_ftrace_descs[evid] : NULL;
 	struct pb it, ft;
 	struct pb_field f, ff;
 	int64_t set = TP_NULL;
-	size_t i;
+	uint32_t kfield = ksym_field(evid);
+	const char *sym;
+	size_t i, symlen;
 
 	pb_init(&it, buf, len);
 	if (evid == EV_GENERIC) {
@@ -412,6 +569,12 @@ event_args_untrusted(struct tp *tp, uint32_t evid, const uint8_t *buf,
 			continue;
 		if (set == TP_NULL)
 			set = tp_arg_set_new(tp);
+		if (f.id == kfield && f.wire == PB_VARINT &&
+		    ksym_lookup(g, f.u, &sym, &symlen) == 0) {
+			tp_arg_str(tp, set, fd->name, fd->name, sym, symlen,
+			    NULL);
+			continue;
+		}
 		switch (fd->type) {
 		case FT_STR:
 			if (f.wire == PB_LEN)
@@ -474,8 +637,8 @@ ev_fields_untrusted(const uint8_t *buf, size_t len, struct ev_fields *e)
 }
 
 static void
-event_effects(struct tp *tp, int64_t ts, uint32_t cpu, int64_t pid,
-    uint32_t evid, const uint8_t *buf, size_t len)
+event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
+    uint32_t cpu, int64_t pid, uint32_t evid, const uint8_t *buf, size_t len)
 {
 	struct ev_fields e;
 	int64_t utid, upid;
@@ -537,14 +700,24 @@ event_effects(struct tp *tp, int64_t ts, uint32_t cpu, int64_t pid,
 	case EV_SCHED_PROCESS_FREE:
 		tp_thread_end(tp, (int32_t)e.v[2], ts);
 		break;
+	case EV_WORKQUEUE_START:
+	case EV_WORKQUEUE_END:
+		workqueue_event(tp, g, ts, cpu, pid, evid, (uint64_t)e.v[2]);
+		break;
+	case EV_FUNCGRAPH_ENTRY:
+		funcgraph_event(tp, g, ts, cpu, pid, evid, (uint64_t)e.v[2]);
+		break;
+	case EV_FUNCGRAPH_EXIT:
+		funcgraph_event(tp, g, ts, cpu, pid, evid, (uint64_t)e.v[3]);
+		break;
 	default:
 		break;
 	}
 }
 
 void
-tp_ftrace_parse_event(struct tp *tp, int64_t ts, uint32_t cpu,
-    const uint8_t *buf, size_t len)
+tp_ftrace_parse_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
+    uint32_t cpu, const uint8_t *buf, size_t len)
 {
 	struct pb it;
 	struct pb_field f, ev = { 0 };
@@ -584,9 +757,9 @@ tp_ftrace_parse_event(struct tp *tp, int64_t ts, uint32_t cpu,
 		name = gname;
 	}
 	utid = tp_thread_get(tp, pid);
-	set = event_args_untrusted(tp, ev.id, ev.data, ev.len);
+	set = event_args_untrusted(tp, g, ev.id, ev.data, ev.len);
 	tp_ftrace_insert(tp, ts, name, cpu, utid, set, flags);
-	event_effects(tp, ts, cpu, pid, ev.id, ev.data, ev.len);
+	event_effects(tp, g, ts, cpu, pid, ev.id, ev.data, ev.len);
 }
 
 /* Compact sched ------------------------------------------------------- */
@@ -778,7 +951,8 @@ out:
 }
 
 void
-tp_proto_ftrace_bundle(struct tp *tp, const uint8_t *buf, size_t len)
+tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
+    size_t len)
 {
 	struct pb it, et;
 	struct pb_field f, ef;
@@ -839,8 +1013,11 @@ tp_proto_ftrace_bundle(struct tp *tp, const uint8_t *buf, size_t len)
 			tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
 			continue;
 		}
-		tp_sorter_push(tp, ts + offset, SK_FTRACE, cpu, NULL, f.data,
-		    f.len);
+		if (g != NULL)
+			g->refs++;
+		if (tp_sorter_push(tp, ts + offset, SK_FTRACE, cpu, g, f.data,
+		    f.len) == -1 && g != NULL)
+			tp_proto_unref(g);
 	}
 }
 

@@ -407,8 +407,11 @@ void	 tp_systrace_free(struct tp *);
 
 /* tp_ftrace.c: ftrace events (from proto bundles and from text). */
 struct pb_field;
-void	 tp_ftrace_parse_event(struct tp *, int64_t ts, uint32_t cpu,
-	    const uint8_t *, size_t);
+struct tp_gen;
+/* One FtraceEvent; gen is its sequence's interned state (kernel
+ * symbols), or NULL. */
+void	 tp_ftrace_parse_event(struct tp *, const struct tp_gen *, int64_t ts,
+	    uint32_t cpu, const uint8_t *, size_t);
 void	 tp_ftrace_compact_switch(struct tp *, int64_t ts, uint32_t cpu,
 	    const uint8_t *, size_t);
 void	 tp_ftrace_compact_waking(struct tp *, int64_t ts, uint32_t cpu,

@@ -914,8 +914,8 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		process_desc_untrusted(tp, pk.data.data, pk.data.len, &d);
 		break;
 	}
-	case 1:		/* ftrace_events */
-		tp_proto_ftrace_bundle(tp, pk.data.data, pk.data.len);
+	case 1:		/* ftrace_events: kernel_symbols live in g */
+		tp_proto_ftrace_bundle(tp, g, pk.data.data, pk.data.len);
 		break;
 	case 11: {	/* track_event */
 		int64_t thread_ts = TP_NULL;
@@ -1102,7 +1102,8 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 
 	switch (it->kind) {
 	case SK_FTRACE:
-		tp_ftrace_parse_event(tp, it->ts, it->aux, it->data, it->len);
+		tp_ftrace_parse_event(tp, it->ref, it->ts, it->aux, it->data,
+		    it->len);
 		return;
 	case SK_COMPACT_SWITCH:
 		tp_ftrace_compact_switch(tp, it->ts, it->aux, it->data,

@@ -88,6 +88,8 @@ void	 tp_proto_process_stats(struct tp *, int64_t ts, const uint8_t *,
 void	 tp_proto_sys_stats(struct tp *, int64_t ts, const uint8_t *, size_t);
 
 /* tp_ftrace.c */
-void	 tp_proto_ftrace_bundle(struct tp *, const uint8_t *, size_t);
+/* Events are sorted holding a reference to g (may be NULL). */
+void	 tp_proto_ftrace_bundle(struct tp *, struct tp_gen *g,
+	    const uint8_t *, size_t);
 
 #endif
