@@ -511,6 +511,13 @@ static const struct tp_ftrace_field f_mm_filemap_add_to_page_cache[] = {
 	{ 4, "s_dev", FT_UINT },
 	{ 5, "page", FT_UINT },
 };
+static const struct tp_ftrace_field f_mm_filemap_delete_from_page_cache[] = {
+	{ 1, "pfn", FT_UINT },
+	{ 2, "i_ino", FT_UINT },
+	{ 3, "index", FT_UINT },
+	{ 4, "s_dev", FT_UINT },
+	{ 5, "page", FT_UINT },
+};
 static const struct tp_ftrace_field f_mm_compaction_begin[] = {
 	{ 1, "zone_start", FT_UINT },
 	{ 2, "migrate_pfn", FT_UINT },
@@ -556,6 +563,18 @@ static const struct tp_ftrace_field f_mm_compaction_finished[] = {
 	{ 3, "order", FT_INT },
 	{ 4, "ret", FT_INT },
 };
+static const struct tp_ftrace_field f_mm_compaction_isolate_freepages[] = {
+	{ 1, "start_pfn", FT_UINT },
+	{ 2, "end_pfn", FT_UINT },
+	{ 3, "nr_scanned", FT_UINT },
+	{ 4, "nr_taken", FT_UINT },
+};
+static const struct tp_ftrace_field f_mm_compaction_isolate_migratepages[] = {
+	{ 1, "start_pfn", FT_UINT },
+	{ 2, "end_pfn", FT_UINT },
+	{ 3, "nr_scanned", FT_UINT },
+	{ 4, "nr_taken", FT_UINT },
+};
 static const struct tp_ftrace_field f_mm_compaction_kcompactd_sleep[] = {
 	{ 1, "nid", FT_INT },
 };
@@ -574,6 +593,12 @@ static const struct tp_ftrace_field f_mm_compaction_suitable[] = {
 	{ 2, "idx", FT_UINT },
 	{ 3, "order", FT_INT },
 	{ 4, "ret", FT_INT },
+};
+static const struct tp_ftrace_field f_mm_compaction_try_to_compact_pages[] = {
+	{ 1, "order", FT_INT },
+	{ 2, "gfp_mask", FT_UINT },
+	{ 3, "mode", FT_UINT },
+	{ 4, "prio", FT_INT },
 };
 static const struct tp_ftrace_field f_mm_compaction_wakeup_kcompactd[] = {
 	{ 1, "nid", FT_INT },
@@ -841,6 +866,19 @@ static const struct tp_ftrace_field f_ext4_es_cache_extent[] = {
 	{ 5, "pblk", FT_UINT },
 	{ 6, "status", FT_UINT },
 };
+static const struct tp_ftrace_field f_ext4_es_find_delayed_extent_range_enter[] = {
+	{ 1, "dev", FT_UINT },
+	{ 2, "ino", FT_UINT },
+	{ 3, "lblk", FT_UINT },
+};
+static const struct tp_ftrace_field f_ext4_es_find_delayed_extent_range_exit[] = {
+	{ 1, "dev", FT_UINT },
+	{ 2, "ino", FT_UINT },
+	{ 3, "lblk", FT_UINT },
+	{ 4, "len", FT_UINT },
+	{ 5, "pblk", FT_UINT },
+	{ 6, "status", FT_UINT },
+};
 static const struct tp_ftrace_field f_ext4_es_insert_extent[] = {
 	{ 1, "dev", FT_UINT },
 	{ 2, "ino", FT_UINT },
@@ -895,6 +933,37 @@ static const struct tp_ftrace_field f_ext4_evict_inode[] = {
 	{ 1, "dev", FT_UINT },
 	{ 2, "ino", FT_UINT },
 	{ 3, "nlink", FT_INT },
+};
+static const struct tp_ftrace_field f_ext4_ext_convert_to_initialized_enter[] = {
+	{ 1, "dev", FT_UINT },
+	{ 2, "ino", FT_UINT },
+	{ 3, "m_lblk", FT_UINT },
+	{ 4, "m_len", FT_UINT },
+	{ 5, "u_lblk", FT_UINT },
+	{ 6, "u_len", FT_UINT },
+	{ 7, "u_pblk", FT_UINT },
+};
+static const struct tp_ftrace_field f_ext4_ext_convert_to_initialized_fastpath[] = {
+	{ 1, "dev", FT_UINT },
+	{ 2, "ino", FT_UINT },
+	{ 3, "m_lblk", FT_UINT },
+	{ 4, "m_len", FT_UINT },
+	{ 5, "u_lblk", FT_UINT },
+	{ 6, "u_len", FT_UINT },
+	{ 7, "u_pblk", FT_UINT },
+	{ 8, "i_lblk", FT_UINT },
+	{ 9, "i_len", FT_UINT },
+	{ 10, "i_pblk", FT_UINT },
+};
+static const struct tp_ftrace_field f_ext4_ext_handle_unwritten_extents[] = {
+	{ 1, "dev", FT_UINT },
+	{ 2, "ino", FT_UINT },
+	{ 3, "flags", FT_INT },
+	{ 4, "lblk", FT_UINT },
+	{ 5, "pblk", FT_UINT },
+	{ 6, "len", FT_UINT },
+	{ 7, "allocated", FT_UINT },
+	{ 8, "newblk", FT_UINT },
 };
 static const struct tp_ftrace_field f_ext4_ext_in_cache[] = {
 	{ 1, "dev", FT_UINT },
@@ -1022,6 +1091,20 @@ static const struct tp_ftrace_field f_ext4_free_inode[] = {
 	{ 5, "blocks", FT_UINT },
 	{ 6, "mode", FT_UINT },
 };
+static const struct tp_ftrace_field f_ext4_get_implied_cluster_alloc_exit[] = {
+	{ 1, "dev", FT_UINT },
+	{ 2, "flags", FT_UINT },
+	{ 3, "lblk", FT_UINT },
+	{ 4, "pblk", FT_UINT },
+	{ 5, "len", FT_UINT },
+	{ 6, "ret", FT_INT },
+};
+static const struct tp_ftrace_field f_ext4_get_reserved_cluster_alloc[] = {
+	{ 1, "dev", FT_UINT },
+	{ 2, "ino", FT_UINT },
+	{ 3, "lblk", FT_UINT },
+	{ 4, "len", FT_UINT },
+};
 static const struct tp_ftrace_field f_ext4_ind_map_blocks_enter[] = {
 	{ 1, "dev", FT_UINT },
 	{ 2, "ino", FT_UINT },
@@ -1064,6 +1147,13 @@ static const struct tp_ftrace_field f_ext4_journal_start_reserved[] = {
 	{ 1, "dev", FT_UINT },
 	{ 2, "ip", FT_UINT },
 	{ 3, "blocks", FT_INT },
+};
+static const struct tp_ftrace_field f_ext4_journalled_invalidatepage[] = {
+	{ 1, "dev", FT_UINT },
+	{ 2, "ino", FT_UINT },
+	{ 3, "index", FT_UINT },
+	{ 4, "offset", FT_UINT },
+	{ 5, "length", FT_UINT },
 };
 static const struct tp_ftrace_field f_ext4_journalled_write_end[] = {
 	{ 1, "dev", FT_UINT },
@@ -1503,6 +1593,25 @@ static const struct tp_ftrace_field f_f2fs_truncate_blocks_exit[] = {
 	{ 2, "ino", FT_UINT },
 	{ 3, "ret", FT_INT },
 };
+static const struct tp_ftrace_field f_f2fs_truncate_data_blocks_range[] = {
+	{ 1, "dev", FT_UINT },
+	{ 2, "ino", FT_UINT },
+	{ 3, "nid", FT_UINT },
+	{ 4, "ofs", FT_UINT },
+	{ 5, "free", FT_INT },
+};
+static const struct tp_ftrace_field f_f2fs_truncate_inode_blocks_enter[] = {
+	{ 1, "dev", FT_UINT },
+	{ 2, "ino", FT_UINT },
+	{ 3, "size", FT_INT },
+	{ 4, "blocks", FT_UINT },
+	{ 5, "from", FT_UINT },
+};
+static const struct tp_ftrace_field f_f2fs_truncate_inode_blocks_exit[] = {
+	{ 1, "dev", FT_UINT },
+	{ 2, "ino", FT_UINT },
+	{ 3, "ret", FT_INT },
+};
 static const struct tp_ftrace_field f_f2fs_truncate_node[] = {
 	{ 1, "dev", FT_UINT },
 	{ 2, "ino", FT_UINT },
@@ -1669,6 +1778,11 @@ static const struct tp_ftrace_field f_ion_secure_cma_add_to_pool_end[] = {
 	{ 2, "len", FT_UINT },
 	{ 3, "pool_total", FT_INT },
 };
+static const struct tp_ftrace_field f_ion_secure_cma_add_to_pool_start[] = {
+	{ 1, "is_prefetch", FT_UINT },
+	{ 2, "len", FT_UINT },
+	{ 3, "pool_total", FT_INT },
+};
 static const struct tp_ftrace_field f_ion_secure_cma_allocate_end[] = {
 	{ 1, "align", FT_UINT },
 	{ 2, "flags", FT_UINT },
@@ -1682,6 +1796,10 @@ static const struct tp_ftrace_field f_ion_secure_cma_allocate_start[] = {
 	{ 4, "len", FT_UINT },
 };
 static const struct tp_ftrace_field f_ion_secure_cma_shrink_pool_end[] = {
+	{ 1, "drained_size", FT_UINT },
+	{ 2, "skipped_size", FT_UINT },
+};
+static const struct tp_ftrace_field f_ion_secure_cma_shrink_pool_start[] = {
 	{ 1, "drained_size", FT_UINT },
 	{ 2, "skipped_size", FT_UINT },
 };
@@ -2624,6 +2742,16 @@ static const struct tp_ftrace_field f_virtio_video_resource_queue[] = {
 	{ 7, "stream_id", FT_INT },
 	{ 8, "timestamp", FT_UINT },
 };
+static const struct tp_ftrace_field f_virtio_video_resource_queue_done[] = {
+	{ 1, "data_size0", FT_UINT },
+	{ 2, "data_size1", FT_UINT },
+	{ 3, "data_size2", FT_UINT },
+	{ 4, "data_size3", FT_UINT },
+	{ 5, "queue_type", FT_UINT },
+	{ 6, "resource_id", FT_INT },
+	{ 7, "stream_id", FT_INT },
+	{ 8, "timestamp", FT_UINT },
+};
 static const struct tp_ftrace_field f_mm_shrink_slab_start[] = {
 	{ 1, "cache_items", FT_UINT },
 	{ 2, "delta", FT_UINT },
@@ -3021,6 +3149,15 @@ static const struct tp_ftrace_field f_thermal_exynos_acpm_bulk[] = {
 	{ 10, "k_i", FT_INT },
 	{ 11, "timestamp", FT_UINT },
 };
+static const struct tp_ftrace_field f_thermal_exynos_acpm_high_overhead[] = {
+	{ 1, "tz_id", FT_INT },
+	{ 2, "current_temp", FT_UINT },
+	{ 3, "ctrl_temp", FT_UINT },
+	{ 4, "cdev_state", FT_UINT },
+	{ 5, "pid_et_p", FT_INT },
+	{ 6, "k_p", FT_INT },
+	{ 7, "k_i", FT_INT },
+};
 static const struct tp_ftrace_field f_dcvsh_freq[] = {
 	{ 1, "cpu", FT_UINT },
 	{ 2, "freq", FT_UINT },
@@ -3028,6 +3165,46 @@ static const struct tp_ftrace_field f_dcvsh_freq[] = {
 static const struct tp_ftrace_field f_kgsl_gpu_frequency[] = {
 	{ 1, "gpu_freq", FT_UINT },
 	{ 2, "gpu_id", FT_UINT },
+};
+static const struct tp_ftrace_field f_mali_mali_PM_MCU_HCTL_CORES_DOWN_SCALE_NOTIFY_PEND[] = {
+	{ 1, "kctx_tgid", FT_INT },
+	{ 2, "kctx_id", FT_UINT },
+	{ 3, "info_val", FT_UINT },
+};
+static const struct tp_ftrace_field f_mali_mali_PM_MCU_HCTL_CORES_NOTIFY_PEND[] = {
+	{ 1, "kctx_tgid", FT_INT },
+	{ 2, "kctx_id", FT_UINT },
+	{ 3, "info_val", FT_UINT },
+};
+static const struct tp_ftrace_field f_mali_mali_PM_MCU_HCTL_CORE_INACTIVE_PEND[] = {
+	{ 1, "kctx_tgid", FT_INT },
+	{ 2, "kctx_id", FT_UINT },
+	{ 3, "info_val", FT_UINT },
+};
+static const struct tp_ftrace_field f_mali_mali_PM_MCU_HCTL_MCU_ON_RECHECK[] = {
+	{ 1, "kctx_tgid", FT_INT },
+	{ 2, "kctx_id", FT_UINT },
+	{ 3, "info_val", FT_UINT },
+};
+static const struct tp_ftrace_field f_mali_mali_PM_MCU_HCTL_SHADERS_CORE_OFF_PEND[] = {
+	{ 1, "kctx_tgid", FT_INT },
+	{ 2, "kctx_id", FT_UINT },
+	{ 3, "info_val", FT_UINT },
+};
+static const struct tp_ftrace_field f_mali_mali_PM_MCU_HCTL_SHADERS_PEND_OFF[] = {
+	{ 1, "kctx_tgid", FT_INT },
+	{ 2, "kctx_id", FT_UINT },
+	{ 3, "info_val", FT_UINT },
+};
+static const struct tp_ftrace_field f_mali_mali_PM_MCU_HCTL_SHADERS_PEND_ON[] = {
+	{ 1, "kctx_tgid", FT_INT },
+	{ 2, "kctx_id", FT_UINT },
+	{ 3, "info_val", FT_UINT },
+};
+static const struct tp_ftrace_field f_mali_mali_PM_MCU_HCTL_SHADERS_READY_OFF[] = {
+	{ 1, "kctx_tgid", FT_INT },
+	{ 2, "kctx_id", FT_UINT },
+	{ 3, "info_val", FT_UINT },
 };
 static const struct tp_ftrace_field f_mali_mali_PM_MCU_IN_SLEEP[] = {
 	{ 1, "kctx_tgid", FT_INT },
@@ -3044,7 +3221,27 @@ static const struct tp_ftrace_field f_mali_mali_PM_MCU_ON[] = {
 	{ 2, "kctx_id", FT_UINT },
 	{ 3, "info_val", FT_UINT },
 };
+static const struct tp_ftrace_field f_mali_mali_PM_MCU_ON_CORE_ATTR_UPDATE_PEND[] = {
+	{ 1, "kctx_tgid", FT_INT },
+	{ 2, "kctx_id", FT_UINT },
+	{ 3, "info_val", FT_UINT },
+};
+static const struct tp_ftrace_field f_mali_mali_PM_MCU_ON_GLB_REINIT_PEND[] = {
+	{ 1, "kctx_tgid", FT_INT },
+	{ 2, "kctx_id", FT_UINT },
+	{ 3, "info_val", FT_UINT },
+};
 static const struct tp_ftrace_field f_mali_mali_PM_MCU_ON_HALT[] = {
+	{ 1, "kctx_tgid", FT_INT },
+	{ 2, "kctx_id", FT_UINT },
+	{ 3, "info_val", FT_UINT },
+};
+static const struct tp_ftrace_field f_mali_mali_PM_MCU_ON_HWCNT_DISABLE[] = {
+	{ 1, "kctx_tgid", FT_INT },
+	{ 2, "kctx_id", FT_UINT },
+	{ 3, "info_val", FT_UINT },
+};
+static const struct tp_ftrace_field f_mali_mali_PM_MCU_ON_HWCNT_ENABLE[] = {
 	{ 1, "kctx_tgid", FT_INT },
 	{ 2, "kctx_id", FT_UINT },
 	{ 3, "info_val", FT_UINT },
@@ -3055,6 +3252,11 @@ static const struct tp_ftrace_field f_mali_mali_PM_MCU_ON_PEND_HALT[] = {
 	{ 3, "info_val", FT_UINT },
 };
 static const struct tp_ftrace_field f_mali_mali_PM_MCU_ON_PEND_SLEEP[] = {
+	{ 1, "kctx_tgid", FT_INT },
+	{ 2, "kctx_id", FT_UINT },
+	{ 3, "info_val", FT_UINT },
+};
+static const struct tp_ftrace_field f_mali_mali_PM_MCU_ON_SLEEP_INITIATE[] = {
 	{ 1, "kctx_tgid", FT_INT },
 	{ 2, "kctx_id", FT_UINT },
 	{ 3, "info_val", FT_UINT },
@@ -3400,6 +3602,14 @@ static const struct tp_ftrace_field f_cma_alloc_finish[] = {
 	{ 5, "align", FT_UINT },
 	{ 6, "errorno", FT_INT },
 };
+static const struct tp_ftrace_field f_mm_alloc_contig_migrate_range_info[] = {
+	{ 1, "start", FT_UINT },
+	{ 2, "end", FT_UINT },
+	{ 3, "nr_migrated", FT_UINT },
+	{ 4, "nr_reclaimed", FT_UINT },
+	{ 5, "nr_mapped", FT_UINT },
+	{ 6, "migratetype", FT_INT },
+};
 static const struct tp_ftrace_field f_host_ffa_call[] = {
 	{ 1, "func_id", FT_UINT },
 	{ 2, "res_a1", FT_UINT },
@@ -3443,6 +3653,9 @@ static const struct tp_ftrace_field f_hypervisor_psci_mem_protect[] = {
 static const struct tp_ftrace_field f_hypervisor_host_mem_abort[] = {
 	{ 1, "esr", FT_UINT },
 	{ 2, "addr", FT_UINT },
+};
+static const struct tp_ftrace_field f_hypervisor_iommu_idmap_complete[] = {
+	{ 1, "map", FT_UINT },
 };
 static const struct tp_ftrace_field f_hypervisor_vcpu_illegal_trap[] = {
 	{ 1, "esr", FT_UINT },
@@ -3728,16 +3941,20 @@ const struct tp_ftrace_desc tp_ftrace_descs[618] = {
 	[95] = { "mdp_perf_update_bus", f_mdp_perf_update_bus, 3 },
 	[96] = { "rotator_bw_ao_as_context", f_rotator_bw_ao_as_context, 1 },
 	[97] = { "mm_filemap_add_to_page_cache", f_mm_filemap_add_to_page_cache, 5 },
+	[98] = { "mm_filemap_delete_from_page_cache", f_mm_filemap_delete_from_page_cache, 5 },
 	[99] = { "mm_compaction_begin", f_mm_compaction_begin, 5 },
 	[100] = { "mm_compaction_defer_compaction", f_mm_compaction_defer_compaction, 6 },
 	[101] = { "mm_compaction_deferred", f_mm_compaction_deferred, 6 },
 	[102] = { "mm_compaction_defer_reset", f_mm_compaction_defer_reset, 6 },
 	[103] = { "mm_compaction_end", f_mm_compaction_end, 6 },
 	[104] = { "mm_compaction_finished", f_mm_compaction_finished, 4 },
+	[105] = { "mm_compaction_isolate_freepages", f_mm_compaction_isolate_freepages, 4 },
+	[106] = { "mm_compaction_isolate_migratepages", f_mm_compaction_isolate_migratepages, 4 },
 	[107] = { "mm_compaction_kcompactd_sleep", f_mm_compaction_kcompactd_sleep, 1 },
 	[108] = { "mm_compaction_kcompactd_wake", f_mm_compaction_kcompactd_wake, 4 },
 	[109] = { "mm_compaction_migratepages", f_mm_compaction_migratepages, 2 },
 	[110] = { "mm_compaction_suitable", f_mm_compaction_suitable, 4 },
+	[111] = { "mm_compaction_try_to_compact_pages", f_mm_compaction_try_to_compact_pages, 4 },
 	[112] = { "mm_compaction_wakeup_kcompactd", f_mm_compaction_wakeup_kcompactd, 4 },
 	[113] = { "suspend_resume", f_suspend_resume, 3 },
 	[114] = { "sched_wakeup_new", f_sched_wakeup_new, 5 },
@@ -3775,6 +3992,8 @@ const struct tp_ftrace_desc tp_ftrace_descs[618] = {
 	[147] = { "ext4_discard_preallocations", f_ext4_discard_preallocations, 4 },
 	[148] = { "ext4_drop_inode", f_ext4_drop_inode, 3 },
 	[149] = { "ext4_es_cache_extent", f_ext4_es_cache_extent, 6 },
+	[150] = { "ext4_es_find_delayed_extent_range_enter", f_ext4_es_find_delayed_extent_range_enter, 3 },
+	[151] = { "ext4_es_find_delayed_extent_range_exit", f_ext4_es_find_delayed_extent_range_exit, 6 },
 	[152] = { "ext4_es_insert_extent", f_ext4_es_insert_extent, 6 },
 	[153] = { "ext4_es_lookup_extent_enter", f_ext4_es_lookup_extent_enter, 3 },
 	[154] = { "ext4_es_lookup_extent_exit", f_ext4_es_lookup_extent_exit, 7 },
@@ -3784,6 +4003,9 @@ const struct tp_ftrace_desc tp_ftrace_descs[618] = {
 	[158] = { "ext4_es_shrink_scan_enter", f_ext4_es_shrink_scan_enter, 3 },
 	[159] = { "ext4_es_shrink_scan_exit", f_ext4_es_shrink_scan_exit, 3 },
 	[160] = { "ext4_evict_inode", f_ext4_evict_inode, 3 },
+	[161] = { "ext4_ext_convert_to_initialized_enter", f_ext4_ext_convert_to_initialized_enter, 7 },
+	[162] = { "ext4_ext_convert_to_initialized_fastpath", f_ext4_ext_convert_to_initialized_fastpath, 10 },
+	[163] = { "ext4_ext_handle_unwritten_extents", f_ext4_ext_handle_unwritten_extents, 8 },
 	[164] = { "ext4_ext_in_cache", f_ext4_ext_in_cache, 4 },
 	[165] = { "ext4_ext_load_extent", f_ext4_ext_load_extent, 4 },
 	[166] = { "ext4_ext_map_blocks_enter", f_ext4_ext_map_blocks_enter, 5 },
@@ -3800,12 +4022,15 @@ const struct tp_ftrace_desc tp_ftrace_descs[618] = {
 	[177] = { "ext4_forget", f_ext4_forget, 5 },
 	[178] = { "ext4_free_blocks", f_ext4_free_blocks, 6 },
 	[179] = { "ext4_free_inode", f_ext4_free_inode, 6 },
+	[180] = { "ext4_get_implied_cluster_alloc_exit", f_ext4_get_implied_cluster_alloc_exit, 6 },
+	[181] = { "ext4_get_reserved_cluster_alloc", f_ext4_get_reserved_cluster_alloc, 4 },
 	[182] = { "ext4_ind_map_blocks_enter", f_ext4_ind_map_blocks_enter, 5 },
 	[183] = { "ext4_ind_map_blocks_exit", f_ext4_ind_map_blocks_exit, 8 },
 	[184] = { "ext4_insert_range", f_ext4_insert_range, 4 },
 	[185] = { "ext4_invalidatepage", f_ext4_invalidatepage, 5 },
 	[186] = { "ext4_journal_start", f_ext4_journal_start, 6 },
 	[187] = { "ext4_journal_start_reserved", f_ext4_journal_start_reserved, 3 },
+	[188] = { "ext4_journalled_invalidatepage", f_ext4_journalled_invalidatepage, 5 },
 	[189] = { "ext4_journalled_write_end", f_ext4_journalled_write_end, 5 },
 	[190] = { "ext4_load_inode", f_ext4_load_inode, 2 },
 	[191] = { "ext4_load_inode_bitmap", f_ext4_load_inode_bitmap, 2 },
@@ -3868,6 +4093,9 @@ const struct tp_ftrace_desc tp_ftrace_descs[618] = {
 	[258] = { "f2fs_truncate", f_f2fs_truncate, 8 },
 	[259] = { "f2fs_truncate_blocks_enter", f_f2fs_truncate_blocks_enter, 5 },
 	[260] = { "f2fs_truncate_blocks_exit", f_f2fs_truncate_blocks_exit, 3 },
+	[261] = { "f2fs_truncate_data_blocks_range", f_f2fs_truncate_data_blocks_range, 5 },
+	[262] = { "f2fs_truncate_inode_blocks_enter", f_f2fs_truncate_inode_blocks_enter, 5 },
+	[263] = { "f2fs_truncate_inode_blocks_exit", f_f2fs_truncate_inode_blocks_exit, 3 },
 	[264] = { "f2fs_truncate_node", f_f2fs_truncate_node, 4 },
 	[265] = { "f2fs_truncate_nodes_enter", f_f2fs_truncate_nodes_enter, 4 },
 	[266] = { "f2fs_truncate_nodes_exit", f_f2fs_truncate_nodes_exit, 3 },
@@ -3897,9 +4125,11 @@ const struct tp_ftrace_desc tp_ftrace_descs[618] = {
 	[290] = { "ion_cp_secure_buffer_start", f_ion_cp_secure_buffer_start, 4 },
 	[291] = { "ion_prefetching", f_ion_prefetching, 1 },
 	[292] = { "ion_secure_cma_add_to_pool_end", f_ion_secure_cma_add_to_pool_end, 3 },
+	[293] = { "ion_secure_cma_add_to_pool_start", f_ion_secure_cma_add_to_pool_start, 3 },
 	[294] = { "ion_secure_cma_allocate_end", f_ion_secure_cma_allocate_end, 4 },
 	[295] = { "ion_secure_cma_allocate_start", f_ion_secure_cma_allocate_start, 4 },
 	[296] = { "ion_secure_cma_shrink_pool_end", f_ion_secure_cma_shrink_pool_end, 2 },
+	[297] = { "ion_secure_cma_shrink_pool_start", f_ion_secure_cma_shrink_pool_start, 2 },
 	[298] = { "kfree", f_kfree, 2 },
 	[299] = { "kmalloc", f_kmalloc, 5 },
 	[300] = { "kmalloc_node", f_kmalloc_node, 6 },
@@ -4044,6 +4274,7 @@ const struct tp_ftrace_desc tp_ftrace_descs[618] = {
 	[439] = { "virtio_video_cmd", f_virtio_video_cmd, 2 },
 	[440] = { "virtio_video_cmd_done", f_virtio_video_cmd_done, 2 },
 	[441] = { "virtio_video_resource_queue", f_virtio_video_resource_queue, 8 },
+	[442] = { "virtio_video_resource_queue_done", f_virtio_video_resource_queue_done, 8 },
 	[443] = { "mm_shrink_slab_start", f_mm_shrink_slab_start, 11 },
 	[444] = { "mm_shrink_slab_end", f_mm_shrink_slab_end, 7 },
 	[445] = { "trusty_smc", f_trusty_smc, 4 },
@@ -4106,14 +4337,28 @@ const struct tp_ftrace_desc tp_ftrace_descs[618] = {
 	[504] = { "device_pm_callback_start", f_device_pm_callback_start, 5 },
 	[505] = { "device_pm_callback_end", f_device_pm_callback_end, 3 },
 	[506] = { "thermal_exynos_acpm_bulk", f_thermal_exynos_acpm_bulk, 11 },
+	[507] = { "thermal_exynos_acpm_high_overhead", f_thermal_exynos_acpm_high_overhead, 7 },
 	[508] = { "dcvsh_freq", f_dcvsh_freq, 2 },
 	[509] = { "kgsl_gpu_frequency", f_kgsl_gpu_frequency, 2 },
+	[510] = { "mali_mali_PM_MCU_HCTL_CORES_DOWN_SCALE_NOTIFY_PEND", f_mali_mali_PM_MCU_HCTL_CORES_DOWN_SCALE_NOTIFY_PEND, 3 },
+	[511] = { "mali_mali_PM_MCU_HCTL_CORES_NOTIFY_PEND", f_mali_mali_PM_MCU_HCTL_CORES_NOTIFY_PEND, 3 },
+	[512] = { "mali_mali_PM_MCU_HCTL_CORE_INACTIVE_PEND", f_mali_mali_PM_MCU_HCTL_CORE_INACTIVE_PEND, 3 },
+	[513] = { "mali_mali_PM_MCU_HCTL_MCU_ON_RECHECK", f_mali_mali_PM_MCU_HCTL_MCU_ON_RECHECK, 3 },
+	[514] = { "mali_mali_PM_MCU_HCTL_SHADERS_CORE_OFF_PEND", f_mali_mali_PM_MCU_HCTL_SHADERS_CORE_OFF_PEND, 3 },
+	[515] = { "mali_mali_PM_MCU_HCTL_SHADERS_PEND_OFF", f_mali_mali_PM_MCU_HCTL_SHADERS_PEND_OFF, 3 },
+	[516] = { "mali_mali_PM_MCU_HCTL_SHADERS_PEND_ON", f_mali_mali_PM_MCU_HCTL_SHADERS_PEND_ON, 3 },
+	[517] = { "mali_mali_PM_MCU_HCTL_SHADERS_READY_OFF", f_mali_mali_PM_MCU_HCTL_SHADERS_READY_OFF, 3 },
 	[518] = { "mali_mali_PM_MCU_IN_SLEEP", f_mali_mali_PM_MCU_IN_SLEEP, 3 },
 	[519] = { "mali_mali_PM_MCU_OFF", f_mali_mali_PM_MCU_OFF, 3 },
 	[520] = { "mali_mali_PM_MCU_ON", f_mali_mali_PM_MCU_ON, 3 },
+	[521] = { "mali_mali_PM_MCU_ON_CORE_ATTR_UPDATE_PEND", f_mali_mali_PM_MCU_ON_CORE_ATTR_UPDATE_PEND, 3 },
+	[522] = { "mali_mali_PM_MCU_ON_GLB_REINIT_PEND", f_mali_mali_PM_MCU_ON_GLB_REINIT_PEND, 3 },
 	[523] = { "mali_mali_PM_MCU_ON_HALT", f_mali_mali_PM_MCU_ON_HALT, 3 },
+	[524] = { "mali_mali_PM_MCU_ON_HWCNT_DISABLE", f_mali_mali_PM_MCU_ON_HWCNT_DISABLE, 3 },
+	[525] = { "mali_mali_PM_MCU_ON_HWCNT_ENABLE", f_mali_mali_PM_MCU_ON_HWCNT_ENABLE, 3 },
 	[526] = { "mali_mali_PM_MCU_ON_PEND_HALT", f_mali_mali_PM_MCU_ON_PEND_HALT, 3 },
 	[527] = { "mali_mali_PM_MCU_ON_PEND_SLEEP", f_mali_mali_PM_MCU_ON_PEND_SLEEP, 3 },
+	[528] = { "mali_mali_PM_MCU_ON_SLEEP_INITIATE", f_mali_mali_PM_MCU_ON_SLEEP_INITIATE, 3 },
 	[529] = { "mali_mali_PM_MCU_PEND_OFF", f_mali_mali_PM_MCU_PEND_OFF, 3 },
 	[530] = { "mali_mali_PM_MCU_PEND_ON_RELOAD", f_mali_mali_PM_MCU_PEND_ON_RELOAD, 3 },
 	[531] = { "mali_mali_PM_MCU_POWER_DOWN", f_mali_mali_PM_MCU_POWER_DOWN, 3 },
@@ -4162,6 +4407,7 @@ const struct tp_ftrace_desc tp_ftrace_descs[618] = {
 	[574] = { "dwc3_readl", f_dwc3_readl, 4 },
 	[575] = { "dwc3_writel", f_dwc3_writel, 4 },
 	[576] = { "cma_alloc_finish", f_cma_alloc_finish, 6 },
+	[577] = { "mm_alloc_contig_migrate_range_info", f_mm_alloc_contig_migrate_range_info, 6 },
 	[578] = { "host_ffa_call", f_host_ffa_call, 7 },
 	[579] = { "dmabuf_rss_stat", f_dmabuf_rss_stat, 3 },
 	[580] = { "iommu_idmap", f_iommu_idmap, 3 },
@@ -4173,6 +4419,7 @@ const struct tp_ftrace_desc tp_ftrace_descs[618] = {
 	[586] = { "hypervisor_psci_mem_protect", f_hypervisor_psci_mem_protect, 2 },
 	[587] = { "hypervisor_host_mem_abort", f_hypervisor_host_mem_abort, 2 },
 	[588] = { "hypervisor_hyp_enter", NULL, 0 },
+	[589] = { "hypervisor_iommu_idmap_complete", f_hypervisor_iommu_idmap_complete, 1 },
 	[590] = { "hypervisor_vcpu_illegal_trap", f_hypervisor_vcpu_illegal_trap, 1 },
 	[591] = { "drm_sched_job_add_dep", f_drm_sched_job_add_dep, 4 },
 	[592] = { "drm_sched_job_done", f_drm_sched_job_done, 2 },

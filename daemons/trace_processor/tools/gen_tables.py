@@ -27,12 +27,13 @@ for line in open(all_proto):
         if m:
             msgs[cur].append((int(m.group(4)), m.group(3), m.group(2)))
 
+# The oneof entries of FtraceEvent, read across line breaks: upstream wraps
+# the long ones ("Type name =\n 163;" or "Type\n name = 150;").
 events = []
-for line in open(ev_proto):
-    line = line.split('//')[0]
-    m = re.match(r'\s+(\w+FtraceEvent|\w+Event)\s+(\w+)\s*=\s*(\d+);', line)
-    if m:
-        events.append((int(m.group(3)), m.group(2), m.group(1)))
+ev_text = re.sub(r'//[^\n]*', '', open(ev_proto).read())
+for m in re.finditer(r'\b(\w+FtraceEvent|\w+Event)\s+(\w+)\s*=\s*(\d+)\s*;',
+                     ev_text):
+    events.append((int(m.group(3)), m.group(2), m.group(1)))
 
 tmap = {'string': 'FT_STR', 'bytes': 'FT_BYTES', 'bool': 'FT_UINT',
         'uint32': 'FT_UINT', 'uint64': 'FT_UINT', 'int32': 'FT_INT',
