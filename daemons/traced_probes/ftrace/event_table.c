@@ -1190,6 +1190,21 @@ static const struct ftrace_proto_field f_mm_filemap_delete_from_page_cache[] = {
 	{ "s_dev", 4, PT_UINT64 },
 	{ "page", 5, PT_UINT64 },
 };
+static const struct ftrace_proto_field f_print[] = {
+	{ "ip", 1, PT_UINT64 },
+	{ "buf", 2, PT_STRING },
+};
+static const struct ftrace_proto_field f_funcgraph_entry[] = {
+	{ "depth", 1, PT_INT32 },
+	{ "func", 2, PT_UINT64 },
+};
+static const struct ftrace_proto_field f_funcgraph_exit[] = {
+	{ "calltime", 1, PT_UINT64 },
+	{ "depth", 2, PT_INT32 },
+	{ "func", 3, PT_UINT64 },
+	{ "overrun", 4, PT_UINT64 },
+	{ "rettime", 5, PT_UINT64 },
+};
 static const struct ftrace_proto_field f_softirq_entry[] = {
 	{ "vec", 1, PT_UINT32 },
 };
@@ -1293,10 +1308,6 @@ static const struct ftrace_proto_field f_psci_domain_idle_enter[] = {
 	{ "cpu_id", 1, PT_UINT32 },
 	{ "state", 2, PT_UINT32 },
 	{ "s2idle", 3, PT_UINT32 },
-};
-static const struct ftrace_proto_field f_print[] = {
-	{ "ip", 1, PT_UINT64 },
-	{ "buf", 2, PT_STRING },
 };
 static const struct ftrace_proto_field f_sys_enter[] = {
 	{ "id", 1, PT_INT64 },
@@ -1610,6 +1621,9 @@ const struct ftrace_proto_event ftrace_proto_events[] = {
 	{ "f2fs", "f2fs_lock_elapsed_time", 603, f_f2fs_lock_elapsed_time, 13 },
 	{ "filemap", "mm_filemap_add_to_page_cache", 97, f_mm_filemap_add_to_page_cache, 5 },
 	{ "filemap", "mm_filemap_delete_from_page_cache", 98, f_mm_filemap_delete_from_page_cache, 5 },
+	{ "ftrace", "print", 3, f_print, 2 },
+	{ "ftrace", "funcgraph_entry", 437, f_funcgraph_entry, 2 },
+	{ "ftrace", "funcgraph_exit", 438, f_funcgraph_exit, 5 },
 	{ "irq", "softirq_entry", 24, f_softirq_entry, 1 },
 	{ "irq", "softirq_exit", 25, f_softirq_exit, 1 },
 	{ "irq", "softirq_raise", 26, f_softirq_raise, 1 },
@@ -1633,7 +1647,6 @@ const struct ftrace_proto_event ftrace_proto_events[] = {
 	{ "power", "gpu_power_state", 601, f_gpu_power_state, 2 },
 	{ "power", "psci_domain_idle_exit", 614, f_psci_domain_idle_exit, 3 },
 	{ "power", "psci_domain_idle_enter", 615, f_psci_domain_idle_enter, 3 },
-	{ "ftrace", "print", 3, f_print, 2 },
 	{ "raw_syscalls", "sys_enter", 329, f_sys_enter, 2 },
 	{ "raw_syscalls", "sys_exit", 330, f_sys_exit, 2 },
 	{ "sched", "sched_switch", 4, f_sched_switch, 7 },

@@ -11,10 +11,11 @@ import os
 import re
 import sys
 
-# proto file -> kernel event group (the file name is the group, except
-# print, which the kernel files under "ftrace").
+# proto file -> kernel event group (here the file name is the group).
+# ftrace.proto holds the kernel's own "ftrace" events (print, funcgraph_*);
+# upstream also has a stale print.proto, which is not read.
 FILES = {
-    "sched": "sched", "task": "task", "print": "ftrace", "power": "power",
+    "sched": "sched", "task": "task", "ftrace": "ftrace", "power": "power",
     "irq": "irq", "workqueue": "workqueue", "block": "block",
     "ext4": "ext4", "f2fs": "f2fs", "filemap": "filemap", "oom": "oom",
     "raw_syscalls": "raw_syscalls",
