@@ -39,6 +39,7 @@
 #include "ftrace/ftrace_ds.h"
 #include "ftrace/source.h"
 #include "ps/probe_ds.h"
+#include "ps/procfs.h"
 #include "ps/ps_ds.h"
 #include "log.h"
 #include "proc.h"
@@ -213,6 +214,44 @@ static const struct producer_ep_ops ep_ops = {
 	.clear_incremental_state = on_clear,
 };
 
+/* The broker's /proc operations, for the ps probes (ps/procfs.h). */
+static const struct procfs_pid_ops broker_pid_ops = {
+	.open = tfs_open_proc,
+	.list = tfs_list_proc,
+};
+
+/*
+ * In the worker: the ps probes read other processes through the broker
+ * only when /proc hides them from us (hidepid=); with a plain /proc they
+ * keep the direct path, which costs no round trip.
+ */
+static void
+worker_proc_setup(void)
+{
+	char mode[40];
+
+#ifdef FARO_TEST_HOOKS
+	const char *v = getenv("FARO_TEST_PROC_DIRECT");
+
+	/* Tests show what the worker would miss on its own. */
+	if (v != NULL && strcmp(v, "1") == 0) {
+		log_info("%s: test hook: /proc read directly", __func__);
+		return;
+	}
+#endif
+	switch (procfs_pids_hidden((uint32_t)getegid(), mode, sizeof(mode))) {
+	case 1:
+		log_info("/proc has hidepid=%s: reading other processes "
+		    "through the broker", mode);
+		procfs_use_pid_ops(&broker_pid_ops);
+		break;
+	case -1:
+		log_warnx("%s: cannot read how /proc is mounted: reading it "
+		    "directly", __func__);
+		break;
+	}
+}
+
 static __attribute__((noreturn)) void
 usage(void)
 {
@@ -278,7 +317,8 @@ privsep_start(const char *top, const char *run_dir,
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	/* The broker keeps root's uid and two capabilities (sandbox.c). */
+	/* The broker keeps root's uid and two to four capabilities
+	 * (sandbox.c). */
 	if (traced_probes_broker_sandbox(sbo, &cause) == -1)
 		fatal("broker sandbox: %s", cause);
 	if (tfs_broker_serve(sv[0], top) == -1)
@@ -377,8 +417,10 @@ main(int argc, char *argv[])
 		fatalx("tracefs: %s", cause);
 	if (ftrace_ctl_cleanup(run_dir, &cause) == -1)
 		fatalx("cleanup: %s: %s", run_dir, cause);
-	if (privsep)
+	if (privsep) {
 		privsep_start(top, run_dir, &sbo);
+		worker_proc_setup();
+	}
 
 	memset(&p, 0, sizeof(p));
 	if ((p.base = event_base_new()) == NULL)

@@ -6,23 +6,48 @@
  *              socketpair (a forked tfs_broker_serve) and in direct mode
  *   grants     the allowed paths give readable descriptors and pid lists
  *              that match the kernel's
+ *   kallsyms   an unprivileged worker reads the broker's descriptor with
+ *              the broker's view of addresses, not its own
+ *   hidepid    the real traced_probes, worker as nobody, in a private
+ *              mount namespace whose /proc is hidepid=invisible: the
+ *              ProcessTree and ProcessStats hold a root process (this
+ *              test, with a named thread) and another user's process;
+ *              with the broker path turned off (a test hook) they are
+ *              missing, which shows the namespace really hides them
+ * Root only for the last two (skipped otherwise).
  */
 #include "config.h"
 
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <event2/event.h>
+
+#include "protos/perfetto/ipc/consumer_port.pb-c.h"
+
 #include "tfs.h"
+#include "traced_test.h"
+
+#define NOBODY		65534
+#define OTHER_UID	12345	/* neither root nor the worker */
+#define CAP_SYS_PTRACE_BIT	19
 
 static pid_t broker_pid = -1;
 static int broker_sock = -1;
@@ -214,6 +239,540 @@ START_TEST(grants_direct)
 }
 END_TEST
 
+/* ---- function_graph's control files (a stand-in tracefs) ---- */
+
+/* A broker serving top, a temp dir with regular files in tracefs's
+ * place: allowed writes land there, refused ones must not. */
+static void
+broker_up_at(const char *top)
+{
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    sv), 0);
+	broker_pid = fork();
+	ck_assert_int_ge(broker_pid, 0);
+	if (broker_pid == 0) {
+		close(sv[0]);
+		_exit(tfs_broker_serve(sv[1], top) == 0 ? 0 : 1);
+	}
+	close(sv[1]);
+	broker_sock = sv[0];
+	tfs_use_broker(broker_sock);
+}
+
+static void
+file_is(const char *top, const char *rel, const char *want)
+{
+	char path[256], buf[8192];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", top, rel);
+	ck_assert_int_ge(fd = open(path, O_RDONLY), 0);
+	slurp(fd, buf, sizeof(buf));
+	close(fd);
+	ck_assert_str_eq(buf, want);
+}
+
+START_TEST(graph_writes)
+{
+	static const char *const files[] = { "set_ftrace_filter",
+	    "set_graph_function", "max_graph_depth" };
+	static const char *const bad_funcs[] = { "vfs_read:mod:ext4",
+	    "!vfs_read", "vfs_read;ls", "a/b", "x\n\ny", "[ab]*", "$x" };
+	static const char *const bad_depths[] = { "", "-1", "1 2", "0x10",
+	    "12345678901", "5\n\n" };
+	char top[] = "/tmp/faro-procbroker-tfs.XXXXXX", path[256];
+	char longv[4200];
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(top));
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", top, files[i]);
+		ck_assert_int_ge(fd = open(path, O_WRONLY | O_CREAT, 0644), 0);
+		ck_assert_int_eq(write(fd, "orig", 4), 4);
+		close(fd);
+	}
+	broker_up_at(top);
+	for (size_t f = 0; f < 2; f++) {
+		for (size_t i = 0; i < sizeof(bad_funcs) / sizeof(bad_funcs[0]);
+		    i++) {
+			errno = 0;
+			ck_assert_msg(tfs_write(top, files[f], bad_funcs[i], 0) ==
+			    -1 && errno == EPERM, "%s <- %s", files[f],
+			    bad_funcs[i]);
+		}
+		/* appends (filter commands accumulate) are not ours */
+		errno = 0;
+		ck_assert_int_eq(tfs_write(top, files[f], "vfs_read", 1), -1);
+		ck_assert_int_eq(errno, EPERM);
+		file_is(top, files[f], "orig");
+		ck_assert_int_eq(tfs_write(top, files[f],
+		    "vfs_read ext4_* do_sys_open?\n", 0), 0);
+		file_is(top, files[f], "vfs_read ext4_* do_sys_open?\n");
+		ck_assert_int_eq(tfs_write(top, files[f], "", 0), 0);
+		file_is(top, files[f], "");
+	}
+	/* no list longer than a page */
+	memset(longv, 'a', sizeof(longv) - 1);
+	longv[sizeof(longv) - 1] = '\0';
+	errno = 0;
+	ck_assert_int_eq(tfs_write(top, files[0], longv, 0), -1);
+	ck_assert_int_eq(errno, EPERM);
+	for (size_t i = 0; i < sizeof(bad_depths) / sizeof(bad_depths[0]);
+	    i++) {
+		errno = 0;
+		ck_assert_msg(tfs_write(top, files[2], bad_depths[i], 0) == -1 &&
+		    errno == EPERM, "max_graph_depth <- %s", bad_depths[i]);
+	}
+	ck_assert_int_eq(tfs_write(top, files[2], "5\n", 0), 0);
+	file_is(top, files[2], "5\n");
+	broker_down();
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", top, files[i]);
+		unlink(path);
+	}
+	rmdir(top);
+}
+END_TEST
+
+/* ---- kallsyms: the opener's view ---- */
+
+/* The first address of a kallsyms text: non-zero or not. */
+static int
+first_addr_nonzero(int fd)
+{
+	char buf[256];
+
+	if (slurp(fd, buf, sizeof(buf)) <= 0)
+		return -1;
+	return strtoull(buf, NULL, 16) != 0;
+}
+
+static int
+kallsyms_hidden_from_nobody(void)
+{
+	char buf[64];
+	int fd, kptr, paranoid;
+	ssize_t n;
+
+	if ((fd = open("/proc/sys/kernel/kptr_restrict", O_RDONLY)) == -1)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	kptr = atoi(buf);
+	if ((fd = open("/proc/sys/kernel/perf_event_paranoid",
+	    O_RDONLY)) == -1)
+		return kptr <= 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	paranoid = atoi(buf);
+	return kptr == 1 || (kptr == 0 && paranoid > 1);
+}
+
+START_TEST(kallsyms_opener)
+{
+	int status, fd;
+	pid_t pid;
+
+	if (geteuid() != 0 || !kallsyms_hidden_from_nobody()) {
+		fprintf(stderr, "check_procbroker: kallsyms_opener needs root "
+		    "and kptr_restrict hiding addresses, skipped\n");
+		return;
+	}
+	broker_up();	/* root, every capability: sees the addresses */
+	if ((pid = fork()) == 0) {
+		gid_t g = NOBODY;
+
+		if (setgroups(1, &g) == -1 || setresgid(g, g, g) == -1 ||
+		    setresuid(NOBODY, NOBODY, NOBODY) == -1)
+			_exit(10);
+		/* on its own, nobody reads zeros */
+		if ((fd = open("/proc/kallsyms", O_RDONLY)) == -1)
+			_exit(11);
+		if (first_addr_nonzero(fd) != 0)
+			_exit(12);
+		close(fd);
+		/* through the broker, the broker's view */
+		if ((fd = tfs_open_proc("/proc/kallsyms")) == -1)
+			_exit(13);
+		if (first_addr_nonzero(fd) != 1)
+			_exit(14);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "nobody's kallsyms check: exit %d", WEXITSTATUS(status));
+	broker_down();
+}
+END_TEST
+
+/* ---- hidepid: the daemon in a private mount namespace ---- */
+
+/*
+ * Mounts a fresh hidepid=invisible proc on /proc in a new mount
+ * namespace (this process's only). Since Linux 5.8 each proc mount has
+ * its own options, so the host's /proc keeps its own.
+ */
+static int
+hidepid_ns_enter(const char *opts)
+{
+	if (unshare(CLONE_NEWNS) == -1 ||
+	    mount(NULL, "/", NULL, MS_PRIVATE | MS_REC, NULL) == -1 ||
+	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    opts) == -1)
+		return -1;
+	return 0;
+}
+
+static int
+hidepid_ns_usable(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0, status;
+	pid_t pid;
+
+	if (uname(&u) == -1 || sscanf(u.release, "%d.%d", &major, &minor) !=
+	    2 || major < 5 || (major == 5 && minor < 8))
+		return 0;	/* one proc superblock: would change the host */
+	if ((pid = fork()) == 0)
+		_exit(hidepid_ns_enter("hidepid=invisible") == 0 ? 0 : 1);
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0;
+}
+
+/* traced_probes in the namespace, worker as nobody, stderr into log. */
+static pid_t
+probes_start_hidepid(const struct tt_traced *td, const char *run_dir,
+    const char *log, const char *opts, int direct)
+{
+	const char *top = getenv("top_builddir");
+	char prog[512];
+	pid_t pid;
+	int fd;
+
+	snprintf(prog, sizeof(prog), "%s/daemons/traced_probes/traced_probes",
+	    top ? top : ".");
+	if ((pid = fork()) != 0)
+		return pid;
+	if ((fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1 ||
+	    dup2(fd, 2) == -1 || hidepid_ns_enter(opts) == -1)
+		_exit(126);
+	setenv("PERFETTO_PRODUCER_SOCK_NAME", td->producer_sock, 1);
+	if (direct)
+		setenv("FARO_TEST_PROC_DIRECT", "1", 1);
+	execl(prog, "traced_probes", "-v", "--run-dir", run_dir, "--user",
+	    "nobody", (char *)NULL);
+	_exit(127);
+}
+
+static int
+probes_stop(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGTERM);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static int
+log_has(const char *log, const char *text)
+{
+	uint8_t *data;
+	size_t len;
+	int found;
+
+	if (tt_read_file(log, &data, &len) == -1)
+		return 0;
+	found = memmem(data, len, text, strlen(text)) != NULL;
+	free(data);
+	return found;
+}
+
+/* A process of OTHER_UID: hidden from nobody, and from a broker without
+ * CAP_SYS_PTRACE (root's uid does not match it). */
+static pid_t
+other_user_start(void)
+{
+	pid_t pid;
+	gid_t g = OTHER_UID;
+
+	if ((pid = fork()) == 0) {
+		if (setgroups(1, &g) == -1 || setresgid(g, g, g) == -1 ||
+		    setresuid(OTHER_UID, OTHER_UID, OTHER_UID) == -1)
+			_exit(10);
+		execlp("sleep", "sleep", "61", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void *
+named_thread(void *arg)
+{
+	int *stop = arg;
+
+	while (!__atomic_load_n(stop, __ATOMIC_ACQUIRE))
+		usleep(10000);
+	return NULL;
+}
+
+struct seen {
+	int	self_proc, self_uid, self_cmdline, self_thread;
+	int	other_proc, other_uid, other_cmdline, other_stats;
+	size_t	nprocs;
+};
+
+static void
+trace_scan(const struct tt_trace *t, pid_t other, int32_t tid,
+    struct seen *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < t->npackets; i++) {
+		const Perfetto__Protos__TracePacket *pk = t->trace->packet[i];
+
+		if (pk->data_case ==
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_PROCESS_STATS) {
+			for (size_t k = 0; k < pk->process_stats->n_processes;
+			    k++)
+				if (pk->process_stats->processes[k]->pid ==
+				    other)
+					s->other_stats++;
+			continue;
+		}
+		if (pk->data_case !=
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_PROCESS_TREE)
+			continue;
+		for (size_t k = 0; k < pk->process_tree->n_processes; k++) {
+			const Perfetto__Protos__ProcessTree__Process *p =
+			    pk->process_tree->processes[k];
+
+			s->nprocs++;
+			if (p->pid == getpid()) {
+				s->self_proc++;
+				s->self_uid += p->has_uid && p->uid == 0;
+				s->self_cmdline += p->n_cmdline > 0 &&
+				    strstr(p->cmdline[0], "check_procbroker") !=
+				    NULL;
+			} else if (p->pid == other) {
+				s->other_proc++;
+				s->other_uid += p->has_uid &&
+				    p->uid == OTHER_UID;
+				s->other_cmdline += p->n_cmdline == 2 &&
+				    strcmp(p->cmdline[0], "sleep") == 0 &&
+				    strcmp(p->cmdline[1], "61") == 0;
+			}
+		}
+		for (size_t k = 0; k < pk->process_tree->n_threads; k++) {
+			const Perfetto__Protos__ProcessTree__Thread *th =
+			    pk->process_tree->threads[k];
+
+			if (th->tid == tid && th->tgid == getpid() &&
+			    th->name != NULL && strcmp(th->name, "pb-named") ==
+			    0)
+				s->self_thread++;
+		}
+	}
+}
+
+/* The capabilities a process holds (CapEff), from the host's /proc. */
+static unsigned long long
+cap_eff(pid_t pid)
+{
+	char path[64], buf[4096], *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	ck_assert_int_ge(fd = open(path, O_RDONLY | O_CLOEXEC), 0);
+	ck_assert_int_gt(slurp(fd, buf, sizeof(buf)), 0);
+	close(fd);
+	ck_assert_ptr_nonnull(p = strstr(buf, "\nCapEff:\t"));
+	return strtoull(p + 9, NULL, 16);
+}
+
+/*
+ * One session of linux.process_stats (full scan, thread names, polls)
+ * against traced_probes in a namespace whose /proc is mounted with opts;
+ * *caps: the broker's capabilities then.
+ */
+static void
+hidepid_session(const char *opts, int direct, struct seen *s,
+    unsigned long long *caps)
+{
+	static const char *const ds[] = { "linux.process_stats", NULL };
+	struct event_base *base = event_base_new();
+	Perfetto__Protos__TraceConfig *cfg;
+	Perfetto__Protos__ProcessStatsConfig *pc;
+	Perfetto__Protos__FlushRequest fr = PERFETTO__PROTOS__FLUSH_REQUEST__INIT;
+	struct tt_traced td;
+	struct tt_consumer c;
+	struct tt_trace t;
+	char run_dir[] = "/tmp/faro-procbroker.XXXXXX", log[300];
+	pthread_t th;
+	int stop = 0, waited;
+	uint8_t *data;
+	size_t len;
+	pid_t probes, other;
+	int32_t tid = 0;
+
+	ck_assert_ptr_nonnull(mkdtemp(run_dir));
+	snprintf(log, sizeof(log), "%s/probes.log", run_dir);
+	ck_assert_int_eq(tt_traced_start(&td, NULL), 0);
+	/* nobody must reach the producer socket */
+	ck_assert_int_eq(chmod(td.dir, 0755), 0);
+	ck_assert_int_eq(chmod(td.producer_sock, 0666), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, named_thread, &stop), 0);
+	ck_assert_int_eq(pthread_setname_np(th, "pb-named"), 0);
+	{
+		/* the thread's tid: the task/ entry that is not us */
+		int32_t *tids;
+		size_t n;
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)getpid());
+		ck_assert_int_eq(tfs_list_proc(path, &tids, &n), 0);
+		ck_assert_uint_eq(n, 2);
+		tid = tids[0] == getpid() ? tids[1] : tids[0];
+		free(tids);
+	}
+	ck_assert_int_gt(other = other_user_start(), 0);
+	probes = probes_start_hidepid(&td, run_dir, log, opts, direct);
+	ck_assert_int_gt(probes, 0);
+	for (waited = 0; waited < 10000 && !log_has(log,
+	    "connected to the tracing service"); waited += 50)
+		tt_spin(base, 50);
+	ck_assert_msg(waited < 10000, "traced_probes never connected");
+	*caps = cap_eff(probes);	/* the broker, confined by now */
+
+	cfg = tt_config_new(16 * 1024, 0, ds);
+	pc = calloc(1, sizeof(*pc));
+	perfetto__protos__process_stats_config__init(pc);
+	pc->has_scan_all_processes_on_start = 1;
+	pc->scan_all_processes_on_start = 1;
+	pc->has_record_thread_names = 1;
+	pc->record_thread_names = 1;
+	pc->has_proc_stats_poll_ms = 1;
+	pc->proc_stats_poll_ms = 100;
+	cfg->data_sources[0]->config->process_stats_config = pc;
+	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
+	tt_spin(base, 700);		/* the scan and a few polls */
+	fr.has_timeout_ms = 1;
+	fr.timeout_ms = 5000;
+	ck_assert_int_eq(tt_consumer_call(&c, TT_C_FLUSH, &fr.base, -1, NULL,
+	    10000), 0);
+	ck_assert_int_eq(tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL, 0),
+	    0);
+	ck_assert_int_eq(tt_wait(base, &c.enable_done, 10000), 0);
+	ck_assert_int_eq(tt_consumer_read(&c, &data, &len), 0);
+	ck_assert_int_eq(tt_trace_parse(&t, data, len), 0);
+	trace_scan(&t, other, tid, s);
+	ck_assert_int_eq(t.bad_trusted, 0);
+	tt_trace_free(&t);
+	free(data);
+	tt_consumer_close(&c);
+	tt_config_free(cfg);
+
+	ck_assert_int_eq(probes_stop(probes), 0);
+	if (direct)
+		ck_assert(log_has(log, "test hook: /proc read directly"));
+	else {
+		char want[128];
+
+		/* "hidepid=X: ..." as the kernel shows the option */
+		snprintf(want, sizeof(want), "/proc has %.*s: reading other "
+		    "processes through the broker",
+		    (int)strcspn(opts, ","), opts);
+		ck_assert_msg(log_has(log, want), "not in the log: %s", want);
+	}
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	tt_traced_stop(&td);
+	event_base_free(base);
+	unlink(log);
+	rmdir(run_dir);
+}
+
+static int
+hidepid_skip(void)
+{
+	if (geteuid() != 0) {
+		fprintf(stderr, "check_procbroker: hidepid needs root, "
+		    "skipped\n");
+		return 1;
+	}
+	if (!hidepid_ns_usable()) {
+		fprintf(stderr, "check_procbroker: no per-mount hidepid= "
+		    "(Linux 5.8) or no mount namespace, skipped\n");
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The mounts: hidepid=invisible lets root's group in (no CAP_SYS_PTRACE
+ * for the broker), ptraceable and a gid= other than root's do not (the
+ * broker keeps it); noaccess lists pids but hides their files.
+ */
+static const struct {
+	const char	*opts;
+	int		 ptrace;
+} hidepid_mounts[] = {
+	{ "hidepid=invisible", 0 },
+	{ "hidepid=ptraceable", 1 },
+	{ "hidepid=noaccess,gid=4242", 1 },
+};
+
+START_TEST(hidepid_broker)
+{
+	unsigned long long caps;
+	struct seen s;
+
+	if (hidepid_skip())
+		return;
+	hidepid_session(hidepid_mounts[_i].opts, 0, &s, &caps);
+	ck_assert_int_ge(s.self_proc, 1);
+	ck_assert_int_eq(s.self_uid, s.self_proc);
+	ck_assert_int_eq(s.self_cmdline, s.self_proc);
+	ck_assert_int_ge(s.self_thread, 1);
+	ck_assert_int_ge(s.other_proc, 1);
+	ck_assert_int_eq(s.other_uid, s.other_proc);
+	ck_assert_int_eq(s.other_cmdline, s.other_proc);
+	ck_assert_int_ge(s.other_stats, 1);
+	ck_assert_msg(!!(caps & (1ull << CAP_SYS_PTRACE_BIT)) ==
+	    hidepid_mounts[_i].ptrace, "%s: broker CapEff %016llx",
+	    hidepid_mounts[_i].opts, caps);
+}
+END_TEST
+
+START_TEST(hidepid_direct)
+{
+	unsigned long long caps;
+	struct seen s;
+
+#ifndef FARO_TEST_HOOKS
+	fprintf(stderr, "check_procbroker: hidepid_direct needs "
+	    "--enable-test-hooks, skipped\n");
+	return;
+#endif
+	if (hidepid_skip())
+		return;
+	hidepid_session("hidepid=invisible", 1, &s, &caps);
+	/* the worker still sees itself: the scan ran */
+	ck_assert_uint_gt(s.nprocs, 0);
+	ck_assert_int_eq(s.self_proc, 0);
+	ck_assert_int_eq(s.self_thread, 0);
+	ck_assert_int_eq(s.other_proc, 0);
+	ck_assert_int_eq(s.other_stats, 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -229,6 +788,14 @@ main(void)
 	tcase_add_test(tc, refusals_direct);
 	tcase_add_test(tc, grants_broker);
 	tcase_add_test(tc, grants_direct);
+	tcase_add_test(tc, kallsyms_opener);
+	tcase_add_test(tc, graph_writes);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("hidepid");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, hidepid_broker, 0, sizeof(hidepid_mounts) /
+	    sizeof(hidepid_mounts[0]));
+	tcase_add_test(tc, hidepid_direct);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -159,6 +159,105 @@ START_TEST(oom_parse)
 }
 END_TEST
 
+/* ---- /proc's hidepid= from mountinfo ----------------------------------- */
+
+#define MI_ROOT	"21 1 252:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
+#define MI_SYS	"23 21 0:20 / /sys rw shared:7 - sysfs sysfs rw\n"
+
+static int
+hidden(const char *text, uint32_t gid, char *mode)
+{
+	mode[0] = '\0';
+	return procfs_pids_hidden_untrusted(text, strlen(text), gid, mode, 40);
+}
+
+START_TEST(mountinfo_hidepid)
+{
+	char m[40];
+
+	/* plain /proc, old numeric and new named forms */
+	ck_assert_int_eq(hidden(MI_ROOT "22 21 0:21 / /proc rw,relatime "
+	    "shared:13 - proc proc rw\n" MI_SYS, 65534, m), 0);
+	ck_assert_int_eq(hidden(MI_ROOT "22 21 0:21 / /proc rw - proc proc "
+	    "rw,hidepid=2\n", 65534, m), 1);
+	ck_assert_str_eq(m, "2");
+	ck_assert_int_eq(hidden(MI_ROOT "22 21 0:21 / /proc rw - proc proc "
+	    "rw,hidepid=invisible", 65534, m), 1);	/* no final newline */
+	ck_assert_str_eq(m, "invisible");
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc "
+	    "rw,hidepid=noaccess\n", 65534, m), 1);
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc "
+	    "rw,hidepid=off\n", 65534, m), 0);
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc "
+	    "rw,hidepid=0\n", 65534, m), 0);
+	/* subset=pid hides files, not pids */
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc "
+	    "rw,subset=pid\n", 65534, m), 0);
+	/* optional fields before the separator */
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw shared:13 master:2 - "
+	    "proc proc rw,hidepid=invisible\n", 65534, m), 1);
+	/* gid=: that group sees everything; without it, group 0 does */
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc "
+	    "rw,hidepid=invisible,gid=4242\n", 4242, m), 0);
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc "
+	    "rw,hidepid=invisible,gid=4242\n", 0, m), 1);
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc "
+	    "rw,hidepid=invisible\n", 0, m), 0);
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc "
+	    "rw,gid=42,hidepid=2\n", 42, m), 0);
+	/* ptraceable lets no group in */
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc "
+	    "rw,hidepid=ptraceable,gid=4242\n", 4242, m), 1);
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc "
+	    "rw,hidepid=4\n", 0, m), 1);
+	/* an unknown value: hidden, to be safe */
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc "
+	    "rw,hidepid=someday\n", 65534, m), 1);
+	/* the last mount on /proc is the one in use */
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc rw\n"
+	    "40 22 0:40 / /proc rw - proc proc rw,hidepid=2\n", 65534, m), 1);
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc "
+	    "rw,hidepid=2\n40 22 0:40 / /proc rw - proc proc rw\n", 65534,
+	    m), 0);
+}
+END_TEST
+
+START_TEST(mountinfo_hostile)
+{
+	char m[40];
+	static const char *const bad[] = {
+		"", "\n\n", "garbage", "22 21 0:21 / /proc",
+		/* not proc, or not on /proc */
+		"22 21 0:21 / /proc rw - tmpfs tmpfs rw,hidepid=2\n",
+		"22 21 0:21 / /proc2 rw - proc proc rw,hidepid=2\n",
+		"22 21 0:21 / /mnt/proc rw - proc proc rw,hidepid=2\n",
+		"22 21 0:21 / /proc/ rw - proc proc rw,hidepid=2\n",
+		/* no separator, or nothing after it */
+		"22 21 0:21 / /proc rw proc proc rw,hidepid=2\n",
+		"22 21 0:21 / /proc rw -\n", "22 21 0:21 / /proc rw - proc\n",
+		"22 21 0:21 / /proc rw - proc proc\n",
+		/* a "-" among the first fields is no separator */
+		"22 21 0:21 - /proc - proc proc\n",
+	};
+	char big[600];
+
+	/* no usable /proc line: cannot tell */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(hidden(bad[i], 65534, m) == -1, "%zu: %s", i,
+		    bad[i]);
+	/* a long value is cut to fit, still hidden */
+	snprintf(big, sizeof(big), "22 21 0:21 / /proc rw - proc proc "
+	    "rw,hidepid=%0500d\n", 7);
+	ck_assert_int_eq(hidden(big, 65534, m), 1);
+	ck_assert_uint_lt(strlen(m), 40);
+	/* empty options and a bare "hidepid=" hide nothing */
+	ck_assert_int_eq(hidden("22 21 0:21 / /proc rw - proc proc "
+	    ",,hidepid=,gid=\n", 65534, m), 0);
+	/* this machine's own table reads */
+	ck_assert_int_ge(procfs_pids_hidden(65534, m, sizeof(m)), 0);
+}
+END_TEST
+
 /* ---- encode --------------------------------------------------------- */
 
 static Perfetto__Protos__ProcessTree *
@@ -659,6 +758,8 @@ ps_suite(void)
 	tcase_add_test(tc, read_truncated);
 	tcase_add_test(tc, status_hostile);
 	tcase_add_test(tc, oom_parse);
+	tcase_add_test(tc, mountinfo_hidepid);
+	tcase_add_test(tc, mountinfo_hostile);
 	tcase_add_test(tc, tree_encode);
 	tcase_add_test(tc, stats_encode);
 	suite_add_tcase(s, tc);

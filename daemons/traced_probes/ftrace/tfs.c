@@ -729,8 +729,9 @@ span(const char *s, size_t n, const char *extra)
 {
 	size_t i = 0;
 
+	/* s[i] != '\0': strchr would find the terminator of extra */
 	while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' ||
-	    strchr(extra, s[i]) != NULL))
+	    (s[i] != '\0' && strchr(extra, s[i]) != NULL)))
 		i++;
 	return i;
 }
@@ -843,6 +844,33 @@ proc_allowed(int op, const char *path, size_t vlen)
 	return vlen == sizeof(uint32_t) && proc_path_kind(path) == PROC_DIR;
 }
 
+/*
+ * set_ftrace_filter and set_graph_function: empty (clears) or function
+ * names and globs separated by blanks; no filter commands (':'), no
+ * negation ('!'), nothing the kernel would read as more than a name.
+ */
+static int
+func_list_ok(const char *v, size_t n)
+{
+	if (n > 0 && v[n - 1] == '\n')
+		n--;
+	return n < 4096 && span(v, n, ".*? ") == n;
+}
+
+/* max_graph_depth: a decimal. */
+static int
+decimal_ok(const char *v, size_t n)
+{
+	if (n > 0 && v[n - 1] == '\n')
+		n--;
+	if (n == 0 || n > 10)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)v[i]))
+			return 0;
+	return 1;
+}
+
 /* What traced_probes may do, and nothing else. */
 static int
 allowed(int op, const char *path, const char *top, const char *val,
@@ -886,6 +914,12 @@ allowed(int op, const char *path, const char *top, const char *val,
 		if (strcmp(rel, "kprobe_events") == 0 && path[strlen(top)] ==
 		    '/' && strcmp(path + strlen(top) + 1, rel) == 0)
 			return op == OP_APPEND && kprobe_def_ok(val, vlen);
+		/* function_graph: what it traces and how deep */
+		if (strcmp(rel, "set_ftrace_filter") == 0 ||
+		    strcmp(rel, "set_graph_function") == 0)
+			return op == OP_WRITE && func_list_ok(val, vlen);
+		if (strcmp(rel, "max_graph_depth") == 0)
+			return op == OP_WRITE && decimal_ok(val, vlen);
 		if (op == OP_WRITE && match_event_file(rel, "filter") &&
 		    (strcmp(rel, "events/raw_syscalls/sys_enter/filter") == 0 ||
 		    strcmp(rel, "events/raw_syscalls/sys_exit/filter") == 0))

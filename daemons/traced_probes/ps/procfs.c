@@ -6,19 +6,40 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "procfs.h"
 
+static const struct procfs_pid_ops *pid_ops;
+
 ssize_t
 procfs_read(const char *path, char *buf, size_t size, int *truncated)
+{
+	ssize_t len;
+	int fd, saved;
+
+	if (size == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	len = procfs_read_fd(fd, buf, size, truncated);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return len;
+}
+
+ssize_t
+procfs_read_fd(int fd, char *buf, size_t size, int *truncated)
 {
 	size_t len = 0;
 	ssize_t n;
 	char *nl;
-	int fd, saved;
 
 	if (truncated != NULL)
 		*truncated = 0;
@@ -26,19 +47,13 @@ procfs_read(const char *path, char *buf, size_t size, int *truncated)
 		errno = EINVAL;
 		return -1;
 	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
 	/* procfs hands out at most a page per read: loop to EOF. */
 	while (len < size - 1) {
 		n = read(fd, buf + len, size - 1 - len);
 		if (n == -1 && errno == EINTR)
 			continue;
-		if (n == -1) {
-			saved = errno;
-			close(fd);
-			errno = saved;
+		if (n == -1)
 			return -1;
-		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
@@ -59,7 +74,6 @@ procfs_read(const char *path, char *buf, size_t size, int *truncated)
 				len = 0;
 		}
 	}
-	close(fd);
 	buf[len] = '\0';
 	return (ssize_t)len;
 }
@@ -112,6 +126,179 @@ procfs_next_pid(DIR *d)
 			return (int32_t)v;
 	}
 	return 0;
+}
+
+void
+procfs_use_pid_ops(const struct procfs_pid_ops *ops)
+{
+	pid_ops = ops;
+}
+
+ssize_t
+procfs_pid_readf(char *buf, size_t size, int *truncated, const char *fmt,
+    ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	ssize_t len;
+	int n, fd, saved;
+
+	va_start(ap, fmt);
+	n = vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (pid_ops == NULL)
+		return procfs_read(path, buf, size, truncated);
+	if ((fd = pid_ops->open(path)) == -1)
+		return -1;
+	len = procfs_read_fd(fd, buf, size, truncated);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return len;
+}
+
+int
+procfs_pid_list(int32_t pid, int32_t **pidsp, size_t *np)
+{
+	char path[64];
+	int32_t *pids = NULL, *nb, p;
+	size_t n = 0, cap = 0;
+	DIR *d;
+	int saved;
+
+	if (pid == 0)
+		snprintf(path, sizeof(path), "/proc");
+	else
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (pid_ops != NULL)
+		return pid_ops->list(path, pidsp, np);
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while ((p = procfs_next_pid(d)) != 0) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			if ((nb = reallocarray(pids, cap, sizeof(*pids))) ==
+			    NULL) {
+				saved = errno;
+				free(pids);
+				closedir(d);
+				errno = saved;
+				return -1;
+			}
+			pids = nb;
+		}
+		pids[n++] = p;
+	}
+	closedir(d);
+	*pidsp = pids;
+	*np = n;
+	return 0;
+}
+
+/* One comma-separated option of a mountinfo super options field. */
+static int
+opt_next(const char **p, const char *end, const char **opt, size_t *len)
+{
+	const char *s = *p, *c;
+
+	if (s >= end)
+		return 0;
+	if ((c = memchr(s, ',', (size_t)(end - s))) == NULL)
+		c = end;
+	*opt = s;
+	*len = (size_t)(c - s);
+	*p = c < end ? c + 1 : end;
+	return 1;
+}
+
+int
+procfs_pids_hidden_untrusted(const char *text, size_t len, uint32_t gid,
+    char *mode, size_t modesz)
+{
+	const char *p = text, *end = text + len, *line, *lp, *lend, *w, *o;
+	const char *hide = NULL, *opts = NULL;
+	size_t ll, wl, ol, hlen = 0, optslen = 0;
+	uint64_t g;
+	int field, found = 0, exempt;
+
+	/* id parent maj:min root MOUNTPOINT opts [optional...] - TYPE
+	 * source SUPEROPTS; the last proc mount on /proc is the one seen */
+	while (procfs_line(&p, end, &line, &ll)) {
+		const char *mnt = NULL, *type = NULL, *super = NULL;
+		size_t mntlen = 0, typelen = 0, superlen = 0;
+		int dash = 0;
+
+		lp = line;
+		lend = line + ll;
+		for (field = 0; procfs_word(&lp, lend, &w, &wl); field++) {
+			if (field == 4) {
+				mnt = w;
+				mntlen = wl;
+			} else if (field > 5 && !dash && wl == 1 &&
+			    w[0] == '-') {
+				dash = field;
+			} else if (dash && field == dash + 1) {
+				type = w;
+				typelen = wl;
+			} else if (dash && field == dash + 3) {
+				super = w;
+				superlen = wl;
+			}
+		}
+		if (super == NULL || mntlen != 5 || memcmp(mnt, "/proc", 5) ||
+		    typelen != 4 || memcmp(type, "proc", 4))
+			continue;
+		found = 1;
+		opts = super;
+		optslen = superlen;
+	}
+	if (!found)
+		return -1;
+	/* without gid=, the kernel exempts group 0 */
+	exempt = gid == 0;
+	for (p = opts, end = opts + optslen; opt_next(&p, end, &o, &ol);) {
+		if (ol > 8 && memcmp(o, "hidepid=", 8) == 0) {
+			hide = o + 8;
+			hlen = ol - 8;
+		} else if (ol > 4 && memcmp(o, "gid=", 4) == 0)
+			exempt = procfs_u64(o + 4, ol - 4, &g) == 0 &&
+			    g == gid;
+	}
+	if (hide == NULL || (hlen == 1 && hide[0] == '0') ||
+	    (hlen == 3 && memcmp(hide, "off", 3) == 0))
+		return 0;
+	/* ptraceable (4) asks every reader for ptrace access, group or
+	 * not; noaccess (1) and invisible (2) let the group in */
+	if (exempt && !(hlen == 1 && hide[0] == '4') &&
+	    !(hlen == 10 && memcmp(hide, "ptraceable", 10) == 0))
+		return 0;
+	/* hidden, or a value this code does not know: hidden, to be safe */
+	snprintf(mode, modesz, "%.*s", (int)(hlen < 32 ? hlen : 32), hide);
+	return 1;
+}
+
+int
+procfs_pids_hidden(uint32_t gid, char *mode, size_t modesz)
+{
+	/* Room for thousands of mounts (containers); a cut table could
+	 * miss a later mount over /proc, so that is "cannot tell". */
+	const size_t size = 1024 * 1024;
+	char *buf;
+	ssize_t n;
+	int cut, rc = -1;
+
+	if ((buf = malloc(size)) == NULL)
+		return -1;
+	n = procfs_read("/proc/self/mountinfo", buf, size, &cut);
+	if (n != -1 && !cut)
+		rc = procfs_pids_hidden_untrusted(buf, (size_t)n, gid, mode,
+		    modesz);
+	free(buf);
+	return rc;
 }
 
 int

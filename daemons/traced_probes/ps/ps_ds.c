@@ -3,7 +3,6 @@
  */
 #include <sys/types.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +59,9 @@ struct ps_ds {
 	struct event		*ev_poll;
 	struct event		*ev_turn;
 	int			 poll_due;
-	DIR			*scan_dir;
-	enum ps_scan		 scan;
+	enum ps_scan		 scan;		/* SCAN_NONE: no list */
+	int32_t			*scan_pids;	/* /proc at the scan's start */
+	size_t			 scan_n, scan_next;
 
 	struct bitmap		 seen;		/* described in the tree */
 	struct bitmap		 nomem;		/* no memory counters */
@@ -238,7 +238,7 @@ write_thread(struct ps_ds *ds, int32_t tid, int32_t tgid)
 	ssize_t n = -1;
 
 	if (ds->thread_names)
-		n = procfs_readf(ds->small, sizeof(ds->small), NULL,
+		n = procfs_pid_readf(ds->small, sizeof(ds->small), NULL,
 		    "/proc/%d/task/%d/comm", (int)tgid, (int)tid);
 	ps_write_tree_thread(packet_open(ds, SCAN_TREE), tid, tgid,
 	    n >= 0 ? ds->small : NULL, n >= 0 ?
@@ -252,7 +252,7 @@ write_process(struct ps_ds *ds, const struct ps_status *st)
 {
 	ssize_t n;
 
-	n = procfs_readf(ds->cmdline, sizeof(ds->cmdline), NULL,
+	n = procfs_pid_readf(ds->cmdline, sizeof(ds->cmdline), NULL,
 	    "/proc/%d/cmdline", (int)st->pid);
 	ps_write_tree_process(packet_open(ds, SCAN_TREE), st, ds->cmdline,
 	    n > 0 ? (size_t)n : 0);
@@ -269,7 +269,7 @@ read_status(struct ps_ds *ds, char *buf, size_t size, int32_t pid,
 {
 	ssize_t n;
 
-	n = procfs_readf(buf, size, NULL, "/proc/%d/status", (int)pid);
+	n = procfs_pid_readf(buf, size, NULL, "/proc/%d/status", (int)pid);
 	if (n <= 0)
 		return -1;	/* gone: nothing to say about it */
 	return ps_status_parse_untrusted(buf, (size_t)n, st);
@@ -280,21 +280,19 @@ static void
 scan_tree_pid(struct ps_ds *ds, int32_t pid)
 {
 	struct ps_status st;
-	char path[64];
-	DIR *d;
-	int32_t tid;
+	int32_t *tids;
+	size_t n;
 
 	if (read_status(ds, ds->status, sizeof(ds->status), pid, &st) == -1 ||
 	    st.tgid != pid)
 		return;
 	write_process(ds, &st);
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if ((d = opendir(path)) == NULL)
+	if (procfs_pid_list(pid, &tids, &n) == -1)
 		return;
-	while ((tid = procfs_next_pid(d)) != 0)
-		if (tid != pid)
-			write_thread(ds, tid, pid);
-	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		if (tids[i] != pid)
+			write_thread(ds, tids[i], pid);
+	free(tids);
 }
 
 /* Poll: memory counters of one process. */
@@ -318,7 +316,7 @@ scan_stats_pid(struct ps_ds *ds, int32_t pid)
 		(void)bit_set(&ds->nomem, pid);
 		return;
 	}
-	n = procfs_readf(ds->small, sizeof(ds->small), NULL,
+	n = procfs_pid_readf(ds->small, sizeof(ds->small), NULL,
 	    "/proc/%d/oom_score_adj", (int)pid);
 	have_oom = n > 0 &&
 	    ps_oom_parse_untrusted(ds->small, (size_t)n, &oom) == 0;
@@ -376,6 +374,27 @@ slice_full(struct ps_ds *ds, unsigned done)
 	    (ds->pw != NULL && pbw_written(ds->pw) >= PS_SLICE_BYTES);
 }
 
+/* A scan of every process: the pids of /proc now, walked in slices. */
+static void
+scan_begin(struct ps_ds *ds, enum ps_scan kind, const char *fn)
+{
+	if (procfs_pid_list(0, &ds->scan_pids, &ds->scan_n) == -1) {
+		log_warn("%s: /proc", fn);
+		return;
+	}
+	ds->scan_next = 0;
+	ds->scan = kind;
+}
+
+static void
+scan_end(struct ps_ds *ds)
+{
+	free(ds->scan_pids);
+	ds->scan_pids = NULL;
+	ds->scan_n = ds->scan_next = 0;
+	ds->scan = SCAN_NONE;
+}
+
 /* One slice of whatever work is due; reschedules itself while some is. */
 static void
 ps_turn(evutil_socket_t fd, short what, void *arg)
@@ -385,27 +404,21 @@ ps_turn(evutil_socket_t fd, short what, void *arg)
 	int32_t pid;
 
 	/* a due poll goes first: a stream of new pids must not starve it */
-	if (ds->scan_dir == NULL && ds->poll_due) {
+	if (ds->scan == SCAN_NONE && ds->poll_due) {
 		ds->poll_due = 0;
-		if ((ds->scan_dir = opendir("/proc")) == NULL)
-			log_warn("%s: /proc", __func__);
-		else
-			ds->scan = SCAN_STATS;
+		scan_begin(ds, SCAN_STATS, __func__);
 	}
-	if (ds->scan_dir != NULL) {
-		while (!slice_full(ds, done) &&
-		    (pid = procfs_next_pid(ds->scan_dir)) != 0) {
+	if (ds->scan != SCAN_NONE) {
+		while (!slice_full(ds, done) && ds->scan_next < ds->scan_n) {
+			pid = ds->scan_pids[ds->scan_next++];
 			if (ds->scan == SCAN_TREE)
 				scan_tree_pid(ds, pid);
 			else
 				scan_stats_pid(ds, pid);
 			done++;
 		}
-		if (!slice_full(ds, done)) {
-			closedir(ds->scan_dir);
-			ds->scan_dir = NULL;
-			ds->scan = SCAN_NONE;
-		}
+		if (ds->scan_next == ds->scan_n)
+			scan_end(ds);
 	} else {
 		while (!slice_full(ds, done) && ds->npending > 0) {
 			pid = ds->pending[--ds->npending];
@@ -415,7 +428,7 @@ ps_turn(evutil_socket_t fd, short what, void *arg)
 		}
 	}
 	packet_close(ds);
-	if (ds->scan_dir != NULL || ds->npending > 0 || ds->poll_due)
+	if (ds->scan != SCAN_NONE || ds->npending > 0 || ds->poll_due)
 		turn_schedule(ds);
 }
 
@@ -491,12 +504,8 @@ ps_ds_start(struct event_base *base, struct producer_ep *ep, uint64_t id,
 		free(ds);
 		return NULL;
 	}
-	if (scan_all) {
-		if ((ds->scan_dir = opendir("/proc")) == NULL)
-			log_warn("%s: /proc", __func__);
-		else
-			ds->scan = SCAN_TREE;
-	}
+	if (scan_all)
+		scan_begin(ds, SCAN_TREE, __func__);
 	if (ds->poll_ms > 0) {
 		tv.tv_sec = ds->poll_ms / 1000;
 		tv.tv_usec = (ds->poll_ms % 1000) * 1000;
@@ -541,8 +550,7 @@ ps_ds_stop(struct ps_ds *ds)
 			break;
 		}
 	packet_close(ds);
-	if (ds->scan_dir != NULL)
-		closedir(ds->scan_dir);
+	scan_end(ds);
 	if (ds->pending_dropped > 0 || ds->polls_skipped > 0)
 		log_info("%s: instance %llu: %llu on-demand pids dropped "
 		    "(queue full), %llu polls skipped (scan too slow)",
