@@ -24,6 +24,7 @@
 
 #include "controller.h"
 #include "ftrace_util.h"
+#include "ksyms.h"
 #include "source.h"
 #include "tfs.h"
 
@@ -38,6 +39,7 @@ static const char *snap_files[] = {
 	"buffer_percent", "kprobe_events",
 	"events/raw_syscalls/sys_enter/filter",
 	"events/raw_syscalls/sys_exit/filter",
+	"set_ftrace_filter", "set_graph_function", "max_graph_depth",
 };
 
 struct snap {
@@ -1166,6 +1168,470 @@ START_TEST(broker_checks_paths)
 }
 END_TEST
 
+/* ---- kernel symbols and function graph ---- */
+
+/* /proc/kallsyms as text, and its text-symbol address range. */
+struct kallsyms_text {
+	char		*text;
+	size_t		 len;
+	uint64_t	 lo, hi;
+};
+
+static void
+kallsyms_load(struct kallsyms_text *k)
+{
+	size_t cap = 1 << 20;
+	ssize_t n;
+	int fd = open("/proc/kallsyms", O_RDONLY);
+	char *line, *save = NULL, *copy;
+
+	ck_assert_int_ge(fd, 0);
+	memset(k, 0, sizeof(*k));
+	k->text = malloc(cap);
+	while ((n = read(fd, k->text + k->len, cap - k->len - 1)) > 0) {
+		k->len += (size_t)n;
+		if (cap - k->len < 4096)
+			k->text = realloc(k->text, cap *= 2);
+		ck_assert_ptr_nonnull(k->text);
+	}
+	close(fd);
+	k->text[k->len] = '\0';
+	k->lo = UINT64_MAX;
+	copy = strdup(k->text);
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		uint64_t a = strtoull(line, NULL, 16);
+
+		if (a == 0 || strlen(line) < 19 || (line[17] != 't' &&
+		    line[17] != 'T'))
+			continue;
+		if (a < k->lo)
+			k->lo = a;
+		if (a > k->hi)
+			k->hi = a;
+	}
+	free(copy);
+}
+
+/* A text symbol of that exact name is listed. */
+static int
+kallsyms_has(const struct kallsyms_text *k, const char *name, size_t n)
+{
+	char pat[KSYMS_NAME_MAX + 4];
+	const char *p;
+
+	for (int t = 0; t < 2; t++) {
+		snprintf(pat, sizeof(pat), " %c %.*s", t ? 'T' : 't', (int)n,
+		    name);
+		for (p = k->text; (p = strstr(p, pat)) != NULL; p++)
+			if (p[strlen(pat)] == '\n' || p[strlen(pat)] == '\t')
+				return 1;
+	}
+	return 0;
+}
+
+static int
+in_text(const struct kallsyms_text *k, uint64_t v)
+{
+	return v >= k->lo && v <= k->hi + 0x100000;
+}
+
+/*
+ * No kernel text address anywhere in the packets: not as 8 raw bytes,
+ * not as a varint starting at any byte.
+ */
+static void
+assert_no_text_addr(struct test_sink *ts, const struct kallsyms_text *k)
+{
+	uint8_t *buf;
+	uint64_t v;
+	size_t len;
+
+	for (size_t p = 0; p < ts->npkts; p++) {
+		len = perfetto__protos__trace_packet__get_packed_size(
+		    ts->pkts[p]);
+		buf = malloc(len + 8);
+		ck_assert_ptr_nonnull(buf);
+		perfetto__protos__trace_packet__pack(ts->pkts[p], buf);
+		for (size_t i = 0; i < len; i++) {
+			if (i + 8 <= len) {
+				memcpy(&v, buf + i, 8);
+				ck_assert_msg(!in_text(k, v), "packet %zu holds "
+				    "kernel address %#llx", p,
+				    (unsigned long long)v);
+			}
+			v = 0;
+			for (size_t b = 0; b < 10 && i + b < len; b++) {
+				v |= (uint64_t)(buf[i + b] & 0x7f) << (7 * b);
+				if (!(buf[i + b] & 0x80))
+					break;
+			}
+			ck_assert_msg(!in_text(k, v), "packet %zu holds kernel "
+			    "address %#llx as a varint", p,
+			    (unsigned long long)v);
+		}
+		free(buf);
+	}
+}
+
+/*
+ * Reads the packets as a trace reader does: CLEARED empties the table,
+ * interned kernel_symbols fill it; returns how many symbol fields of
+ * events (workqueue function, funcgraph func) found their name.
+ */
+struct sym_reader {
+	char		**names;	/* by iid */
+	size_t		  cap;
+	int		  resolved, unresolved, cleared;
+	int		  named_roots;	/* funcgraph entries of the roots */
+	const char	 *root;
+};
+
+static const char *
+reader_name(struct sym_reader *r, uint64_t iid)
+{
+	return iid < r->cap ? r->names[iid] : NULL;
+}
+
+static void
+reader_event(struct sym_reader *r, const Perfetto__Protos__FtraceEvent *ev)
+{
+	const Perfetto__Protos__GenericFtraceEvent__Field *f;
+	const char *name;
+	uint64_t iid = 0;
+
+	switch (ev->event_case) {
+	case PERFETTO__PROTOS__FTRACE_EVENT__EVENT_WORKQUEUE_EXECUTE_START:
+		iid = ev->workqueue_execute_start->function;
+		break;
+	case PERFETTO__PROTOS__FTRACE_EVENT__EVENT_FUNCGRAPH_ENTRY:
+		iid = ev->funcgraph_entry->func;
+		break;
+	case PERFETTO__PROTOS__FTRACE_EVENT__EVENT_FUNCGRAPH_EXIT:
+		iid = ev->funcgraph_exit->func;
+		break;
+	case PERFETTO__PROTOS__FTRACE_EVENT__EVENT_GENERIC:
+		if (ev->generic->event_name == NULL ||
+		    strncmp(ev->generic->event_name, "funcgraph_", 10) != 0 ||
+		    (f = test_generic_field(ev->generic, "func")) == NULL)
+			return;
+		iid = f->uint_value;
+		break;
+	default:
+		return;
+	}
+	if ((name = reader_name(r, iid)) == NULL) {
+		r->unresolved++;
+		return;
+	}
+	r->resolved++;
+	if (r->root != NULL && strcmp(name, r->root) == 0)
+		r->named_roots++;
+}
+
+static void
+reader_run(struct sym_reader *r, struct test_sink *ts)
+{
+	for (size_t p = 0; p < ts->npkts; p++) {
+		const Perfetto__Protos__TracePacket *pk = ts->pkts[p];
+
+		if (pk->has_sequence_flags && (pk->sequence_flags &
+		    PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED)) {
+			for (size_t i = 0; i < r->cap; i++) {
+				free(r->names[i]);
+				r->names[i] = NULL;
+			}
+			r->cleared++;
+		}
+		for (size_t i = 0; pk->interned_data != NULL &&
+		    i < pk->interned_data->n_kernel_symbols; i++) {
+			const Perfetto__Protos__InternedString *is =
+			    pk->interned_data->kernel_symbols[i];
+
+			ck_assert_uint_gt(is->iid, 0);
+			ck_assert_uint_lt(is->iid, 1u << 20);
+			if (is->iid >= r->cap) {
+				size_t nc = is->iid * 2;
+
+				r->names = realloc(r->names, nc *
+				    sizeof(*r->names));
+				ck_assert_ptr_nonnull(r->names);
+				memset(r->names + r->cap, 0, (nc - r->cap) *
+				    sizeof(*r->names));
+				r->cap = nc;
+			}
+			free(r->names[is->iid]);
+			r->names[is->iid] = strndup((const char *)is->str.data,
+			    is->str.len);
+		}
+		if (pk->data_case ==
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS)
+			for (size_t i = 0; i < pk->ftrace_events->n_event; i++)
+				reader_event(r, pk->ftrace_events->event[i]);
+	}
+}
+
+static void
+reader_free(struct sym_reader *r)
+{
+	for (size_t i = 0; i < r->cap; i++)
+		free(r->names[i]);
+	free(r->names);
+}
+
+/* Every interned name is a text symbol of this kernel. */
+static int
+check_names_real(struct test_sink *ts, const struct kallsyms_text *k)
+{
+	int n = 0;
+
+	for (size_t p = 0; p < ts->npkts; p++) {
+		const Perfetto__Protos__InternedData *id =
+		    ts->pkts[p]->interned_data;
+
+		for (size_t i = 0; id != NULL && i < id->n_kernel_symbols;
+		    i++) {
+			ck_assert_msg(kallsyms_has(k, (const char *)
+			    id->kernel_symbols[i]->str.data,
+			    id->kernel_symbols[i]->str.len),
+			    "%.*s is not in /proc/kallsyms",
+			    (int)id->kernel_symbols[i]->str.len,
+			    (const char *)id->kernel_symbols[i]->str.data);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The table itself, as the daemon loads it: size, memory, time. */
+START_TEST(kallsyms_table_figures)
+{
+	struct timespec t0, t1;
+	struct kallsyms_text kt;
+	const struct ksyms *k;
+	char name[KSYMS_NAME_MAX];
+	const char *p;
+	uint64_t addr;
+	double ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	k = ksyms_get();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_ptr_nonnull(k);
+	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	fprintf(stderr, "kallsyms: %u text symbols, %zu KiB, parsed in "
+	    "%.1f ms\n", ksyms_count(k), ksyms_mem_bytes(k) / 1024, ms);
+	ck_assert_uint_gt(ksyms_count(k), 1000);
+	/* A function's address, and one inside it, give its name. */
+	kallsyms_load(&kt);
+	p = strstr(kt.text, " T vfs_read\n");
+	ck_assert_ptr_nonnull(p);
+	while (p > kt.text && p[-1] != '\n')
+		p--;
+	addr = strtoull(p, NULL, 16);
+	ck_assert_int_eq(ksyms_lookup(k, addr, name, sizeof(name)), 8);
+	ck_assert_str_eq(name, "vfs_read");
+	ck_assert_int_eq(ksyms_lookup(k, addr + 1, name, sizeof(name)), 8);
+	ck_assert_str_eq(name, "vfs_read");
+	ck_assert_int_eq(ksyms_lookup(k, kt.lo - 1, name, sizeof(name)), -1);
+	free(kt.text);
+	ksyms_put();
+}
+END_TEST
+
+/*
+ * workqueue_execute_start with symbolize_ksyms: the function indexes
+ * resolve, as a reader sees them, to real kernel functions; no kernel
+ * address is anywhere in the packets.
+ */
+START_TEST(workqueue_symbolized)
+{
+	static const char *ev[] = { "workqueue/workqueue_execute_start" };
+	struct kallsyms_text kt;
+	struct sym_reader rd;
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s;
+	struct test_sink ts;
+	Perfetto__Protos__FtraceConfig *c = config(ev, 1);
+	const Perfetto__Protos__FtraceStats *st;
+	int named = 0;
+
+	snap_take(&snap);
+	kallsyms_load(&kt);
+	c->has_symbolize_ksyms = 1;
+	c->symbolize_ksyms = 1;
+	h = host();
+	s = source(h, c, &ts);
+	/* Work items run all the time (vmstat, writeback); sync adds some. */
+	for (int i = 0; i < 40 && named == 0; i++) {
+		sync();
+		usleep(50000);
+		ftrace_source_drain(s);
+		named = check_names_real(&ts, &kt);
+	}
+	ftrace_source_free(s);
+	ftrace_host_free(h);
+	ck_assert_msg(named > 0, "no workqueue function was named");
+	memset(&rd, 0, sizeof(rd));
+	reader_run(&rd, &ts);
+	fprintf(stderr, "workqueue: %d functions named by the reader, %d not, "
+	    "%d CLEARED packets, %d names interned\n", rd.resolved,
+	    rd.unresolved, rd.cleared, check_names_real(&ts, &kt));
+	ck_assert_int_gt(rd.resolved, 0);
+	ck_assert_int_eq(rd.unresolved, 0);
+	ck_assert_int_gt(rd.cleared, 0);
+	assert_no_text_addr(&ts, &kt);
+	/* The stats say how big the table is. */
+	st = ts.pkts[0]->ftrace_stats;
+	ck_assert_ptr_nonnull(st);
+	ck_assert_uint_gt(st->kernel_symbols_parsed, 1000);
+	ck_assert_uint_gt(st->kernel_symbols_mem_kb, 0);
+	reader_free(&rd);
+	test_sink_free(&ts);
+	free(kt.text);
+	free(c);
+	snap_check(&snap);
+}
+END_TEST
+
+/* Without symbolize_ksyms: indexes still, and still no address. */
+START_TEST(workqueue_indexes_only)
+{
+	static const char *ev[] = { "workqueue/workqueue_execute_start" };
+	struct kallsyms_text kt;
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s;
+	struct test_sink ts;
+	Perfetto__Protos__FtraceConfig *c = config(ev, 1);
+	struct sym_reader rd;
+
+	snap_take(&snap);
+	kallsyms_load(&kt);
+	h = host();
+	s = source(h, c, &ts);
+	memset(&rd, 0, sizeof(rd));
+	for (int i = 0; i < 40 && rd.unresolved == 0; i++) {
+		sync();
+		usleep(50000);
+		ftrace_source_drain(s);
+		reader_run(&rd, &ts);
+	}
+	ftrace_source_free(s);
+	ftrace_host_free(h);
+	ck_assert_int_gt(rd.unresolved, 0);
+	ck_assert_int_eq(rd.resolved, 0);
+	for (size_t p = 0; p < ts.npkts; p++) {
+		ck_assert_ptr_null(ts.pkts[p]->interned_data);
+		ck_assert(!ts.pkts[p]->has_sequence_flags);
+	}
+	ck_assert(!ts.pkts[0]->ftrace_stats->has_kernel_symbols_parsed);
+	assert_no_text_addr(&ts, &kt);
+	reader_free(&rd);
+	test_sink_free(&ts);
+	free(kt.text);
+	free(c);
+	snap_check(&snap);
+}
+END_TEST
+
+static int
+has_function_graph(void)
+{
+	char line[4096];
+
+	return tfs_read_line(tracefs, "available_tracers", line,
+	    sizeof(line)) == 0 && (strstr(line, "function_graph ") != NULL ||
+	    (strlen(line) >= 14 && strcmp(line + strlen(line) - 14,
+	    "function_graph") == 0));
+}
+
+/*
+ * enable_function_graph. Where the kernel has the tracer: funcgraph
+ * records of the root function, named through kernel_symbols. Where it
+ * does not (this test's VM lists "blk function nop", and a locked-down
+ * kernel refuses even "function" with EPERM): the source fails with the
+ * cause, and tracefs is exactly as before.
+ */
+START_TEST(function_graph_or_its_failure)
+{
+	static const char *ev[] = { "ftrace/print" };
+	static char root[] = "do_sys_openat2", filter[] = "do_sys_openat2";
+	static char *roots[] = { root }, *filters[] = { filter };
+	struct kallsyms_text kt;
+	struct sym_reader rd;
+	struct snap snap;
+	struct ftrace_host *h;
+	struct ftrace_source *s, *plain;
+	struct test_sink ts, ts2;
+	Perfetto__Protos__FtraceConfig *c = config(ev, 1), *pc = config(ev, 1);
+	char err[512] = "";
+	int fd;
+
+	snap_take(&snap);
+	c->has_enable_function_graph = 1;
+	c->enable_function_graph = 1;
+	c->function_graph_roots = roots;
+	c->n_function_graph_roots = 1;
+	c->function_filters = filters;
+	c->n_function_filters = 1;
+	c->has_function_graph_max_depth = 1;
+	c->function_graph_max_depth = 1;
+	c->has_symbolize_ksyms = 1;
+	c->symbolize_ksyms = 1;
+	h = host();
+
+	/* A second session cannot switch the tracer under the first. */
+	plain = source(h, pc, &ts2);
+	s = ftrace_source_new(h, c, test_sink_init(&ts), err, sizeof(err));
+	ck_assert_ptr_null(s);
+	ck_assert_msg(strstr(err, "to itself") != NULL, "%s", err);
+	test_sink_free(&ts);
+	ftrace_source_free(plain);
+	test_sink_free(&ts2);
+
+	if (!has_function_graph()) {
+		fprintf(stderr, "kernel without function_graph (available_"
+		    "tracers has none): checking the failure path\n");
+		s = ftrace_source_new(h, c, test_sink_init(&ts), err,
+		    sizeof(err));
+		ck_assert_ptr_null(s);
+		fprintf(stderr, "  cause: %s\n", err);
+		ck_assert_msg(strstr(err, "function_graph") != NULL, "%s",
+		    err);
+		test_sink_free(&ts);
+		ftrace_host_free(h);
+		free(c);
+		free(pc);
+		snap_check(&snap);
+		return;
+	}
+	kallsyms_load(&kt);
+	s = source(h, c, &ts);
+	for (int i = 0; i < 5; i++)
+		if ((fd = open("/proc/self/stat", O_RDONLY)) >= 0)
+			close(fd);
+	ftrace_source_drain(s);
+	ftrace_source_free(s);
+	ftrace_host_free(h);
+	memset(&rd, 0, sizeof(rd));
+	rd.root = root;
+	reader_run(&rd, &ts);
+	ck_assert_int_ge(rd.named_roots, 5);
+	ck_assert_int_eq(rd.unresolved, 0);
+	ck_assert_int_gt(check_names_real(&ts, &kt), 0);
+	assert_no_text_addr(&ts, &kt);
+	reader_free(&rd);
+	test_sink_free(&ts);
+	free(kt.text);
+	free(c);
+	free(pc);
+	snap_check(&snap);
+}
+END_TEST
+
 /* A test that failed half-way left state behind: replay it first. */
 static void
 kernel_setup(void)
@@ -1196,6 +1662,10 @@ ftrace_kernel_suite(void)
 	tcase_add_test(tc, buffer_percent_wakes_reader);
 	tcase_add_test(tc, kprobes_or_their_failure);
 	tcase_add_test(tc, syscall_events_filter);
+	tcase_add_test(tc, kallsyms_table_figures);
+	tcase_add_test(tc, workqueue_symbolized);
+	tcase_add_test(tc, workqueue_indexes_only);
+	tcase_add_test(tc, function_graph_or_its_failure);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,12 +4,18 @@
  * data/capture.sh) and on pages built here for the rare layouts (time
  * extends, absolute timestamps, padding, lost events, broken records).
  */
+#include <sys/stat.h>
+
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "protos/perfetto/trace/ftrace/ftrace_event.pb-c.h"
+
+#include "controller.h"
 
 #include "event_table.h"
 #include "format.h"
@@ -1074,6 +1080,193 @@ START_TEST(ksyms_funcgraph)
 }
 END_TEST
 
+/* ---- function graph settings, on a directory that stands in for tracefs ---- */
+
+struct fake_fs {
+	char	top[64];
+	char	state[64];
+};
+
+static void
+fake_put(const struct fake_fs *f, const char *rel, const char *val)
+{
+	char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", f->top, rel);
+	fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs(val, fp);
+	fclose(fp);
+}
+
+static char *
+fake_get(const struct fake_fs *f, const char *rel)
+{
+	static char buf[4][256];
+	static int k;
+	char path[256], *b = buf[k++ & 3];
+	size_t n;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", f->top, rel);
+	fp = fopen(path, "r");
+	ck_assert_ptr_nonnull(fp);
+	n = fread(b, 1, 255, fp);
+	fclose(fp);
+	/* Lines as one line, as the controller writes them back. */
+	while (n > 0 && b[n - 1] == '\n')
+		n--;
+	b[n] = '\0';
+	for (char *p = b; (p = strchr(p, '\n')) != NULL;)
+		*p = ' ';
+	return b;
+}
+
+static void
+fake_init(struct fake_fs *f)
+{
+	snprintf(f->top, sizeof(f->top), "/tmp/faro-fakefs.XXXXXX");
+	snprintf(f->state, sizeof(f->state), "/tmp/faro-fakest.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(f->top));
+	ck_assert_ptr_nonnull(mkdtemp(f->state));
+	fake_put(f, "tracing_on", "1\n");
+	fake_put(f, "current_tracer", "nop\n");
+	fake_put(f, "trace_clock", "[local] global boot\n");
+	fake_put(f, "buffer_size_kb", "1408\n");
+	fake_put(f, "trace", "");
+	fake_put(f, "available_tracers", "blk function_graph function nop\n");
+	fake_put(f, "set_ftrace_filter", "#### all functions enabled ####\n");
+	fake_put(f, "set_graph_function", "old_root\nother_root\n");
+	fake_put(f, "max_graph_depth", "0\n");
+}
+
+static void
+fake_free(struct fake_fs *f)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", f->top, f->state);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/*
+ * The values a function graph session must leave as it found them. An
+ * unset filter reads "#### all functions enabled ####" and is put back
+ * by clearing it: filter is what it reads as now.
+ */
+static void
+fake_unchanged(const struct fake_fs *f, const char *filter)
+{
+	ck_assert_str_eq(fake_get(f, "tracing_on"), "1");
+	ck_assert_str_eq(fake_get(f, "current_tracer"), "nop");
+	ck_assert_str_eq(fake_get(f, "set_ftrace_filter"), filter);
+	ck_assert_str_eq(fake_get(f, "set_graph_function"),
+	    "old_root other_root");
+	ck_assert_str_eq(fake_get(f, "max_graph_depth"), "0");
+}
+
+START_TEST(function_graph_settings)
+{
+	static const char *filters[] = { "vfs_*", "do_sys_open" };
+	static const char *roots[] = { "do_sys_openat2" };
+	static const char *bad[] = { "ok_name", "x;rm" };
+	struct ftrace_ctl_req req = { 0 }, plain = { 0 };
+	const char *cause = NULL;
+	struct ftrace_ctl *ctl;
+	struct fake_fs f;
+	char err[256];
+	int h1, h2;
+
+	fake_init(&f);
+	ctl = ftrace_ctl_new(f.top, NULL, f.state, &cause);
+	ck_assert_ptr_nonnull(ctl);
+	req.function_graph = 1;
+	req.function_filters = filters;
+	req.nfunction_filters = 2;
+	req.graph_roots = roots;
+	req.ngraph_roots = 1;
+	req.graph_max_depth = 3;
+
+	/* A name that is not a function or glob: refused, nothing written. */
+	req.function_filters = bad;
+	ck_assert_int_eq(ftrace_ctl_add(ctl, &req, NULL, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "x;rm") != NULL, "%s", err);
+	fake_unchanged(&f, "#### all functions enabled ####");
+	req.function_filters = filters;
+
+	/* The owner: filters, roots, depth, then the tracer. */
+	h1 = ftrace_ctl_add(ctl, &req, NULL, err, sizeof(err));
+	ck_assert_msg(h1 > 0, "%s", err);
+	ck_assert_int_eq(ftrace_ctl_function_graph(ctl), 1);
+	ck_assert_str_eq(fake_get(&f, "set_ftrace_filter"), "vfs_* do_sys_open");
+	ck_assert_str_eq(fake_get(&f, "set_graph_function"), "do_sys_openat2");
+	ck_assert_str_eq(fake_get(&f, "max_graph_depth"), "3");
+	ck_assert_str_eq(fake_get(&f, "current_tracer"), "function_graph");
+	/* A second session asking for it is refused; one without joins. */
+	ck_assert_int_eq(ftrace_ctl_add(ctl, &req, NULL, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "to itself") != NULL, "%s", err);
+	h2 = ftrace_ctl_add(ctl, &plain, NULL, err, sizeof(err));
+	ck_assert_msg(h2 > 0, "%s", err);
+	/* The owner leaves: the tracer stays for the other's open readers. */
+	ftrace_ctl_remove(ctl, h1);
+	ck_assert_str_eq(fake_get(&f, "current_tracer"), "function_graph");
+	ftrace_ctl_remove(ctl, h2);
+	ck_assert_int_eq(ftrace_ctl_function_graph(ctl), 0);
+	/* What "all functions" reads as is put back by clearing it. */
+	fake_unchanged(&f, "");
+
+	ftrace_ctl_free(ctl);
+	fake_free(&f);
+
+	/* A crash: the state file puts every value back. */
+	fake_init(&f);
+	ctl = ftrace_ctl_new(f.top, NULL, f.state, &cause);
+	h1 = ftrace_ctl_add(ctl, &req, NULL, err, sizeof(err));
+	ck_assert_msg(h1 > 0, "%s", err);
+	ck_assert_int_eq(ftrace_ctl_cleanup(f.state, &cause), 1);
+	fake_unchanged(&f, "");
+	ftrace_ctl_free(ctl);
+	fake_free(&f);
+
+	/* The kernel refuses the tracer (lockdown gives EPERM; here the
+	 * file cannot be written at all): everything is put back. */
+	fake_init(&f);
+	ctl = ftrace_ctl_new(f.top, NULL, f.state, &cause);
+	ck_assert_int_eq(unlink(strcat(strcpy(err, f.top),
+	    "/current_tracer")), 0);
+	ck_assert_int_eq(mkdir(err, 0700), 0);
+	ck_assert_int_eq(ftrace_ctl_add(ctl, &req, NULL, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "current_tracer") != NULL, "%s", err);
+	ck_assert_str_eq(fake_get(&f, "tracing_on"), "1");
+	ck_assert_str_eq(fake_get(&f, "set_ftrace_filter"), "");
+	ck_assert_str_eq(fake_get(&f, "set_graph_function"),
+	    "old_root other_root");
+	ck_assert_str_eq(fake_get(&f, "max_graph_depth"), "0");
+	ck_assert_int_eq(ftrace_ctl_function_graph(ctl), 0);
+	rmdir(strcat(strcpy(err, f.top), "/current_tracer"));
+	ftrace_ctl_free(ctl);
+	fake_free(&f);
+
+	/* No function_graph in available_tracers: refused up front. */
+	fake_init(&f);
+	ctl = ftrace_ctl_new(f.top, NULL, f.state, &cause);
+	fake_put(&f, "available_tracers", "blk function nop\n");
+	ck_assert_int_eq(ftrace_ctl_add(ctl, &req, NULL, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "no function_graph tracer") != NULL, "%s",
+	    err);
+	fake_unchanged(&f, "#### all functions enabled ####");
+	/* A filter we could not put back (a filter command): refused. */
+	fake_put(&f, "available_tracers", "function_graph nop\n");
+	fake_put(&f, "set_ftrace_filter", "schedule:traceoff:unlimited\n");
+	ck_assert_int_eq(ftrace_ctl_add(ctl, &req, NULL, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "put back") != NULL, "%s", err);
+	ck_assert_str_eq(fake_get(&f, "current_tracer"), "nop");
+	ftrace_ctl_free(ctl);
+	fake_free(&f);
+}
+END_TEST
+
 /* Flipped bits anywhere in a real page: errors, never bad reads. */
 START_TEST(golden_page_mutated)
 {
@@ -1188,6 +1381,9 @@ ftrace_parse_suite(void)
 	tcase_add_test(tc, ksyms_clear_without_names);
 	tcase_add_test(tc, ksyms_table_full);
 	tcase_add_test(tc, ksyms_funcgraph);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("controller");
+	tcase_add_test(tc, function_graph_settings);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -61,6 +61,17 @@ struct ftrace_ctl {
 	int		 next_handle;
 	uint32_t	 buffer_kb;	/* applied */
 	uint32_t	 buffer_percent; /* applied, 0: untouched */
+	int		 fg_handle;	/* request that turned function graph on */
+	int		 fg_on;		/* the tracer is function_graph */
+};
+
+/* What a function graph request will write, checked before any write. */
+struct fg_plan {
+	char	want_filter[VALUE_MAX];	/* set_ftrace_filter */
+	char	want_roots[VALUE_MAX];	/* set_graph_function */
+	char	orig_filter[VALUE_MAX];
+	char	orig_roots[VALUE_MAX];
+	char	depth[16];		/* "" : leave max_graph_depth */
 };
 
 static int
@@ -146,11 +157,13 @@ state_write(struct ftrace_ctl *ctl)
 }
 
 /*
- * Writes val to rel, saving rel's original value first (once). Values are
- * single lines; the state file stores them as the rest of a line.
+ * Writes val to rel, saving rel's original value first (once): given as
+ * known, or read from the file when known is NULL. Values are single
+ * lines; the state file stores them as the rest of a line.
  */
 static int
-ctl_set(struct ftrace_ctl *ctl, const char *rel, const char *val)
+ctl_set_known(struct ftrace_ctl *ctl, const char *rel, const char *val,
+    const char *known)
 {
 	char orig[VALUE_MAX];
 	struct saved *ns;
@@ -160,9 +173,13 @@ ctl_set(struct ftrace_ctl *ctl, const char *rel, const char *val)
 		if (!ctl->saved[i].append && strcmp(ctl->saved[i].rel, rel) == 0)
 			break;
 	if (i == ctl->nsaved) {
-		if (tfs_read_line(ctl->root, rel, orig, sizeof(orig)) == -1)
+		if (known != NULL)
+			snprintf(orig, sizeof(orig), "%s", known);
+		else if (tfs_read_line(ctl->root, rel, orig, sizeof(orig)) ==
+		    -1)
 			return -1;
-		normalize(rel, orig);
+		else
+			normalize(rel, orig);
 		ns = reallocarray(ctl->saved, ctl->nsaved + 1, sizeof(*ns));
 		if (ns == NULL)
 			return -1;
@@ -183,6 +200,12 @@ ctl_set(struct ftrace_ctl *ctl, const char *rel, const char *val)
 		}
 	}
 	return tfs_write(ctl->root, rel, val, 0);
+}
+
+static int
+ctl_set(struct ftrace_ctl *ctl, const char *rel, const char *val)
+{
+	return ctl_set_known(ctl, rel, val, NULL);
 }
 
 static const char *
@@ -256,6 +279,8 @@ restore_all(struct ftrace_ctl *ctl)
 	ctl->nsaved = 0;
 	ctl->buffer_kb = 0;
 	ctl->buffer_percent = 0;
+	ctl->fg_handle = 0;
+	ctl->fg_on = 0;
 	ctl->clock[0] = '\0';
 	if (ctl->created && tfs_rmdir(ctl->root) == -1) {
 		/* Keep the record so a later cleanup removes it. */
@@ -353,6 +378,12 @@ ftrace_ctl_buffer_kb(const struct ftrace_ctl *ctl)
 	return ctl->buffer_kb;
 }
 
+int
+ftrace_ctl_function_graph(const struct ftrace_ctl *ctl)
+{
+	return ctl->fg_on;
+}
+
 const char *
 ftrace_ctl_clock(const struct ftrace_ctl *ctl)
 {
@@ -447,6 +478,179 @@ dyn_create(struct ftrace_ctl *ctl, const struct ftrace_dyn_event *d)
 	return 0;
 }
 
+/* ---- function graph ---- */
+
+/* A function name or glob, as the kernel's filter files take them. */
+static int
+fg_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= 256)
+		return 0;
+	for (; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && strchr("_.*?", *s) == NULL)
+			return 0;
+	return 1;
+}
+
+/* "a b c" from a list; -1 with *bad on a name we will not write. */
+static int
+fg_join(const char *const *v, size_t n, char *out, size_t outsz,
+    const char **bad)
+{
+	size_t off = 0, len;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		len = strlen(v[i]);
+		if (!fg_name_ok(v[i]) || off + len + 2 > outsz) {
+			*bad = v[i];
+			return -1;
+		}
+		if (off > 0)
+			out[off++] = ' ';
+		memcpy(out + off, v[i], len + 1);
+		off += len;
+	}
+	return 0;
+}
+
+/*
+ * A filter file's content as one line that writes it back: "" when it
+ * selects every function ("#### all functions enabled ####"). -1 when it
+ * holds what a write cannot restore (filter commands, module entries,
+ * more than a line holds).
+ */
+static int
+fg_read_filter(const char *root, const char *rel, char *out, size_t outsz)
+{
+	char *text, *line, *tok, *save = NULL, *tsave;
+	size_t len, off = 0, n;
+	int rc = 0;
+
+	out[0] = '\0';
+	if (tfs_read(root, rel, &text, &len) == -1)
+		return -1;
+	/* One entry a line ("name", or "name [module]" which we refuse);
+	 * the "####" banner lines say "everything". */
+	for (line = strtok_r(text, "\n", &save); line != NULL && rc == 0;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#')
+			continue;
+		for (tok = strtok_r(line, " \t", &tsave); tok != NULL;
+		    tok = strtok_r(NULL, " \t", &tsave)) {
+			n = strlen(tok);
+			if (!fg_name_ok(tok) || off + n + 2 > outsz) {
+				rc = -1;
+				break;
+			}
+			if (off > 0)
+				out[off++] = ' ';
+			memcpy(out + off, tok, n + 1);
+			off += n;
+		}
+	}
+	free(text);
+	return rc;
+}
+
+static int
+has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = list; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == list || isspace((unsigned char)p[-1])) &&
+		    (p[n] == '\0' || isspace((unsigned char)p[n])))
+			return 1;
+	return 0;
+}
+
+/*
+ * Everything a function graph request needs, checked before the first
+ * write, so that a refusal leaves tracefs as it was.
+ */
+static int
+fg_check(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
+    struct fg_plan *fg, char *err, size_t errsz)
+{
+	char tracers[VALUE_MAX];
+	const char *bad = NULL;
+
+	if (ctl->nreqs > 0) {
+		snprintf(err, errsz, "function graph needs %s to itself, and "
+		    "%zu session(s) trace there (the kernel cannot switch "
+		    "tracers under open readers; instance_name gives a "
+		    "separate root)", ctl->root, ctl->nreqs);
+		return -1;
+	}
+	if (tfs_read_line(ctl->root, "available_tracers", tracers,
+	    sizeof(tracers)) == -1) {
+		snprintf(err, errsz, "function graph: cannot read "
+		    "%s/available_tracers: %s", ctl->root, strerror(errno));
+		return -1;
+	}
+	if (!has_word(tracers, "function_graph")) {
+		snprintf(err, errsz, "the kernel has no function_graph tracer "
+		    "(available_tracers: %s)", tracers);
+		return -1;
+	}
+	if (fg_join(req->function_filters, req->nfunction_filters,
+	    fg->want_filter, sizeof(fg->want_filter), &bad) == -1 ||
+	    fg_join(req->graph_roots, req->ngraph_roots, fg->want_roots,
+	    sizeof(fg->want_roots), &bad) == -1) {
+		snprintf(err, errsz, "function graph: bad function name "
+		    "\"%.64s\" (names and * ? globs only)", bad);
+		return -1;
+	}
+	if (fg_read_filter(ctl->root, "set_ftrace_filter", fg->orig_filter,
+	    sizeof(fg->orig_filter)) == -1 ||
+	    fg_read_filter(ctl->root, "set_graph_function", fg->orig_roots,
+	    sizeof(fg->orig_roots)) == -1) {
+		snprintf(err, errsz, "function graph: set_ftrace_filter or "
+		    "set_graph_function in %s is missing or holds entries "
+		    "that could not be put back", ctl->root);
+		return -1;
+	}
+	fg->depth[0] = '\0';
+	if (req->graph_max_depth > 0 || tfs_exists(ctl->root,
+	    "max_graph_depth"))
+		snprintf(fg->depth, sizeof(fg->depth), "%u",
+		    req->graph_max_depth);
+	return 0;
+}
+
+/* The writes, in an order where the tracer starts fully configured. */
+static int
+fg_apply(struct ftrace_ctl *ctl, const struct fg_plan *fg, char *err,
+    size_t errsz)
+{
+	const char *what;
+
+	what = "set_ftrace_filter";
+	if (ctl_set_known(ctl, what, fg->want_filter, fg->orig_filter) == -1)
+		goto fail;
+	what = "set_graph_function";
+	if (ctl_set_known(ctl, what, fg->want_roots, fg->orig_roots) == -1)
+		goto fail;
+	what = "max_graph_depth";
+	if (fg->depth[0] != '\0' && ctl_set(ctl, what, fg->depth) == -1)
+		goto fail;
+	what = "current_tracer";
+	if (ctl_set(ctl, what, "function_graph") == -1)
+		goto fail;
+	ctl->fg_on = 1;
+	return 0;
+fail:
+	snprintf(err, errsz, "function graph: cannot write %s/%s: %s%s",
+	    ctl->root, what, strerror(errno), errno == EINVAL &&
+	    strcmp(what, "current_tracer") != 0 ? " (no such function?)" :
+	    errno == EPERM ? " (kernel lockdown?)" : "");
+	return -1;
+}
+
 /* First request: a known state before any event goes on. */
 static int
 first_setup(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
@@ -491,6 +695,7 @@ ftrace_ctl_add(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
     int *enabled, char *err, size_t errsz)
 {
 	struct request *nr, *r;
+	struct fg_plan *fg = NULL;
 	uint32_t kb, want;
 	size_t i, nok = 0;
 
@@ -500,8 +705,19 @@ ftrace_ctl_add(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 		return -1;
 	}
 	ctl->reqs = nr;
+	if (req->function_graph) {
+		if ((fg = calloc(1, sizeof(*fg))) == NULL) {
+			snprintf(err, errsz, "out of memory");
+			return -1;
+		}
+		if (fg_check(ctl, req, fg, err, errsz) == -1) {
+			free(fg);
+			return -1;
+		}
+	}
 	if (ctl->nreqs == 0 && first_setup(ctl, req, err, errsz) == -1) {
 		restore_all(ctl);
+		free(fg);
 		return -1;
 	}
 	r = &ctl->reqs[ctl->nreqs];
@@ -553,6 +769,8 @@ ftrace_ctl_add(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 		snprintf(err, errsz, "no event could be enabled");
 		goto fail;
 	}
+	if (fg != NULL && fg_apply(ctl, fg, err, errsz) == -1)
+		goto fail;
 	for (i = 0; i < r->nevents; i++)
 		if (strncmp(r->events[i], "raw_syscalls/", 13) == 0)
 			r->raw_syscalls = 1;
@@ -563,6 +781,9 @@ ftrace_ctl_add(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 		r->nsyscalls = req->nsyscalls;
 	}
 	r->handle = ctl->next_handle++;
+	if (fg != NULL)
+		ctl->fg_handle = r->handle;
+	free(fg);
 	ctl->nreqs++;
 	syscall_filter_apply(ctl);
 	if (tfs_write(ctl->root, "tracing_on", "1", 0) == -1)
@@ -574,6 +795,7 @@ fail:
 		free(r->events[i]);
 	}
 	free(r->events);
+	free(fg);
 	if (ctl->nreqs == 0)
 		restore_all(ctl);
 	return -1;
@@ -591,6 +813,10 @@ ftrace_ctl_remove(struct ftrace_ctl *ctl, int handle)
 			r = &ctl->reqs[i];
 	if (r == NULL)
 		return;
+	/* The tracer itself stays until the last request: the others'
+	 * readers are open, and the kernel keeps tracers while they are. */
+	if (handle == ctl->fg_handle)
+		ctl->fg_handle = 0;
 	for (i = 0; i < r->nevents; i++) {
 		event_unref(ctl, r->events[i]);
 		free(r->events[i]);

@@ -13,6 +13,18 @@
  *
  * A request with an instance name gets a tracefs instance of its own
  * (instances/NAME, created if missing and removed if we created it).
+ *
+ * Function graph (current_tracer = function_graph, with set_ftrace_filter,
+ * set_graph_function and max_graph_depth) is a single-owner setting: the
+ * kernel refuses to change the tracer while any trace_pipe_raw is open,
+ * so only a request that comes to a root nobody traces yet can turn it
+ * on. A request for it on a root already in use fails, with nothing
+ * changed (use instance_name for a separate root); a request without it
+ * can join a function graph session (its own events only: the graph
+ * records are skipped). The tracer stays on until the last request on
+ * the root goes, then everything is put back as usual. A kernel without
+ * function_graph in available_tracers, or that refuses the tracer
+ * (lockdown: EPERM), fails the request with tracefs unchanged.
  */
 #ifndef FARO_FTRACE_CONTROLLER_H
 #define FARO_FTRACE_CONTROLLER_H
@@ -53,6 +65,13 @@ struct ftrace_ctl_req {
 	 */
 	const long		*syscalls;
 	size_t			 nsyscalls;
+	/* enable_function_graph and its filters (see above). */
+	int			 function_graph;
+	const char *const	*function_filters;	/* set_ftrace_filter */
+	size_t			 nfunction_filters;
+	const char *const	*graph_roots;		/* set_graph_function */
+	size_t			 ngraph_roots;
+	uint32_t		 graph_max_depth;	/* 0: unlimited */
 };
 
 /*
@@ -78,6 +97,8 @@ int	ftrace_ctl_add(struct ftrace_ctl *, const struct ftrace_ctl_req *,
 void	ftrace_ctl_remove(struct ftrace_ctl *, int handle);
 /* The per-CPU buffer size in effect, in KiB (0 before any request). */
 uint32_t ftrace_ctl_buffer_kb(const struct ftrace_ctl *);
+/* 1 while a request's function graph tracer is on. */
+int	ftrace_ctl_function_graph(const struct ftrace_ctl *);
 /* The clock in effect ("boot", "mono_raw", ...). */
 const char *ftrace_ctl_clock(const struct ftrace_ctl *);
 

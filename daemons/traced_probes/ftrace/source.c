@@ -476,6 +476,11 @@ resolve_events(struct ftrace_source *s, const char *root,
 		(void)strv_add(&s->events, "raw_syscalls/sys_enter");
 		(void)strv_add(&s->events, "raw_syscalls/sys_exit");
 	}
+	/* The function_graph tracer writes these two (no enable file). */
+	if (cfg->has_enable_function_graph && cfg->enable_function_graph) {
+		(void)strv_add(&s->events, "ftrace/funcgraph_entry");
+		(void)strv_add(&s->events, "ftrace/funcgraph_exit");
+	}
 }
 
 static int
@@ -753,11 +758,7 @@ ftrace_source_new(struct ftrace_host *h,
 		goto fail_src;
 	}
 	opts.print_rules = rules;
-	/* Loaded by the first session that wants names, shared after. */
 	s->symbolize = cfg->has_symbolize_ksyms && cfg->symbolize_ksyms;
-	if (s->symbolize)
-		s->ksyms = ksyms_get();
-	opts.ksyms = s->ksyms;
 
 	/* Which events exist; the controller then turns them on. */
 	resolve_events(s, ftrace_ctl_root(r->ctl), cfg);
@@ -783,6 +784,14 @@ ftrace_source_new(struct ftrace_host *h,
 	req.clock = cfg->has_use_monotonic_raw_clock &&
 	    cfg->use_monotonic_raw_clock ? "mono_raw" : "boot";
 	req.preserve = s->preserve;
+	req.function_graph = cfg->has_enable_function_graph &&
+	    cfg->enable_function_graph;
+	req.function_filters = (const char *const *)cfg->function_filters;
+	req.nfunction_filters = cfg->n_function_filters;
+	req.graph_roots = (const char *const *)cfg->function_graph_roots;
+	req.ngraph_roots = cfg->n_function_graph_roots;
+	req.graph_max_depth = cfg->has_function_graph_max_depth ?
+	    cfg->function_graph_max_depth : 0;
 	req.cpumask = cfg->tracing_cpumask && *cfg->tracing_cpumask ?
 	    cfg->tracing_cpumask : NULL;
 	if (cfg->n_tids_to_trace > 0) {
@@ -811,6 +820,10 @@ ftrace_source_new(struct ftrace_host *h,
 		s->events.v[i] = s->events.v[--s->events.n];
 	}
 	opts.clock = clock_enum(ftrace_ctl_clock(r->ctl));
+	/* Loaded by the first session that wants names, shared after. */
+	if (s->symbolize)
+		s->ksyms = ksyms_get();
+	opts.ksyms = s->ksyms;
 	if ((s->xl = ftrace_translator_new(&opts)) == NULL) {
 		snprintf(err, errsz, "out of memory");
 		goto fail_ctl;
