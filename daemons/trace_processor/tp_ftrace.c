@@ -459,24 +459,25 @@ slice_end_matching(struct tp *tp, int64_t track, int64_t ts,
 	(void)tp_slice_end(tp, track, ts, name, TP_NULL, NULL);
 }
 
-/* workqueue_execute_start/end: a slice per work item, category
- * "workqueue", named by the work function, on the worker's track. */
-static void
-workqueue_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
-    uint32_t cpu, int64_t pid, uint32_t evid, uint64_t function)
+/* A slice per work item on the worker's thread track, category
+ * "workqueue", as upstream; the end closes the innermost work item. */
+void
+tp_ftrace_workqueue(struct tp *tp, int64_t ts, int64_t cpu, int64_t tid,
+    const char *function)
 {
-	int64_t track = tp_thread_track(tp, tp_thread_get(tp, pid));
-	char name[KSYM_MAX];
-	int64_t set;
+	int64_t track = tp_thread_track(tp, tp_thread_get(tp, tid));
+	int64_t set = TP_NULL;
 
-	if (evid == EV_WORKQUEUE_END) {
+	if (function == NULL) {
 		slice_end_matching(tp, track, ts, "workqueue", NULL);
 		return;
 	}
-	set = tp_arg_set_new(tp);
-	tp_arg_int(tp, set, "cpu", "cpu", cpu, "int");
-	(void)tp_slice_begin(tp, track, ts, "workqueue",
-	    ksym_name(g, function, name, sizeof(name)), set, TP_NULL);
+	if (cpu != TP_NULL) {
+		set = tp_arg_set_new(tp);
+		tp_arg_int(tp, set, "cpu", "cpu", cpu, "int");
+	}
+	(void)tp_slice_begin(tp, track, ts, "workqueue", function, set,
+	    TP_NULL);
 }
 
 /*
@@ -642,6 +643,7 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 {
 	struct ev_fields e;
 	int64_t utid, upid;
+	char sym[KSYM_MAX];
 
 	ev_fields_untrusted(buf, len, &e);
 	switch (evid) {
@@ -701,8 +703,11 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		tp_thread_end(tp, (int32_t)e.v[2], ts);
 		break;
 	case EV_WORKQUEUE_START:
+		tp_ftrace_workqueue(tp, ts, cpu, pid, ksym_name(g,
+		    (uint64_t)e.v[2], sym, sizeof(sym)));
+		break;
 	case EV_WORKQUEUE_END:
-		workqueue_event(tp, g, ts, cpu, pid, evid, (uint64_t)e.v[2]);
+		tp_ftrace_workqueue(tp, ts, cpu, pid, NULL);
 		break;
 	case EV_FUNCGRAPH_ENTRY:
 		funcgraph_event(tp, g, ts, cpu, pid, evid, (uint64_t)e.v[2]);

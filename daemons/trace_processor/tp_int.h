@@ -426,6 +426,10 @@ void	 tp_ftrace_print(struct tp *, int64_t ts, int64_t tid,
 	    const char *buf, size_t len);
 void	 tp_ftrace_cpu_counter(struct tp *, int64_t ts, const char *name,
 	    int64_t cpu, double v);
+/* workqueue_execute_start (function: the work function's name; cpu an
+ * arg unless TP_NULL) and workqueue_execute_end (function NULL). */
+void	 tp_ftrace_workqueue(struct tp *, int64_t ts, int64_t cpu,
+	    int64_t tid, const char *function);
 void	 tp_ftrace_end(struct tp *);
 void	 tp_ftrace_free(struct tp *);
 /* Kernel task state bits into upstream's letters ("S", "R+", "D|K"). */
