@@ -1080,6 +1080,49 @@ START_TEST(ksyms_funcgraph)
 }
 END_TEST
 
+/* Any event's `void *` field, 4 or 8 bytes, typed or generic: an index. */
+START_TEST(ksyms_generic_void_ptr)
+{
+	static const char fmt_text[] =
+	    "name: fuzz_ptrs\nID: 900\nformat:\n"
+	    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	    "\tfield:void * p32;\toffset:8;\tsize:4;\tsigned:0;\n"
+	    "\tfield:void *p64;\toffset:12;\tsize:8;\tsigned:0;\n"
+	    "\tfield:unsigned long plain;\toffset:20;\tsize:8;\tsigned:0;\n";
+	struct xl_case c;
+	struct ftrace_format fmt;
+	struct pagebuf pg;
+	const char *cause = NULL;
+	const Perfetto__Protos__GenericFtraceEvent *g;
+	uint64_t p64 = K(0x81006000);
+	uint32_t rec[7] = { 900, 1, 0x81001010, (uint32_t)p64,
+	    (uint32_t)(p64 >> 32), 12345, 0 };
+	char s[256];
+
+	xl_case_init(&c, 1, NULL, 0);
+	ck_assert_int_eq(ftrace_format_parse_untrusted(fmt_text,
+	    strlen(fmt_text), "fuzz", &fmt, &cause), 0);
+	ck_assert_int_eq(ftrace_translator_add(c.xl, &fmt, &cause), 0);
+	ftrace_format_free(&fmt);
+	pg_init(&pg, 100);
+	pg_record(&pg, 1, rec, 7, 0);
+	translate_pg(&c, 0, &pg);
+	ck_assert_uint_eq(c.ts.npkts, 1);
+	g = c.ts.pkts[0]->ftrace_events->event[0]->generic;
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(test_generic_field(g, "p32")->uint_value, 1);
+	ck_assert_uint_eq(test_generic_field(g, "p64")->uint_value, 2);
+	ck_assert_uint_eq(test_generic_field(g, "plain")->uint_value, 12345);
+	/* A 4-byte address cannot be a 64-bit kernel symbol: unnamed. */
+	interned(c.ts.pkts[0], s, sizeof(s));
+	ck_assert_str_eq(s, "2=vfs_read");
+	xl_case_free(&c);
+}
+END_TEST
+
 /* ---- function graph settings, on a directory that stands in for tracefs ---- */
 
 struct fake_fs {
@@ -1381,6 +1424,7 @@ ftrace_parse_suite(void)
 	tcase_add_test(tc, ksyms_clear_without_names);
 	tcase_add_test(tc, ksyms_table_full);
 	tcase_add_test(tc, ksyms_funcgraph);
+	tcase_add_test(tc, ksyms_generic_void_ptr);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("controller");
 	tcase_add_test(tc, function_graph_settings);
