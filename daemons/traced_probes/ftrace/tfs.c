@@ -1,6 +1,8 @@
 /*
  * tracefs access, direct or through the privileged broker (see tfs.h).
  */
+#include "config.h"
+
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -102,6 +104,19 @@ do_open_proc(const char *path)
 	return fd;
 }
 
+/* Pids per reply; test builds can make pages tiny to test paging. */
+static size_t
+list_page(void)
+{
+#ifdef FARO_TEST_HOOKS
+	const char *v = getenv("FARO_TEST_PROC_LIST_PAGE");
+
+	if (v != NULL && atoi(v) > 0 && (size_t)atoi(v) < PROC_LIST_PAGE)
+		return (size_t)atoi(v);
+#endif
+	return PROC_LIST_PAGE;
+}
+
 static int
 pid_cmp(const void *a, const void *b)
 {
@@ -149,8 +164,8 @@ do_list_proc(const char *path, uint32_t after, char **bufp, size_t *lenp)
 		goto fail;
 	closedir(d);
 	qsort(pids, n, sizeof(*pids), pid_cmp);
-	if (n > PROC_LIST_PAGE)
-		n = PROC_LIST_PAGE;
+	if (n > list_page())
+		n = list_page();
 	if (pids == NULL && (pids = malloc(1)) == NULL)
 		return -1;
 	*bufp = (char *)pids;
@@ -639,7 +654,7 @@ tfs_list_proc(const char *path, int32_t **pidsp, size_t *np)
 			after = v;
 		}
 		free(buf);
-	} while (got == PROC_LIST_PAGE);
+	} while (got == list_page());
 	*pidsp = pids;
 	*np = n;
 	return 0;
