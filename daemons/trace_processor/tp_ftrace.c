@@ -41,7 +41,7 @@
 
 #define INTERNED_KERNEL_SYMBOLS	26	/* InternedData field */
 #define INTERNED_STRING_STR	2	/* InternedString field */
-#define KSYM_MAX		1024	/* kernel's KSYM_NAME_LEN is 512 */
+#define KSYM_MAX		1024	/* slice names; KSYM_NAME_LEN is 512 */
 
 #define CLONE_THREAD		0x00010000
 #define MAX_CPUS		4096
@@ -405,8 +405,9 @@ ksym_lookup(const struct tp_gen *g, uint64_t iid, const char **s,
 	    INTERNED_STRING_STR, s, len);
 }
 
-/* The symbol as a C string in buf, or upstream's fallback for an
- * unknown iid: the value in hex ("%#" PRIx64, so "0" for 0). */
+/* The symbol as a C string in buf (cut to fit: args keep it whole), or
+ * upstream's fallback for an unknown iid: the value in hex ("%#" PRIx64,
+ * so "0" for 0). */
 static const char *
 ksym_name(const struct tp_gen *g, uint64_t iid, char *buf, size_t bufsz)
 {
