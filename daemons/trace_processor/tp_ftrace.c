@@ -57,12 +57,23 @@ struct cpu_state {
 	char		 comm[COMM_MAX];
 };
 
-struct open_state {
+struct state_row {
 	int64_t		 id;		/* -1: none */
-	int64_t		 ts;
+	int64_t		 ts, dur;
 	int64_t		 cpu;
 	int64_t		 waker;
+	int64_t		 io_wait;	/* TP_NULL until sched_blocked_reason */
 	char		 state[16];
+};
+
+/*
+ * A thread's open thread_state row, and its last blocked row once closed:
+ * the sched_blocked_reason that follows a wakeup still fills that row
+ * until the thread runs or blocks again (upstream's last_blocked_row).
+ */
+struct open_state {
+	struct state_row cur;
+	struct state_row held;
 };
 
 struct tp_ftrace {
@@ -120,7 +131,7 @@ state_get(struct tp *tp, int64_t utid)
 		if (s == NULL)
 			return NULL;
 		for (i = ft->nstates; i < n; i++)
-			s[i].id = -1;
+			s[i].cur.id = s[i].held.id = -1;
 		ft->states = s;
 		ft->nstates = n;
 	}
@@ -155,25 +166,72 @@ tp_task_state_str(int64_t state, char *buf, size_t len)
 	}
 }
 
-static void
-state_close(struct tp *tp, int64_t utid, struct open_state *s, int64_t ts)
+/* Upstream's blocked: any state but runnable and running. */
+static int
+state_blocked(const char *st)
 {
-	if (s->id < 0)
-		return;
-	tp_thread_state_insert(tp, s->id, s->ts, ts - s->ts, s->cpu, utid,
-	    s->state, TP_NULL, s->waker);
-	s->id = -1;
+	return strcmp(st, "R") != 0 && strcmp(st, "R+") != 0 &&
+	    strcmp(st, "Running") != 0;
 }
 
 static void
-state_open(struct tp *tp, struct open_state *s, int64_t ts, const char *st,
-    int64_t cpu, int64_t waker)
+row_write(struct tp *tp, int64_t utid, struct state_row *r)
 {
-	s->id = tp->next_tstate++;
-	s->ts = ts;
-	s->cpu = cpu;
-	s->waker = waker;
-	snprintf(s->state, sizeof(s->state), "%s", st);
+	if (r->id < 0)
+		return;
+	tp_thread_state_insert(tp, r->id, r->ts, r->dur, r->cpu, utid,
+	    r->state, r->io_wait, r->waker);
+	r->id = -1;
+}
+
+static void
+state_close(struct tp *tp, int64_t utid, struct open_state *s, int64_t ts)
+{
+	if (s->cur.id < 0)
+		return;
+	s->cur.dur = ts - s->cur.ts;
+	if (!state_blocked(s->cur.state)) {
+		row_write(tp, utid, &s->cur);
+		return;
+	}
+	row_write(tp, utid, &s->held);
+	s->held = s->cur;
+	s->cur.id = -1;
+}
+
+static void
+state_open(struct tp *tp, int64_t utid, struct open_state *s, int64_t ts,
+    const char *st, int64_t cpu, int64_t waker)
+{
+	/* Running or blocking again ends the wait for a blocked reason. */
+	if (strcmp(st, "Running") == 0 || state_blocked(st))
+		row_write(tp, utid, &s->held);
+	s->cur.id = tp->next_tstate++;
+	s->cur.ts = ts;
+	s->cur.dur = -1;
+	s->cur.cpu = cpu;
+	s->cur.waker = waker;
+	s->cur.io_wait = TP_NULL;
+	snprintf(s->cur.state, sizeof(s->cur.state), "%s", st);
+}
+
+/* sched_blocked_reason: why the thread blocked, for its last blocked row,
+ * open or held; nothing when it has run since. */
+static void
+state_blocked_reason(struct tp *tp, int64_t tid, int64_t io_wait)
+{
+	struct open_state *s;
+	struct state_row *r;
+
+	if (tid == 0 || (s = state_get(tp, tp_thread_get(tp, tid))) == NULL)
+		return;
+	if (s->cur.id >= 0 && state_blocked(s->cur.state))
+		r = &s->cur;
+	else if (s->held.id >= 0)
+		r = &s->held;
+	else
+		return;
+	r->io_wait = io_wait != 0;
 }
 
 void
@@ -218,11 +276,11 @@ tp_ftrace_sched_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	/* The idle task has no thread states. */
 	if (prev_pid != 0 && (s = state_get(tp, prev_utid)) != NULL) {
 		state_close(tp, prev_utid, s, ts);
-		state_open(tp, s, ts, st, TP_NULL, TP_NULL);
+		state_open(tp, prev_utid, s, ts, st, TP_NULL, TP_NULL);
 	}
 	if (next_pid != 0 && (s = state_get(tp, next_utid)) != NULL) {
 		state_close(tp, next_utid, s, ts);
-		state_open(tp, s, ts, "Running", cpu, TP_NULL);
+		state_open(tp, next_utid, s, ts, "Running", cpu, TP_NULL);
 	}
 }
 
@@ -242,11 +300,10 @@ tp_ftrace_sched_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 	if (pid == 0 || (s = state_get(tp, utid)) == NULL)
 		return;
 	/* Already running or runnable: nothing changes. */
-	if (s->id >= 0 && (strcmp(s->state, "Running") == 0 ||
-	    s->state[0] == 'R'))
+	if (s->cur.id >= 0 && s->cur.state[0] == 'R')
 		return;
 	state_close(tp, utid, s, ts);
-	state_open(tp, s, ts, "R", TP_NULL, waker);
+	state_open(tp, utid, s, ts, "R", TP_NULL, waker);
 }
 
 void
@@ -703,6 +760,9 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 	case EV_SCHED_PROCESS_FREE:
 		tp_thread_end(tp, (int32_t)e.v[2], ts);
 		break;
+	case EV_SCHED_BLOCKED_REASON:
+		state_blocked_reason(tp, (int32_t)e.v[1], e.v[3]);
+		break;
 	case EV_WORKQUEUE_START:
 		tp_ftrace_workqueue(tp, ts, cpu, pid, ksym_name(g,
 		    (uint64_t)e.v[2], sym, sizeof(sym)));
@@ -1045,12 +1105,8 @@ tp_ftrace_end(struct tp *tp)
 		c->sched_id = -1;
 	}
 	for (i = 0; i < ft->nstates; i++) {
-		struct open_state *s = &ft->states[i];
-
-		if (s->id >= 0)
-			tp_thread_state_insert(tp, s->id, s->ts, -1, s->cpu,
-			    (int64_t)i, s->state, TP_NULL, s->waker);
-		s->id = -1;
+		row_write(tp, (int64_t)i, &ft->states[i].held);
+		row_write(tp, (int64_t)i, &ft->states[i].cur);
 	}
 }
 
