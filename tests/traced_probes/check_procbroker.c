@@ -40,8 +40,7 @@
 
 #include <event2/event.h>
 
-#include "protos/perfetto/ipc/consumer_port.pb-c.h"
-
+#include "probes_daemon.h"
 #include "tfs.h"
 #include "traced_test.h"
 
@@ -52,9 +51,12 @@
 static pid_t broker_pid = -1;
 static int broker_sock = -1;
 
-/* A real broker in a child, as main.c runs it; the test is the worker. */
+/*
+ * A real broker in a child, as main.c runs it, serving top (tracefs, or
+ * a temp dir with regular files in its place); the test is the worker.
+ */
 static void
-broker_up(void)
+broker_up_at(const char *top)
 {
 	int sv[2];
 
@@ -64,12 +66,17 @@ broker_up(void)
 	ck_assert_int_ge(broker_pid, 0);
 	if (broker_pid == 0) {
 		close(sv[0]);
-		_exit(tfs_broker_serve(sv[1], "/sys/kernel/tracing") == 0 ?
-		    0 : 1);
+		_exit(tfs_broker_serve(sv[1], top) == 0 ? 0 : 1);
 	}
 	close(sv[1]);
 	broker_sock = sv[0];
 	tfs_use_broker(broker_sock);
+}
+
+static void
+broker_up(void)
+{
+	broker_up_at("/sys/kernel/tracing");
 }
 
 static void
@@ -239,13 +246,17 @@ START_TEST(grants_direct)
 }
 END_TEST
 
-/* Lists longer than a reply: tiny pages (a test-build hook) must give
- * the same ascending list, each pid once. */
+/*
+ * Lists longer than a reply: tiny pages (a test-build hook) must give
+ * the same ascending list, each pid once; the second run's page is the
+ * whole list, so the last request finds nothing above its cursor.
+ */
 START_TEST(list_paging)
 {
 	pid_t kids[20];
 	int32_t *pids;
 	size_t n, found = 0;
+	char page[16] = "7";
 
 #ifndef FARO_TEST_HOOKS
 	fprintf(stderr, "check_procbroker: list_paging needs "
@@ -257,9 +268,16 @@ START_TEST(list_paging)
 			pause();
 			_exit(0);
 		}
-	setenv("FARO_TEST_PROC_LIST_PAGE", "7", 1);
+	if (_i == 1) {
+		ck_assert_int_eq(tfs_list_proc("/proc", &pids, &n), 0);
+		/* and the broker about to be forked */
+		snprintf(page, sizeof(page), "%zu", n + 1);
+		free(pids);
+	}
+	setenv("FARO_TEST_PROC_LIST_PAGE", page, 1);
 	broker_up();
-	ck_assert_int_eq(tfs_list_proc("/proc", &pids, &n), 0);
+	ck_assert_msg(tfs_list_proc("/proc", &pids, &n) == 0, "list: %s",
+	    strerror(errno));
 	broker_down();
 	unsetenv("FARO_TEST_PROC_LIST_PAGE");
 	ck_assert_uint_gt(n, 3 * 7);
@@ -278,26 +296,6 @@ START_TEST(list_paging)
 END_TEST
 
 /* ---- function_graph's control files (a stand-in tracefs) ---- */
-
-/* A broker serving top, a temp dir with regular files in tracefs's
- * place: allowed writes land there, refused ones must not. */
-static void
-broker_up_at(const char *top)
-{
-	int sv[2];
-
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
-	    sv), 0);
-	broker_pid = fork();
-	ck_assert_int_ge(broker_pid, 0);
-	if (broker_pid == 0) {
-		close(sv[0]);
-		_exit(tfs_broker_serve(sv[1], top) == 0 ? 0 : 1);
-	}
-	close(sv[1]);
-	broker_sock = sv[0];
-	tfs_use_broker(broker_sock);
-}
 
 static void
 file_is(const char *top, const char *rel, const char *want)
@@ -481,40 +479,20 @@ hidepid_ns_usable(void)
 	    WEXITSTATUS(status) == 0;
 }
 
-/* traced_probes in the namespace, worker as nobody, stderr into log. */
-static pid_t
-probes_start_hidepid(const struct tt_traced *td, const char *run_dir,
-    const char *log, const char *opts, int direct)
-{
-	const char *top = getenv("top_builddir");
-	char prog[512];
-	pid_t pid;
-	int fd;
-
-	snprintf(prog, sizeof(prog), "%s/daemons/traced_probes/traced_probes",
-	    top ? top : ".");
-	if ((pid = fork()) != 0)
-		return pid;
-	if ((fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1 ||
-	    dup2(fd, 2) == -1 || hidepid_ns_enter(opts) == -1)
-		_exit(126);
-	setenv("PERFETTO_PRODUCER_SOCK_NAME", td->producer_sock, 1);
-	if (direct)
-		setenv("FARO_TEST_PROC_DIRECT", "1", 1);
-	execl(prog, "traced_probes", "-v", "--run-dir", run_dir, "--user",
-	    "nobody", (char *)NULL);
-	_exit(127);
-}
+/* In the daemon's child before its exec: the namespace, the hook. */
+struct hidepid_prep {
+	const char	*opts;
+	int		 direct;
+};
 
 static int
-probes_stop(pid_t pid)
+hidepid_prep(void *arg)
 {
-	int status;
+	const struct hidepid_prep *hp = arg;
 
-	kill(pid, SIGTERM);
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+	if (hp->direct)
+		setenv("FARO_TEST_PROC_DIRECT", "1", 1);
+	return hidepid_ns_enter(hp->opts);
 }
 
 static int
@@ -645,7 +623,7 @@ hidepid_session(const char *opts, int direct, struct seen *s,
 	struct event_base *base = event_base_new();
 	Perfetto__Protos__TraceConfig *cfg;
 	Perfetto__Protos__ProcessStatsConfig *pc;
-	Perfetto__Protos__FlushRequest fr = PERFETTO__PROTOS__FLUSH_REQUEST__INIT;
+	struct hidepid_prep hp = { opts, direct };
 	struct tt_traced td;
 	struct tt_consumer c;
 	struct tt_trace t;
@@ -685,7 +663,8 @@ hidepid_session(const char *opts, int direct, struct seen *s,
 			_exit(0);
 		}
 	ck_assert_int_gt(other = other_user_start(), 0);
-	probes = probes_start_hidepid(&td, run_dir, log, opts, direct);
+	probes = probes_daemon_start(&td, run_dir, "nobody", log, hidepid_prep,
+	    &hp);
 	ck_assert_int_gt(probes, 0);
 	for (waited = 0; waited < 10000 && !log_has(log,
 	    "connected to the tracing service"); waited += 50)
@@ -706,15 +685,7 @@ hidepid_session(const char *opts, int direct, struct seen *s,
 	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
 	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
 	tt_spin(base, 700);		/* the scan and a few polls */
-	fr.has_timeout_ms = 1;
-	fr.timeout_ms = 5000;
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_FLUSH, &fr.base, -1, NULL,
-	    10000), 0);
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL, 0),
-	    0);
-	ck_assert_int_eq(tt_wait(base, &c.enable_done, 10000), 0);
-	ck_assert_int_eq(tt_consumer_read(&c, &data, &len), 0);
-	ck_assert_int_eq(tt_trace_parse(&t, data, len), 0);
+	ck_assert_int_eq(probes_session_end(base, &c, &data, &len, &t), 0);
 	trace_scan(&t, other, tid, s);
 	ck_assert_int_eq(t.bad_trusted, 0);
 	tt_trace_free(&t);
@@ -722,7 +693,7 @@ hidepid_session(const char *opts, int direct, struct seen *s,
 	tt_consumer_close(&c);
 	tt_config_free(cfg);
 
-	ck_assert_int_eq(probes_stop(probes), 0);
+	ck_assert_int_eq(probes_daemon_stop(probes), 0);
 	if (direct)
 		ck_assert(log_has(log, "test hook: /proc read directly"));
 	else {
@@ -837,7 +808,7 @@ main(void)
 	tcase_add_test(tc, refusals_direct);
 	tcase_add_test(tc, grants_broker);
 	tcase_add_test(tc, grants_direct);
-	tcase_add_test(tc, list_paging);
+	tcase_add_loop_test(tc, list_paging, 0, 2);
 	tcase_add_test(tc, kallsyms_opener);
 	tcase_add_test(tc, graph_writes);
 	suite_add_tcase(s, tc);

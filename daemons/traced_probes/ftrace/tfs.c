@@ -163,7 +163,9 @@ do_list_proc(const char *path, uint32_t after, char **bufp, size_t *lenp)
 	if (errno != 0)
 		goto fail;
 	closedir(d);
-	qsort(pids, n, sizeof(*pids), pid_cmp);
+	/* none above after: a list that filled its last page exactly */
+	if (n > 0)
+		qsort(pids, n, sizeof(*pids), pid_cmp);
 	if (n > list_page())
 		n = list_page();
 	if (pids == NULL && (pids = malloc(1)) == NULL)

@@ -15,8 +15,16 @@
 
 static const struct procfs_pid_ops *pid_ops;
 
-ssize_t
-procfs_read(const char *path, char *buf, size_t size, int *truncated)
+static int
+open_plain(const char *path)
+{
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Opens path with opener, reads it whole (procfs_read_fd), closes it. */
+static ssize_t
+read_with(int (*opener)(const char *), const char *path, char *buf,
+    size_t size, int *truncated)
 {
 	ssize_t len;
 	int fd, saved;
@@ -25,13 +33,34 @@ procfs_read(const char *path, char *buf, size_t size, int *truncated)
 		errno = EINVAL;
 		return -1;
 	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = opener(path)) == -1)
 		return -1;
 	len = procfs_read_fd(fd, buf, size, truncated);
 	saved = errno;
 	close(fd);
 	errno = saved;
 	return len;
+}
+
+/* read_with on a path built with printf rules. */
+static ssize_t
+readf_with(int (*opener)(const char *), char *buf, size_t size,
+    int *truncated, const char *fmt, va_list ap)
+{
+	char path[PATH_MAX];
+	int n = vsnprintf(path, sizeof(path), fmt, ap);
+
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return read_with(opener, path, buf, size, truncated);
+}
+
+ssize_t
+procfs_read(const char *path, char *buf, size_t size, int *truncated)
+{
+	return read_with(open_plain, path, buf, size, truncated);
 }
 
 ssize_t
@@ -81,18 +110,13 @@ procfs_read_fd(int fd, char *buf, size_t size, int *truncated)
 ssize_t
 procfs_readf(char *buf, size_t size, int *truncated, const char *fmt, ...)
 {
-	char path[PATH_MAX];
 	va_list ap;
-	int n;
+	ssize_t len;
 
 	va_start(ap, fmt);
-	n = vsnprintf(path, sizeof(path), fmt, ap);
+	len = readf_with(open_plain, buf, size, truncated, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return procfs_read(path, buf, size, truncated);
+	return len;
 }
 
 int
@@ -138,26 +162,13 @@ ssize_t
 procfs_pid_readf(char *buf, size_t size, int *truncated, const char *fmt,
     ...)
 {
-	char path[PATH_MAX];
 	va_list ap;
 	ssize_t len;
-	int n, fd, saved;
 
 	va_start(ap, fmt);
-	n = vsnprintf(path, sizeof(path), fmt, ap);
+	len = readf_with(pid_ops != NULL ? pid_ops->open : open_plain, buf,
+	    size, truncated, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if (pid_ops == NULL)
-		return procfs_read(path, buf, size, truncated);
-	if ((fd = pid_ops->open(path)) == -1)
-		return -1;
-	len = procfs_read_fd(fd, buf, size, truncated);
-	saved = errno;
-	close(fd);
-	errno = saved;
 	return len;
 }
 
@@ -199,19 +210,20 @@ procfs_pid_list(int32_t pid, int32_t **pidsp, size_t *np)
 	return 0;
 }
 
-/* One comma-separated option of a mountinfo super options field. */
+/* The next piece of [*p, end) up to sep (excluded): lines, options. */
 static int
-opt_next(const char **p, const char *end, const char **opt, size_t *len)
+piece_next(const char **p, const char *end, char sep, const char **tok,
+    size_t *len)
 {
-	const char *s = *p, *c;
+	const char *s = *p, *e;
 
 	if (s >= end)
 		return 0;
-	if ((c = memchr(s, ',', (size_t)(end - s))) == NULL)
-		c = end;
-	*opt = s;
-	*len = (size_t)(c - s);
-	*p = c < end ? c + 1 : end;
+	if ((e = memchr(s, sep, (size_t)(end - s))) == NULL)
+		e = end;
+	*tok = s;
+	*len = (size_t)(e - s);
+	*p = e < end ? e + 1 : end;
 	return 1;
 }
 
@@ -260,7 +272,9 @@ procfs_pids_hidden_untrusted(const char *text, size_t len, uint32_t gid,
 		return -1;
 	/* without gid=, the kernel exempts group 0 */
 	exempt = gid == 0;
-	for (p = opts, end = opts + optslen; opt_next(&p, end, &o, &ol);) {
+	/* the super options: comma-separated */
+	for (p = opts, end = opts + optslen; piece_next(&p, end, ',', &o,
+	    &ol);) {
 		if (ol > 8 && memcmp(o, "hidepid=", 8) == 0) {
 			hide = o + 8;
 			hlen = ol - 8;
@@ -304,16 +318,7 @@ procfs_pids_hidden(uint32_t gid, char *mode, size_t modesz)
 int
 procfs_line(const char **p, const char *end, const char **tok, size_t *len)
 {
-	const char *s = *p, *nl;
-
-	if (s >= end)
-		return 0;
-	if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
-		nl = end;
-	*tok = s;
-	*len = (size_t)(nl - s);
-	*p = nl < end ? nl + 1 : end;
-	return 1;
+	return piece_next(p, end, '\n', tok, len);
 }
 
 int
