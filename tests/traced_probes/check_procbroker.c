@@ -139,10 +139,21 @@ check_refusals(void)
 
 START_TEST(refusals_broker)
 {
+	char longpath[TFS_PATH_MAX + 64];
+	int32_t *pids;
+	size_t n;
 	int fd;
 
 	broker_up();
 	check_refusals();
+	/* too long for a request: refused before it reaches the broker */
+	memset(longpath, '1', sizeof(longpath) - 1);
+	memcpy(longpath, "/proc/", 6);
+	longpath[sizeof(longpath) - 1] = '\0';
+	errno = 0;
+	ck_assert_int_eq(tfs_open_proc(longpath), -1);
+	ck_assert_int_eq(errno, ENAMETOOLONG);
+	ck_assert_int_eq(tfs_list_proc(longpath, &pids, &n), -1);
 	/* and the broker still serves after all of them */
 	fd = tfs_open_proc("/proc/kallsyms");
 

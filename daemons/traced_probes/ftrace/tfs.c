@@ -350,6 +350,12 @@ broker_call(int op, const char *path, const char *val, size_t vlen,
 	char *buf;
 	ssize_t n;
 
+	/* The broker takes a request it cannot hold for a broken stream
+	 * and stops serving: refuse it here instead. */
+	if (strlen(path) >= TFS_PATH_MAX || vlen > TFS_READ_MAX) {
+		errno = strlen(path) >= TFS_PATH_MAX ? ENAMETOOLONG : EFBIG;
+		return -1;
+	}
 	rq.op = (uint32_t)op;
 	rq.plen = (uint32_t)strlen(path);
 	rq.vlen = (uint32_t)vlen;
