@@ -27,43 +27,10 @@
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 
 #include "tfs.h"
+#include "probes_daemon.h"
 #include "traced_test.h"
 
 static char tracefs[256];
-
-static pid_t
-probes_start(const struct tt_traced *td, const char *run_dir,
-    const char *user)
-{
-	const char *top = getenv("top_builddir");
-	char prog[512];
-	pid_t pid;
-
-	snprintf(prog, sizeof(prog), "%s/daemons/traced_probes/traced_probes",
-	    top ? top : ".");
-	if ((pid = fork()) == 0) {
-		setenv("PERFETTO_PRODUCER_SOCK_NAME", td->producer_sock, 1);
-		if (user != NULL)
-			execl(prog, "traced_probes", "--run-dir", run_dir,
-			    "--user", user, (char *)NULL);
-		else
-			execl(prog, "traced_probes", "--run-dir", run_dir,
-			    (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
-
-static int
-probes_stop(pid_t pid)
-{
-	int status;
-
-	kill(pid, SIGTERM);
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
 
 static char *
 snap(void)
@@ -96,7 +63,6 @@ START_TEST(marker_through_traced)
 	struct tt_trace t;
 	Perfetto__Protos__TraceConfig *cfg;
 	Perfetto__Protos__FtraceConfig *fc;
-	Perfetto__Protos__FlushRequest fr = PERFETTO__PROTOS__FLUSH_REQUEST__INIT;
 	char run_dir[] = "/tmp/faro-probes-e2e.XXXXXX", path[400];
 	char marker[64], inst[32], *before, *after;
 	uint8_t *data;
@@ -111,7 +77,8 @@ START_TEST(marker_through_traced)
 	/* The worker runs unprivileged: it must reach the producer socket. */
 	ck_assert_int_eq(chmod(td.dir, 0755), 0);
 	ck_assert_int_eq(chmod(td.producer_sock, 0666), 0);
-	probes = probes_start(&td, run_dir, _i == 1 ? "nobody" : NULL);
+	probes = probes_daemon_start(&td, run_dir, _i == 1 ? "nobody" : NULL,
+	    NULL, NULL, NULL);
 	ck_assert_int_gt(probes, 0);
 	tt_spin(base, 300);
 
@@ -143,15 +110,7 @@ START_TEST(marker_through_traced)
 	    (ssize_t)strlen(marker));
 	close(fd);
 	/* The flush must bring the marker in, not the drain timer. */
-	fr.has_timeout_ms = 1;
-	fr.timeout_ms = 5000;
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_FLUSH, &fr.base, -1, NULL,
-	    10000), 0);
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL, 0),
-	    0);
-	ck_assert_int_eq(tt_wait(base, &c.enable_done, 10000), 0);
-	ck_assert_int_eq(tt_consumer_read(&c, &data, &len), 0);
-	ck_assert_int_eq(tt_trace_parse(&t, data, len), 0);
+	ck_assert_int_eq(probes_session_end(base, &c, &data, &len, &t), 0);
 	for (size_t i = 0; i < t.npackets; i++) {
 		const Perfetto__Protos__TracePacket *pk = t.trace->packet[i];
 
@@ -200,7 +159,7 @@ START_TEST(marker_through_traced)
 	tt_consumer_close(&c);
 	tt_config_free(cfg);
 
-	ck_assert_int_eq(probes_stop(probes), 0);
+	ck_assert_int_eq(probes_daemon_stop(probes), 0);
 	ck_assert_int_eq(tt_traced_stop(&td), 0);
 	after = snap();
 	ck_assert_str_eq(before, after);

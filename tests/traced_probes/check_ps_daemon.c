@@ -25,43 +25,8 @@
 
 #include <event2/event.h>
 
-#include "protos/perfetto/ipc/consumer_port.pb-c.h"
-
+#include "probes_daemon.h"
 #include "traced_test.h"
-
-static pid_t
-daemon_start(const struct tt_traced *td, const char *run_dir,
-    const char *user)
-{
-	const char *top = getenv("top_builddir");
-	char prog[512];
-	pid_t pid;
-
-	snprintf(prog, sizeof(prog), "%s/daemons/traced_probes/traced_probes",
-	    top ? top : ".");
-	if ((pid = fork()) == 0) {
-		setenv("PERFETTO_PRODUCER_SOCK_NAME", td->producer_sock, 1);
-		if (user != NULL)
-			execl(prog, "traced_probes", "--run-dir", run_dir,
-			    "--user", user, (char *)NULL);
-		else	/* the daemon's own default user */
-			execl(prog, "traced_probes", "--run-dir", run_dir,
-			    (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
-
-static int
-daemon_stop(pid_t pid)
-{
-	int status;
-
-	kill(pid, SIGTERM);
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
 
 static void
 add_source(Perfetto__Protos__TraceConfig *cfg, const char *name)
@@ -85,7 +50,6 @@ START_TEST(daemon_session)
 	Perfetto__Protos__FtraceConfig *fc;
 	Perfetto__Protos__ProcessStatsConfig *pc;
 	Perfetto__Protos__SysStatsConfig *sc;
-	Perfetto__Protos__FlushRequest fr = PERFETTO__PROTOS__FLUSH_REQUEST__INIT;
 	struct tt_traced td;
 	struct tt_consumer c;
 	struct tt_trace t;
@@ -104,7 +68,8 @@ START_TEST(daemon_session)
 		ck_assert_int_eq(chmod(td.dir, 0755), 0);
 		ck_assert_int_eq(chmod(td.producer_sock, 0666), 0);
 	}
-	probes = daemon_start(&td, run_dir, _i == 1 ? "nobody" : NULL);
+	probes = probes_daemon_start(&td, run_dir, _i == 1 ? "nobody" : NULL,
+	    NULL, NULL, NULL);
 	ck_assert_int_gt(probes, 0);
 	tt_spin(base, 300);
 
@@ -140,15 +105,7 @@ START_TEST(daemon_session)
 		_exit(127);
 	}
 	tt_spin(base, 800);		/* drains, then the on-demand dump */
-	fr.has_timeout_ms = 1;
-	fr.timeout_ms = 5000;
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_FLUSH, &fr.base, -1, NULL,
-	    10000), 0);
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL, 0),
-	    0);
-	ck_assert_int_eq(tt_wait(base, &c.enable_done, 10000), 0);
-	ck_assert_int_eq(tt_consumer_read(&c, &data, &len), 0);
-	ck_assert_int_eq(tt_trace_parse(&t, data, len), 0);
+	ck_assert_int_eq(probes_session_end(base, &c, &data, &len, &t), 0);
 	for (size_t i = 0; i < t.npackets; i++) {
 		const Perfetto__Protos__TracePacket *pk = t.trace->packet[i];
 
@@ -193,7 +150,7 @@ START_TEST(daemon_session)
 	tt_config_free(cfg);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	ck_assert_int_eq(daemon_stop(probes), 0);
+	ck_assert_int_eq(probes_daemon_stop(probes), 0);
 	/* traced's own exit status is check_traced's business */
 	tt_traced_stop(&td);
 	event_base_free(base);

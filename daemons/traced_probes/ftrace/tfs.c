@@ -639,11 +639,14 @@ tfs_list_proc(const char *path, int32_t **pidsp, size_t *np)
 		    sizeof(after), &buf, &len, NULL) == -1)
 			goto fail;
 		got = len / sizeof(uint32_t);
-		if (len % sizeof(uint32_t) != 0 || got > PROC_LIST_PAGE ||
-		    (nb = reallocarray(pids, n + got + 1, sizeof(*pids))) ==
+		if (len % sizeof(uint32_t) != 0 || got > PROC_LIST_PAGE) {
+			free(buf);
+			errno = EPROTO;
+			goto fail;
+		}
+		if ((nb = reallocarray(pids, n + got + 1, sizeof(*pids))) ==
 		    NULL) {
 			free(buf);
-			errno = len % sizeof(uint32_t) ? EPROTO : ENOMEM;
 			goto fail;
 		}
 		pids = nb;
