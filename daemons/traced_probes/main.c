@@ -72,6 +72,8 @@ struct probes {
 	struct ftrace_host	*ftrace;
 	struct producer_ep	*ep;
 	struct instance		*insts;
+	struct event		*ev_broker;	/* its end of our socket */
+	int			 broker_lost;
 };
 
 static const struct producer_ds data_sources[] = {
@@ -272,10 +274,28 @@ broker_forward(int sig)
 }
 
 /*
- * Forks the worker. In the broker, serves it until it exits, restores
- * tracefs, and exits with its status; returns only in the worker.
+ * The broker never speaks first: our socket to it turns readable only
+ * when it is gone (killed, crashed). Without it nothing is left to do,
+ * and nobody would put tracefs back: stop, and say why.
  */
 static void
+on_broker_gone(evutil_socket_t fd, short what, void *arg)
+{
+	struct probes *p = arg;
+
+	log_warnx("broker gone: stopping (the state files in the run "
+	    "directory let the next start put tracefs back)");
+	p->broker_lost = 1;
+	event_del(p->ev_broker);
+	event_base_loopbreak(p->base);
+}
+
+/*
+ * Forks the worker. In the broker, serves it until it exits, restores
+ * tracefs, and exits with its status; returns only in the worker, with
+ * its socket to the broker.
+ */
+static int
 privsep_start(const char *top, const char *run_dir,
     struct proc_sandbox_opts *sbo)
 {
@@ -307,7 +327,7 @@ privsep_start(const char *top, const char *run_dir,
 		/* No capabilities, no new privileges, seccomp (sandbox.c). */
 		if (traced_probes_sandbox(sbo, NULL, &cause) == -1)
 			fatal("sandbox: %s", cause);
-		return;
+		return sv[1];
 	}
 	close(sv[1]);
 	worker_pid = pid;
@@ -370,7 +390,7 @@ main(int argc, char *argv[])
 	const char *run_dir = NULL, *sock = NULL, *cause = NULL;
 	struct proc_sandbox_opts sbo;
 	char top[TFS_PATH_MAX];
-	int ch, cleanup = 0, verbose = 0, privsep = 1, n;
+	int ch, cleanup = 0, verbose = 0, privsep = 1, n, broker = -1;
 
 	proc_sandbox_opts_init(&sbo);
 	while ((ch = getopt_long(argc, argv, "dv", longopts, NULL)) != -1) {
@@ -418,13 +438,17 @@ main(int argc, char *argv[])
 	if (ftrace_ctl_cleanup(run_dir, &cause) == -1)
 		fatalx("cleanup: %s: %s", run_dir, cause);
 	if (privsep) {
-		privsep_start(top, run_dir, &sbo);
+		broker = privsep_start(top, run_dir, &sbo);
 		worker_proc_setup();
 	}
 
 	memset(&p, 0, sizeof(p));
 	if ((p.base = event_base_new()) == NULL)
 		fatalx("event_base_new failed");
+	if (broker != -1 && ((p.ev_broker = event_new(p.base, broker,
+	    EV_READ | EV_PERSIST, on_broker_gone, &p)) == NULL ||
+	    event_add(p.ev_broker, NULL) == -1))
+		fatalx("broker event");
 	/* The worker is confined already (--no-privsep: not at all, a
 	 * debugging mode); test builds may arm a forbidden syscall. */
 	proc_sandbox_test_hook(p.base);
@@ -472,6 +496,8 @@ main(int argc, char *argv[])
 	producer_ep_free(p.ep);
 	ftrace_host_free(p.ftrace);
 	proc_signals_free(sigs);
+	if (p.ev_broker != NULL)
+		event_free(p.ev_broker);
 	event_base_free(p.base);
-	return 0;
+	return p.broker_lost ? 1 : 0;
 }

@@ -8,6 +8,7 @@
  *              that match the kernel's
  *   kallsyms   an unprivileged worker reads the broker's descriptor with
  *              the broker's view of addresses, not its own
+ *   daemon     a worker whose broker was killed exits
  *   hidepid    the real traced_probes, worker as nobody, in a private
  *              mount namespace whose /proc is hidepid=invisible: the
  *              ProcessTree and ProcessStats hold a root process (this
@@ -730,6 +731,82 @@ hidepid_session(const char *opts, int direct, struct seen *s,
 	rmdir(run_dir);
 }
 
+/* The broker's only child, from the host's /proc; 0 if none yet. */
+static pid_t
+worker_of(pid_t broker)
+{
+	char path[96], buf[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)broker,
+	    (int)broker);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	slurp(fd, buf, sizeof(buf));
+	close(fd);
+	return (pid_t)atoi(buf);
+}
+
+/* Gone, or a zombie nobody reaps yet. */
+static int
+exited(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 1;
+	slurp(fd, buf, sizeof(buf));
+	close(fd);
+	return (p = strrchr(buf, ')')) != NULL && p[1] == ' ' &&
+	    (p[2] == 'Z' || p[2] == 'X');
+}
+
+/*
+ * A broker killed outright (nothing can catch SIGKILL) leaves a worker
+ * that can do nothing: it must notice and exit, not linger.
+ */
+START_TEST(worker_follows_broker)
+{
+	struct event_base *base;
+	struct tt_traced td;
+	char run_dir[] = "/tmp/faro-procbroker.XXXXXX", log[300];
+	pid_t probes, worker = 0;
+	int waited, status;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "check_procbroker: worker_follows_broker "
+		    "needs root, skipped\n");
+		return;
+	}
+	base = event_base_new();
+	ck_assert_ptr_nonnull(mkdtemp(run_dir));
+	snprintf(log, sizeof(log), "%s/probes.log", run_dir);
+	ck_assert_int_eq(tt_traced_start(&td, NULL), 0);
+	ck_assert_int_eq(chmod(td.dir, 0755), 0);
+	ck_assert_int_eq(chmod(td.producer_sock, 0666), 0);
+	probes = probes_daemon_start(&td, run_dir, "nobody", log, NULL, NULL);
+	ck_assert_int_gt(probes, 0);
+	for (waited = 0; waited < 10000 && !log_has(log,
+	    "connected to the tracing service"); waited += 50)
+		tt_spin(base, 50);
+	ck_assert_msg(waited < 10000, "traced_probes never connected");
+	ck_assert_int_gt(worker = worker_of(probes), 0);
+	ck_assert_int_eq(kill(probes, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(probes, &status, 0), probes);
+	for (waited = 0; waited < 5000 && !exited(worker); waited += 20)
+		usleep(20000);
+	ck_assert_msg(exited(worker), "worker %d outlived its broker",
+	    (int)worker);
+	ck_assert(log_has(log, "broker gone: stopping"));
+	tt_traced_stop(&td);
+	event_base_free(base);
+	unlink(log);
+	rmdir(run_dir);
+}
+END_TEST
+
 static int
 hidepid_skip(void)
 {
@@ -828,6 +905,7 @@ main(void)
 	tcase_add_loop_test(tc, hidepid_broker, 0, sizeof(hidepid_mounts) /
 	    sizeof(hidepid_mounts[0]));
 	tcase_add_test(tc, hidepid_direct);
+	tcase_add_test(tc, worker_follows_broker);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
