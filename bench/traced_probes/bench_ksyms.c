@@ -51,7 +51,7 @@ main(int argc, char **argv)
 	const char *cause = NULL;
 	char name[KSYMS_NAME_MAX];
 	double t, ms[64], best;
-	long rss0, rss1;
+	long rss0, rss1 = 0;
 	uint64_t seed = 88172645463325252ull, sum = 0;
 	int loads = 9, c, fd;
 	const int nlook = 2000000;

@@ -985,6 +985,33 @@ END_TEST
  * the ftrace events. Needs root and tracefs; skipped (with a message)
  * otherwise.
  */
+/*
+ * Tests touching tracefs take turns (shared with the probes suites and the
+ * demo). The lock is taken by an unchecked fixture, in the runner before it
+ * forks the test, so waiting for another suite does not eat into the
+ * test's timeout.
+ */
+static int tracefs_lock = -1;
+
+static void
+tracefs_lock_take(void)
+{
+	tracefs_lock = open("/tmp/faro-tracefs-tests.lock", O_RDWR | O_CREAT |
+	    O_CLOEXEC, 0666);
+	if (tracefs_lock != -1 && flock(tracefs_lock, LOCK_EX) == -1) {
+		close(tracefs_lock);
+		tracefs_lock = -1;
+	}
+}
+
+static void
+tracefs_lock_drop(void)
+{
+	if (tracefs_lock != -1)
+		close(tracefs_lock);
+	tracefs_lock = -1;
+}
+
 START_TEST(test_light_mode_ftrace)
 {
 	const char *top = getenv("top_builddir");
@@ -993,7 +1020,7 @@ START_TEST(test_light_mode_ftrace)
 	Perfetto__Protos__Trace *t;
 	size_t i, k, nswitch = 0;
 	pid_t ppid;
-	int st, fd, lockfd;
+	int st, fd;
 
 	if (getuid() != 0 || access("/sys/kernel/tracing/events/sched/"
 	    "sched_switch", F_OK) != 0) {
@@ -1001,11 +1028,7 @@ START_TEST(test_light_mode_ftrace)
 		    "and tracefs)\n");
 		return;
 	}
-	/* Tests touching tracefs take turns (shared with the probes suites). */
-	lockfd = open("/tmp/faro-tracefs-tests.lock", O_RDWR | O_CREAT |
-	    O_CLOEXEC, 0666);
-	ck_assert_int_ge(lockfd, 0);
-	ck_assert_int_eq(flock(lockfd, LOCK_EX), 0);
+	ck_assert_msg(tracefs_lock != -1, "no tracefs test lock");
 	snprintf(probes, sizeof(probes), "%s/daemons/traced_probes/"
 	    "traced_probes", top ? top : ".");
 	mkdir(path("run"), 0700);
@@ -1043,7 +1066,6 @@ START_TEST(test_light_mode_ftrace)
 	kill(ppid, SIGTERM);
 	waitpid(ppid, &st, 0);
 	probes_pid = -1;
-	close(lockfd);	/* releases the tracefs lock */
 
 	t = load_trace(path("k.pftrace"));
 	for (i = 0; i < t->n_packet; i++) {
@@ -1131,11 +1153,17 @@ faro_cmd_suite(void)
 	tcase_add_test(tc, test_config_errors);
 	tcase_add_test(tc, test_producer_data);
 	tcase_add_test(tc, test_activate_triggers);
-	tcase_add_test(tc, test_light_mode_ftrace);
 	tcase_add_test(tc, test_traced_dies);
 	tcase_add_test(tc, test_output_path);
 	tcase_add_test(tc, test_clone);
 	tcase_add_test(tc, test_clone_write_into_file);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("tracefs");
+	tcase_add_unchecked_fixture(tc, tracefs_lock_take, tracefs_lock_drop);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_light_mode_ftrace);
 	suite_add_tcase(s, tc);
 	return s;
 }
