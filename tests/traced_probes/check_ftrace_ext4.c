@@ -674,42 +674,18 @@ ftrace_ext4_suite(void)
 	return s;
 }
 
+static const char *
+ext4_skip(void)
+{
+	if (!tfs_exists(tracefs, "events/ext4"))
+		return "kernel without ext4 tracepoints";
+	find_ext4_dir();
+	return NULL;
+}
+
 int
 main(void)
 {
-	const char *cause = NULL;
-	SRunner *sr;
-	int failed, lock;
-
-	if (geteuid() != 0) {
-		printf("SKIP: check_ftrace_ext4 needs root\n");
-		return 77;
-	}
-	if (tfs_find(tracefs, sizeof(tracefs), 1, &cause) == -1) {
-		printf("SKIP: %s\n", cause);
-		return 77;
-	}
-	if (!tfs_exists(tracefs, "events/ext4")) {
-		printf("SKIP: kernel without ext4 tracepoints\n");
-		return 77;
-	}
-	find_ext4_dir();
-	/* One tracefs for the whole machine: kernel suites take turns. */
-	lock = open("/tmp/faro-tracefs-tests.lock", O_RDWR | O_CREAT, 0600);
-	if (lock == -1 || flock(lock, LOCK_EX) == -1) {
-		perror("tracefs test lock");
-		return 1;
-	}
-	if (mkdtemp(state_dir) == NULL) {
-		perror("mkdtemp");
-		return 1;
-	}
-	sr = srunner_create(ftrace_ext4_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	/* A failed test may have left state: put tracefs back. */
-	(void)ftrace_ctl_cleanup(state_dir, &cause);
-	rmdir(state_dir);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return test_kernel_main("check_ftrace_ext4", ftrace_ext4_suite,
+	    tracefs, sizeof(tracefs), state_dir, ext4_skip);
 }

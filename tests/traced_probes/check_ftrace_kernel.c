@@ -1673,36 +1673,6 @@ ftrace_kernel_suite(void)
 int
 main(void)
 {
-	const char *cause = NULL;
-	SRunner *sr;
-	int failed, lock;
-
-	if (geteuid() != 0) {
-		printf("SKIP: check_ftrace_kernel needs root\n");
-		return 77;
-	}
-	if (tfs_find(tracefs, sizeof(tracefs), 1, &cause) == -1) {
-		printf("SKIP: %s\n", cause);
-		return 77;
-	}
-	/* One tracefs for the whole machine: kernel suites take turns. */
-	lock = open("/tmp/faro-tracefs-tests.lock", O_RDWR | O_CREAT, 0600);
-	if (lock == -1 || flock(lock, LOCK_EX) == -1) {
-		perror("tracefs test lock");
-		return 1;
-	}
-	if (mkdtemp(state_dir) == NULL) {
-		perror("mkdtemp");
-		return 1;
-	}
-	sr = srunner_create(ftrace_kernel_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	/* A failed test may have left state: put tracefs back. */
-	(void)ftrace_ctl_cleanup(state_dir, &cause);
-	rmdir(state_dir);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return test_kernel_main("check_ftrace_kernel", ftrace_kernel_suite,
+	    tracefs, sizeof(tracefs), state_dir, NULL);
 }
-
-

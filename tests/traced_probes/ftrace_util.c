@@ -1,12 +1,18 @@
 /*
  * Test helpers for the ftrace suites (see ftrace_util.h).
  */
+#include <sys/file.h>
+
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "controller.h"
 #include "ftrace_util.h"
+#include "tfs.h"
 
 #define PACKET_CAP	(4 * 1024 * 1024)
 
@@ -130,4 +136,44 @@ test_generic_field(const Perfetto__Protos__GenericFtraceEvent *g,
 		    strcmp(g->field[i]->name, name) == 0)
 			return g->field[i];
 	return NULL;
+}
+
+int
+test_kernel_main(const char *name, Suite *(*suite)(void), char *tracefs,
+    size_t tracefs_sz, char *state_dir, const char *(*skip)(void))
+{
+	const char *cause = NULL;
+	SRunner *sr;
+	int failed, lock;
+
+	if (geteuid() != 0) {
+		printf("SKIP: %s needs root\n", name);
+		return 77;
+	}
+	if (tfs_find(tracefs, tracefs_sz, 1, &cause) == -1) {
+		printf("SKIP: %s\n", cause);
+		return 77;
+	}
+	if (skip != NULL && (cause = skip()) != NULL) {
+		printf("SKIP: %s\n", cause);
+		return 77;
+	}
+	lock = open("/tmp/faro-tracefs-tests.lock", O_RDWR | O_CREAT |
+	    O_CLOEXEC, 0600);
+	if (lock == -1 || flock(lock, LOCK_EX) == -1) {
+		perror("tracefs test lock");
+		return 1;
+	}
+	if (mkdtemp(state_dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	(void)ftrace_ctl_cleanup(state_dir, &cause);
+	rmdir(state_dir);
+	close(lock);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <check.h>
+
 #include "protos/perfetto/trace/trace_packet.pb-c.h"
 
 #include "translate.h"
@@ -37,5 +39,18 @@ void	test_sink_events(struct test_sink *, test_event_fn *, void *arg);
 /* The field of a generic event named name, or NULL. */
 const Perfetto__Protos__GenericFtraceEvent__Field *test_generic_field(
 	    const Perfetto__Protos__GenericFtraceEvent *, const char *name);
+
+/*
+ * main() of a suite on the real kernel. Skips (77, with the reason) when
+ * not root, when there is no tracefs (tracefs gets its root) or when
+ * skip, if given, names a reason; waits for the machine-wide tracefs test
+ * lock (every suite that traces takes turns through it); creates
+ * state_dir (a mkdtemp template) for the controller's state files; runs
+ * the suite; and afterwards puts tracefs back from those files, since a
+ * failed test may have left its state behind. Returns the exit status.
+ */
+int	test_kernel_main(const char *name, Suite *(*suite)(void),
+	    char *tracefs, size_t tracefs_sz, char *state_dir,
+	    const char *(*skip)(void));
 
 #endif
