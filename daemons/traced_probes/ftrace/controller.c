@@ -156,43 +156,161 @@ state_write(struct ftrace_ctl *ctl)
 	return 0;
 }
 
+static const char *
+saved_orig(struct ftrace_ctl *ctl, const char *rel)
+{
+	for (size_t i = 0; i < ctl->nsaved; i++)
+		if (!ctl->saved[i].append && strcmp(ctl->saved[i].rel, rel) == 0)
+			return ctl->saved[i].orig;
+	return NULL;
+}
+
+/* Remembers rel's original value (or an undo line), in memory only. */
+static int
+saved_add(struct ftrace_ctl *ctl, const char *rel, const char *orig,
+    int append)
+{
+	struct saved *ns;
+	size_t i = ctl->nsaved;
+
+	ns = reallocarray(ctl->saved, ctl->nsaved + 1, sizeof(*ns));
+	if (ns == NULL)
+		return -1;
+	ctl->saved = ns;
+	ns[i].rel = strdup(rel);
+	ns[i].orig = strdup(orig);
+	ns[i].append = append;
+	if (ns[i].rel == NULL || ns[i].orig == NULL) {
+		free(ns[i].rel);
+		free(ns[i].orig);
+		return -1;
+	}
+	ctl->nsaved++;
+	return 0;
+}
+
 /*
- * Writes val to rel, saving rel's original value first (once): given as
- * known, or read from the file when known is NULL. Values are single
- * lines; the state file stores them as the rest of a line.
+ * Writes io[i].val to each io[i].rel, saving each file's original value
+ * first (once per file): the files not saved yet are read in one batch,
+ * their values go to the state file in one write, then every value is
+ * written in one batch. io[i].rc and err say how each went (rc 0 with
+ * err EALREADY: the file held the value already, and was not written);
+ * a file whose original could not be read or recorded is not written. Values
+ * are single lines; the state file stores them as the rest of a line.
  */
+static void
+ctl_set_many(struct ftrace_ctl *ctl, struct tfs_io *io, size_t n)
+{
+	struct tfs_io *rd;
+	size_t *of, nrd = 0, nw = 0, i, k;
+	char orig[VALUE_MAX], *nl;
+	int added = 0;
+
+	rd = calloc(n + 1, sizeof(*rd));
+	of = calloc(n + 1, sizeof(*of));
+	if (rd == NULL || of == NULL) {
+		for (i = 0; i < n; i++) {
+			io[i].rc = -1;
+			io[i].err = ENOMEM;
+		}
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		io[i].rc = 0;
+		io[i].err = 0;
+		if (saved_orig(ctl, io[i].rel) != NULL)
+			continue;
+		for (k = 0; k < nrd; k++)
+			if (strcmp(rd[k].rel, io[i].rel) == 0)
+				break;
+		if (k < nrd)
+			continue;	/* the same file twice */
+		rd[nrd].kind = TFS_IO_READ;
+		rd[nrd].rel = io[i].rel;
+		of[nrd++] = i;
+	}
+	if (nrd > 0 && tfs_batch(ctl->root, rd, nrd) == -1)
+		log_warn("%s: tracefs broker", __func__);
+	for (k = 0; k < nrd; k++) {
+		if (rd[k].rc == -1) {
+			io[of[k]].rc = -1;
+			io[of[k]].err = rd[k].err;
+			continue;
+		}
+		if ((nl = strchr(rd[k].data, '\n')) != NULL)
+			*nl = '\0';
+		snprintf(orig, sizeof(orig), "%s", rd[k].data);
+		normalize(rd[k].rel, orig);
+		if (saved_add(ctl, rd[k].rel, orig, 0) == -1) {
+			io[of[k]].rc = -1;
+			io[of[k]].err = ENOMEM;
+			continue;
+		}
+		added++;
+		/* Some writes cost the kernel a grace period or more (the
+		 * clock, the buffer size): none when the value is there. */
+		if (strcmp(orig, io[of[k]].val) == 0)
+			io[of[k]].err = EALREADY;
+	}
+	for (k = 0; k < nrd; k++) {
+		free(rd[k].data);
+		rd[k].data = NULL;
+	}
+	if (added > 0 && state_write(ctl) == -1) {
+		log_warn("%s: state file %s", __func__, ctl->state_path);
+		for (i = 0; i < n; i++) {
+			io[i].rc = -1;
+			io[i].err = EIO;
+		}
+		goto out;
+	}
+	/* Writes in their order (a file listed twice gets both). */
+	for (i = 0; i < n; i++) {
+		if (io[i].rc == -1 || io[i].err == EALREADY)
+			continue;
+		/* A duplicate of a file whose read failed is refused too. */
+		if (saved_orig(ctl, io[i].rel) == NULL) {
+			io[i].rc = -1;
+			io[i].err = ENOENT;
+			continue;
+		}
+		rd[nw] = io[i];
+		rd[nw].kind = TFS_IO_WRITE;
+		of[nw++] = i;
+	}
+	if (nw > 0 && tfs_batch(ctl->root, rd, nw) == -1)
+		log_warn("%s: tracefs broker", __func__);
+	for (k = 0; k < nw; k++) {
+		io[of[k]].rc = rd[k].rc;
+		io[of[k]].err = rd[k].err;
+	}
+out:
+	free(rd);
+	free(of);
+}
+
+/* One file (see ctl_set_many): 0 written, 1 it held val already (not
+ * written), -1 with errno. */
+static int
+ctl_set(struct ftrace_ctl *ctl, const char *rel, const char *val)
+{
+	struct tfs_io io = { .rel = rel, .val = val };
+
+	ctl_set_many(ctl, &io, 1);
+	if (io.rc == 0)
+		return io.err == EALREADY ? 1 : 0;
+	errno = io.err;
+	return -1;
+}
+
+/* Writes val to rel, its original value given as known (saved once). */
 static int
 ctl_set_known(struct ftrace_ctl *ctl, const char *rel, const char *val,
     const char *known)
 {
-	char orig[VALUE_MAX];
-	struct saved *ns;
-	size_t i;
-
-	for (i = 0; i < ctl->nsaved; i++)
-		if (!ctl->saved[i].append && strcmp(ctl->saved[i].rel, rel) == 0)
-			break;
-	if (i == ctl->nsaved) {
-		if (known != NULL)
-			snprintf(orig, sizeof(orig), "%s", known);
-		else if (tfs_read_line(ctl->root, rel, orig, sizeof(orig)) ==
-		    -1)
+	if (saved_orig(ctl, rel) == NULL) {
+		if (saved_add(ctl, rel, known, 0) == -1)
 			return -1;
-		else
-			normalize(rel, orig);
-		ns = reallocarray(ctl->saved, ctl->nsaved + 1, sizeof(*ns));
-		if (ns == NULL)
-			return -1;
-		ctl->saved = ns;
-		ns[i].rel = strdup(rel);
-		ns[i].orig = strdup(orig);
-		ns[i].append = 0;
-		if (ns[i].rel == NULL || ns[i].orig == NULL) {
-			free(ns[i].rel);
-			free(ns[i].orig);
-			return -1;
-		}
-		ctl->nsaved++;
 		if (state_write(ctl) == -1) {
 			log_warn("%s: state file %s", __func__,
 			    ctl->state_path);
@@ -202,20 +320,6 @@ ctl_set_known(struct ftrace_ctl *ctl, const char *rel, const char *val,
 	return tfs_write(ctl->root, rel, val, 0);
 }
 
-static int
-ctl_set(struct ftrace_ctl *ctl, const char *rel, const char *val)
-{
-	return ctl_set_known(ctl, rel, val, NULL);
-}
-
-static const char *
-saved_orig(struct ftrace_ctl *ctl, const char *rel)
-{
-	for (size_t i = 0; i < ctl->nsaved; i++)
-		if (!ctl->saved[i].append && strcmp(ctl->saved[i].rel, rel) == 0)
-			return ctl->saved[i].orig;
-	return NULL;
-}
 
 /* Writes one saved value back (or appends an undo line). */
 static void
@@ -234,26 +338,12 @@ static int
 ctl_append(struct ftrace_ctl *ctl, const char *rel, const char *def,
     const char *undo)
 {
-	struct saved *ns;
-	size_t i = ctl->nsaved;
-
-	ns = reallocarray(ctl->saved, ctl->nsaved + 1, sizeof(*ns));
-	if (ns == NULL)
+	if (saved_add(ctl, rel, undo, 1) == -1)
 		return -1;
-	ctl->saved = ns;
-	ns[i].rel = strdup(rel);
-	ns[i].orig = strdup(undo);
-	ns[i].append = 1;
-	if (ns[i].rel == NULL || ns[i].orig == NULL) {
-		free(ns[i].rel);
-		free(ns[i].orig);
-		return -1;
-	}
-	ctl->nsaved++;
 	if (state_write(ctl) == -1 || tfs_write(ctl->root, rel, def, 1) == -1) {
 		ctl->nsaved--;
-		free(ns[i].rel);
-		free(ns[i].orig);
+		free(ctl->saved[ctl->nsaved].rel);
+		free(ctl->saved[ctl->nsaved].orig);
 		(void)state_write(ctl);
 		return -1;
 	}
@@ -404,29 +494,17 @@ set_buffer(struct ftrace_ctl *ctl, uint32_t kb)
 	return 0;
 }
 
-/* Turns on an event for one more request; 0 ok, -1 refused. */
+/* One more reference to an event that is on; -1 out of memory. */
 static int
-event_ref(struct ftrace_ctl *ctl, const char *ev)
+evref_add(struct ftrace_ctl *ctl, const char *ev)
 {
-	char rel[TFS_PATH_MAX];
 	struct evref *ne;
-	size_t i;
 
-	for (i = 0; i < ctl->nevs; i++)
+	for (size_t i = 0; i < ctl->nevs; i++)
 		if (strcmp(ctl->evs[i].name, ev) == 0) {
 			ctl->evs[i].refs++;
 			return 0;
 		}
-	if (!event_name_ok(ev))
-		return -1;
-	snprintf(rel, sizeof(rel), "events/%s/enable", ev);
-	/* ftrace/print and friends have no switch: always recorded. */
-	if (!tfs_exists(ctl->root, rel)) {
-		snprintf(rel, sizeof(rel), "events/%s/format", ev);
-		if (!tfs_exists(ctl->root, rel))
-			return -1;
-	} else if (ctl_set(ctl, rel, "1") == -1)
-		return -1;
 	if ((ne = reallocarray(ctl->evs, ctl->nevs + 1, sizeof(*ne))) == NULL)
 		return -1;
 	ctl->evs = ne;
@@ -435,6 +513,79 @@ event_ref(struct ftrace_ctl *ctl, const char *ev)
 	ne[ctl->nevs].refs = 1;
 	ctl->nevs++;
 	return 0;
+}
+
+static int
+evref_held(const struct ftrace_ctl *ctl, const char *ev)
+{
+	for (size_t i = 0; i < ctl->nevs; i++)
+		if (strcmp(ctl->evs[i].name, ev) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Turns on events for one more request; ok[i] is 1 for each that is on
+ * now, 0 for one refused. However many events, that is three batches:
+ * the originals of the enable files, the enables, and for an event
+ * without an enable file (ftrace/print and friends: always recorded)
+ * whether its format exists.
+ */
+static void
+events_ref(struct ftrace_ctl *ctl, const char *const *evs, size_t n,
+    int *ok)
+{
+	char (*rels)[TFS_PATH_MAX];
+	struct tfs_io *io;
+	size_t *of, nio = 0, nex = 0, k;
+
+	rels = calloc(n + 1, sizeof(*rels));
+	io = calloc(n + 1, sizeof(*io));
+	of = calloc(n + 1, sizeof(*of));
+	for (size_t i = 0; i < n; i++)
+		ok[i] = 0;
+	if (rels == NULL || io == NULL || of == NULL)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (evref_held(ctl, evs[i])) {
+			ok[i] = 1;
+			continue;
+		}
+		if (!event_name_ok(evs[i]))
+			continue;
+		snprintf(rels[nio], sizeof(rels[nio]), "events/%s/enable",
+		    evs[i]);
+		io[nio].rel = rels[nio];
+		io[nio].val = "1";
+		of[nio++] = i;
+	}
+	ctl_set_many(ctl, io, nio);
+	for (k = 0; k < nio; k++) {
+		if (io[k].rc == 0) {
+			ok[of[k]] = 1;
+			continue;
+		}
+		if (io[k].err != ENOENT)
+			continue;
+		snprintf(rels[k], sizeof(rels[k]), "events/%s/format",
+		    evs[of[k]]);
+		memset(&io[nex], 0, sizeof(io[nex]));
+		io[nex].kind = TFS_IO_EXISTS;
+		io[nex].rel = rels[k];
+		of[nex++] = of[k];
+	}
+	if (nex > 0 && tfs_batch(ctl->root, io, nex) == -1)
+		log_warn("%s: tracefs broker", __func__);
+	for (k = 0; k < nex; k++)
+		if (io[k].rc == 0)
+			ok[of[k]] = 1;
+	for (size_t i = 0; i < n; i++)
+		if (ok[i] && evref_add(ctl, evs[i]) == -1)
+			ok[i] = 0;
+out:
+	free(rels);
+	free(io);
+	free(of);
 }
 
 static void
@@ -651,6 +802,46 @@ fail:
 	return -1;
 }
 
+/*
+ * 1 when no CPU buffer of the root holds an unread event (per_cpu/cpuN/
+ * stats, one batch): then there is nothing to clear, and clearing would
+ * still cost a grace period (tens of ms on a busy machine). 0 when one
+ * does, or when that cannot be told.
+ */
+static int
+buffers_empty(struct ftrace_ctl *ctl)
+{
+	char (*rels)[32];
+	struct tfs_io *io;
+	const char *p;
+	int n, empty = 0;
+
+	if ((n = tfs_ncpus(ctl->root)) <= 0)
+		return 0;
+	rels = calloc((size_t)n, sizeof(*rels));
+	io = calloc((size_t)n, sizeof(*io));
+	if (rels == NULL || io == NULL)
+		goto out;
+	for (int i = 0; i < n; i++) {
+		snprintf(rels[i], sizeof(rels[i]), "per_cpu/cpu%d/stats", i);
+		io[i].kind = TFS_IO_READ;
+		io[i].rel = rels[i];
+	}
+	if (tfs_batch(ctl->root, io, (size_t)n) == -1)
+		goto out;
+	empty = 1;
+	for (int i = 0; i < n; i++)
+		if (io[i].rc == -1 || (p = strstr(io[i].data, "entries: ")) ==
+		    NULL || strtoull(p + 9, NULL, 10) != 0)
+			empty = 0;
+out:
+	for (int i = 0; io != NULL && i < n; i++)
+		free(io[i].data);
+	free(io);
+	free(rels);
+	return empty;
+}
+
 /* First request: a known state before any event goes on. */
 static int
 first_setup(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
@@ -659,6 +850,7 @@ first_setup(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 	const char *clock = req->clock ? req->clock : "boot";
 	char pids[4096];
 	size_t off = 0;
+	int rc, cleared;
 
 	if (instance_open(ctl) == -1) {
 		snprintf(err, errsz, "cannot create instance %s: %s",
@@ -670,13 +862,17 @@ first_setup(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 		    ctl->root, strerror(errno));
 		return -1;
 	}
-	/* Tracers other than nop would fill the buffer with their records. */
-	if (tfs_exists(ctl->root, "current_tracer"))
-		(void)ctl_set(ctl, "current_tracer", "nop");
-	if (ctl_set(ctl, "trace_clock", clock) == 0)
+	/* Tracers other than nop would fill the buffer with their records
+	 * (a kernel without current_tracer has none). */
+	(void)ctl_set(ctl, "current_tracer", "nop");
+	/* A new clock empties the buffers (the kernel will not mix
+	 * timestamps of two clocks): then clearing them again would only
+	 * cost another grace period. */
+	if ((rc = ctl_set(ctl, "trace_clock", clock)) != -1)
 		snprintf(ctl->clock, sizeof(ctl->clock), "%s", clock);
-	else if (ctl_set(ctl, "trace_clock", "global") == 0)
+	else if ((rc = ctl_set(ctl, "trace_clock", "global")) != -1)
 		snprintf(ctl->clock, sizeof(ctl->clock), "global");
+	cleared = rc == 0;
 	if (req->cpumask != NULL && ctl_set(ctl, "tracing_cpumask",
 	    req->cpumask) == -1)
 		log_warn("%s: tracing_cpumask %s", __func__, req->cpumask);
@@ -685,7 +881,8 @@ first_setup(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 		    i ? " " : "", req->tids[i]);
 	if (req->ntids > 0 && ctl_set(ctl, "set_event_pid", pids) == -1)
 		log_warn("%s: set_event_pid", __func__);
-	if (!req->preserve)
+	/* (tracing_on is 0: nothing new comes in after the check.) */
+	if (!req->preserve && !cleared && !buffers_empty(ctl))
 		(void)tfs_write(ctl->root, "trace", "", 0);
 	return 0;
 }
@@ -698,6 +895,7 @@ ftrace_ctl_add(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 	struct fg_plan *fg = NULL;
 	uint32_t kb, want;
 	size_t i, nok = 0;
+	int *ok = NULL;
 
 	nr = reallocarray(ctl->reqs, ctl->nreqs + 1, sizeof(*nr));
 	if (nr == NULL) {
@@ -745,7 +943,7 @@ ftrace_ctl_add(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 		char v[16];
 
 		snprintf(v, sizeof(v), "%u", req->buffer_percent);
-		if (ctl_set(ctl, "buffer_percent", v) == 0)
+		if (ctl_set(ctl, "buffer_percent", v) != -1)
 			ctl->buffer_percent = req->buffer_percent;
 		else
 			log_warn("%s: buffer_percent %s", __func__, v);
@@ -753,18 +951,23 @@ ftrace_ctl_add(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 	/* Dynamic events (kprobes) exist before they can be enabled. */
 	for (i = 0; i < req->ndyn; i++)
 		(void)dyn_create(ctl, &req->dyn[i]);
+	if ((ok = calloc(req->nevents + 1, sizeof(*ok))) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		goto fail;
+	}
+	events_ref(ctl, req->events, req->nevents, ok);
 	for (i = 0; i < req->nevents; i++) {
-		int ok = event_ref(ctl, req->events[i]) == 0;
-
 		if (enabled != NULL)
-			enabled[i] = ok;
-		if (ok && (r->events[r->nevents] = strdup(req->events[i])) !=
-		    NULL) {
+			enabled[i] = ok[i];
+		if (ok[i] && (r->events[r->nevents] =
+		    strdup(req->events[i])) != NULL) {
 			r->nevents++;
 			nok++;
-		} else if (ok)
+		} else if (ok[i])
 			event_unref(ctl, req->events[i]);
 	}
+	free(ok);
+	ok = NULL;
 	if (nok == 0 && req->nevents > 0) {
 		snprintf(err, errsz, "no event could be enabled");
 		goto fail;
@@ -790,6 +993,7 @@ ftrace_ctl_add(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 		log_warn("%s: tracing_on", __func__);
 	return r->handle;
 fail:
+	free(ok);
 	for (i = 0; i < r->nevents; i++) {
 		event_unref(ctl, r->events[i]);
 		free(r->events[i]);

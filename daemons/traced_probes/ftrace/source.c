@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -75,7 +76,17 @@ struct ftrace_source {
 	struct strv			 failed;
 	int				 errors[8];
 	size_t				 nerrors;
+	struct ftrace_start_timing	 timing;
 };
+
+static uint64_t
+boottime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static int
 strv_add(struct strv *sv, const char *s)
@@ -395,37 +406,61 @@ is_event_dir(const char *root, const char *group, const char *name)
 	return tfs_exists(root, rel);
 }
 
-/* Lists events/<group> (group NULL: every group) into out. */
+/*
+ * Lists events/<group> into out: every subdirectory of a group is an
+ * event (one without a format fails later, and is reported then). With
+ * group NULL, each group that has an event named only (one batch of
+ * existence checks, not one round trip per group).
+ */
 static void
 expand_events(const char *root, const char *group, const char *only,
     struct strv *out)
 {
-	char rel[TFS_PATH_MAX], ev[2 * 256 + 2], **names;
-	size_t n;
+	char rel[TFS_PATH_MAX], ev[2 * 256 + 2], **names, (*rels)[TFS_PATH_MAX];
+	struct tfs_io *io;
+	size_t n, k = 0;
 
-	if (group == NULL) {
-		if (tfs_list(root, "events", &names, &n) == -1)
+	if (group != NULL) {
+		snprintf(rel, sizeof(rel), "events/%s", group);
+		if (tfs_list(root, rel, &names, &n) == -1)
 			return;
 		for (size_t i = 0; i < n; i++) {
-			if (strlen(names[i]) >= FTRACE_NAME_MAX ||
-			    !is_event_dir(root, names[i], only))
+			if (strlen(names[i]) >= FTRACE_NAME_MAX)
 				continue;
-			snprintf(ev, sizeof(ev), "%s/%s", names[i], only);
+			snprintf(ev, sizeof(ev), "%s/%s", group, names[i]);
 			(void)strv_add(out, ev);
 		}
 		tfs_list_free(names, n);
 		return;
 	}
-	snprintf(rel, sizeof(rel), "events/%s", group);
-	if (tfs_list(root, rel, &names, &n) == -1)
+	if (tfs_list(root, "events", &names, &n) == -1)
 		return;
+	io = calloc(n + 1, sizeof(*io));
+	rels = calloc(n + 1, sizeof(*rels));
+	if (io == NULL || rels == NULL)
+		goto out;
 	for (size_t i = 0; i < n; i++) {
-		if (strlen(names[i]) >= FTRACE_NAME_MAX ||
-		    !is_event_dir(root, group, names[i]))
+		if (strlen(names[i]) >= FTRACE_NAME_MAX)
 			continue;
-		snprintf(ev, sizeof(ev), "%s/%s", group, names[i]);
+		snprintf(rels[k], sizeof(rels[k]), "events/%s/%s/format",
+		    names[i], only);
+		io[k].kind = TFS_IO_EXISTS;
+		io[k].rel = rels[k];
+		k++;
+	}
+	(void)tfs_batch(root, io, k);
+	for (size_t i = 0; i < k; i++) {
+		if (io[i].rc == -1)
+			continue;
+		/* "events/G/ONLY/format" -> "G/ONLY" */
+		snprintf(ev, sizeof(ev), "%.*s", (int)(strlen(io[i].rel) -
+		    strlen("events/") - strlen("/format")),
+		    io[i].rel + strlen("events/"));
 		(void)strv_add(out, ev);
 	}
+out:
+	free(io);
+	free(rels);
 	tfs_list_free(names, n);
 }
 
@@ -557,43 +592,63 @@ resolve_kprobes(struct ftrace_source *s,
 	return 0;
 }
 
-/* Reads each event's format and plans its translation. */
+/*
+ * Reads every event's format (one batch of reads) and plans its
+ * translation; an event without a usable format moves to failed.
+ */
 static void
 plan_events(struct ftrace_source *s, const char *root)
 {
 	struct ftrace_format fmt;
-	char rel[TFS_PATH_MAX], g[FTRACE_NAME_MAX], *text;
+	char (*rels)[TFS_PATH_MAX], g[FTRACE_NAME_MAX];
+	struct tfs_io *io;
 	const char *cause;
-	size_t len, i = 0;
+	size_t n = s->events.n, i, k;
+	int *ok;
 
-	while (i < s->events.n) {
+	io = calloc(n + 1, sizeof(*io));
+	rels = calloc(n + 1, sizeof(*rels));
+	ok = calloc(n + 1, sizeof(*ok));
+	if (io == NULL || rels == NULL || ok == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		snprintf(rels[i], sizeof(rels[i]), "events/%s/format",
+		    s->events.v[i]);
+		io[i].kind = TFS_IO_READ;
+		io[i].rel = rels[i];
+	}
+	(void)tfs_batch(root, io, n);
+	for (i = 0; i < n; i++) {
 		const char *ev = s->events.v[i];
 		const char *slash = strchr(ev, '/');
-		int ok = 0;
+		int kt;
 
-		snprintf(g, sizeof(g), "%.*s", (int)(slash - ev), ev);
-		snprintf(rel, sizeof(rel), "events/%s/format", ev);
-		if (tfs_read(root, rel, &text, &len) == 0) {
-			if (ftrace_format_parse_untrusted(text, len, g, &fmt,
-			    &cause) == 0) {
-				int kt = kprobe_type(s, ev);
-
-				ok = (kt ? ftrace_translator_add_kprobe(s->xl,
-				    &fmt, kt, &cause) :
-				    ftrace_translator_add(s->xl, &fmt,
-				    &cause)) == 0;
-				ftrace_format_free(&fmt);
-			}
-			free(text);
-		}
-		if (ok) {
-			i++;
+		if (io[i].rc == -1)
 			continue;
-		}
-		(void)strv_add(&s->failed, ev);
-		free(s->events.v[i]);
-		s->events.v[i] = s->events.v[--s->events.n];
+		snprintf(g, sizeof(g), "%.*s", (int)(slash - ev), ev);
+		if (ftrace_format_parse_untrusted(io[i].data, io[i].len, g,
+		    &fmt, &cause) == -1)
+			continue;
+		kt = kprobe_type(s, ev);
+		ok[i] = (kt ? ftrace_translator_add_kprobe(s->xl, &fmt, kt,
+		    &cause) : ftrace_translator_add(s->xl, &fmt, &cause)) == 0;
+		ftrace_format_free(&fmt);
 	}
+out:
+	/* From the end, so that moving the last event down keeps the
+	 * indexes of those not looked at yet. */
+	for (k = n; k-- > 0;) {
+		if (ok != NULL && ok[k])
+			continue;
+		(void)strv_add(&s->failed, s->events.v[k]);
+		free(s->events.v[k]);
+		s->events.v[k] = s->events.v[--s->events.n];
+	}
+	for (i = 0; io != NULL && i < n; i++)
+		free(io[i].data);
+	free(io);
+	free(rels);
+	free(ok);
 }
 
 /* FtraceConfig.print_filter as the translator's rules (strings borrowed). */
@@ -722,6 +777,7 @@ ftrace_source_new(struct ftrace_host *h,
 	int32_t *tids = NULL;
 	int *enabled = NULL, first;
 	const char *instance;
+	uint64_t begin_ns = boottime_ns(), calls0 = tfs_calls();
 
 	instance = cfg->instance_name && *cfg->instance_name ?
 	    cfg->instance_name : NULL;
@@ -734,6 +790,7 @@ ftrace_source_new(struct ftrace_host *h,
 	}
 	s->root = r;
 	s->sink = sink;
+	s->timing.begin_ns = begin_ns;
 	s->preserve = cfg->has_preserve_ftrace_buffer &&
 	    cfg->preserve_ftrace_buffer;
 	s->drain_ms = cfg->has_drain_period_ms && cfg->drain_period_ms ?
@@ -812,6 +869,8 @@ ftrace_source_new(struct ftrace_host *h,
 	if ((s->handle = ftrace_ctl_add(r->ctl, &req, enabled, err,
 	    errsz)) == -1)
 		goto fail_src;
+	s->timing.on_ns = boottime_ns();
+	s->timing.calls_on = tfs_calls() - calls0;
 	for (size_t i = s->events.n; i-- > 0;) {
 		if (enabled[i])
 			continue;
@@ -851,6 +910,14 @@ ftrace_source_new(struct ftrace_host *h,
 	free(enabled);
 	free(rules);
 	write_stats(s, FTRACE_PHASE_START);
+	s->timing.ready_ns = boottime_ns();
+	s->timing.calls_ready = tfs_calls() - calls0;
+	log_debug("%s: %zu events: tracing on after %.1f ms (%llu tracefs "
+	    "accesses), ready after %.1f ms (%llu)", __func__, s->events.n,
+	    (s->timing.on_ns - begin_ns) / 1e6,
+	    (unsigned long long)s->timing.calls_on,
+	    (s->timing.ready_ns - begin_ns) / 1e6,
+	    (unsigned long long)s->timing.calls_ready);
 	root_schedule(r);
 	if (s->drain_percent > 0)
 		root_watch(r);
@@ -901,6 +968,13 @@ ftrace_source_free(struct ftrace_source *s)
 		root_put(r);
 	else
 		root_schedule(r);
+}
+
+void
+ftrace_source_timing(const struct ftrace_source *s,
+    struct ftrace_start_timing *t)
+{
+	*t = s->timing;
 }
 
 void

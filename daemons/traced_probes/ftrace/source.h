@@ -51,6 +51,21 @@ struct ftrace_source *ftrace_source_new(struct ftrace_host *,
 int	ftrace_source_drain(struct ftrace_source *);
 /* Drains, writes the end stats, releases the kernel state. */
 void	ftrace_source_free(struct ftrace_source *);
+/*
+ * How long ftrace_source_new took (CLOCK_BOOTTIME ns, as trace
+ * timestamps): from its call to tracing_on (the kernel records) and to
+ * its return (translation planned, readers open), with the tracefs
+ * accesses (broker round trips) made by then.
+ */
+struct ftrace_start_timing {
+	uint64_t	begin_ns;
+	uint64_t	on_ns;
+	uint64_t	ready_ns;
+	uint64_t	calls_on;
+	uint64_t	calls_ready;
+};
+void	ftrace_source_timing(const struct ftrace_source *,
+	    struct ftrace_start_timing *);
 /* Sum over CPUs of this source's counters. */
 void	ftrace_source_counters(const struct ftrace_source *,
 	    struct ftrace_cpu_counters *sum);

@@ -32,6 +32,12 @@
 enum tfs_op {
 	OP_READ = 1, OP_WRITE, OP_APPEND, OP_EXISTS, OP_LIST, OP_OPEN_RAW,
 	OP_MKDIR, OP_RMDIR, OP_OPEN_PROC, OP_LIST_PROC,
+	/*
+	 * The value is a run of requests (header, path, value; read, write,
+	 * append or exists only); the reply's rc is how many were done, its
+	 * data one reply (header, data) for each.
+	 */
+	OP_BATCH,
 };
 
 struct tfs_req {
@@ -55,6 +61,10 @@ struct tfs_rep {
 #define PROC_LIST_PAGE	(TFS_READ_MAX / sizeof(uint32_t))
 
 static int broker_fd = -1;
+/* The rc of the broker's last successful reply (a batch: how many). */
+static int32_t batch_last_rc;
+/* Requests made, direct or to the broker (tfs_calls). */
+static uint64_t ncalls;
 
 static int
 join(char *path, size_t sz, const char *root, const char *rel)
@@ -334,6 +344,12 @@ tfs_use_broker(int fd)
 	broker_fd = fd;
 }
 
+uint64_t
+tfs_calls(void)
+{
+	return ncalls;
+}
+
 static int
 broker_call(int op, const char *path, const char *val, size_t vlen,
     char **out, size_t *outlen, int *fdp)
@@ -391,6 +407,7 @@ broker_call(int op, const char *path, const char *val, size_t vlen,
 		return -1;
 	}
 	memcpy(&rp, buf, sizeof(rp));
+	batch_last_rc = rp.rc;
 	if (fdp != NULL)
 		*fdp = -1;
 	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
@@ -431,6 +448,7 @@ call(int op, const char *path, const char *val, size_t vlen, char **out,
 	size_t ol = 0;
 	int fd = -1, rc;
 
+	ncalls++;
 	if (broker_fd >= 0)
 		return broker_call(op, path, val, vlen, out, outlen, fdp);
 	rc = do_op(op, path, val, vlen, &o, &ol, &fd);
@@ -528,6 +546,138 @@ tfs_exists(const char *root, const char *rel)
 	if (join(path, sizeof(path), root, rel) == -1)
 		return 0;
 	return call(OP_EXISTS, path, NULL, 0, NULL, NULL, NULL) == 0;
+}
+
+/* Direct mode, or a request the broker cannot take: one at a time. */
+static void
+batch_one(const char *root, struct tfs_io *io)
+{
+	char path[TFS_PATH_MAX];
+	int op = io->kind == TFS_IO_READ ? OP_READ : io->kind ==
+	    TFS_IO_WRITE ? OP_WRITE : OP_EXISTS;
+	const char *val = io->kind == TFS_IO_WRITE && io->val ? io->val : "";
+
+	io->data = NULL;
+	io->len = 0;
+	io->rc = join(path, sizeof(path), root, io->rel) == -1 ? -1 :
+	    call(op, path, val, strlen(val), io->kind == TFS_IO_READ ?
+	    &io->data : NULL, &io->len, NULL);
+	io->err = io->rc == -1 ? errno : 0;
+}
+
+/* Packs io[from..] into buf; returns how many fit (0: the first is
+ * too big for any request). */
+static size_t
+batch_pack(const char *root, struct tfs_io *io, size_t from, size_t n,
+    char *buf, size_t bufsz, size_t *len)
+{
+	struct tfs_req rq;
+	char path[TFS_PATH_MAX];
+	size_t k, off = 0, vlen;
+
+	for (k = from; k < n; k++) {
+		const char *val = io[k].kind == TFS_IO_WRITE && io[k].val ?
+		    io[k].val : "";
+
+		if (join(path, sizeof(path), root, io[k].rel) == -1)
+			break;
+		vlen = io[k].kind == TFS_IO_WRITE ? strlen(val) : 0;
+		rq.op = io[k].kind == TFS_IO_READ ? OP_READ :
+		    io[k].kind == TFS_IO_WRITE ? OP_WRITE : OP_EXISTS;
+		rq.plen = (uint32_t)strlen(path);
+		rq.vlen = (uint32_t)vlen;
+		if (off + sizeof(rq) + rq.plen + vlen > bufsz)
+			break;
+		memcpy(buf + off, &rq, sizeof(rq));
+		memcpy(buf + off + sizeof(rq), path, rq.plen);
+		memcpy(buf + off + sizeof(rq) + rq.plen, val, vlen);
+		off += sizeof(rq) + rq.plen + vlen;
+	}
+	*len = off;
+	return k - from;
+}
+
+/* Takes the broker's replies for io[from..from+n): -1 on a bad one. */
+static int
+batch_unpack(struct tfs_io *io, size_t from, size_t n, const char *data,
+    size_t len)
+{
+	struct tfs_rep rp;
+	size_t off = 0;
+
+	for (size_t k = from; k < from + n; k++) {
+		if (len - off < sizeof(rp))
+			return -1;
+		memcpy(&rp, data + off, sizeof(rp));
+		off += sizeof(rp);
+		if (rp.len > len - off || (rp.len > 0 &&
+		    io[k].kind != TFS_IO_READ))
+			return -1;
+		io[k].rc = rp.rc == 0 ? 0 : -1;
+		io[k].err = rp.rc == 0 ? 0 : rp.err;
+		if (rp.rc == 0 && io[k].kind == TFS_IO_READ) {
+			if ((io[k].data = malloc(rp.len + 1)) == NULL) {
+				io[k].rc = -1;
+				io[k].err = ENOMEM;
+			} else {
+				memcpy(io[k].data, data + off, rp.len);
+				io[k].data[rp.len] = '\0';
+				io[k].len = rp.len;
+			}
+		}
+		off += rp.len;
+	}
+	return 0;
+}
+
+int
+tfs_batch(const char *root, struct tfs_io *io, size_t n)
+{
+	char *buf, *out;
+	size_t i = 0, k, len, outlen;
+	int done, saved;
+
+	for (k = 0; k < n; k++) {
+		io[k].data = NULL;
+		io[k].len = 0;
+		io[k].rc = -1;
+		io[k].err = ECANCELED;
+	}
+	if (broker_fd < 0) {
+		for (; i < n; i++)
+			batch_one(root, &io[i]);
+		return 0;
+	}
+	if ((buf = malloc(TFS_READ_MAX)) == NULL)
+		return -1;
+	while (i < n) {
+		if ((k = batch_pack(root, io, i, n, buf, TFS_READ_MAX,
+		    &len)) == 0) {
+			batch_one(root, &io[i++]);
+			continue;
+		}
+		ncalls++;
+		out = NULL;
+		if (broker_call(OP_BATCH, "", buf, len, &out, &outlen,
+		    NULL) == -1)
+			goto fail;
+		done = batch_last_rc;
+		if (done <= 0 || (size_t)done > k ||
+		    batch_unpack(io, i, (size_t)done, out, outlen) == -1) {
+			free(out);
+			errno = EPROTO;
+			goto fail;
+		}
+		free(out);
+		i += (size_t)done;
+	}
+	free(buf);
+	return 0;
+fail:
+	saved = errno;
+	free(buf);
+	errno = saved;
+	return -1;
 }
 
 int
@@ -958,6 +1108,80 @@ allowed(int op, const char *path, const char *top, const char *val,
 	return 0;
 }
 
+/*
+ * A batch (OP_BATCH): each request checked and done as if alone, in
+ * order, while its reply fits in one message. Returns how many were
+ * done (at least one of a well-formed batch), or -1 with errno.
+ */
+static int
+batch_serve(const char *in, size_t inlen, const char *top, char **outp,
+    size_t *outlenp)
+{
+	const size_t cap = MSG_MAX - sizeof(struct tfs_rep);
+	char path[TFS_PATH_MAX], *out, *data;
+	struct tfs_req rq;
+	struct tfs_rep rp;
+	size_t off = 0, len = 0, dlen;
+	int n = 0, fd;
+
+	if ((out = malloc(cap)) == NULL)
+		return -1;
+	while (off < inlen) {
+		if (inlen - off < sizeof(rq))
+			goto bad;
+		memcpy(&rq, in + off, sizeof(rq));
+		off += sizeof(rq);
+		if (rq.plen >= TFS_PATH_MAX || rq.plen > inlen - off ||
+		    rq.vlen > inlen - off - rq.plen ||
+		    (rq.op != OP_READ && rq.op != OP_WRITE &&
+		    rq.op != OP_APPEND && rq.op != OP_EXISTS))
+			goto bad;
+		memcpy(path, in + off, rq.plen);
+		path[rq.plen] = '\0';
+		off += rq.plen;
+		/* Room for a reply without data (a read's may not fit). */
+		if (cap - len < sizeof(rp))
+			break;
+		memset(&rp, 0, sizeof(rp));
+		data = NULL;
+		dlen = 0;
+		if (!allowed((int)rq.op, path, top, in + off, rq.vlen)) {
+			rp.rc = -1;
+			rp.err = EPERM;
+		} else if (do_op((int)rq.op, path, in + off, rq.vlen, &data,
+		    &dlen, &fd) == -1) {
+			rp.rc = -1;
+			rp.err = errno;
+		}
+		off += rq.vlen;
+		if (dlen > cap - len - sizeof(rp)) {
+			free(data);
+			if (n > 0)
+				break;	/* read again in the next batch */
+			rp.rc = -1;
+			rp.err = EFBIG;
+			dlen = 0;
+			data = NULL;
+		}
+		rp.len = (uint32_t)dlen;
+		memcpy(out + len, &rp, sizeof(rp));
+		if (dlen > 0)
+			memcpy(out + len + sizeof(rp), data, dlen);
+		len += sizeof(rp) + dlen;
+		free(data);
+		n++;
+	}
+	if (n == 0)
+		goto bad;
+	*outp = out;
+	*outlenp = len;
+	return n;
+bad:
+	free(out);
+	errno = EINVAL;
+	return -1;
+}
+
 int
 tfs_broker_serve(int fd, const char *top)
 {
@@ -1001,7 +1225,11 @@ tfs_broker_serve(int fd, const char *top)
 		outlen = 0;
 		ofd = -1;
 		memset(&rp, 0, sizeof(rp));
-		if (!allowed((int)rq.op, path, top, val, rq.vlen)) {
+		if (rq.op == OP_BATCH) {
+			if ((rp.rc = batch_serve(val, rq.vlen, top, &out,
+			    &outlen)) == -1)
+				rp.err = errno;
+		} else if (!allowed((int)rq.op, path, top, val, rq.vlen)) {
 			rp.rc = -1;
 			rp.err = EPERM;
 		} else if (do_op((int)rq.op, path, val, rq.vlen, &out, &outlen,

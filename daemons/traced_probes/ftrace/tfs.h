@@ -46,6 +46,25 @@ int	tfs_read_line(const char *root, const char *rel, char *buf,
 int	tfs_write(const char *root, const char *rel, const char *val,
 	    int append);
 int	tfs_exists(const char *root, const char *rel);
+/*
+ * Many reads, writes or existence checks under one root in one broker
+ * round trip (as many as fit; the rest in the next ones). Each access
+ * is checked and done on its own, in order, as if made alone: io[i].rc
+ * is 0 or -1 with io[i].err; a read's data is malloc'd and
+ * NUL-terminated (free it). Returns 0, or -1 with errno when the broker
+ * could not be asked (the accesses not done then say so in err).
+ */
+enum tfs_io_kind { TFS_IO_READ = 1, TFS_IO_WRITE, TFS_IO_EXISTS };
+struct tfs_io {
+	enum tfs_io_kind	 kind;
+	const char		*rel;
+	const char		*val;	/* TFS_IO_WRITE */
+	int			 rc;
+	int			 err;
+	char			*data;	/* TFS_IO_READ */
+	size_t			 len;
+};
+int	tfs_batch(const char *root, struct tfs_io *io, size_t n);
 /* Names of the subdirectories of root/rel (malloc'd, free with tfs_list_free). */
 int	tfs_list(const char *root, const char *rel, char ***names, size_t *n);
 void	tfs_list_free(char **names, size_t n);
@@ -74,6 +93,9 @@ int	tfs_list_proc(const char *path, int32_t **pids, size_t *n);
 /* From now on, send every access to the broker at the other end of fd
  * (-1: back to direct access). */
 void	tfs_use_broker(int fd);
+/* Requests made so far: accesses in direct mode, round trips to the
+ * broker (a batch is one) in broker mode. */
+uint64_t tfs_calls(void);
 /*
  * Broker side: serves the worker on fd until it hangs up, allowing only
  * paths under top. Returns 0 at EOF, -1 on a broken request stream.
