@@ -5,12 +5,15 @@
  * started; a trace_marker write made right then must be in the trace.
  * A data source that said "started" before tracing_on (or a faro that
  * returned before all_data_sources_started) loses the write. One small
- * config and one of ~170 events, whose setup takes longest. Needs root
- * and tracefs (exits 77 otherwise); takes the kernel suites' lock.
+ * config and one of ~170 events, whose setup takes longest. Also the
+ * broker's batches that make that setup a few round trips: each access
+ * checked as if alone, a batch larger than a message split, the data as
+ * a direct read gives it. Needs root and tracefs (exits 77 otherwise);
+ * takes the kernel suites' lock (test_kernel_main).
  */
 #include "config.h"
 
-#include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -27,11 +30,13 @@
 #include "protos/perfetto/common/tracing_service_state.pb-c.h"
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 
+#include "ftrace_util.h"
 #include "tfs.h"
 #include "probes_daemon.h"
 #include "tt_fixture.h"
 
 static char tracefs[256];
+static char state_dir[] = "/tmp/check_startlat.XXXXXX";
 
 /* ftrace/print carries the marker; the rest is what setup costs. */
 static const char *configs[] = {
@@ -214,39 +219,118 @@ START_TEST(marker_after_background_wait)
 }
 END_TEST
 
-int
-main(void)
-{
-	const char *cause;
-	Suite *s;
-	TCase *tc;
-	SRunner *sr;
-	int failed, lock;
+/* Reads enough format files that a batch needs several messages. */
+#define BATCH_READS	400
 
-	if (geteuid() != 0) {
-		printf("SKIP: check_startlat needs root\n");
-		return 77;
+START_TEST(batch_through_broker)
+{
+	static const char *checks[][2] = {
+		{ "tracing_on", NULL },		/* allowed read */
+		{ "../../../etc/passwd", NULL },	/* outside: EPERM */
+		{ "trace_marker", "x" },	/* not writable: EPERM */
+		{ "events/no_such_group/x/format", "" },	/* exists: ENOENT */
+	};
+	struct tfs_io io[BATCH_READS + 4];
+	char (*rels)[TFS_PATH_MAX], **groups, **names, *direct;
+	size_t ngroups, nnames, n = 0, len;
+	uint64_t calls;
+	int sv[2], buf = 512 * 1024, st;
+	pid_t broker;
+
+	ck_assert_ptr_nonnull(rels = calloc(BATCH_READS, sizeof(*rels)));
+	ck_assert_int_eq(tfs_list(tracefs, "events", &groups, &ngroups), 0);
+	for (size_t g = 0; g < ngroups && n < BATCH_READS; g++) {
+		char rel[TFS_PATH_MAX];
+
+		snprintf(rel, sizeof(rel), "events/%s", groups[g]);
+		if (tfs_list(tracefs, rel, &names, &nnames) == -1)
+			continue;
+		for (size_t k = 0; k < nnames && n < BATCH_READS; k++)
+			snprintf(rels[n++], sizeof(rels[0]),
+			    "events/%s/%s/format", groups[g], names[k]);
+		tfs_list_free(names, nnames);
 	}
-	if (tfs_find(tracefs, sizeof(tracefs), 1, &cause) == -1) {
-		printf("SKIP: %s\n", cause);
-		return 77;
+	tfs_list_free(groups, ngroups);
+	ck_assert_uint_gt(n, 100);
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
+	    0, sv), 0);
+	for (int i = 0; i < 2; i++)
+		(void)setsockopt(sv[i], SOL_SOCKET, SO_SNDBUFFORCE, &buf,
+		    sizeof(buf));
+	ck_assert_int_ge(broker = fork(), 0);
+	if (broker == 0) {
+		close(sv[1]);
+		_exit(tfs_broker_serve(sv[0], tracefs) == 0 ? 0 : 1);
 	}
-	/* One tracefs for the whole machine: kernel suites take turns. */
-	lock = open("/tmp/faro-tracefs-tests.lock", O_RDWR | O_CREAT, 0600);
-	if (lock == -1 || flock(lock, LOCK_EX) == -1) {
-		perror("tracefs test lock");
-		return 1;
+	close(sv[0]);
+	tfs_use_broker(sv[1]);
+	memset(io, 0, sizeof(io));
+	for (size_t i = 0; i < 4; i++) {
+		io[i].kind = checks[i][1] == NULL ? TFS_IO_READ :
+		    checks[i][1][0] != '\0' ? TFS_IO_WRITE : TFS_IO_EXISTS;
+		io[i].rel = checks[i][0];
+		io[i].val = checks[i][1];
 	}
-	s = suite_create("startlat");
+	for (size_t i = 0; i < n; i++) {
+		io[4 + i].kind = TFS_IO_READ;
+		io[4 + i].rel = rels[i];
+	}
+	calls = tfs_calls();
+	ck_assert_int_eq(tfs_batch(tracefs, io, n + 4), 0);
+	calls = tfs_calls() - calls;
+	tfs_use_broker(-1);
+	close(sv[1]);
+	ck_assert_int_eq(waitpid(broker, &st, 0), broker);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+	ck_assert_int_eq(io[0].rc, 0);
+	ck_assert(io[0].data[0] == '0' || io[0].data[0] == '1');
+	ck_assert_int_eq(io[1].rc, -1);
+	ck_assert_int_eq(io[1].err, EPERM);
+	ck_assert_int_eq(io[2].rc, -1);
+	ck_assert_int_eq(io[2].err, EPERM);
+	ck_assert_int_eq(io[3].rc, -1);
+	ck_assert_int_eq(io[3].err, ENOENT);
+	/* More than one message, far fewer than one per access. */
+	ck_assert_uint_gt(calls, 1);
+	ck_assert_uint_lt(calls, n / 10);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_msg(io[4 + i].rc == 0, "%s: %s", rels[i],
+		    strerror(io[4 + i].err));
+		ck_assert_int_eq(tfs_read(tracefs, rels[i], &direct, &len), 0);
+		ck_assert_uint_eq(io[4 + i].len, len);
+		ck_assert_mem_eq(io[4 + i].data, direct, len);
+		free(direct);
+	}
+	for (size_t i = 0; i < n + 4; i++)
+		free(io[i].data);
+	free(rels);
+}
+END_TEST
+
+static Suite *
+startlat_suite(void)
+{
+	Suite *s = suite_create("startlat");
+	TCase *tc;
+
 	tc = tcase_create("background_wait");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 90);
 	tcase_add_loop_test(tc, marker_after_background_wait, 0,
 	    (int)(sizeof(configs) / sizeof(configs[0])));
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	tc = tcase_create("broker_batch");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, batch_through_broker);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return test_kernel_main("check_startlat", startlat_suite, tracefs,
+	    sizeof(tracefs), state_dir, NULL);
 }
