@@ -847,9 +847,11 @@ static int
 first_setup(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
     char *err, size_t errsz)
 {
+	enum { ON, TRACER, CLOCK, CPUMASK, PIDS, NSET };
 	const char *clock = req->clock ? req->clock : "boot";
+	struct tfs_io io[NSET];
 	char pids[4096];
-	size_t off = 0;
+	size_t off = 0, n = CLOCK + 1;
 	int rc, cleared;
 
 	if (instance_open(ctl) == -1) {
@@ -857,30 +859,50 @@ first_setup(struct ftrace_ctl *ctl, const struct ftrace_ctl_req *req,
 		    ctl->root, strerror(errno));
 		return -1;
 	}
-	if (ctl_set(ctl, "tracing_on", "0") == -1) {
+	for (size_t i = 0; i < req->ntids && off + 16 < sizeof(pids); i++)
+		off += (size_t)snprintf(pids + off, sizeof(pids) - off, "%s%d",
+		    i ? " " : "", req->tids[i]);
+	/*
+	 * One batch, in this order: tracing off first; a tracer other than
+	 * nop would fill the buffer with its records (a kernel without
+	 * current_tracer has none); the clock; the CPUs and pids to trace.
+	 */
+	memset(io, 0, sizeof(io));
+	io[ON].rel = "tracing_on";
+	io[ON].val = "0";
+	io[TRACER].rel = "current_tracer";
+	io[TRACER].val = "nop";
+	io[CLOCK].rel = "trace_clock";
+	io[CLOCK].val = clock;
+	if (req->cpumask != NULL) {
+		io[n].rel = "tracing_cpumask";
+		io[n++].val = req->cpumask;
+	}
+	if (req->ntids > 0) {
+		io[n].rel = "set_event_pid";
+		io[n++].val = pids;
+	}
+	ctl_set_many(ctl, io, n);
+	if (io[ON].rc == -1) {
 		snprintf(err, errsz, "cannot write %s/tracing_on: %s",
-		    ctl->root, strerror(errno));
+		    ctl->root, strerror(io[ON].err));
 		return -1;
 	}
-	/* Tracers other than nop would fill the buffer with their records
-	 * (a kernel without current_tracer has none). */
-	(void)ctl_set(ctl, "current_tracer", "nop");
-	/* A new clock empties the buffers (the kernel will not mix
+	for (size_t i = CLOCK + 1; i < n; i++)
+		if (io[i].rc == -1)
+			log_warnx("%s: %s %s: %s", __func__, io[i].rel,
+			    io[i].val, strerror(io[i].err));
+	/*
+	 * A new clock empties the buffers (the kernel will not mix
 	 * timestamps of two clocks): then clearing them again would only
-	 * cost another grace period. */
-	if ((rc = ctl_set(ctl, "trace_clock", clock)) != -1)
+	 * cost another grace period.
+	 */
+	rc = io[CLOCK].rc == 0 ? (io[CLOCK].err == EALREADY) : -1;
+	if (rc != -1)
 		snprintf(ctl->clock, sizeof(ctl->clock), "%s", clock);
 	else if ((rc = ctl_set(ctl, "trace_clock", "global")) != -1)
 		snprintf(ctl->clock, sizeof(ctl->clock), "global");
 	cleared = rc == 0;
-	if (req->cpumask != NULL && ctl_set(ctl, "tracing_cpumask",
-	    req->cpumask) == -1)
-		log_warn("%s: tracing_cpumask %s", __func__, req->cpumask);
-	for (size_t i = 0; i < req->ntids && off + 16 < sizeof(pids); i++)
-		off += (size_t)snprintf(pids + off, sizeof(pids) - off, "%s%d",
-		    i ? " " : "", req->tids[i]);
-	if (req->ntids > 0 && ctl_set(ctl, "set_event_pid", pids) == -1)
-		log_warn("%s: set_event_pid", __func__);
 	/* (tracing_on is 0: nothing new comes in after the check.) */
 	if (!req->preserve && !cleared && !buffers_empty(ctl))
 		(void)tfs_write(ctl->root, "trace", "", 0);
