@@ -669,6 +669,11 @@ tfs_batch(const char *root, struct tfs_io *io, size_t n)
 			goto fail;
 		}
 		free(out);
+		/* A read too big to share a reply with its header goes alone
+		 * (a batch answers the first one EFBIG rather than stall). */
+		if (io[i].rc == -1 && io[i].err == EFBIG &&
+		    io[i].kind == TFS_IO_READ)
+			batch_one(root, &io[i]);
 		i += (size_t)done;
 	}
 	free(buf);
