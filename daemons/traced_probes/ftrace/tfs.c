@@ -1119,7 +1119,7 @@ allowed(int op, const char *path, const char *top, const char *val,
  * done (at least one of a well-formed batch), or -1 with errno.
  */
 static int
-batch_serve(const char *in, size_t inlen, const char *top, char **outp,
+batch_serve_untrusted(const char *in, size_t inlen, const char *top, char **outp,
     size_t *outlenp)
 {
 	const size_t cap = MSG_MAX - sizeof(struct tfs_rep);
@@ -1231,7 +1231,7 @@ tfs_broker_serve(int fd, const char *top)
 		ofd = -1;
 		memset(&rp, 0, sizeof(rp));
 		if (rq.op == OP_BATCH) {
-			if ((rp.rc = batch_serve(val, rq.vlen, top, &out,
+			if ((rp.rc = batch_serve_untrusted(val, rq.vlen, top, &out,
 			    &outlen)) == -1)
 				rp.err = errno;
 		} else if (!allowed((int)rq.op, path, top, val, rq.vlen)) {
