@@ -64,6 +64,7 @@ struct state_row {
 	int64_t		 waker;
 	int64_t		 io_wait;	/* TP_NULL until sched_blocked_reason */
 	char		 state[16];
+	char		 blocked_fn[128];	/* its caller, "" if unknown */
 };
 
 /*
@@ -180,7 +181,8 @@ row_write(struct tp *tp, int64_t utid, struct state_row *r)
 	if (r->id < 0)
 		return;
 	tp_thread_state_insert(tp, r->id, r->ts, r->dur, r->cpu, utid,
-	    r->state, r->io_wait, r->waker);
+	    r->state, r->io_wait, r->waker, r->blocked_fn[0] != '\0' ?
+	    r->blocked_fn : NULL);
 	r->id = -1;
 }
 
@@ -212,13 +214,17 @@ state_open(struct tp *tp, int64_t utid, struct open_state *s, int64_t ts,
 	s->cur.cpu = cpu;
 	s->cur.waker = waker;
 	s->cur.io_wait = TP_NULL;
+	s->cur.blocked_fn[0] = '\0';
 	snprintf(s->cur.state, sizeof(s->cur.state), "%s", st);
 }
 
 /* sched_blocked_reason: why the thread blocked, for its last blocked row,
- * open or held; nothing when it has run since. */
+ * open or held; nothing when it has run since. fn: the caller's symbol,
+ * NULL when the sequence does not name it (upstream leaves it NULL then,
+ * with no hex fallback). */
 static void
-state_blocked_reason(struct tp *tp, int64_t tid, int64_t io_wait)
+state_blocked_reason(struct tp *tp, int64_t tid, int64_t io_wait,
+    const char *fn, size_t fnlen)
 {
 	struct open_state *s;
 	struct state_row *r;
@@ -232,6 +238,10 @@ state_blocked_reason(struct tp *tp, int64_t tid, int64_t io_wait)
 	else
 		return;
 	r->io_wait = io_wait != 0;
+	if (fn != NULL)
+		snprintf(r->blocked_fn, sizeof(r->blocked_fn), "%.*s",
+		    (int)(fnlen < sizeof(r->blocked_fn) ? fnlen :
+		    sizeof(r->blocked_fn) - 1), fn);
 }
 
 void
@@ -760,9 +770,15 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 	case EV_SCHED_PROCESS_FREE:
 		tp_thread_end(tp, (int32_t)e.v[2], ts);
 		break;
-	case EV_SCHED_BLOCKED_REASON:
-		state_blocked_reason(tp, (int32_t)e.v[1], e.v[3]);
+	case EV_SCHED_BLOCKED_REASON: {
+		const char *fn;
+		size_t fnlen;
+
+		if (ksym_lookup(g, (uint64_t)e.v[2], &fn, &fnlen) != 0)
+			fn = NULL, fnlen = 0;
+		state_blocked_reason(tp, (int32_t)e.v[1], e.v[3], fn, fnlen);
 		break;
+	}
 	case EV_WORKQUEUE_START:
 		tp_ftrace_workqueue(tp, ts, cpu, pid, ksym_name(g,
 		    (uint64_t)e.v[2], sym, sizeof(sym)));

@@ -288,7 +288,7 @@ int64_t	 tp_sched_insert(struct tp *, int64_t id, int64_t ts, int64_t dur,
 	    int64_t cpu, int64_t utid, const char *end_state, int64_t prio);
 void	 tp_thread_state_insert(struct tp *, int64_t id, int64_t ts,
 	    int64_t dur, int64_t cpu, int64_t utid, const char *state,
-	    int64_t io_wait, int64_t waker_utid);
+	    int64_t io_wait, int64_t waker_utid, const char *blocked_function);
 int64_t	 tp_ftrace_insert(struct tp *, int64_t ts, const char *name,
 	    int64_t cpu, int64_t utid, int64_t arg_set_id, int64_t flags);
 void	 tp_flow_insert(struct tp *, int64_t out, int64_t in);

@@ -149,7 +149,8 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	[SQ_SCHED] = "INSERT INTO sched_slice(id, ts, dur, cpu, utid,"
 	    " end_state, priority) VALUES(?,?,?,?,?,?,?)",
 	[SQ_THREAD_STATE] = "INSERT INTO thread_state(id, ts, dur, cpu, utid,"
-	    " state, io_wait, waker_utid) VALUES(?,?,?,?,?,?,?,?)",
+	    " state, io_wait, waker_utid, blocked_function)"
+	    " VALUES(?,?,?,?,?,?,?,?,?)",
 	[SQ_FTRACE] = "INSERT INTO ftrace_event(id, ts, name, cpu, utid,"
 	    " arg_set_id, common_flags) VALUES(?,?,?,?,?,?,?)",
 	[SQ_METADATA] = "INSERT INTO metadata(id, name, key_type, int_value,"
@@ -577,7 +578,7 @@ tp_sched_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
 void
 tp_thread_state_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
     int64_t cpu, int64_t utid, const char *state, int64_t io_wait,
-    int64_t waker_utid)
+    int64_t waker_utid, const char *blocked_function)
 {
 	struct tp_val *r = tp_row_new(tp, SQ_THREAD_STATE);
 
@@ -591,6 +592,9 @@ tp_thread_state_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
 		    strlen(state));
 	tp_val_i64n(&r[6], io_wait);
 	tp_val_i64n(&r[7], waker_utid);
+	if (blocked_function != NULL)
+		(void)tp_val_str(tp, SQ_THREAD_STATE, &r[8], blocked_function,
+		    strlen(blocked_function));
 }
 
 int64_t
