@@ -231,6 +231,30 @@ line_header(const char *s, size_t len, int64_t *tid, int64_t *tgid,
 	return 0;
 }
 
+/* The NAME after "function " in a workqueue_execute_start line, cut at
+ * the first blank: 0, or -1 when there is none. */
+static int
+workqueue_function(const char *a, size_t len, char *out, size_t outsz)
+{
+	static const char key[] = "function ";
+	size_t i, n;
+
+	for (i = 0; i + sizeof(key) - 1 <= len; i++)
+		if (memcmp(a + i, key, sizeof(key) - 1) == 0)
+			break;
+	if (i + sizeof(key) - 1 > len)
+		return -1;
+	a += i + sizeof(key) - 1;
+	len -= i + sizeof(key) - 1;
+	for (n = 0; n < len && a[n] != ' ' && a[n] != '\t' && a[n] != '\r';
+	    n++)
+		;
+	if (n == 0)
+		return -1;
+	snprintf(out, outsz, "%.*s", (int)(n < outsz ? n : outsz - 1), a);
+	return 0;
+}
+
 void
 tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
@@ -286,6 +310,14 @@ tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 
 		tp_ftrace_sched_waking(tp, ts, (uint32_t)cpu, tid,
 		    kv_int(kv, n, "pid", 0), c ? c->v : NULL, c ? c->vlen : 0);
+	} else if (strcmp(name, "workqueue_execute_start") == 0) {
+		char fn[256];
+
+		/* Not key=value: "work struct 0x...: function NAME". */
+		if (workqueue_function(args, argslen, fn, sizeof(fn)) == 0)
+			tp_ftrace_workqueue(tp, ts, TP_NULL, tid, fn);
+	} else if (strcmp(name, "workqueue_execute_end") == 0) {
+		tp_ftrace_workqueue(tp, ts, TP_NULL, tid, NULL);
 	} else if (strcmp(name, "cpu_frequency") == 0) {
 		tp_ftrace_cpu_counter(tp, ts, "cpufreq",
 		    kv_int(kv, n, "cpu_id", cpu), (double)kv_int(kv, n, "state",
