@@ -33,6 +33,7 @@ check "faro_example" "the example app as a process"
 check "process_item > " "the example app's nested slices"
 check "gzip" "the real work (gzip)"
 check "Scheduling latency" "the latency section"
+check "Disk request latency" "the I/O latency section"
 check "Trace file: $out/t.pftrace" "where the trace is"
 [ -s "$out/t.pftrace" ] || { echo "FAIL: no trace file"; fail=1; }
 [ "$before" = "$after" ] || { echo "FAIL: tracefs changed by the demo"; fail=1; }
