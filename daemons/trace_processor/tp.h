@@ -8,6 +8,11 @@
  *
  *   tp_new() -> tp_parse(chunk) ... tp_parse(chunk) -> tp_eof() -> queries
  *
+ * A trace still being recorded (trace_processor --live) is read the same
+ * way without an end:
+ *
+ *   tp_parse ... tp_checkpoint -> queries -> tp_evict_before -> tp_parse ...
+ *
  * The trace arrives in chunks of any size and split anywhere; the format
  * (Perfetto proto, gzip'd proto, Chrome JSON, ftrace text) is guessed from
  * the first bytes. Nothing is required to fit in memory twice: chunks are
@@ -49,6 +54,25 @@ void		 tp_free(struct tp *);
 int		 tp_parse(struct tp *, const void *buf, size_t len);
 /* End of the trace: flush, finalize tables. Idempotent. */
 int		 tp_eof(struct tp *);
+/*
+ * Makes the trace parsed so far visible to queries without ending it:
+ * records the sorter holds older than upto are parsed (INT64_MAX: all of
+ * them; a record that comes later with an older timestamp is dropped and
+ * counted), slices, sched slices and thread states still open show with
+ * dur -1. Parsing goes on afterwards; ids are those a full import gives.
+ */
+int		 tp_checkpoint(struct tp *, int64_t upto);
+/*
+ * Windowing: deletes the rows whose time is over before ts (slices, sched
+ * slices and thread states that ended, counter values, ftrace events,
+ * their args, flows that lost an end). Open rows, threads, processes and
+ * tracks stay; ids are never reused. Call after tp_checkpoint().
+ */
+int		 tp_evict_before(struct tp *, int64_t ts);
+/* The newest timestamp read so far (INT64_MIN: none), sorted or not. */
+int64_t		 tp_newest_ts(struct tp *);
+/* Bytes the engine holds: table pages in use and sorter records. */
+size_t		 tp_mem_bytes(struct tp *);
 /* Reads a whole descriptor in blocks, then tp_eof(). */
 int		 tp_load_fd(struct tp *, int fd);
 int		 tp_load_file(struct tp *, const char *path);	/* "-": stdin */

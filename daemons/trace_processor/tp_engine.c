@@ -322,6 +322,59 @@ tp_eof(struct tp *tp)
 	return rc;
 }
 
+/*
+ * The trace so far, made visible: what the sorter holds older than upto
+ * is parsed, queued rows are written, open slices, sched slices and
+ * thread states are written as they stand (dur -1, replaced when they
+ * close), the tables kept in C (threads, processes, tracks, cpus, stats,
+ * bounds) are written again. Nothing is closed or finalized: parsing goes
+ * on afterwards, and a later tp_eof() gives the tables a full import of
+ * the same trace would have.
+ */
+int
+tp_checkpoint(struct tp *tp, int64_t upto)
+{
+	int rc = 0;
+
+	if (tp->eof_done)
+		return 0;
+	if (tp_txn_begin(tp) == -1)
+		return -1;
+	tp_sorter_release(tp, upto);
+	if (tp_rows_flush(tp) == -1)
+		rc = -1;
+	tp_slices_write_open(tp);
+	tp_ftrace_write_open(tp);
+	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)
+		rc = -1;
+	/* From the first checkpoint on, the index is kept up as rows come. */
+	if (tp_schema_index(tp) == -1)
+		rc = -1;
+	if (tp_txn_commit(tp) == -1)
+		rc = -1;
+	return rc;
+}
+
+/* Bytes of table pages in use (freed pages are reused, not counted) and
+ * of the records the sorter holds. */
+size_t
+tp_mem_bytes(struct tp *tp)
+{
+	sqlite3_stmt *st;
+	int64_t v[3] = { 0, 0, 0 };
+	int i;
+
+	if (sqlite3_prepare_v2(tp->db, "SELECT * FROM pragma_page_count,"
+	    " pragma_freelist_count, pragma_page_size", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			for (i = 0; i < 3; i++)
+				v[i] = sqlite3_column_int64(st, i);
+		sqlite3_finalize(st);
+	}
+	return (size_t)((v[0] - v[1]) * v[2]) + tp->sorter.bytes;
+}
+
 int
 tp_load_fd(struct tp *tp, int fd)
 {

@@ -1126,6 +1126,36 @@ tp_ftrace_end(struct tp *tp)
 	}
 }
 
+/* A row as it stands, kept open (row_write closes it). */
+static void
+row_write_open(struct tp *tp, int64_t utid, const struct state_row *r)
+{
+	struct state_row c = *r;
+
+	row_write(tp, utid, &c);
+}
+
+void
+tp_ftrace_write_open(struct tp *tp)
+{
+	struct tp_ftrace *ft = tp->ftrace;
+	size_t i;
+
+	if (ft == NULL)
+		return;
+	for (i = 0; i < ft->ncpus; i++) {
+		struct cpu_state *c = &ft->cpus[i];
+
+		if (c->sched_id >= 0)
+			tp_sched_insert(tp, c->sched_id, c->ts, -1,
+			    (int64_t)i, c->utid, NULL, c->prio);
+	}
+	for (i = 0; i < ft->nstates; i++) {
+		row_write_open(tp, (int64_t)i, &ft->states[i].held);
+		row_write_open(tp, (int64_t)i, &ft->states[i].cur);
+	}
+}
+
 void
 tp_ftrace_free(struct tp *tp)
 {

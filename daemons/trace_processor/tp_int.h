@@ -5,9 +5,12 @@
  *
  * Ids follow upstream: every table counts from 0 in insertion order. Rows
  * that change while the trace is read (threads, processes, tracks) live
- * in C arrays and are written at tp_eof(); rows that never change after
+ * in C arrays and are written at tp_eof() and at each tp_checkpoint()
+ * (replacing what the previous one wrote); rows that never change after
  * they are complete (slices, counters, args, sched, ...) are inserted as
- * soon as they are complete, in one transaction per chunk.
+ * soon as they are complete, in one transaction per chunk. A checkpoint
+ * also writes the rows still open (slices, sched, thread states) as they
+ * stand; they are replaced, same id, when they close.
  */
 #ifndef FARO_TP_INT_H
 #define FARO_TP_INT_H
@@ -21,6 +24,7 @@
 #include "tp_hash.h"
 
 #define TP_NULL		INT64_MIN	/* a NULL integer cell */
+#define TP_MAX_CPUS	4096		/* cpus the cpu table can list */
 
 /* Stats we fill, with upstream's names (tp_stats.c holds the table). */
 enum tp_stat {
@@ -209,6 +213,8 @@ struct tp_sorter {
 	uint64_t		 seq;
 	int64_t			 last_popped;
 	int			 popped_any;
+	int64_t			 newest;	/* largest ts pushed */
+	int			 pushed_any;
 };
 
 struct tp {
@@ -245,6 +251,9 @@ struct tp {
 	struct tp_hash		 istats;	/* stat << 32 | idx -> value */
 
 	int64_t			 ts_min, ts_max;
+	uint64_t		 cpus_seen[TP_MAX_CPUS / 64];
+	int			 indexed;	/* slice_stack exists */
+	int64_t			 evicted_before; /* tp_evict_before's */
 
 	struct tp_sorter	 sorter;
 	struct tp_proto		*proto;
@@ -295,6 +304,7 @@ void	 tp_flow_insert(struct tp *, int64_t out, int64_t in);
 void	 tp_metadata_str(struct tp *, const char *name, const char *v);
 void	 tp_metadata_int(struct tp *, const char *name, int64_t v);
 int	 tp_write_final_tables(struct tp *);
+void	 tp_cpu_seen(struct tp *, int64_t cpu);
 int	 tp_step_done(struct tp *, sqlite3_stmt *);
 struct tp_val	*tp_row_new(struct tp *, enum tp_stmt);
 void	 tp_val_int(struct tp_val *, int64_t);
@@ -352,6 +362,8 @@ int64_t	 tp_slice_end(struct tp *, int64_t track, int64_t ts,
 	    const char *name, int64_t thread_ts, int64_t *arg_set_out);
 int64_t	 tp_slice_top(struct tp *, int64_t track, int64_t ts);
 void	 tp_slices_close_all(struct tp *);
+/* Writes the open slices as they stand (dur -1); they stay open. */
+void	 tp_slices_write_open(struct tp *);
 /* Flow v2 semantics: id connects the previous slice to this one. */
 void	 tp_flow_step(struct tp *, uint64_t flow_id, int64_t slice_id,
 	    int terminate);
@@ -385,6 +397,8 @@ int	 tp_sorter_push(struct tp *, int64_t ts, enum tp_sort_kind,
 	    uint32_t aux, void *ref, const void *data, size_t len);
 /* Releases items beyond the window (all when flush is set). */
 void	 tp_sorter_drain(struct tp *, int flush);
+/* Releases every item older than upto, whatever the window holds. */
+void	 tp_sorter_release(struct tp *, int64_t upto);
 /* Dispatch of one sorted item: tp_proto.c, tp_json.c, tp_systrace.c. */
 void	 tp_proto_parse_sorted(struct tp *, struct tp_sort_item *);
 void	 tp_json_parse_sorted(struct tp *, struct tp_sort_item *);
@@ -431,6 +445,8 @@ void	 tp_ftrace_cpu_counter(struct tp *, int64_t ts, const char *name,
 void	 tp_ftrace_workqueue(struct tp *, int64_t ts, int64_t cpu,
 	    int64_t tid, const char *function);
 void	 tp_ftrace_end(struct tp *);
+/* Writes the open sched slices and thread states; they stay open. */
+void	 tp_ftrace_write_open(struct tp *);
 void	 tp_ftrace_free(struct tp *);
 /* Kernel task state bits into upstream's letters ("S", "R+", "D|K"). */
 void	 tp_task_state_str(int64_t state, char *, size_t);

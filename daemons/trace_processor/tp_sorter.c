@@ -210,6 +210,9 @@ tp_sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	it->aux = aux;
 	it->kind = (uint8_t)kind;
 	s->bytes += len + sizeof(*it);
+	if (!s->pushed_any || ts > s->newest)
+		s->newest = ts;
+	s->pushed_any = 1;
 	if (to_heap) {
 		heap_up(s->heap, s->n++);
 	} else {
@@ -227,6 +230,42 @@ tp_sorter_drain(struct tp *tp, int flush)
 	while ((s->n > 0 || s->rn > 0) &&
 	    (flush || s->bytes > tp->cfg.sort_window_bytes))
 		sorter_pop(tp);
+}
+
+/* The oldest item's timestamp, or INT64_MAX when empty. */
+static int64_t
+sorter_oldest(const struct tp_sorter *s)
+{
+	int64_t ts = INT64_MAX;
+
+	if (s->rn > 0)
+		ts = s->run[s->rhead].ts;
+	if (s->n > 0 && s->heap[0].ts < ts)
+		ts = s->heap[0].ts;
+	return ts;
+}
+
+/*
+ * A checkpoint's release: whatever is older than upto leaves now. Items
+ * pushed later with an older timestamp are dropped and counted, as any
+ * item older than one already released.
+ */
+void
+tp_sorter_release(struct tp *tp, int64_t upto)
+{
+	while (sorter_oldest(&tp->sorter) < upto)
+		sorter_pop(tp);
+	tp_sorter_drain(tp, 0);
+}
+
+int64_t
+tp_newest_ts(struct tp *tp)
+{
+	int64_t ts = tp->ts_max;
+
+	if (tp->sorter.pushed_any && tp->sorter.newest > ts)
+		ts = tp->sorter.newest;
+	return ts;
 }
 
 void

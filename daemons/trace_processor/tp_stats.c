@@ -1,6 +1,6 @@
 /*
  * The stats table: upstream's stat names, severities and sources for the
- * counters the importers keep, written at tp_eof().
+ * counters the importers keep, written at tp_eof() and each tp_checkpoint().
  */
 #include <string.h>
 
@@ -164,6 +164,11 @@ tp_stats_write(struct tp *tp)
 	size_t i;
 	int s;
 
+	/* Written again at each checkpoint: the values only grow. */
+	if (sqlite3_exec(tp->db, "DELETE FROM stats", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		return tp_seterr(tp, "%s: %s", __func__,
+		    sqlite3_errmsg(tp->db));
 	if (sqlite3_prepare_v2(tp->db, "INSERT INTO stats(name, idx, severity,"
 	    " source, value, description) VALUES(?,?,?,?,?,?)", -1, &st,
 	    NULL) != SQLITE_OK)

@@ -133,12 +133,15 @@ static const char schema_sql[] =
  * and per-track lookups.)
  */
 static const char index_sql[] =
-	"CREATE INDEX slice_stack ON slice(stack_id);";
+	"CREATE INDEX IF NOT EXISTS slice_stack ON slice(stack_id);";
 
 static const char *const stmt_sql[SQ_COUNT] = {
-	[SQ_SLICE] = "INSERT INTO slice(id, ts, dur, track_id, category, name,"
-	    " depth, stack_id, parent_stack_id, parent_id, arg_set_id,"
-	    " thread_ts, thread_dur) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	/* Rows written while still open (tp_checkpoint) are replaced when
+	 * they close: slices, sched and thread_state. */
+	[SQ_SLICE] = "INSERT OR REPLACE INTO slice(id, ts, dur, track_id,"
+	    " category, name, depth, stack_id, parent_stack_id, parent_id,"
+	    " arg_set_id, thread_ts, thread_dur)"
+	    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[SQ_COUNTER] = "INSERT INTO counter(id, ts, track_id, value,"
 	    " arg_set_id) VALUES(?,?,?,?,?)",
 	[SQ_ARG] = "INSERT INTO __args(id, arg_set_id, key_id, int_value,"
@@ -146,10 +149,10 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	[SQ_ARG_KEY] = "INSERT INTO __arg_keys(id, flat_key, key, value_type)"
 	    " VALUES(?,?,?,?)",
 	[SQ_FLOW] = "INSERT INTO flow(id, slice_out, slice_in) VALUES(?,?,?)",
-	[SQ_SCHED] = "INSERT INTO sched_slice(id, ts, dur, cpu, utid,"
-	    " end_state, priority) VALUES(?,?,?,?,?,?,?)",
-	[SQ_THREAD_STATE] = "INSERT INTO thread_state(id, ts, dur, cpu, utid,"
-	    " state, io_wait, waker_utid, blocked_function)"
+	[SQ_SCHED] = "INSERT OR REPLACE INTO sched_slice(id, ts, dur, cpu,"
+	    " utid, end_state, priority) VALUES(?,?,?,?,?,?,?)",
+	[SQ_THREAD_STATE] = "INSERT OR REPLACE INTO thread_state(id, ts, dur,"
+	    " cpu, utid, state, io_wait, waker_utid, blocked_function)"
 	    " VALUES(?,?,?,?,?,?,?,?,?)",
 	[SQ_FTRACE] = "INSERT INTO ftrace_event(id, ts, name, cpu, utid,"
 	    " arg_set_id, common_flags) VALUES(?,?,?,?,?,?,?)",
@@ -174,6 +177,10 @@ int
 tp_schema_index(struct tp *tp)
 {
 	char *msg = NULL;
+
+	if (tp->indexed)
+		return 0;
+	tp->indexed = 1;
 
 	if (sqlite3_exec(tp->db, index_sql, NULL, NULL, &msg) != SQLITE_OK) {
 		tp_seterr(tp, "%s: %s", __func__, msg ? msg : "?");
@@ -563,6 +570,7 @@ tp_sched_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
 {
 	struct tp_val *r = tp_row_new(tp, SQ_SCHED);
 
+	tp_cpu_seen(tp, cpu);
 	tp_val_int(&r[0], id);
 	tp_val_int(&r[1], ts);
 	tp_val_int(&r[2], dur);
@@ -605,6 +613,7 @@ tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
 	int64_t id = tp->next_ftrace++;
 
 	tp_seen_ts(tp, ts);
+	tp_cpu_seen(tp, cpu);
 	tp_val_int(&r[0], id);
 	tp_val_int(&r[1], ts);
 	if (name != NULL)
@@ -665,8 +674,9 @@ write_threads(struct tp *tp)
 	sqlite3_stmt *st;
 	size_t i;
 
-	if (write_prepared(tp, "INSERT INTO thread(utid, tid, name, start_ts,"
-	    " end_ts, upid, is_main_thread) VALUES(?,?,?,?,?,?,?)", &st) == -1)
+	if (write_prepared(tp, "INSERT OR REPLACE INTO thread(utid, tid, name,"
+	    " start_ts, end_ts, upid, is_main_thread) VALUES(?,?,?,?,?,?,?)",
+	    &st) == -1)
 		return -1;
 	for (i = 0; i < tp->nthreads; i++) {
 		struct tp_thread *t = &tp->threads[i];
@@ -692,9 +702,9 @@ write_processes(struct tp *tp)
 	sqlite3_stmt *st;
 	size_t i;
 
-	if (write_prepared(tp, "INSERT INTO process(upid, pid, name, start_ts,"
-	    " end_ts, parent_upid, uid, cmdline) VALUES(?,?,?,?,?,?,?,?)",
-	    &st) == -1)
+	if (write_prepared(tp, "INSERT OR REPLACE INTO process(upid, pid, name,"
+	    " start_ts, end_ts, parent_upid, uid, cmdline)"
+	    " VALUES(?,?,?,?,?,?,?,?)", &st) == -1)
 		return -1;
 	for (i = 0; i < tp->nprocs; i++) {
 		struct tp_process *p = &tp->procs[i];
@@ -718,11 +728,10 @@ write_tracks(struct tp *tp)
 {
 	sqlite3_stmt *st;
 	size_t i;
-	int64_t maxcpu = -1;
 
-	if (write_prepared(tp, "INSERT INTO __intrinsic_track(id, type, name,"
-	    " parent_id, source_arg_set_id, utid, upid, cpu, unit, description)"
-	    " VALUES(?,?,?,?,?,?,?,?,?,?)", &st) == -1)
+	if (write_prepared(tp, "INSERT OR REPLACE INTO __intrinsic_track(id,"
+	    " type, name, parent_id, source_arg_set_id, utid, upid, cpu, unit,"
+	    " description) VALUES(?,?,?,?,?,?,?,?,?,?)", &st) == -1)
 		return -1;
 	for (i = 0; i < tp->ntracks; i++) {
 		struct tp_track *t = &tp->tracks[i];
@@ -739,38 +748,93 @@ write_tracks(struct tp *tp)
 		bind_str(st, 9, t->unit, t->unit ? strlen(t->unit) : 0);
 		bind_str(st, 10, t->desc, t->desc ? strlen(t->desc) : 0);
 		(void)tp_step_done(tp, st);
-		if (t->cpu != TP_NULL && t->cpu > maxcpu && t->cpu < 4096)
-			maxcpu = t->cpu;
 	}
 	sqlite3_finalize(st);
 	return 0;
 }
 
+void
+tp_cpu_seen(struct tp *tp, int64_t cpu)
+{
+	if (cpu >= 0 && cpu < TP_MAX_CPUS)
+		tp->cpus_seen[cpu / 64] |= 1ULL << (cpu % 64);
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The cpu table lists every cpu that carried data (sched, ftrace events,
+ * cpu tracks) in cpu order. The cpus of rows are noted as the rows are
+ * queued, so this costs nothing per row when it is written again.
+ */
+static int
+write_cpus(struct tp *tp)
+{
+	sqlite3_stmt *st;
+	int64_t *v;
+	size_t n = 0, i;
+
+	if ((v = calloc(TP_MAX_CPUS + tp->ntracks, sizeof(*v))) == NULL)
+		return tp_seterr(tp, "%s: out of memory", __func__);
+	for (i = 0; i < tp->ntracks; i++) {
+		int64_t c = tp->tracks[i].cpu;
+
+		if (c >= 0 && c < TP_MAX_CPUS)
+			tp_cpu_seen(tp, c);
+		else if (c != TP_NULL)
+			v[n++] = c;
+	}
+	for (i = 0; i < TP_MAX_CPUS; i++)
+		if (tp->cpus_seen[i / 64] & (1ULL << (i % 64)))
+			v[n++] = (int64_t)i;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	if (sqlite3_exec(tp->db, "DELETE FROM cpu", NULL, NULL, NULL) !=
+	    SQLITE_OK || write_prepared(tp, "INSERT INTO cpu(cpu) VALUES(?)",
+	    &st) == -1) {
+		free(v);
+		return tp_seterr(tp, "%s: %s", __func__,
+		    sqlite3_errmsg(tp->db));
+	}
+	/* Ids are assigned in cpu order, from 1 as before. */
+	for (i = 0; i < n; i++) {
+		if (i > 0 && v[i] == v[i - 1])
+			continue;
+		sqlite3_bind_int64(st, 1, v[i]);
+		(void)tp_step_done(tp, st);
+	}
+	sqlite3_finalize(st);
+	free(v);
+	return 0;
+}
+
+/*
+ * Writes the rows kept in C (threads, processes, tracks), the cpu table
+ * and the trace bounds. Each run replaces what the previous one wrote:
+ * tp_checkpoint runs it again and again, tp_eof once more at the end.
+ */
 int
 tp_write_final_tables(struct tp *tp)
 {
-	char sql[128];
+	char sql[160];
 
-	/* The cpu table below reads sched_slice and ftrace_event. */
 	if (tp_rows_flush(tp) == -1)
 		return -1;
 	if (write_threads(tp) == -1 || write_processes(tp) == -1 ||
-	    write_tracks(tp) == -1)
+	    write_tracks(tp) == -1 || write_cpus(tp) == -1)
 		return -1;
-	/* The cpu table lists every cpu that carried data. */
-	if (sqlite3_exec(tp->db, "INSERT INTO cpu(cpu) SELECT DISTINCT cpu FROM"
-	    " (SELECT cpu FROM sched_slice UNION SELECT cpu FROM ftrace_event"
-	    " UNION SELECT cpu FROM __intrinsic_track WHERE cpu IS NOT NULL)"
-	    " ORDER BY cpu", NULL, NULL, NULL) != SQLITE_OK)
-		return tp_seterr(tp, "%s: %s", __func__,
-		    sqlite3_errmsg(tp->db));
 	if (tp->ts_min <= tp->ts_max)
-		snprintf(sql, sizeof(sql), "INSERT INTO __trace_bounds"
-		    " VALUES(%lld, %lld)", (long long)tp->ts_min,
-		    (long long)tp->ts_max);
+		snprintf(sql, sizeof(sql), "DELETE FROM __trace_bounds;"
+		    " INSERT INTO __trace_bounds VALUES(%lld, %lld)",
+		    (long long)tp->ts_min, (long long)tp->ts_max);
 	else
-		snprintf(sql, sizeof(sql), "INSERT INTO __trace_bounds"
-		    " VALUES(0, 0)");
+		snprintf(sql, sizeof(sql), "DELETE FROM __trace_bounds;"
+		    " INSERT INTO __trace_bounds VALUES(0, 0)");
 	if (sqlite3_exec(tp->db, sql, NULL, NULL, NULL) != SQLITE_OK)
 		return tp_seterr(tp, "%s: %s", __func__,
 		    sqlite3_errmsg(tp->db));

@@ -4,7 +4,8 @@
  * parent_id and stack_id mean the same thing whatever the source.
  *
  * A slice gets its id when it begins and its row when it ends (its
- * duration known); slices still open at the end get dur = -1.
+ * duration known); slices still open at the end get dur = -1, and so do
+ * open slices at a checkpoint until their end replaces the row.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -314,6 +315,26 @@ tp_slices_close_all(struct tp *tp)
 				slice_write(tp, (int64_t)i, s, t->depth - 1, -1,
 				    TP_NULL);
 			slice_pop(t);
+		}
+	}
+}
+
+void
+tp_slices_write_open(struct tp *tp)
+{
+	size_t i, d;
+
+	for (i = 0; i < tp->ntracks; i++) {
+		struct tp_track *t = &tp->tracks[i];
+
+		for (d = 0; d < t->depth; d++) {
+			struct tp_open_slice *s = &t->stack[d];
+
+			/* Complete slices were written whole already. */
+			if (s->done)
+				continue;
+			slice_write(tp, (int64_t)i, s, d, -1, TP_NULL);
+			s->done = 0;
 		}
 	}
 }

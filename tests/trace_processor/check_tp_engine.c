@@ -449,6 +449,79 @@ START_TEST(test_api_misuse)
 }
 END_TEST
 
+/*
+ * A trace read as it is recorded: parse, checkpoint, evict, parse on.
+ * The slices left are those of a full import that end at or after the
+ * horizon, with their ids; the queries in between see released rows;
+ * a record older than a checkpoint released is dropped and counted.
+ */
+START_TEST(test_checkpoint_evict)
+{
+	struct pbbuf t = trace_build(100, 0), rev = trace_build(40, 1);
+	struct tp_config cfg;
+	struct tp *full, *inc;
+	char *err = NULL, *a, *b;
+	size_t half = t.len / 2 + 3;
+
+	tp_config_init(&cfg);
+	ck_assert_ptr_nonnull(full = tp_new(&cfg, &err));
+	ck_assert_int_eq(tp_parse(full, t.buf, t.len), 0);
+	ck_assert_int_eq(tp_eof(full), 0);
+	ck_assert_ptr_nonnull(inc = tp_new(&cfg, &err));
+	ck_assert_int_eq(tp_parse(inc, t.buf, half), 0);
+	/* Nothing released yet: the window holds the records. */
+	ck_assert_int_eq(tp_checkpoint(inc, INT64_MIN), 0);
+	a = query1(inc, "SELECT COUNT() FROM slice");
+	ck_assert_str_eq(a, "0");
+	free(a);
+	/* Up to 3000: slices 0..19 begin before, slice 19 still open. */
+	ck_assert_int_eq(tp_checkpoint(inc, 3000), 0);
+	a = query1(inc, "SELECT COUNT() || ':' || SUM(dur >= 0) || ':' ||"
+	    " MAX(id) FROM slice");
+	ck_assert_str_eq(a, "20:20:19");
+	free(a);
+	ck_assert_int_eq(tp_checkpoint(inc, INT64_MAX), 0);
+	ck_assert_int_eq(tp_evict_before(inc, 3000), 0);
+	/* Evicting again, or an older horizon, changes nothing. */
+	ck_assert_int_eq(tp_evict_before(inc, 2000), 0);
+	a = query1(inc, "SELECT MIN(id) || ':' || MIN(ts) FROM slice");
+	ck_assert_str_eq(a, "20:3000");
+	free(a);
+	ck_assert_int_eq(tp_parse(inc, t.buf + half, t.len - half), 0);
+	ck_assert_int_eq(tp_checkpoint(inc, INT64_MAX), 0);
+	a = query1(full, "SELECT GROUP_CONCAT(id || '/' || ts || '/' || dur"
+	    " || '/' || name || '/' || depth, ',') FROM (SELECT * FROM slice"
+	    " WHERE ts + dur >= 3000 ORDER BY id)");
+	b = query1(inc, "SELECT GROUP_CONCAT(id || '/' || ts || '/' || dur"
+	    " || '/' || name || '/' || depth, ',') FROM (SELECT * FROM slice"
+	    " ORDER BY id)");
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	a = query1(inc, "SELECT start_ts || ':' || end_ts FROM trace_bounds");
+	ck_assert_str_eq(a, "3000:10950");
+	free(a);
+	tp_free(inc);
+
+	/* Late records: the second half of a reversed trace is older than
+	 * what the checkpoint released. */
+	ck_assert_ptr_nonnull(inc = tp_new(&cfg, &err));
+	ck_assert_int_eq(tp_parse(inc, rev.buf, rev.len / 2), 0);
+	ck_assert_int_eq(tp_checkpoint(inc, INT64_MAX), 0);
+	ck_assert_int_eq(tp_parse(inc, rev.buf + rev.len / 2,
+	    rev.len - rev.len / 2), 0);
+	ck_assert_int_eq(tp_checkpoint(inc, INT64_MAX), 0);
+	a = query1(inc, "SELECT value FROM stats WHERE name ="
+	    " 'sorter_push_event_out_of_order'");
+	ck_assert_int_gt(atoi(a), 10);
+	free(a);
+	tp_free(inc);
+	tp_free(full);
+	free(t.buf);
+	free(rev.buf);
+}
+END_TEST
+
 static Suite *
 engine_suite(void)
 {
@@ -468,6 +541,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_deep_track_chain);
 	tcase_add_test(tc, test_hostile_systrace);
 	tcase_add_test(tc, test_api_misuse);
+	tcase_add_test(tc, test_checkpoint_evict);
 	suite_add_tcase(s, tc);
 	return s;
 }

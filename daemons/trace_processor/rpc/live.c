@@ -44,12 +44,24 @@ static const char *const live_metrics[] = {
 	"linux_slices",
 };
 
-struct live_pkt {
-	struct live_pkt	*next;
+/*
+ * The window's ledger: one entry per ReadBuffers reply, what it brought
+ * and the newest timestamp read by then. Entries leave oldest first when
+ * the window is over its bytes or its age; the engine then drops the rows
+ * older than what the entries that left had read.
+ */
+struct live_ent {
 	uint64_t	 t_ms;		/* when it arrived */
-	size_t		 len;
-	uint8_t		 data[];	/* framed as Trace.packet */
+	size_t		 bytes;		/* framed packet bytes */
+	size_t		 packets;
+	int64_t		 ts_hi;		/* newest ts read */
 };
+
+/* Records whose timestamp is this far behind the clock are parsed at a
+ * checkpoint; later ones are late (dropped and counted). */
+#define LIVE_LAG_NS	(2 * 1000000000LL)
+/* Between scrapes, the engine catches up with the window this often. */
+#define LIVE_MAINTAIN_MS	1000
 
 struct live {
 	struct event_base	*base;
@@ -67,9 +79,17 @@ struct live {
 	int			 reading;
 	struct event		*tick;
 	struct event		*reconnect;
-	/* The window, oldest first. */
-	struct live_pkt		*head, *tail;
+	/* The engine (owned by rpc) and its window, oldest first. */
+	struct tp		*tp;
+	int			 tp_used;	/* a session fed it */
+	struct live_ent		*ents;
+	size_t			 ehead, en, ecap;
 	size_t			 wbytes, wpkts;
+	int64_t			 horizon;	/* rows before it go */
+	uint64_t		 maintained_ms;
+	/* Packets of one reply, framed as a Trace, parsed in one go. */
+	uint8_t			*batch;
+	size_t			 batchlen, batchcap, batchpkts;
 	/* A packet still arriving in slices. */
 	uint8_t			*part;
 	size_t			 partlen, partcap;
@@ -91,6 +111,16 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Producers stamp their data with CLOCK_BOOTTIME by default. */
+static int64_t
+boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 void
 live_opts_init(struct live_opts *o)
 {
@@ -103,33 +133,89 @@ live_opts_init(struct live_opts *o)
 
 static void	live_connect(struct live *);
 
-/* ---- the window ------------------------------------------------------ */
+/* ---- the engine and its window -------------------------------------- */
+
+/* A fresh engine for a new session: sequence ids and clocks restart. */
+static int
+live_engine_new(struct live *l)
+{
+	struct tp *tp;
+	char *err = NULL;
+
+	if ((tp = tp_new(&l->cfg, &err)) == NULL) {
+		log_warnx("%s: %s", __func__, err ? err : "?");
+		free(err);
+		return -1;
+	}
+	rpc_fix_engine(l->rpc, tp, "live");
+	l->tp = tp;
+	l->tp_used = 0;
+	/* What the old engine held left the window. */
+	l->st.evicted += l->wpkts;
+	l->ehead = l->en = 0;
+	l->wbytes = l->wpkts = 0;
+	l->horizon = INT64_MIN;
+	l->gen++;
+	return 0;
+}
 
 static void
 live_evict(struct live *l, uint64_t now)
 {
-	struct live_pkt *p;
+	struct live_ent *e;
 	uint64_t max_age = (uint64_t)l->opts.window_s * 1000;
 
-	while ((p = l->head) != NULL && (l->wbytes > l->opts.window_bytes ||
-	    (max_age > 0 && p->t_ms + max_age < now))) {
-		l->head = p->next;
-		if (l->head == NULL)
-			l->tail = NULL;
-		l->wbytes -= p->len;
-		l->wpkts--;
-		l->st.evicted++;
-		free(p);
+	while (l->en > 0) {
+		e = &l->ents[l->ehead];
+		if (l->wbytes <= l->opts.window_bytes &&
+		    (max_age == 0 || e->t_ms + max_age >= now))
+			break;
+		l->wbytes -= e->bytes;
+		l->wpkts -= e->packets;
+		l->st.evicted += e->packets;
+		if (e->ts_hi != INT64_MIN && e->ts_hi + 1 > l->horizon)
+			l->horizon = e->ts_hi + 1;
+		l->ehead = (l->ehead + 1) % l->ecap;
+		l->en--;
 		l->gen++;
 	}
 }
 
-static void
-live_push_packet(struct live *l, const uint8_t *data, size_t len)
+static int
+live_ent_add(struct live *l, size_t bytes, size_t packets, int64_t ts_hi)
 {
-	struct live_pkt *p;
+	struct live_ent *n;
+	size_t i;
+
+	if (l->en == l->ecap) {
+		size_t ncap = l->ecap ? l->ecap * 2 : 64;
+
+		if ((n = reallocarray(NULL, ncap, sizeof(*n))) == NULL)
+			return -1;
+		for (i = 0; i < l->en; i++)
+			n[i] = l->ents[(l->ehead + i) % l->ecap];
+		free(l->ents);
+		l->ents = n;
+		l->ecap = ncap;
+		l->ehead = 0;
+	}
+	n = &l->ents[(l->ehead + l->en) % l->ecap];
+	n->t_ms = now_ms();
+	n->bytes = bytes;
+	n->packets = packets;
+	n->ts_hi = ts_hi;
+	l->en++;
+	l->wbytes += bytes;
+	l->wpkts += packets;
+	live_evict(l, n->t_ms);
+	return 0;
+}
+
+static void
+live_batch_packet(struct live *l, const uint8_t *data, size_t len)
+{
 	uint8_t hdr[11];
-	size_t h = 0;
+	size_t h = 0, need;
 	uint64_t v = len;
 
 	hdr[h++] = 0x0a;	/* Trace.packet = 1 */
@@ -138,26 +224,67 @@ live_push_packet(struct live *l, const uint8_t *data, size_t len)
 		v >>= 7;
 	}
 	hdr[h++] = (uint8_t)v;
-	if ((p = malloc(sizeof(*p) + h + len)) == NULL) {
-		log_warnx("%s: out of memory, packet dropped", __func__);
-		return;
+	need = l->batchlen + h + len;
+	if (need > l->batchcap) {
+		size_t cap = l->batchcap ? l->batchcap : 65536;
+		uint8_t *nb;
+
+		while (cap < need)
+			cap *= 2;
+		if ((nb = realloc(l->batch, cap)) == NULL) {
+			log_warnx("%s: out of memory, packet dropped",
+			    __func__);
+			return;
+		}
+		l->batch = nb;
+		l->batchcap = cap;
 	}
-	p->next = NULL;
-	p->t_ms = now_ms();
-	p->len = h + len;
-	memcpy(p->data, hdr, h);
-	memcpy(p->data + h, data, len);
-	if (l->tail != NULL)
-		l->tail->next = p;
-	else
-		l->head = p;
-	l->tail = p;
-	l->wbytes += p->len;
-	l->wpkts++;
+	memcpy(l->batch + l->batchlen, hdr, h);
+	memcpy(l->batch + l->batchlen + h, data, len);
+	l->batchlen += h + len;
+	l->batchpkts++;
 	l->st.packets++;
 	l->st.bytes += len;
+}
+
+/* The packets of one reply into the engine, in one piece (its inserts
+ * batch across packets), and into the window's ledger. */
+static void
+live_batch_parse(struct live *l)
+{
+	if (l->batchpkts == 0)
+		return;
+	if (l->tp != NULL && tp_parse(l->tp, l->batch, l->batchlen) == -1) {
+		/* The stream is broken for this engine: start another. */
+		log_warnx("%s: %s", __func__, tp_error(l->tp));
+		(void)live_engine_new(l);
+	} else if (l->tp != NULL) {
+		l->tp_used = 1;
+		if (live_ent_add(l, l->batchlen, l->batchpkts,
+		    tp_newest_ts(l->tp)) == -1)
+			log_warnx("%s: out of memory", __func__);
+	}
+	l->batchlen = l->batchpkts = 0;
 	l->gen++;
-	live_evict(l, p->t_ms);
+}
+
+/*
+ * Makes what was read visible (what is LIVE_LAG_NS old) and drops what
+ * the window let go.
+ */
+static void
+live_maintain(struct live *l, uint64_t now)
+{
+	live_evict(l, now);
+	l->maintained_ms = now;
+	if (l->tp == NULL)
+		return;
+	if (tp_checkpoint(l->tp, boot_ns() - LIVE_LAG_NS) == -1)
+		log_warnx("%s: checkpoint: %s", __func__, tp_error(l->tp));
+	if (l->horizon != INT64_MIN &&
+	    tp_evict_before(l->tp, l->horizon) == -1)
+		log_warnx("%s: evict: %s", __func__, tp_error(l->tp));
+	l->st.engine_bytes = tp_mem_bytes(l->tp);
 }
 
 /* ReadBuffersResponse: slices { data = 1; last_slice_for_packet = 2 }. */
@@ -209,13 +336,14 @@ live_slices_untrusted(struct live *l, const uint8_t *buf, size_t len)
 		}
 		if (last) {
 			if (!l->part_bad)
-				live_push_packet(l, l->part, l->partlen);
+				live_batch_packet(l, l->part, l->partlen);
 			l->partlen = 0;
 			l->part_bad = 0;
 		}
 	}
 	if (it.err)
 		log_warnx("%s: malformed ReadBuffersResponse", __func__);
+	live_batch_parse(l);
 }
 
 /* ---- the consumer ---------------------------------------------------- */
@@ -235,6 +363,9 @@ live_on_read(struct ipc_client *cl, struct ipc_result *res, void *arg)
 	if (!res->has_more) {
 		l->reading = 0;
 		l->st.reads++;
+		/* Without scrapes too, the engine follows the window. */
+		if (now_ms() >= l->maintained_ms + LIVE_MAINTAIN_MS)
+			live_maintain(l, now_ms());
 	}
 }
 
@@ -245,7 +376,10 @@ live_on_tick(evutil_socket_t fd, short ev, void *arg)
 
 	(void)fd;
 	(void)ev;
-	live_evict(l, now_ms());
+	if (now_ms() >= l->maintained_ms + LIVE_MAINTAIN_MS)
+		live_maintain(l, now_ms());
+	else
+		live_evict(l, now_ms());
 	if (!l->bound || !l->tracing || l->reading)
 		return;
 	if (ipc_client_invoke(l->cl, l->sid, l->m_read, NULL, 0, -1, 0,
@@ -294,6 +428,9 @@ live_on_bind(struct ipc_client *cl, const struct ipc_binding *b, void *arg)
 		return;
 	}
 	l->bound = 1;
+	/* A new session: its sequences and clocks start again. */
+	if (l->tp == NULL || l->tp_used)
+		(void)live_engine_new(l);
 	if (ipc_client_invoke(cl, l->sid, l->m_enable, l->enable_req,
 	    l->enable_len, -1, 0, live_on_enable, l) == 0) {
 		log_warnx("%s: EnableTracing could not be sent", __func__);
@@ -414,12 +551,14 @@ live_new(struct event_base *base, const struct tp_config *cfg,
 		l->opts.period_ms = 1000;
 	snprintf(l->sock, sizeof(l->sock), "%s", opts->consumer_sock ?
 	    opts->consumer_sock : ipc_sockname(IPC_PORT_CONSUMER));
+	l->horizon = INT64_MIN;
 	if (live_load_config(l, err) == -1 ||
 	    (l->rpc = rpc_new(cfg, NULL, NULL, mx, err)) == NULL ||
 	    (l->tick = event_new(base, -1, EV_PERSIST, live_on_tick, l)) ==
 	    NULL ||
 	    (l->reconnect = evtimer_new(base, live_on_reconnect, l)) ==
-	    NULL || (l->metrics_text = evbuffer_new()) == NULL) {
+	    NULL || (l->metrics_text = evbuffer_new()) == NULL ||
+	    live_engine_new(l) == -1) {
 		if (*err == NULL)
 			*err = strdup("out of memory");
 		live_free(l);
@@ -435,8 +574,6 @@ live_new(struct event_base *base, const struct tp_config *cfg,
 void
 live_free(struct live *l)
 {
-	struct live_pkt *p;
-
 	if (l == NULL)
 		return;
 	if (l->cl != NULL)
@@ -445,11 +582,10 @@ live_free(struct live *l)
 		event_free(l->tick);
 	if (l->reconnect != NULL)
 		event_free(l->reconnect);
-	while ((p = l->head) != NULL) {
-		l->head = p->next;
-		free(p);
-	}
+	/* The engine goes with the RPC that serves it. */
 	rpc_free(l->rpc);
+	free(l->ents);
+	free(l->batch);
 	if (l->metrics_text != NULL)
 		evbuffer_free(l->metrics_text);
 	free(l->part);
@@ -473,13 +609,13 @@ live_get_stats(const struct live *l, struct live_stats *st)
 }
 
 /*
- * Imports the window into a fresh engine and renders its metrics, if the
- * window changed and the last refresh is old enough.
+ * A refresh: the engine made current (checkpoint, eviction) and the
+ * metrics computed on it, if something changed and the last refresh is
+ * old enough.
  */
 static void
 live_refresh(struct live *l)
 {
-	struct live_pkt *p;
 	struct pbbuf w;
 	char *err = NULL;
 	uint64_t now = now_ms();
@@ -487,19 +623,7 @@ live_refresh(struct live *l)
 	if (l->rpc_gen == l->gen || (l->st.refreshes > 0 &&
 	    now < l->refreshed_ms + l->opts.refresh_ms))
 		return;
-	rpc_reset(l->rpc);
-	for (p = l->head; p != NULL; p = p->next)
-		if (rpc_parse(l->rpc, p->data, p->len, &err) == -1) {
-			log_warnx("%s: %s", __func__, err ? err : "?");
-			free(err);
-			err = NULL;
-			break;
-		}
-	if (rpc_eof(l->rpc, &err) == -1) {
-		log_warnx("%s: %s", __func__, err ? err : "?");
-		free(err);
-		err = NULL;
-	}
+	live_maintain(l, now);
 	l->rpc_gen = l->gen;
 	l->refreshed_ms = now;
 	l->st.refreshes++;
@@ -539,6 +663,8 @@ live_render(void *arg, struct evbuffer *out)
 	    "faro_live_window_packets %zu\n"
 	    "# TYPE faro_live_window_bytes gauge\n"
 	    "faro_live_window_bytes %zu\n"
+	    "# TYPE faro_live_engine_bytes gauge\n"
+	    "faro_live_engine_bytes %zu\n"
 	    "# TYPE faro_live_connected gauge\n"
 	    "faro_live_connected %d\n"
 	    "# TYPE faro_live_tracing gauge\n"
@@ -546,7 +672,7 @@ live_render(void *arg, struct evbuffer *out)
 	    (unsigned long long)st.packets, (unsigned long long)st.bytes,
 	    (unsigned long long)st.evicted, (unsigned long long)st.reads,
 	    (unsigned long long)st.refreshes, st.window_packets,
-	    st.window_bytes, st.connected, st.tracing);
+	    st.window_bytes, st.engine_bytes, st.connected, st.tracing);
 	n = evbuffer_get_length(l->metrics_text);
 	if (n > 0)
 		evbuffer_add(out, evbuffer_pullup(l->metrics_text, -1), n);

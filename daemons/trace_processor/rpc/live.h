@@ -1,21 +1,24 @@
 /*
  * Live metrics: trace_processor --live attaches to traced as a consumer,
- * keeps a sliding window of the session's packets and serves the built-in
- * metrics of that window as OpenMetrics text on /metrics.
+ * imports the session's packets as they come into one engine, windowed,
+ * and serves the built-in metrics of the window as OpenMetrics text on
+ * /metrics.
  *
- *   traced --ReadBuffers every period--> packets --> window (bounded by
- *   bytes and age; the oldest packets leave first)
- *   GET /metrics --> window changed? re-import it into a fresh engine
- *                --> metrics (linux_*, trace_stats) --> OpenMetrics
+ *   traced --ReadBuffers every period--> tp_parse (one engine per session)
+ *   every second, and at each refresh:
+ *       tp_checkpoint (records LIVE_LAG_NS old are parsed and visible)
+ *       tp_evict_before (rows older than the window go)
+ *   GET /metrics --> something new and the last refresh old enough?
+ *       metrics (linux_*, trace_stats) --> OpenMetrics, kept for scrapes
+ *       in between; the live_* counters are always current.
  *
- * The engine finalizes a trace once (tp_eof), so each refresh imports the
- * window again rather than appending to the previous import; the cost is
- * bounded by the window and paid at most once per refresh period (scrapes
- * in between get the last metrics; the live_* counters are always
- * current). Memory is the window plus one engine for it, whatever the
- * session's length. The
- * config should clear incremental state periodically so that packets
- * whose interning data has left the window can still be read.
+ * The window is a ledger of what each read brought (bytes, packets, the
+ * newest timestamp by then): entries leave when the window holds more
+ * than window_bytes of packets or they are older than window_s, and the
+ * engine drops the rows older than the newest timestamp of what left. So
+ * the engine's memory follows the window, and a refresh costs the metrics
+ * of the window, not an import of it. A session that starts again (traced
+ * restarted) gets a fresh engine: its sequence ids and clocks restart.
  */
 #ifndef FARO_TP_LIVE_H
 #define FARO_TP_LIVE_H
@@ -35,9 +38,9 @@ struct live_opts {
 	const char	*consumer_sock;	/* NULL: the usual place */
 	const char	*config_path;	/* NULL: the built-in config */
 	uint32_t	 period_ms;	/* ReadBuffers period */
-	size_t		 window_bytes;	/* packets kept at most */
+	size_t		 window_bytes;	/* bytes of packets kept */
 	uint32_t	 window_s;	/* and for at most this long */
-	uint32_t	 refresh_ms;	/* re-import at most this often */
+	uint32_t	 refresh_ms;	/* metrics at most this often */
 };
 
 void		 live_opts_init(struct live_opts *);
@@ -52,7 +55,7 @@ void		 live_free(struct live *);
 
 /* The /metrics page (an httpd_metrics_fn); refreshes the engine first. */
 int		 live_render(void *live, struct evbuffer *out);
-/* The RPC serving the last refreshed window (/query etc.). */
+/* The RPC serving the live engine as it stands (/query etc.). */
 struct rpc	*live_rpc(struct live *);
 
 struct live_stats {
@@ -60,9 +63,10 @@ struct live_stats {
 	uint64_t	 bytes;
 	uint64_t	 evicted;	/* windowed out */
 	uint64_t	 reads;		/* ReadBuffers completed */
-	uint64_t	 refreshes;	/* window re-imported */
+	uint64_t	 refreshes;	/* metrics computed */
 	size_t		 window_packets;
 	size_t		 window_bytes;
+	size_t		 engine_bytes;	/* tp_mem_bytes, last upkeep */
 	int		 connected;
 	int		 tracing;	/* the session runs */
 };

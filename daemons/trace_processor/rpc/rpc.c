@@ -67,6 +67,7 @@ struct rpc {
 	struct metrics		*mx;
 	char			*name;
 	int			 eof;
+	int			 fixed;		/* rpc_fix_engine */
 	uint64_t		 bytes_parsed;
 	/* Schema objects present right after the trace was finalized. */
 	struct rpc_obj		*initial;
@@ -215,10 +216,32 @@ rpc_strdup_err(const char *s)
 	return strdup(s && *s ? s : "unknown error");
 }
 
+/* What parse, eof and reset say to an engine fed by its owner. */
+static const char fixed_msg[] = "this trace processor follows a live session:"
+    " it takes no trace";
+
+void
+rpc_fix_engine(struct rpc *r, struct tp *tp, const char *name)
+{
+	tp_free(r->tp);
+	r->tp = tp;
+	rpc_confine(r->tp);
+	free(r->name);
+	r->name = name ? strdup(name) : NULL;
+	r->fixed = 1;
+	/* Queries may run at once; the tables it has now are its own. */
+	r->eof = 1;
+	rpc_initial_snapshot(r);
+}
+
 int
 rpc_parse(struct rpc *r, const void *buf, size_t len, char **err)
 {
 	*err = NULL;
+	if (r->fixed) {
+		*err = strdup(fixed_msg);
+		return -1;
+	}
 	if (r->eof) {
 		/* A new trace after the previous one was finalized. */
 		free(r->name);
@@ -240,6 +263,10 @@ int
 rpc_eof(struct rpc *r, char **err)
 {
 	*err = NULL;
+	if (r->fixed) {
+		*err = strdup(fixed_msg);
+		return -1;
+	}
 	if (r->eof)
 		return 0;
 	r->eof = 1;
@@ -256,6 +283,10 @@ rpc_reset(struct rpc *r)
 {
 	char *err = NULL;
 
+	if (r->fixed) {
+		log_warnx("%s: %s", __func__, fixed_msg);
+		return;
+	}
 	free(r->name);
 	r->name = NULL;
 	if (rpc_engine_new(r, &err) == -1) {

@@ -40,6 +40,13 @@ typedef void	 rpc_send_fn(void *arg, const void *data, size_t len);
 struct rpc	*rpc_new(const struct tp_config *, struct tp *preloaded,
 		    const char *name, struct metrics *mx, char **err);
 void		 rpc_free(struct rpc *);
+/*
+ * The RPC serves tp (taken over; the previous engine is freed), which its
+ * caller goes on feeding (tp_parse, tp_checkpoint): parse, eof and reset
+ * from clients are refused, queries and metrics run on it as it stands.
+ */
+void		 rpc_fix_engine(struct rpc *, struct tp *,
+		    const char *name);
 
 /* The stream: where replies go, and bytes that came in. */
 void		 rpc_stream_begin(struct rpc *, rpc_send_fn *, void *arg);

@@ -529,6 +529,212 @@ START_TEST(test_mproto_reader)
 }
 END_TEST
 
+/* Every row of a query, one line each, columns separated by '|'. */
+static char *
+dump(struct tp *tp, const char *sql)
+{
+	struct pbbuf b;
+	sqlite3_stmt *st;
+	size_t len;
+	int i;
+
+	pbb_init(&b);
+	ck_assert_msg(sqlite3_prepare_v2(tp_db(tp), sql, -1, &st, NULL) ==
+	    SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(tp_db(tp)));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (i = 0; i < sqlite3_column_count(st); i++) {
+			const char *v = (const char *)sqlite3_column_text(st,
+			    i);
+
+			if (i > 0)
+				pbb_raw(&b, "|", 1);
+			v = v ? v : "NULL";
+			pbb_raw(&b, v, strlen(v));
+		}
+		pbb_raw(&b, "\n", 1);
+	}
+	sqlite3_finalize(st);
+	pbb_raw(&b, "", 1);
+	return (char *)pbb_take(&b, &len);
+}
+
+/* The tables a checkpoint must show as a full import does. */
+static const char *const dumped[] = {
+	"SELECT * FROM slice ORDER BY id",
+	"SELECT * FROM sched ORDER BY id",
+	"SELECT * FROM thread_state ORDER BY id",
+	"SELECT * FROM counter ORDER BY id",
+	"SELECT * FROM ftrace_event ORDER BY id",
+	"SELECT * FROM args ORDER BY arg_set_id, id",
+	"SELECT * FROM flow ORDER BY id",
+	"SELECT * FROM thread ORDER BY utid",
+	"SELECT * FROM process ORDER BY upid",
+	"SELECT * FROM track ORDER BY id",
+	"SELECT * FROM cpu ORDER BY id",
+	"SELECT * FROM stats ORDER BY name, idx",
+	"SELECT * FROM trace_bounds",
+};
+
+/* The metrics --live serves. */
+static const char live_set[] =
+    "trace_stats,linux_cpu,linux_memory,linux_io,linux_slices";
+
+/*
+ * The same packets two ways: a full import (tp_eof) and an incremental
+ * one (pieces of 97 bytes, a checkpoint and the metrics after each, the
+ * records held back until the last checkpoint releases them all). The
+ * metrics and the tables must be the same, and ending the incremental
+ * engine afterwards must not change them either.
+ */
+START_TEST(test_incremental_same_metrics)
+{
+	struct metrics *mx;
+	struct tp_config cfg;
+	struct tp *full, *inc;
+	char path[1024], *err = NULL, *buf, *a, *b;
+	size_t len, off, i;
+
+	ck_assert_ptr_nonnull(mx = metrics_new(&err));
+	full = load_linux();
+	snprintf(path, sizeof(path),
+	    "%s/tests/trace_processor/metrics/data/linux.pb", srcdir());
+	buf = slurp(path, &len);
+	tp_config_init(&cfg);
+	ck_assert_ptr_nonnull(inc = tp_new(&cfg, &err));
+	for (off = 0; off < len; off += 97) {
+		size_t n = len - off < 97 ? len - off : 97;
+
+		ck_assert_int_eq(tp_parse(inc, buf + off, n), 0);
+		ck_assert_int_eq(tp_checkpoint(inc, INT64_MIN), 0);
+		free(run(mx, inc, live_set, METRICS_TEXT, NULL, NULL));
+	}
+	ck_assert_int_eq(tp_checkpoint(inc, INT64_MAX), 0);
+	a = run(mx, full, live_set, METRICS_TEXT, NULL, NULL);
+	b = run(mx, inc, live_set, METRICS_TEXT, NULL, NULL);
+	ck_assert_msg(strcmp(a, b) == 0, "full:\n%s\nincremental:\n%s", a, b);
+	/* Not empty: the trace feeds every metric. */
+	ck_assert_ptr_nonnull(strstr(b, "linux_slices"));
+	ck_assert_ptr_nonnull(strstr(b, "sched_latency"));
+	free(a);
+	free(b);
+	for (i = 0; i < sizeof(dumped) / sizeof(dumped[0]); i++) {
+		a = dump(full, dumped[i]);
+		b = dump(inc, dumped[i]);
+		ck_assert_msg(strcmp(a, b) == 0, "%s\nfull:\n%s\ninc:\n%s",
+		    dumped[i], a, b);
+		free(a);
+		free(b);
+	}
+	/* A checkpoint leaves the engine able to end the trace as usual. */
+	ck_assert_int_eq(tp_eof(inc), 0);
+	for (i = 0; i < sizeof(dumped) / sizeof(dumped[0]); i++) {
+		a = dump(full, dumped[i]);
+		b = dump(inc, dumped[i]);
+		ck_assert_msg(strcmp(a, b) == 0, "after eof: %s", dumped[i]);
+		free(a);
+		free(b);
+	}
+	free(buf);
+	tp_free(inc);
+	tp_free(full);
+	metrics_free(mx);
+}
+END_TEST
+
+/*
+ * Windowing: after tp_evict_before(h), each table holds exactly the rows
+ * of a full import whose time is not over before h, with the same ids and
+ * columns; args are those of the rows left; the metrics still run.
+ */
+START_TEST(test_evict_window)
+{
+	static const struct {
+		const char	*table;
+		const char	*kept;
+	} t[] = {
+		{ "sched", "NOT (dur >= 0 AND ts + dur < " },
+		{ "thread_state", "NOT (dur >= 0 AND ts + dur < " },
+		{ "slice", "NOT (dur >= 0 AND ts + dur < " },
+		{ "counter", "(ts >= " },
+		{ "ftrace_event", "(ts >= " },
+	};
+	static const long long horizons[] = { 0, 2600, 4000, 5900, 1000000 };
+	struct metrics *mx;
+	struct tp_config cfg;
+	struct tp *full, *inc;
+	char path[1024], sql[256], *err = NULL, *buf, *a, *b;
+	size_t len, i, h;
+
+	ck_assert_ptr_nonnull(mx = metrics_new(&err));
+	full = load_linux();
+	snprintf(path, sizeof(path),
+	    "%s/tests/trace_processor/metrics/data/linux.pb", srcdir());
+	buf = slurp(path, &len);
+	tp_config_init(&cfg);
+	ck_assert_ptr_nonnull(inc = tp_new(&cfg, &err));
+	ck_assert_int_eq(tp_parse(inc, buf, len), 0);
+	ck_assert_int_eq(tp_checkpoint(inc, INT64_MAX), 0);
+	for (h = 0; h < sizeof(horizons) / sizeof(horizons[0]); h++) {
+		long long ts = horizons[h];
+		int64_t gone = 0;
+
+		ck_assert_int_eq(tp_evict_before(inc, ts), 0);
+		for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+			char cond[128];
+
+			snprintf(cond, sizeof(cond), "%s%lld)", t[i].kept, ts);
+			snprintf(sql, sizeof(sql), "SELECT * FROM %s WHERE %s"
+			    " ORDER BY id", t[i].table, cond);
+			a = dump(full, sql);
+			snprintf(sql, sizeof(sql), "SELECT * FROM %s ORDER BY"
+			    " id", t[i].table);
+			b = dump(inc, sql);
+			ck_assert_msg(strcmp(a, b) == 0, "%s before %lld:\n"
+			    "want:\n%s\ngot:\n%s", t[i].table, ts, a, b);
+			free(a);
+			free(b);
+			snprintf(sql, sizeof(sql), "SELECT COUNT() FROM %s"
+			    " WHERE NOT (%s)", t[i].table, cond);
+			a = dump(full, sql);
+			gone += atoll(a);
+			free(a);
+		}
+		/* No arg is left without its row, none of a row left goes. */
+		a = dump(inc, "SELECT COUNT() FROM __args WHERE arg_set_id"
+		    " NOT IN (SELECT arg_set_id FROM ftrace_event WHERE"
+		    " arg_set_id IS NOT NULL UNION SELECT arg_set_id FROM"
+		    " slice WHERE arg_set_id IS NOT NULL UNION SELECT"
+		    " arg_set_id FROM counter WHERE arg_set_id IS NOT NULL)");
+		ck_assert_str_eq(a, "0\n");
+		free(a);
+		a = dump(full, "SELECT COUNT() FROM __args WHERE arg_set_id IN"
+		    " (SELECT arg_set_id FROM ftrace_event WHERE ts >= 5900)");
+		b = dump(inc, "SELECT COUNT() FROM __args WHERE arg_set_id IN"
+		    " (SELECT arg_set_id FROM ftrace_event WHERE ts >= 5900)");
+		/* (Past 5900 those rows are over too.) */
+		ck_assert_msg(ts > 5900 || strcmp(a, b) == 0,
+		    "args before %lld: %s vs %s", ts, a, b);
+		free(a);
+		free(b);
+		if (ts == 4000)
+			ck_assert_int_gt(gone, 0);
+		/* The window starts at the horizon, or where the data does. */
+		a = dump(inc, "SELECT start_ts FROM trace_bounds");
+		ck_assert_int_ge(atoll(a), ts < 6600 ? ts : 6600);
+		free(a);
+		free(run(mx, inc, live_set, METRICS_TEXT, NULL, NULL));
+	}
+	/* Everything over: the metrics have nothing but open rows left. */
+	a = run(mx, inc, "linux_slices", METRICS_TEXT, NULL, NULL);
+	ck_assert_ptr_null(strstr(a, "count:"));
+	free(a);
+	free(buf);
+	tp_free(inc);
+	tp_free(full);
+	metrics_free(mx);
+}
+END_TEST
+
 static Suite *
 metrics_suite(void)
 {
@@ -542,6 +748,8 @@ metrics_suite(void)
 	tcase_add_test(tc, test_user_errors);
 	tcase_add_test(tc, test_empty_trace);
 	tcase_add_test(tc, test_mproto_reader);
+	tcase_add_test(tc, test_incremental_same_metrics);
+	tcase_add_test(tc, test_evict_window);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -21,6 +21,7 @@
 #include "pbw.h"
 #include "rpc/httpd.h"
 #include "rpc/live.h"
+#include "rpc/rpc.h"
 #include "tp.h"
 
 /* Writes a thread track and n "work" slices of dur ns each from t. */
@@ -343,6 +344,97 @@ START_TEST(test_live_traced_restart)
 }
 END_TEST
 
+/*
+ * A producer that runs far longer than the window (1 s): the engine
+ * follows the window, so old slices leave, the slice count stays within
+ * what the window can hold, and the engine's memory stops growing while
+ * the session goes on; the metrics move from refresh to refresh.
+ */
+START_TEST(test_live_long_run_bounded)
+{
+	enum { ROUNDS = 36, SLICES = 1000 };
+	struct tp_config cfg;
+	struct live_opts o;
+	struct tt_producer p;
+	struct tt_instance *in;
+	struct shm_writer *w;
+	struct live *l;
+	struct httpd *h;
+	struct metrics *mx;
+	struct live_stats st;
+	size_t eb[ROUNDS], mid = 0, late = 0;
+	long long last_count = -1, moved = 0, count = 0;
+	char *err = NULL, *page;
+	sqlite3_stmt *q;
+	int round, i;
+
+	connect_producer(&p, "tt.producer", "tt.te");
+	tp_config_init(&cfg);
+	ck_assert_ptr_nonnull(mx = metrics_new(&err));
+	live_opts_init(&o);
+	link_to_traced();
+	o.consumer_sock = link_path;
+	o.config_path = write_config(td.dir);
+	o.period_ms = 50;
+	o.window_s = 1;
+	o.refresh_ms = 0;
+	ck_assert_ptr_nonnull(l = live_new(base, &cfg, mx, &o, &err));
+	ck_assert_ptr_nonnull(h = httpd_new(base, "127.0.0.1", 0,
+	    live_rpc(l), &err));
+	httpd_set_metrics(h, live_render, l);
+	in = wait_started(&p, "tt.te");
+	ck_assert_ptr_nonnull(in);
+	w = tt_producer_writer(&p, in->target_buffer);
+	for (round = 0; round < ROUNDS; round++) {
+		uint64_t before;
+
+		live_get_stats(l, &st);
+		before = st.packets;
+		write_slices(w, 1000000 + (uint64_t)round * 10000000, SLICES,
+		    100);
+		tt_producer_commit(&p, w);
+		WAIT_UNTIL((live_get_stats(l, &st),
+		    st.packets >= before + 2 * SLICES + 1));
+		tt_spin(base, 100);
+		page = scrape(httpd_port(h));
+		count = om_value(page,
+		    "faro_linux_slices_slice_count{name=\"work\"}");
+		eb[round] = (size_t)om_value(page, "faro_live_engine_bytes");
+		ck_assert_int_gt((long long)eb[round], 0);
+		if (last_count != -1 && count != last_count)
+			moved++;
+		last_count = count;
+		free(page);
+	}
+	/* The window holds ~1 s of rounds, far fewer than were written. */
+	ck_assert_int_gt(count, 0);
+	ck_assert_int_lt(count, (long long)ROUNDS * SLICES / 2);
+	ck_assert_int_gt(moved, 0);
+	live_get_stats(l, &st);
+	ck_assert_uint_gt(st.evicted, 0);
+	/* The first rounds' rows are gone from the engine itself. */
+	ck_assert_int_eq(sqlite3_prepare_v2(rpc_db(live_rpc(l)),
+	    "SELECT MIN(ts) FROM slice", -1, &q, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	ck_assert_int_gt(sqlite3_column_int64(q, 0), 1000000 + 5 * 10000000);
+	sqlite3_finalize(q);
+	/* Memory: the last third of the run needs no more than the second
+	 * (an engine that kept everything would grow by half). */
+	for (i = ROUNDS / 3; i < 2 * ROUNDS / 3; i++)
+		if (eb[i] > mid)
+			mid = eb[i];
+	for (i = 2 * ROUNDS / 3; i < ROUNDS; i++)
+		if (eb[i] > late)
+			late = eb[i];
+	ck_assert_msg(late <= mid + mid / 5, "engine bytes %zu then %zu",
+	    mid, late);
+	httpd_free(h);
+	live_free(l);
+	metrics_free(mx);
+	tt_producer_close(&p);
+}
+END_TEST
+
 static Suite *
 live_suite(void)
 {
@@ -355,6 +447,7 @@ live_suite(void)
 	tcase_add_test(tc, test_live_window_bounded);
 	tcase_add_test(tc, test_live_refresh_period);
 	tcase_add_test(tc, test_live_traced_restart);
+	tcase_add_test(tc, test_live_long_run_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }
