@@ -108,6 +108,7 @@ struct tp_open_slice {
 	char		*name;
 	char		*cat;
 	int		 done;		/* row written already (complete) */
+	int		 shown;		/* written open (dur -1) already */
 };
 
 struct tp_track {

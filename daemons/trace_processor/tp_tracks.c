@@ -330,11 +330,13 @@ tp_slices_write_open(struct tp *tp)
 		for (d = 0; d < t->depth; d++) {
 			struct tp_open_slice *s = &t->stack[d];
 
-			/* Complete slices were written whole already. */
-			if (s->done)
+			/* Complete slices were written whole already; an
+			 * open one's row does not change until it ends. */
+			if (s->done || s->shown)
 				continue;
 			slice_write(tp, (int64_t)i, s, d, -1, TP_NULL);
 			s->done = 0;
+			s->shown = 1;
 		}
 	}
 }
