@@ -12,6 +12,7 @@
  * child that ended after it.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tp_int.h"
@@ -91,6 +92,42 @@ evict_bound(struct tp *tp, const char *table, int64_t ts)
 	return hi;
 }
 
+/*
+ * A flow still waiting for its next step must not start from a slice
+ * that is gone: it is forgotten, and the flow's next step starts it
+ * afresh, as for a flow whose start was never read.
+ */
+static void
+evict_flows(struct tp *tp, int64_t bound)
+{
+	sqlite3_stmt *st;
+	uint64_t *gone;
+	size_t i, n = 0;
+
+	if (tp->flows.count == 0 || (gone = calloc(tp->flows.count,
+	    sizeof(*gone))) == NULL)
+		return;
+	if (sqlite3_prepare_v2(tp->db, "SELECT 1 FROM slice WHERE id = ?",
+	    -1, &st, NULL) != SQLITE_OK) {
+		free(gone);
+		return;
+	}
+	for (i = 0; i < tp->flows.cap && n < tp->flows.count; i++) {
+		int64_t id = (int64_t)tp->flows.slots[i].val;
+
+		if (!tp->flows.used[i] || id >= bound)
+			continue;
+		sqlite3_bind_int64(st, 1, id);
+		if (sqlite3_step(st) != SQLITE_ROW)
+			gone[n++] = tp->flows.slots[i].key;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	for (i = 0; i < n; i++)
+		(void)tp_hash_del(&tp->flows, gone[i]);
+	free(gone);
+}
+
 int
 tp_evict_before(struct tp *tp, int64_t ts)
 {
@@ -134,6 +171,8 @@ tp_evict_before(struct tp *tp, int64_t ts)
 		    " AND %s", t->name, t->over);
 		if (rc == 0)
 			rc = evict_exec(tp, sql, bound, ts);
+		if (rc == 0 && strcmp(t->name, "slice") == 0)
+			evict_flows(tp, bound);
 	}
 	if (rc == 0) {
 		tp->evicted_before = ts;

@@ -126,6 +126,7 @@ struct tp_track {
 	/* open slices, innermost last */
 	struct tp_open_slice	*stack;
 	size_t			 depth, cap;
+	uint64_t		 pub;		/* hash of the row last written */
 };
 
 struct tp_thread {
@@ -134,6 +135,7 @@ struct tp_thread {
 	int64_t		 start_ts, end_ts;
 	char		*name;
 	int		 name_prio;	/* higher sources win */
+	uint64_t	 pub;		/* hash of the row last written */
 };
 
 struct tp_process {
@@ -143,6 +145,7 @@ struct tp_process {
 	int64_t		 start_ts, end_ts;
 	char		*name;
 	char		*cmdline;
+	uint64_t	 pub;		/* hash of the row last written */
 };
 
 enum tp_stmt {

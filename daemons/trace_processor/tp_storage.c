@@ -668,6 +668,34 @@ write_prepared(struct tp *tp, const char *sql, sqlite3_stmt **st)
 	return 0;
 }
 
+/*
+ * Rows kept in C are written again at each checkpoint only when they
+ * changed: a hash of what was written last is kept with each one.
+ */
+static uint64_t
+row_hash_i(uint64_t h, int64_t v)
+{
+	return tp_hash_bytes(h, &v, sizeof(v));
+}
+
+static uint64_t
+row_hash_s(uint64_t h, const char *s)
+{
+	return s != NULL ? tp_hash_bytes(h, s, strlen(s) + 1) :
+	    tp_hash_bytes(h, "", 0) * 31 + 7;
+}
+
+/* Never 0: 0 is a row not written yet. */
+static int
+row_unchanged(uint64_t *pub, uint64_t h)
+{
+	h |= 1;
+	if (*pub == h)
+		return 1;
+	*pub = h;
+	return 0;
+}
+
 static int
 write_threads(struct tp *tp)
 {
@@ -680,7 +708,12 @@ write_threads(struct tp *tp)
 		return -1;
 	for (i = 0; i < tp->nthreads; i++) {
 		struct tp_thread *t = &tp->threads[i];
+		uint64_t h;
 
+		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(0, t->tid),
+		    t->start_ts), t->end_ts), t->upid);
+		if (row_unchanged(&t->pub, row_hash_s(h, t->name)))
+			continue;
 		sqlite3_bind_int64(st, 1, (int64_t)i);
 		sqlite3_bind_int64(st, 2, t->tid);
 		bind_str(st, 3, t->name, t->name ? strlen(t->name) : 0);
@@ -708,7 +741,13 @@ write_processes(struct tp *tp)
 		return -1;
 	for (i = 0; i < tp->nprocs; i++) {
 		struct tp_process *p = &tp->procs[i];
+		uint64_t h;
 
+		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(row_hash_i(0,
+		    p->pid), p->start_ts), p->end_ts), p->parent_upid), p->uid);
+		if (row_unchanged(&p->pub, row_hash_s(row_hash_s(h, p->name),
+		    p->cmdline)))
+			continue;
 		sqlite3_bind_int64(st, 1, (int64_t)i);
 		sqlite3_bind_int64(st, 2, p->pid);
 		bind_str(st, 3, p->name, p->name ? strlen(p->name) : 0);
@@ -735,7 +774,14 @@ write_tracks(struct tp *tp)
 		return -1;
 	for (i = 0; i < tp->ntracks; i++) {
 		struct tp_track *t = &tp->tracks[i];
+		uint64_t h;
 
+		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(row_hash_i(
+		    row_hash_i(0, t->type), t->parent_id), t->source_arg_set_id),
+		    t->utid), t->upid), t->cpu);
+		if (row_unchanged(&t->pub, row_hash_s(row_hash_s(row_hash_s(h,
+		    t->name), t->unit), t->desc)))
+			continue;
 		sqlite3_bind_int64(st, 1, (int64_t)i);
 		sqlite3_bind_text(st, 2, tp_track_type_name(t->type), -1,
 		    SQLITE_STATIC);

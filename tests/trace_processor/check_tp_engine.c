@@ -522,6 +522,71 @@ START_TEST(test_checkpoint_evict)
 }
 END_TEST
 
+/* A slice [ts, ts + 50] on track 42 of sequence 7 with flow id 7. */
+static void
+flow_slice(struct pbbuf *t, uint64_t ts, int first)
+{
+	struct pbbuf pk = { 0 }, m = { 0 }, s = { 0 };
+	int j;
+
+	if (first) {
+		pbb_uint(&s, 1, 5);
+		pbb_uint(&s, 2, 6);
+		pbb_uint(&m, 1, 42);
+		put_msg(&m, 4, &s);
+		put_msg(&pk, 60, &m);
+		put_msg(t, 1, &pk);
+	}
+	for (j = 0; j < 2; j++) {
+		pbb_uint(&pk, 8, ts + (uint64_t)j * 50);
+		pbb_uint(&pk, 10, 7);
+		pbb_uint(&m, 9, j == 0 ? 1 : 2);
+		pbb_uint(&m, 11, 42);
+		if (j == 0) {
+			pbb_bytes(&m, 23, "hop", 3);
+			pbb_uint(&m, 36, 7);		/* flow_ids */
+		}
+		put_msg(&pk, 11, &m);
+		put_msg(t, 1, &pk);
+	}
+}
+
+/* Flows never point at an evicted slice, neither those in the table
+ * nor a step still waiting for its next slice. */
+START_TEST(test_evict_flows)
+{
+	struct pbbuf t = { 0 };
+	struct tp *tp;
+	char *err = NULL, *a;
+
+	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
+	flow_slice(&t, 1000, 1);
+	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
+	ck_assert_int_eq(tp_checkpoint(tp, INT64_MAX), 0);
+	ck_assert_int_eq(tp_evict_before(tp, 2000), 0);
+	t.len = 0;
+	flow_slice(&t, 5000, 0);
+	flow_slice(&t, 9000, 0);
+	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
+	ck_assert_int_eq(tp_checkpoint(tp, INT64_MAX), 0);
+	a = query1(tp, "SELECT COUNT() || ':' || SUM(slice_out IN (SELECT id"
+	    " FROM slice) AND slice_in IN (SELECT id FROM slice)) || ':' ||"
+	    " MIN(slice_out) || '>' || MIN(slice_in) FROM flow");
+	ck_assert_str_eq(a, "1:1:1>2");
+	free(a);
+	/* The flow's start goes: the flow goes with it. */
+	ck_assert_int_eq(tp_evict_before(tp, 6000), 0);
+	a = query1(tp, "SELECT COUNT() FROM flow");
+	ck_assert_str_eq(a, "0");
+	free(a);
+	a = query1(tp, "SELECT GROUP_CONCAT(id) FROM slice");
+	ck_assert_str_eq(a, "2");
+	free(a);
+	tp_free(tp);
+	free(t.buf);
+}
+END_TEST
+
 static Suite *
 engine_suite(void)
 {
@@ -542,6 +607,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_hostile_systrace);
 	tcase_add_test(tc, test_api_misuse);
 	tcase_add_test(tc, test_checkpoint_evict);
+	tcase_add_test(tc, test_evict_flows);
 	suite_add_tcase(s, tc);
 	return s;
 }
