@@ -318,24 +318,57 @@ END_TEST
 
 START_TEST(test_live_traced_restart)
 {
+	struct tt_producer p;
+	struct tt_instance *in;
+	struct shm_writer *w;
 	struct live *l;
 	struct httpd *h;
 	struct metrics *mx;
 	struct live_stats st;
+	char *page;
 
+	connect_producer(&p, "tt.producer", "tt.te");
 	live_up(&l, &h, &mx, 1u << 20);
 	WAIT_UNTIL((live_get_stats(l, &st), st.tracing));
 	ck_assert_int_eq(st.tracing, 1);
+	in = wait_started(&p, "tt.te");
+	ck_assert_ptr_nonnull(in);
+	w = tt_producer_writer(&p, in->target_buffer);
+	write_slices(w, 1000, 5, 100);
+	tt_producer_commit(&p, w);
+	WAIT_UNTIL((live_get_stats(l, &st), st.packets >= 11));
+	page = scrape(httpd_port(h));
+	ck_assert_int_eq(om_value(page,
+	    "faro_linux_slices_slice_count{name=\"work\"}"), 5);
+	free(page);
 	/* traced goes away: live notices and keeps serving. */
 	ck_assert_int_eq(tt_traced_stop(&td), 0);
 	WAIT_UNTIL((live_get_stats(l, &st), !st.connected));
 	ck_assert_int_eq(st.connected, 0);
 	ck_assert_int_eq(st.tracing, 0);
-	/* Back again (at the same path): a new session starts by itself. */
+	tt_producer_close(&p);
+	/* Back again (at the same path): a new session starts by itself,
+	 * in a fresh engine (its sequences and clocks are new). */
 	ck_assert_int_eq(tt_traced_start(&td, NULL), 0);
 	link_to_traced();
 	WAIT_UNTIL((live_get_stats(l, &st), st.tracing));
 	ck_assert_int_eq(st.tracing, 1);
+	/* (The new engine may sit where the old one was: ask its tables.) */
+	{
+		sqlite3_stmt *q;
+
+		ck_assert_int_eq(sqlite3_prepare_v2(rpc_db(live_rpc(l)),
+		    "SELECT COUNT() FROM slice", -1, &q, NULL), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+		ck_assert_int_eq(sqlite3_column_int(q, 0), 0);
+		sqlite3_finalize(q);
+	}
+	ck_assert_uint_eq(st.window_packets, 0);
+	ck_assert_uint_eq(st.evicted, st.packets);
+	page = scrape(httpd_port(h));
+	ck_assert_int_eq(om_value(page,
+	    "faro_linux_slices_slice_count{name=\"work\"}"), -1);
+	free(page);
 	httpd_free(h);
 	live_free(l);
 	metrics_free(mx);
