@@ -57,9 +57,15 @@ struct live_ent {
 	int64_t		 ts_hi;		/* newest ts read */
 };
 
-/* Records whose timestamp is this far behind the clock are parsed at a
- * checkpoint; later ones are late (dropped and counted). */
+/*
+ * What a checkpoint may release: each read follows a Flush, so once the
+ * read is over, whatever producers wrote before the Flush was asked for
+ * is in (records with an older timestamp that come later are late:
+ * dropped and counted). A producer that does not answer the Flush in
+ * time, or a traced without Flush, gets LIVE_LAG_NS.
+ */
 #define LIVE_LAG_NS	(2 * 1000000000LL)
+#define LIVE_FLUSH_MS	1000		/* Flush timeout, at most */
 /* Between scrapes, the engine catches up with the window this often. */
 #define LIVE_MAINTAIN_MS	1000
 
@@ -73,7 +79,10 @@ struct live {
 	size_t			 enable_len;
 	struct ipc_client	*cl;
 	uint32_t		 sid;
-	uint32_t		 m_enable, m_read;
+	uint32_t		 m_enable, m_read, m_flush;
+	int64_t			 flush_ts;	/* boot time the Flush was asked */
+	int			 flush_ok;
+	int64_t			 safe_ts;	/* tp_checkpoint's upto */
 	int			 bound;
 	int			 tracing;
 	int			 reading;
@@ -155,6 +164,7 @@ live_engine_new(struct live *l)
 	l->ehead = l->en = 0;
 	l->wbytes = l->wpkts = 0;
 	l->horizon = INT64_MIN;
+	l->safe_ts = INT64_MIN;
 	l->gen++;
 	return 0;
 }
@@ -269,7 +279,7 @@ live_batch_parse(struct live *l)
 }
 
 /*
- * Makes what was read visible (what is LIVE_LAG_NS old) and drops what
+ * Makes what was read visible (up to safe_ts) and drops what
  * the window let go.
  */
 static void
@@ -279,7 +289,7 @@ live_maintain(struct live *l, uint64_t now)
 	l->maintained_ms = now;
 	if (l->tp == NULL)
 		return;
-	if (tp_checkpoint(l->tp, boot_ns() - LIVE_LAG_NS) == -1)
+	if (tp_checkpoint(l->tp, l->safe_ts) == -1)
 		log_warnx("%s: checkpoint: %s", __func__, tp_error(l->tp));
 	if (l->horizon != INT64_MIN &&
 	    tp_evict_before(l->tp, l->horizon) == -1)
@@ -361,12 +371,42 @@ live_on_read(struct ipc_client *cl, struct ipc_result *res, void *arg)
 	}
 	live_slices_untrusted(l, res->data, res->len);
 	if (!res->has_more) {
+		int64_t lag = boot_ns() - LIVE_LAG_NS, safe;
+
 		l->reading = 0;
 		l->st.reads++;
+		safe = l->flush_ok && l->flush_ts > lag ? l->flush_ts : lag;
+		if (safe > l->safe_ts)
+			l->safe_ts = safe;
 		/* Without scrapes too, the engine follows the window. */
 		if (now_ms() >= l->maintained_ms + LIVE_MAINTAIN_MS)
 			live_maintain(l, now_ms());
 	}
+}
+
+static void
+live_read(struct live *l)
+{
+	if (ipc_client_invoke(l->cl, l->sid, l->m_read, NULL, 0, -1, 0,
+	    live_on_read, l) != 0)
+		l->reading = 1;
+	else
+		l->reading = 0;
+}
+
+/* The Flush is over (or timed out): what it asked for is in the buffers. */
+static void
+live_on_flush(struct ipc_client *cl, struct ipc_result *res, void *arg)
+{
+	struct live *l = arg;
+
+	(void)cl;
+	l->flush_ok = res->success;
+	if (!l->bound || !l->tracing) {
+		l->reading = 0;
+		return;
+	}
+	live_read(l);
 }
 
 static void
@@ -382,9 +422,27 @@ live_on_tick(evutil_socket_t fd, short ev, void *arg)
 		live_evict(l, now_ms());
 	if (!l->bound || !l->tracing || l->reading)
 		return;
-	if (ipc_client_invoke(l->cl, l->sid, l->m_read, NULL, 0, -1, 0,
-	    live_on_read, l) != 0)
-		l->reading = 1;
+	if (l->m_flush != 0) {
+		uint8_t req[8];
+		size_t n = 0;
+		uint32_t to = l->opts.period_ms < LIVE_FLUSH_MS ?
+		    l->opts.period_ms : LIVE_FLUSH_MS;
+
+		/* FlushRequest { timeout_ms = 1 } */
+		req[n++] = 0x08;
+		while (to >= 0x80) {
+			req[n++] = (uint8_t)(to | 0x80);
+			to >>= 7;
+		}
+		req[n++] = (uint8_t)to;
+		l->flush_ts = boot_ns();
+		if (ipc_client_invoke(l->cl, l->sid, l->m_flush, req, n, -1, 0,
+		    live_on_flush, l) != 0)
+			l->reading = 1;
+		return;
+	}
+	l->flush_ok = 0;
+	live_read(l);
 }
 
 static void
@@ -422,6 +480,8 @@ live_on_bind(struct ipc_client *cl, const struct ipc_binding *b, void *arg)
 	l->sid = b->service_id;
 	l->m_enable = ipc_binding_method_id(b, "EnableTracing");
 	l->m_read = ipc_binding_method_id(b, "ReadBuffers");
+	/* Optional: without it, what was read is LIVE_LAG_NS behind. */
+	l->m_flush = ipc_binding_method_id(b, "Flush");
 	if (l->m_enable == 0 || l->m_read == 0) {
 		log_warnx("%s: ConsumerPort lacks EnableTracing/ReadBuffers",
 		    __func__);

@@ -4,9 +4,11 @@
  * and serves the built-in metrics of the window as OpenMetrics text on
  * /metrics.
  *
- *   traced --ReadBuffers every period--> tp_parse (one engine per session)
+ *   every period: Flush, then ReadBuffers --> tp_parse (one engine per
+ *       session)
  *   every second, and at each refresh:
- *       tp_checkpoint (records LIVE_LAG_NS old are parsed and visible)
+ *       tp_checkpoint (records older than the last Flush whose read is
+ *           over are parsed and visible: producers wrote them before it)
  *       tp_evict_before (rows older than the window go)
  *   GET /metrics --> something new and the last refresh old enough?
  *       metrics (linux_*, trace_stats) --> OpenMetrics, kept for scrapes

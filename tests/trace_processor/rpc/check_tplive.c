@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -468,6 +469,46 @@ START_TEST(test_live_long_run_bounded)
 }
 END_TEST
 
+/*
+ * Data written just now, still in the producer's chunk (not committed):
+ * live flushes before it reads, so the data comes in, and what was
+ * written before the Flush is released at once, real timestamps and all
+ * (waiting LIVE_LAG_NS instead would leave it out of this scrape).
+ */
+START_TEST(test_live_flush_release)
+{
+	struct tt_producer p;
+	struct tt_instance *in;
+	struct shm_writer *w;
+	struct live *l;
+	struct httpd *h;
+	struct metrics *mx;
+	struct live_stats st;
+	struct timespec now;
+	char *page;
+
+	connect_producer(&p, "tt.producer", "tt.te");
+	live_up(&l, &h, &mx, 1u << 20);
+	in = wait_started(&p, "tt.te");
+	ck_assert_ptr_nonnull(in);
+	w = tt_producer_writer(&p, in->target_buffer);
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	write_slices(w, (uint64_t)now.tv_sec * 1000000000ULL +
+	    (uint64_t)now.tv_nsec, 5, 100);
+	WAIT_UNTIL((live_get_stats(l, &st), st.packets >= 11));
+	ck_assert_int_gt(p.flushes, 0);
+	page = scrape(httpd_port(h));
+	ck_assert_msg(om_value(page,
+	    "faro_linux_slices_slice_count{name=\"work\"}") == 5, "page:\n%s",
+	    page);
+	free(page);
+	httpd_free(h);
+	live_free(l);
+	metrics_free(mx);
+	tt_producer_close(&p);
+}
+END_TEST
+
 static Suite *
 live_suite(void)
 {
@@ -481,6 +522,7 @@ live_suite(void)
 	tcase_add_test(tc, test_live_refresh_period);
 	tcase_add_test(tc, test_live_traced_restart);
 	tcase_add_test(tc, test_live_long_run_bounded);
+	tcase_add_test(tc, test_live_flush_release);
 	suite_add_tcase(s, tc);
 	return s;
 }
