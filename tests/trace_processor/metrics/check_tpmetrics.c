@@ -735,6 +735,156 @@ START_TEST(test_evict_window)
 }
 END_TEST
 
+/*
+ * A Trace in timestamp order: sched_switch and sched_waking among 12
+ * tasks of 3 processes on 2 cpus, trace_marker slices (some left open),
+ * RSS samples. Its records never arrive late, so an engine that releases
+ * everything at each checkpoint drops nothing.
+ */
+static struct pbbuf
+ordered_trace(int bundles)
+{
+	struct pbbuf t = { 0 }, pk = { 0 }, b = { 0 }, ev = { 0 }, m = { 0 },
+	    pr = { 0 };
+	uint64_t ts = 1000000;
+	uint32_t r = 7;
+	int cur[2] = { 0, 0 }, open[12] = { 0 }, i, k, cpu;
+	char comm[16], mark[32];
+
+	for (i = 0; i < bundles; i++) {
+		cpu = i % 2;
+		pbb_uint(&b, 1, (uint64_t)cpu);
+		for (k = 0; k < 40; k++) {
+			int next = 100 + (int)((r = r * 1103515245 + 12345) >>
+			    16) % 12, kind = (int)(r >> 8) % 10;
+
+			ts += 1 + (r >> 4) % 3000;
+			pbb_uint(&ev, 1, ts);
+			pbb_uint(&ev, 2, (uint64_t)cur[cpu]);
+			if (kind < 5) {
+				snprintf(comm, sizeof(comm), "t%d", cur[cpu]);
+				pbb_string(&m, 1, cur[cpu] ? comm : "swapper");
+				pbb_uint(&m, 2, (uint64_t)cur[cpu]);
+				pbb_uint(&m, 3, 120);
+				pbb_uint(&m, 4, (r >> 12) % 3);
+				snprintf(comm, sizeof(comm), "t%d", next);
+				pbb_string(&m, 5, comm);
+				pbb_uint(&m, 6, (uint64_t)next);
+				pbb_uint(&m, 7, 120);
+				pbb_bytes(&ev, 4, m.buf, m.len);
+				cur[cpu] = next;
+			} else if (kind < 8) {
+				snprintf(comm, sizeof(comm), "t%d", next);
+				pbb_string(&m, 1, comm);
+				pbb_uint(&m, 2, (uint64_t)next);
+				pbb_uint(&m, 3, 120);
+				pbb_uint(&m, 4, 1);
+				pbb_uint(&m, 5, (uint64_t)((r >> 3) % 2));
+				pbb_bytes(&ev, 20, m.buf, m.len);
+			} else if (cur[cpu] != 0) {
+				int *o = &open[cur[cpu] - 100];
+
+				if (*o == 0 || (r >> 9) % 3 != 0) {
+					snprintf(mark, sizeof(mark), "B|%d|step %u",
+					    100 + (cur[cpu] - 100) % 3,
+					    (r >> 5) % 4);
+					(*o)++;
+				} else {
+					snprintf(mark, sizeof(mark), "E|%d",
+					    100 + (cur[cpu] - 100) % 3);
+					(*o)--;
+				}
+				pbb_uint(&m, 1, 1);
+				pbb_string(&m, 2, mark);
+				pbb_bytes(&ev, 3, m.buf, m.len);
+			}
+			m.len = 0;
+			pbb_bytes(&b, 2, ev.buf, ev.len);
+			ev.len = 0;
+		}
+		pbb_bytes(&pk, 1, b.buf, b.len);
+		b.len = 0;
+		pbb_bytes(&t, 1, pk.buf, pk.len);
+		pk.len = 0;
+		if (i % 5 == 4) {
+			/* RSS of the 3 processes, sampled at ts. */
+			pbb_uint(&pk, 8, ts);
+			for (k = 0; k < 3; k++) {
+				pbb_uint(&pr, 1, (uint64_t)(100 + k));
+				pbb_uint(&pr, 3, 1000 + (uint64_t)((r >> k) %
+				    5000));
+				pbb_bytes(&m, 1, pr.buf, pr.len);
+				pr.len = 0;
+			}
+			pbb_bytes(&pk, 9, m.buf, m.len);
+			m.len = 0;
+			pbb_bytes(&t, 1, pk.buf, pk.len);
+			pk.len = 0;
+		}
+	}
+	ck_assert_int_eq(t.oom, 0);
+	pbb_free(&pk);
+	pbb_free(&b);
+	pbb_free(&ev);
+	pbb_free(&m);
+	pbb_free(&pr);
+	return t;
+}
+
+/*
+ * The same packets two ways, records released while parsing goes on: a
+ * checkpoint releasing everything after each piece of 1000 bytes (open
+ * sched slices, thread states and slices shown, then replaced as they
+ * close), the metrics computed between pieces. Same metrics, same tables.
+ */
+START_TEST(test_incremental_release_same_metrics)
+{
+	struct pbbuf t = ordered_trace(300);
+	struct metrics *mx;
+	struct tp *full, *inc;
+	char *err = NULL, *a, *b;
+	size_t off, i;
+
+	ck_assert_ptr_nonnull(mx = metrics_new(&err));
+	ck_assert_ptr_nonnull(full = tp_new(NULL, &err));
+	ck_assert_int_eq(tp_parse(full, t.buf, t.len), 0);
+	ck_assert_int_eq(tp_eof(full), 0);
+	ck_assert_ptr_nonnull(inc = tp_new(NULL, &err));
+	for (off = 0; off < t.len; off += 1000) {
+		size_t n = t.len - off < 1000 ? t.len - off : 1000;
+
+		ck_assert_int_eq(tp_parse(inc, t.buf + off, n), 0);
+		ck_assert_int_eq(tp_checkpoint(inc, INT64_MAX), 0);
+		if (off % 20000 == 0)
+			free(run(mx, inc, live_set, METRICS_TEXT, NULL, NULL));
+	}
+	ck_assert_int_eq(tp_checkpoint(inc, INT64_MAX), 0);
+	a = run(mx, full, live_set, METRICS_TEXT, NULL, NULL);
+	b = run(mx, inc, live_set, METRICS_TEXT, NULL, NULL);
+	ck_assert_msg(strcmp(a, b) == 0, "full:\n%s\nincremental:\n%s", a, b);
+	ck_assert_ptr_nonnull(strstr(b, "sched_latency"));
+	ck_assert_ptr_nonnull(strstr(b, "rss_peak_bytes"));
+	ck_assert_ptr_nonnull(strstr(b, "name: \"step 1\""));
+	free(a);
+	free(b);
+	for (i = 0; i < sizeof(dumped) / sizeof(dumped[0]); i++) {
+		a = dump(full, dumped[i]);
+		b = dump(inc, dumped[i]);
+		ck_assert_msg(strcmp(a, b) == 0, "%s differs", dumped[i]);
+		free(a);
+		free(b);
+	}
+	a = dump(inc, "SELECT value FROM stats WHERE name ="
+	    " 'sorter_push_event_out_of_order'");
+	ck_assert_str_eq(a, "0\n");
+	free(a);
+	tp_free(inc);
+	tp_free(full);
+	metrics_free(mx);
+	free(t.buf);
+}
+END_TEST
+
 static Suite *
 metrics_suite(void)
 {
@@ -750,6 +900,7 @@ metrics_suite(void)
 	tcase_add_test(tc, test_mproto_reader);
 	tcase_add_test(tc, test_incremental_same_metrics);
 	tcase_add_test(tc, test_evict_window);
+	tcase_add_test(tc, test_incremental_release_same_metrics);
 	suite_add_tcase(s, tc);
 	return s;
 }
