@@ -9,7 +9,7 @@
  * range, each checked against its time: a row out of order is kept, never
  * deleted early. What remains keeps its ids, parent_id and depth: a slice
  * encloses its children, so a slice that ended before the horizon has no
- * child that ended after it.
+ * child that ended after it (ill-nested input aside, see overhang_over).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +29,20 @@ static const struct evict_table tables[] = {
 	{ "counter", "ts < ?2" },
 	{ "ftrace_event", "ts < ?2" },
 };
+
+/*
+ * Ill-nested input (a slice that ended after its parent, counted as
+ * tp->overhang) breaks the rule above: a slice that is over stays while
+ * a descendant of it stays.
+ */
+static const char overhang_over[] =
+	"dur >= 0 AND ts + dur < ?2 AND id NOT IN ("
+	" WITH RECURSIVE keep(id) AS ("
+	"  SELECT parent_id FROM slice WHERE parent_id IS NOT NULL AND"
+	"  NOT (dur >= 0 AND ts + dur < ?2)"
+	"  UNION SELECT s.parent_id FROM slice s JOIN keep k ON s.id = k.id"
+	"  WHERE s.parent_id IS NOT NULL)"
+	" SELECT id FROM keep)";
 
 static int
 evict_exec(struct tp *tp, const char *sql, int64_t bound, int64_t ts)
@@ -131,7 +145,7 @@ evict_flows(struct tp *tp, int64_t bound)
 int
 tp_evict_before(struct tp *tp, int64_t ts)
 {
-	char sql[512];
+	char sql[1024];
 	size_t i;
 	int rc = 0;
 
@@ -143,8 +157,11 @@ tp_evict_before(struct tp *tp, int64_t ts)
 	if (tp_rows_flush(tp) == -1)
 		rc = -1;
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]) && rc == 0; i++) {
-		const struct evict_table *t = &tables[i];
+		struct evict_table tt = tables[i], *t = &tt;
 		int64_t bound = evict_bound(tp, t->name, ts);
+
+		if (tp->overhang && strcmp(t->name, "slice") == 0)
+			t->over = overhang_over;
 
 		/* Their args first: each row has an arg set of its own. */
 		if (strcmp(t->name, "sched_slice") != 0 &&

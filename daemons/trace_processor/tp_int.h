@@ -258,6 +258,7 @@ struct tp {
 	uint64_t		 cpus_seen[TP_MAX_CPUS / 64];
 	int			 indexed;	/* slice_stack exists */
 	int64_t			 evicted_before; /* tp_evict_before's */
+	int			 overhang;	/* a slice outlived its parent */
 
 	struct tp_sorter	 sorter;
 	struct tp_proto		*proto;

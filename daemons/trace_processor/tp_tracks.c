@@ -232,6 +232,11 @@ tp_slice_complete(struct tp *tp, int64_t track, int64_t ts, int64_t dur,
 	tp_seen_ts(tp, ts);
 	tp_seen_ts(tp, ts + dur);
 	stack_unwind(tp, track, ts);
+	t = &tp->tracks[track];
+	/* Ill-nested input: the child ends after its complete parent. */
+	if (t->depth > 0 && t->stack[t->depth - 1].end >= 0 &&
+	    ts + dur > t->stack[t->depth - 1].end)
+		tp->overhang = 1;
 	if ((s = stack_push(tp, track, ts, cat, name, arg_set_id,
 	    thread_ts)) == NULL)
 		return -1;
@@ -262,9 +267,13 @@ tp_slice_end(struct tp *tp, int64_t track, int64_t ts, const char *name,
 	tp_seen_ts(tp, ts);
 	stack_unwind(tp, track, ts);
 	t = &tp->tracks[track];
-	/* Complete slices still open above cannot be ended by an E. */
-	while (t->depth > 0 && t->stack[t->depth - 1].end >= 0)
+	/* Complete slices still open above cannot be ended by an E (one
+	 * that ends later outlives the slice ended here). */
+	while (t->depth > 0 && t->stack[t->depth - 1].end >= 0) {
+		if (t->stack[t->depth - 1].end > ts)
+			tp->overhang = 1;
 		slice_pop(t);
+	}
 	if (t->depth == 0) {
 		tp_stat_inc(tp, ST_MISPLACED_END_EVENT, 1);
 		return -1;
@@ -283,6 +292,9 @@ tp_slice_end(struct tp *tp, int64_t track, int64_t ts, const char *name,
 	slice_write(tp, track, s, t->depth - 1, ts - s->ts,
 	    thread_ts != TP_NULL && s->thread_ts != TP_NULL ?
 	    thread_ts - s->thread_ts : TP_NULL);
+	if (t->depth > 1 && t->stack[t->depth - 2].end >= 0 &&
+	    ts > t->stack[t->depth - 2].end)
+		tp->overhang = 1;
 	id = s->id;
 	slice_pop(t);
 	return id;

@@ -587,6 +587,49 @@ START_TEST(test_evict_flows)
 }
 END_TEST
 
+/*
+ * Ill-nested input: a complete child that ends after its parent (the E
+ * at 50 us ends p while c runs to 100 us). Evicting before 60 us keeps
+ * p, over but the parent of c that stays: no parent_id points at a slice
+ * that is gone; g, over and a leaf, goes.
+ */
+START_TEST(test_evict_ill_nested)
+{
+	static const char json[] = "{\"traceEvents\":["
+	    "{\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":0,\"name\":\"p\"},"
+	    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":90,"
+	    "\"name\":\"c\"},"
+	    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5,"
+	    "\"name\":\"g\"},"
+	    "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":50}]}";
+	struct tp *tp;
+	char *err = NULL, *a;
+
+	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
+	ck_assert_int_eq(tp_parse(tp, json, sizeof(json) - 1), 0);
+	ck_assert_int_eq(tp_checkpoint(tp, INT64_MAX), 0);
+	a = query1(tp, "SELECT GROUP_CONCAT(name || ':' || (ts + dur) || ':'"
+	    " || depth, ',') FROM (SELECT * FROM slice ORDER BY id)");
+	ck_assert_str_eq(a, "p:50000:0,c:100000:1,g:25000:2");
+	free(a);
+	ck_assert_int_eq(tp_evict_before(tp, 60000), 0);
+	a = query1(tp, "SELECT GROUP_CONCAT(name, ',') FROM (SELECT name"
+	    " FROM slice ORDER BY id)");
+	ck_assert_str_eq(a, "p,c");
+	free(a);
+	a = query1(tp, "SELECT COUNT() FROM slice WHERE parent_id IS NOT NULL"
+	    " AND parent_id NOT IN (SELECT id FROM slice)");
+	ck_assert_str_eq(a, "0");
+	free(a);
+	/* Once c is over too, both go. */
+	ck_assert_int_eq(tp_evict_before(tp, 200000), 0);
+	a = query1(tp, "SELECT COUNT() FROM slice");
+	ck_assert_str_eq(a, "0");
+	free(a);
+	tp_free(tp);
+}
+END_TEST
+
 static Suite *
 engine_suite(void)
 {
@@ -608,6 +651,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_api_misuse);
 	tcase_add_test(tc, test_checkpoint_evict);
 	tcase_add_test(tc, test_evict_flows);
+	tcase_add_test(tc, test_evict_ill_nested);
 	suite_add_tcase(s, tc);
 	return s;
 }
