@@ -274,10 +274,10 @@ tp_slice_end(struct tp *tp, int64_t track, int64_t ts, const char *name,
 			tp->overhang = 1;
 		slice_pop(t);
 	}
-	if (t->depth == 0) {
-		tp_stat_inc(tp, ST_MISPLACED_END_EVENT, 1);
+	/* An end with nothing open: its begin predates the trace. Nothing
+	 * was lost, so nothing is counted (as upstream's slice tracker). */
+	if (t->depth == 0)
 		return -1;
-	}
 	s = &t->stack[t->depth - 1];
 	(void)name;
 	if (ts < s->ts) {

@@ -1,7 +1,7 @@
 -- Data loss and import errors (empty means none)
 SELECT name, idx, severity, value,
   CASE
-    WHEN name = 'misplaced_end_event' THEN 'slices that began before the trace started'
+    WHEN name = 'misplaced_end_event' THEN 'end events that did not match an open slice'
     WHEN name = 'traced_buf_trace_writer_packet_loss' THEN 'a producer dropped packets: its shared memory was full'
     WHEN name LIKE 'traced_buf_%' THEN 'lost in traced''s buffers (size or fill policy)'
     WHEN name LIKE 'ftrace_cpu_overrun%' THEN 'the kernel ring buffer overflowed'
