@@ -211,6 +211,29 @@ tp_proto_service_packet(struct tp *tp, uint32_t field, const uint8_t *buf,
 	}
 }
 
+/*
+ * The process name from its argv[0], as upstream names it: a kworker (a
+ * child of kthreadd, pid 2) without the "-queue" or "+queue" of the work
+ * it last ran (transient, misleading as a name), and a lone argv[0]
+ * holding spaces (a process that rewrote its cmdline) cut at the first.
+ */
+static size_t
+process_name_len(int64_t ppid, const char *a, size_t n, size_t nargs)
+{
+	size_t i;
+
+	if (ppid == 2 && n > 8 && memcmp(a, "kworker/", 8) == 0) {
+		for (i = 8; i < n; i++)
+			if (a[i] == '-' || a[i] == '+')
+				return i;
+	}
+	if (nargs == 1)
+		for (i = 0; i < n; i++)
+			if (a[i] == ' ')
+				return i;
+	return n;
+}
+
 void
 tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
     size_t len)
@@ -223,10 +246,12 @@ tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
 		if (f.wire != PB_LEN)
 			continue;
 		if (f.id == 1) {
-			int64_t pid = -1, ppid = -1, uid = TP_NULL, upid;
+			int64_t pid = -1, ppid = -1, uid = TP_NULL, upid, utid;
 			const uint8_t *argv0 = NULL;
-			size_t argv0len = 0, cl = 0;
+			size_t argv0len = 0, cl = 0, nargs = 0;
+			int is_comm = 0;
 			char cmdline[4096];
+			const char *cmd;
 
 			pb_init(&pt, f.data, f.len);
 			while (pb_next_untrusted(&pt, &pf) == 1) {
@@ -236,7 +261,10 @@ tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
 					ppid = (int32_t)pf.u;
 				else if (pf.id == 5)
 					uid = (int32_t)pf.u;
+				else if (pf.id == 9)
+					is_comm = pf.u != 0;
 				else if (pf.id == 3 && pf.wire == PB_LEN) {
+					nargs++;
 					if (argv0 == NULL) {
 						argv0 = pf.data;
 						argv0len = pf.len;
@@ -263,13 +291,28 @@ tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
 			}
 			if (uid != TP_NULL)
 				tp->procs[upid].uid = uid;
-			if (argv0 != NULL)
+			cmd = cmdline;
+			if (argv0 != NULL) {
+				size_t n = process_name_len(ppid,
+				    (const char *)argv0, argv0len, nargs);
+
+				/* A kworker's name without its last queue is
+				 * its whole cmdline too, as upstream. */
+				if (n < argv0len && ppid == 2) {
+					cmd = (const char *)argv0;
+					cl = n;
+				}
 				tp_process_set_name(tp, upid,
-				    (const char *)argv0, argv0len);
+				    (const char *)argv0, n);
+			}
 			if (cl > 0)
-				tp_process_set_cmdline(tp, upid, cmdline, cl);
-			/* The main thread exists with its process. */
-			(void)tp_thread_in_process(tp, pid, pid);
+				tp_process_set_cmdline(tp, upid, cmd, cl);
+			/* The main thread exists with its process; when the
+			 * cmdline is its comm (kernel threads), it names it. */
+			utid = tp_thread_in_process(tp, pid, pid);
+			if (is_comm && cl > 0)
+				tp_thread_set_name(tp, utid, cmd, cl,
+				    TP_NAME_TREE);
 		} else if (f.id == 2) {
 			int64_t tid = -1, tgid = -1, utid;
 			const uint8_t *name = NULL;
