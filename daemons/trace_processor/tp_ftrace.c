@@ -1103,57 +1103,53 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 	}
 }
 
-void
-tp_ftrace_end(struct tp *tp)
+/*
+ * Sched slices and thread states still open, written as they stand (dur
+ * -1, as upstream leaves what is still running at the end). final: the
+ * trace is over and the rows are closed for good; else (a checkpoint)
+ * they stay open and are written again when they end.
+ */
+static void
+write_open(struct tp *tp, int final)
 {
 	struct tp_ftrace *ft = tp->ftrace;
-	size_t i;
+	struct state_row r;
+	size_t i, k;
 
 	if (ft == NULL)
 		return;
-	/* Still running at the end: open-ended, as upstream (dur -1). */
 	for (i = 0; i < ft->ncpus; i++) {
 		struct cpu_state *c = &ft->cpus[i];
 
 		if (c->sched_id >= 0)
 			tp_sched_insert(tp, c->sched_id, c->ts, -1,
 			    (int64_t)i, c->utid, NULL, c->prio);
-		c->sched_id = -1;
+		if (final)
+			c->sched_id = -1;
 	}
 	for (i = 0; i < ft->nstates; i++) {
-		row_write(tp, (int64_t)i, &ft->states[i].held);
-		row_write(tp, (int64_t)i, &ft->states[i].cur);
+		struct state_row *rows[2] = { &ft->states[i].held,
+		    &ft->states[i].cur };
+
+		for (k = 0; k < 2; k++) {
+			/* row_write closes the row it writes: a copy
+			 * keeps it open. */
+			r = *rows[k];
+			row_write(tp, (int64_t)i, final ? rows[k] : &r);
+		}
 	}
 }
 
-/* A row as it stands, kept open (row_write closes it). */
-static void
-row_write_open(struct tp *tp, int64_t utid, const struct state_row *r)
+void
+tp_ftrace_end(struct tp *tp)
 {
-	struct state_row c = *r;
-
-	row_write(tp, utid, &c);
+	write_open(tp, 1);
 }
 
 void
 tp_ftrace_write_open(struct tp *tp)
 {
-	struct tp_ftrace *ft = tp->ftrace;
-	size_t i;
-
-	if (ft == NULL)
-		return;
-	for (i = 0; i < ft->ncpus; i++) {
-		struct cpu_state *c = &ft->cpus[i];
-
-		if (c->sched_id >= 0)
-			tp_sched_insert(tp, c->sched_id, c->ts, -1,
-			    (int64_t)i, c->utid, NULL, c->prio);
-	}
-	for (i = 0; i < ft->nstates; i++) {
-		row_write_open(tp, (int64_t)i, &ft->states[i].held);
-		row_write_open(tp, (int64_t)i, &ft->states[i].cur);
-	}
+	write_open(tp, 0);
 }
 
 void

@@ -165,12 +165,39 @@ tprpc_add_origins(struct httpd *h, const struct tprpc_args *a)
 	return rc;
 }
 
+/*
+ * Serves h until SIGINT or SIGTERM, confined (both daemon modes): 0, or 1
+ * when the sandbox could not be set up. The banner says where, as
+ * "[HTTP] <what>ADDR:PORT<tail>".
+ */
+static int
+tprpc_serve(struct event_base *base, struct httpd *h,
+    const struct tprpc_args *a, const char *what, const char *tail)
+{
+	struct event *sigint, *sigterm;
+	int rc = 0;
+
+	tprpc_add_origins(h, a);
+	sigint = evsignal_new(base, SIGINT, tprpc_on_signal, base);
+	sigterm = evsignal_new(base, SIGTERM, tprpc_on_signal, base);
+	evsignal_add(sigint, NULL);
+	evsignal_add(sigterm, NULL);
+	fprintf(stderr, "[HTTP] %s%s:%d%s\n", what, a->http_addr,
+	    httpd_port(h), tail);
+	if (tprpc_confine(base) == 0)
+		event_base_dispatch(base);
+	else
+		rc = 1;
+	event_free(sigint);
+	event_free(sigterm);
+	return rc;
+}
+
 static int
 tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
     const struct tprpc_args *a, struct metrics *mx)
 {
 	struct event_base *base;
-	struct event *sigint, *sigterm;
 	struct httpd *h;
 	struct rpc *rpc;
 	char *err = NULL;
@@ -196,21 +223,9 @@ tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
 		event_base_free(base);
 		return 1;
 	}
-	tprpc_add_origins(h, a);
-	sigint = evsignal_new(base, SIGINT, tprpc_on_signal, base);
-	sigterm = evsignal_new(base, SIGTERM, tprpc_on_signal, base);
-	evsignal_add(sigint, NULL);
-	evsignal_add(sigterm, NULL);
-	fprintf(stderr, "[HTTP] Starting RPC server on %s:%d\n",
-	    a->http_addr, httpd_port(h));
-	if (tprpc_confine(base) == 0)
-		event_base_dispatch(base);
-	else
-		rc = 1;
+	rc = tprpc_serve(base, h, a, "Starting RPC server on ", "");
 	httpd_free(h);
 	rpc_free(rpc);
-	event_free(sigint);
-	event_free(sigterm);
 	event_base_free(base);
 	return rc;
 }
@@ -221,7 +236,6 @@ tprpc_live(const struct tp_config *cfg, const struct tprpc_args *a,
     struct metrics *mx)
 {
 	struct event_base *base;
-	struct event *sigint, *sigterm;
 	struct live_opts o;
 	struct live *l;
 	struct httpd *h;
@@ -257,21 +271,9 @@ tprpc_live(const struct tp_config *cfg, const struct tprpc_args *a,
 		return 1;
 	}
 	httpd_set_metrics(h, live_render, l);
-	tprpc_add_origins(h, a);
-	sigint = evsignal_new(base, SIGINT, tprpc_on_signal, base);
-	sigterm = evsignal_new(base, SIGTERM, tprpc_on_signal, base);
-	evsignal_add(sigint, NULL);
-	evsignal_add(sigterm, NULL);
-	fprintf(stderr, "[HTTP] Live metrics on http://%s:%d/metrics\n",
-	    a->http_addr, httpd_port(h));
-	if (tprpc_confine(base) == 0)
-		event_base_dispatch(base);
-	else
-		rc = 1;
+	rc = tprpc_serve(base, h, a, "Live metrics on http://", "/metrics");
 	httpd_free(h);
 	live_free(l);
-	event_free(sigint);
-	event_free(sigterm);
 	event_base_free(base);
 	return rc;
 }
