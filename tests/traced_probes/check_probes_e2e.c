@@ -11,8 +11,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <sys/file.h>
-
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +25,7 @@
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 
 #include "tfs.h"
+#include "ftrace_util.h"
 #include "probes_daemon.h"
 #include "traced_test.h"
 
@@ -170,37 +169,22 @@ START_TEST(marker_through_traced)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+probes_e2e_suite(void)
 {
-	const char *cause;
-	Suite *s;
-	TCase *tc;
-	SRunner *sr;
-	int failed, lock;
+	Suite *s = suite_create("probes_e2e");
+	TCase *tc = tcase_create("e2e");
 
-	if (geteuid() != 0) {
-		printf("SKIP: check_probes_e2e needs root\n");
-		return 77;
-	}
-	if (tfs_find(tracefs, sizeof(tracefs), 1, &cause) == -1) {
-		printf("SKIP: %s\n", cause);
-		return 77;
-	}
-	/* One tracefs for the whole machine: kernel suites take turns. */
-	lock = open("/tmp/faro-tracefs-tests.lock", O_RDWR | O_CREAT, 0600);
-	if (lock == -1 || flock(lock, LOCK_EX) == -1) {
-		perror("tracefs test lock");
-		return 1;
-	}
-	s = suite_create("probes_e2e");
-	tc = tcase_create("e2e");
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, marker_through_traced, 0, 2);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+/* No state directory: the daemon under test keeps its own run dir. */
+int
+main(void)
+{
+	return test_kernel_main("check_probes_e2e", probes_e2e_suite, tracefs,
+	    sizeof(tracefs), NULL, NULL);
 }

@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -25,6 +24,7 @@
 
 #include <event2/event.h>
 
+#include "ftrace_util.h"
 #include "probes_daemon.h"
 #include "traced_test.h"
 
@@ -157,39 +157,24 @@ START_TEST(daemon_session)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+ps_daemon_suite(void)
 {
-	Suite *s;
-	TCase *tc;
-	SRunner *sr;
-	int failed, lock;
+	Suite *s = suite_create("ps_daemon");
+	TCase *tc = tcase_create("daemon");
 
-	if (geteuid() != 0) {
-		printf("SKIP: check_ps_daemon needs root\n");
-		return 77;
-	}
-	if (access("/sys/kernel/tracing/events", F_OK) == -1 &&
-	    access("/sys/kernel/debug/tracing/events", F_OK) == -1 &&
-	    system("mount -t tracefs nodev /sys/kernel/tracing "
-	    ">/dev/null 2>&1") != 0) {
-		printf("SKIP: no tracefs\n");
-		return 77;
-	}
-	/* One tracefs for the whole machine: kernel suites take turns. */
-	lock = open("/tmp/faro-tracefs-tests.lock", O_RDWR | O_CREAT, 0600);
-	if (lock == -1 || flock(lock, LOCK_EX) == -1) {
-		perror("tracefs test lock");
-		return 1;
-	}
-	s = suite_create("ps_daemon");
-	tc = tcase_create("daemon");
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, daemon_session, 0, 2);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+/* No state directory: the daemon under test keeps its own run dir. */
+int
+main(void)
+{
+	static char tracefs[256];
+
+	return test_kernel_main("check_ps_daemon", ps_daemon_suite, tracefs,
+	    sizeof(tracefs), NULL, NULL);
 }

@@ -164,7 +164,7 @@ test_kernel_main(const char *name, Suite *(*suite)(void), char *tracefs,
 		perror("tracefs test lock");
 		return 1;
 	}
-	if (mkdtemp(state_dir) == NULL) {
+	if (state_dir != NULL && mkdtemp(state_dir) == NULL) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -172,8 +172,10 @@ test_kernel_main(const char *name, Suite *(*suite)(void), char *tracefs,
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	(void)ftrace_ctl_cleanup(state_dir, &cause);
-	rmdir(state_dir);
+	if (state_dir != NULL) {
+		(void)ftrace_ctl_cleanup(state_dir, &cause);
+		rmdir(state_dir);
+	}
 	close(lock);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -45,9 +45,10 @@ const Perfetto__Protos__GenericFtraceEvent__Field *test_generic_field(
  * not root, when there is no tracefs (tracefs gets its root) or when
  * skip, if given, names a reason; waits for the machine-wide tracefs test
  * lock (every suite that traces takes turns through it); creates
- * state_dir (a mkdtemp template) for the controller's state files; runs
- * the suite; and afterwards puts tracefs back from those files, since a
- * failed test may have left its state behind. Returns the exit status.
+ * state_dir (a mkdtemp template, or NULL for suites whose daemon keeps its
+ * own) for the controller's state files; runs the suite; and afterwards
+ * puts tracefs back from those files, since a failed test may have left
+ * its state behind. Returns the exit status.
  */
 int	test_kernel_main(const char *name, Suite *(*suite)(void),
 	    char *tracefs, size_t tracefs_sz, char *state_dir,

@@ -579,6 +579,36 @@ static const char *const dumped[] = {
 static const char live_set[] =
     "trace_stats,linux_cpu,linux_memory,linux_io,linux_slices";
 
+/* Every table of dumped reads the same in full and inc (when: where the
+ * test stands, for the failure message). */
+static void
+assert_tables_equal(struct tp *full, struct tp *inc, const char *when)
+{
+	char *a, *b;
+	size_t i;
+
+	for (i = 0; i < sizeof(dumped) / sizeof(dumped[0]); i++) {
+		a = dump(full, dumped[i]);
+		b = dump(inc, dumped[i]);
+		ck_assert_msg(strcmp(a, b) == 0, "%s: %s\nfull:\n%s\ninc:\n%s",
+		    when, dumped[i], a, b);
+		free(a);
+		free(b);
+	}
+}
+
+/* The live metrics render the same on both; returns inc's (free it). */
+static char *
+assert_metrics_equal(struct metrics *mx, struct tp *full, struct tp *inc)
+{
+	char *a = run(mx, full, live_set, METRICS_TEXT, NULL, NULL);
+	char *b = run(mx, inc, live_set, METRICS_TEXT, NULL, NULL);
+
+	ck_assert_msg(strcmp(a, b) == 0, "full:\n%s\nincremental:\n%s", a, b);
+	free(a);
+	return b;
+}
+
 /*
  * The same packets two ways: a full import (tp_eof) and an incremental
  * one (pieces of 97 bytes, a checkpoint and the metrics after each, the
@@ -591,8 +621,8 @@ START_TEST(test_incremental_same_metrics)
 	struct metrics *mx;
 	struct tp_config cfg;
 	struct tp *full, *inc;
-	char path[1024], *err = NULL, *buf, *a, *b;
-	size_t len, off, i;
+	char path[1024], *err = NULL, *buf, *b;
+	size_t len, off;
 
 	ck_assert_ptr_nonnull(mx = metrics_new(&err));
 	full = load_linux();
@@ -609,31 +639,15 @@ START_TEST(test_incremental_same_metrics)
 		free(run(mx, inc, live_set, METRICS_TEXT, NULL, NULL));
 	}
 	ck_assert_int_eq(tp_checkpoint(inc, INT64_MAX), 0);
-	a = run(mx, full, live_set, METRICS_TEXT, NULL, NULL);
-	b = run(mx, inc, live_set, METRICS_TEXT, NULL, NULL);
-	ck_assert_msg(strcmp(a, b) == 0, "full:\n%s\nincremental:\n%s", a, b);
+	b = assert_metrics_equal(mx, full, inc);
 	/* Not empty: the trace feeds every metric. */
 	ck_assert_ptr_nonnull(strstr(b, "linux_slices"));
 	ck_assert_ptr_nonnull(strstr(b, "sched_latency"));
-	free(a);
 	free(b);
-	for (i = 0; i < sizeof(dumped) / sizeof(dumped[0]); i++) {
-		a = dump(full, dumped[i]);
-		b = dump(inc, dumped[i]);
-		ck_assert_msg(strcmp(a, b) == 0, "%s\nfull:\n%s\ninc:\n%s",
-		    dumped[i], a, b);
-		free(a);
-		free(b);
-	}
+	assert_tables_equal(full, inc, "checkpoint");
 	/* A checkpoint leaves the engine able to end the trace as usual. */
 	ck_assert_int_eq(tp_eof(inc), 0);
-	for (i = 0; i < sizeof(dumped) / sizeof(dumped[0]); i++) {
-		a = dump(full, dumped[i]);
-		b = dump(inc, dumped[i]);
-		ck_assert_msg(strcmp(a, b) == 0, "after eof: %s", dumped[i]);
-		free(a);
-		free(b);
-	}
+	assert_tables_equal(full, inc, "after eof");
 	free(buf);
 	tp_free(inc);
 	tp_free(full);
@@ -843,7 +857,7 @@ START_TEST(test_incremental_release_same_metrics)
 	struct metrics *mx;
 	struct tp *full, *inc;
 	char *err = NULL, *a, *b;
-	size_t off, i;
+	size_t off;
 
 	ck_assert_ptr_nonnull(mx = metrics_new(&err));
 	ck_assert_ptr_nonnull(full = tp_new(NULL, &err));
@@ -859,21 +873,12 @@ START_TEST(test_incremental_release_same_metrics)
 			free(run(mx, inc, live_set, METRICS_TEXT, NULL, NULL));
 	}
 	ck_assert_int_eq(tp_checkpoint(inc, INT64_MAX), 0);
-	a = run(mx, full, live_set, METRICS_TEXT, NULL, NULL);
-	b = run(mx, inc, live_set, METRICS_TEXT, NULL, NULL);
-	ck_assert_msg(strcmp(a, b) == 0, "full:\n%s\nincremental:\n%s", a, b);
+	b = assert_metrics_equal(mx, full, inc);
 	ck_assert_ptr_nonnull(strstr(b, "sched_latency"));
 	ck_assert_ptr_nonnull(strstr(b, "rss_peak_bytes"));
 	ck_assert_ptr_nonnull(strstr(b, "name: \"step 1\""));
-	free(a);
 	free(b);
-	for (i = 0; i < sizeof(dumped) / sizeof(dumped[0]); i++) {
-		a = dump(full, dumped[i]);
-		b = dump(inc, dumped[i]);
-		ck_assert_msg(strcmp(a, b) == 0, "%s differs", dumped[i]);
-		free(a);
-		free(b);
-	}
+	assert_tables_equal(full, inc, "released every 1000 bytes");
 	a = dump(inc, "SELECT value FROM stats WHERE name ="
 	    " 'sorter_push_event_out_of_order'");
 	ck_assert_str_eq(a, "0\n");

@@ -169,6 +169,15 @@ live_up_refresh(struct live **l, struct httpd **h, struct metrics **mx,
 }
 
 /* Every scrape sees the latest window. */
+/* Undoes live_up. */
+static void
+live_down(struct live *l, struct httpd *h, struct metrics *mx)
+{
+	httpd_free(h);
+	live_free(l);
+	metrics_free(mx);
+}
+
 static void
 live_up(struct live **l, struct httpd **h, struct metrics **mx,
     size_t window_bytes)
@@ -221,9 +230,7 @@ START_TEST(test_live_counters_move)
 	    "faro_linux_slices_slice_max_ns{name=\"work\"}"), 300);
 	free(page);
 
-	httpd_free(h);
-	live_free(l);
-	metrics_free(mx);
+	live_down(l, h, mx);
 	tt_producer_close(&p);
 }
 END_TEST
@@ -266,9 +273,7 @@ START_TEST(test_live_window_bounded)
 	ck_assert_int_lt(om_value(page,
 	    "faro_linux_slices_slice_count{name=\"work\"}"), 100);
 	free(page);
-	httpd_free(h);
-	live_free(l);
-	metrics_free(mx);
+	live_down(l, h, mx);
 	tt_producer_close(&p);
 }
 END_TEST
@@ -310,9 +315,7 @@ START_TEST(test_live_refresh_period)
 	    "faro_linux_slices_slice_count{name=\"work\"}"), 4);
 	ck_assert_int_eq(om_value(page, "faro_live_refreshes_total"), 1);
 	free(page);
-	httpd_free(h);
-	live_free(l);
-	metrics_free(mx);
+	live_down(l, h, mx);
 	tt_producer_close(&p);
 }
 END_TEST
@@ -370,9 +373,7 @@ START_TEST(test_live_traced_restart)
 	ck_assert_int_eq(om_value(page,
 	    "faro_linux_slices_slice_count{name=\"work\"}"), -1);
 	free(page);
-	httpd_free(h);
-	live_free(l);
-	metrics_free(mx);
+	live_down(l, h, mx);
 	unlink(link_path);
 	link_path[0] = '\0';
 }
@@ -462,9 +463,7 @@ START_TEST(test_live_long_run_bounded)
 			late = eb[i];
 	ck_assert_msg(late <= mid + mid / 5, "engine bytes %zu then %zu",
 	    mid, late);
-	httpd_free(h);
-	live_free(l);
-	metrics_free(mx);
+	live_down(l, h, mx);
 	tt_producer_close(&p);
 }
 END_TEST
@@ -502,9 +501,7 @@ START_TEST(test_live_flush_release)
 	    "faro_linux_slices_slice_count{name=\"work\"}") == 5, "page:\n%s",
 	    page);
 	free(page);
-	httpd_free(h);
-	live_free(l);
-	metrics_free(mx);
+	live_down(l, h, mx);
 	tt_producer_close(&p);
 }
 END_TEST
