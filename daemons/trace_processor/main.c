@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,17 @@ usage(void)
 	    "  --http-port N             port for --httpd (default 9001)\n"
 	    "  --http-ip-address ADDR    address for --httpd (default"
 	    " 127.0.0.1)\n"
+	    "  --http-allowed-host H[,H] Host names served besides"
+	    " 127.0.0.1, localhost,\n"
+	    "                            [::1] and ADDR\n"
+	    "  --http-additional-cors-origins O[,O]  browser origins"
+	    " besides the UI's\n"
+	    "  --http-max-connections N  connections held at once"
+	    " (default 256)\n"
+	    "  --http-header-timeout-ms N, --http-body-timeout-ms N,"
+	    " --http-idle-timeout-ms N\n"
+	    "                            deadlines per request (default"
+	    " 10000, 60000, 60000)\n"
 	    "  --live[=CONFIG]           trace through traced, serve"
 	    " /metrics\n"
 	    "  --live-period-ms N        how often --live reads traced"
@@ -64,6 +76,23 @@ usage(void)
 #endif
 	    );
 	exit(1);
+}
+
+/* A positive count or duration given on the command line. */
+static unsigned
+opt_count(const char *s)
+{
+	char *ep;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &ep, 10);
+	if (errno != 0 || ep == s || *ep != '\0' || v == 0 || v > UINT_MAX) {
+		fprintf(stderr, "trace_processor: %s: not a positive "
+		    "number\n", s);
+		exit(1);
+	}
+	return (unsigned)v;
 }
 
 static void
@@ -137,6 +166,13 @@ main(int argc, char *argv[])
 		{ "live-window-mb", required_argument, NULL, 264 },
 		{ "live-window-s", required_argument, NULL, 265 },
 		{ "sandbox-debug", no_argument, NULL, 266 },
+		{ "http-allowed-host", required_argument, NULL, 267 },
+		{ "http-additional-cors-origins", required_argument, NULL,
+		    268 },
+		{ "http-max-connections", required_argument, NULL, 269 },
+		{ "http-header-timeout-ms", required_argument, NULL, 270 },
+		{ "http-body-timeout-ms", required_argument, NULL, 271 },
+		{ "http-idle-timeout-ms", required_argument, NULL, 272 },
 #endif
 		{ NULL, 0, NULL, 0 },
 	};
@@ -209,6 +245,24 @@ main(int argc, char *argv[])
 			/* Read by the daemon modes' sandbox (rpc/tprpc.c). */
 			if (setenv("FARO_SANDBOX_DEBUG", "1", 1) == -1)
 				usage();
+			break;
+		case 267:
+			ra.http_hosts = optarg;
+			break;
+		case 268:
+			ra.http_cors_origins = optarg;
+			break;
+		case 269:
+			ra.http_limits.max_conns = opt_count(optarg);
+			break;
+		case 270:
+			ra.http_limits.header_ms = opt_count(optarg);
+			break;
+		case 271:
+			ra.http_limits.body_ms = opt_count(optarg);
+			break;
+		case 272:
+			ra.http_limits.idle_ms = opt_count(optarg);
 			break;
 #endif
 		default:

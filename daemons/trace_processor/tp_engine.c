@@ -18,6 +18,7 @@
 #include "config.h"
 #include "log.h"
 #include "tp_int.h"
+#include "tp_sql_guard.h"
 #ifdef HAVE_TP_OPS
 #include "ops/tp_ops.h"
 #endif
@@ -76,6 +77,7 @@ struct tp *
 tp_new(const struct tp_config *cfg, char **errmsg)
 {
 	struct tp *tp;
+	const char *cause;
 
 	/* No global memory accounting: it takes a mutex per allocation. */
 	if (!sqlite_configured) {
@@ -110,6 +112,11 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 	sqlite3_exec(tp->db, "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
 	    " PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536",
 	    NULL, NULL, NULL);
+	/* Before the engine adds its own functions: see tp_sql_guard.c. */
+	if ((tp->guard = tp_sql_guard_install(tp->db, &cause)) == NULL) {
+		tp_seterr(tp, "%s: SQL guard: %s", __func__, cause);
+		goto fail;
+	}
 	if (tp_schema_create(tp) == -1 || tp_stmts_prepare(tp) == -1)
 		goto fail;
 #ifdef HAVE_TP_OPS
@@ -154,6 +161,7 @@ tp_free(struct tp *tp)
 	tp_stmts_finalize(tp);
 	if (tp->db != NULL)
 		sqlite3_close(tp->db);
+	tp_sql_guard_free(tp->guard);
 	free(tp);
 }
 

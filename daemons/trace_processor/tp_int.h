@@ -223,6 +223,7 @@ struct tp_sorter {
 
 struct tp {
 	sqlite3			*db;
+	struct tp_sql_guard	*guard;
 	sqlite3_stmt		*stmt[SQ_COUNT];
 	struct tp_batch		*batch[SQ_COUNT];	/* NULL: not batched */
 	struct tp_config	 cfg;

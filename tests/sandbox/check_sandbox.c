@@ -586,7 +586,7 @@ tp_port(struct daemon *d)
 static void
 tp_http_ok(int port)
 {
-	static const char req[] = "GET /status HTTP/1.1\r\nHost: x\r\n"
+	static const char req[] = "GET /status HTTP/1.1\r\nHost: localhost\r\n"
 	    "Connection: close\r\n\r\n";
 	struct sockaddr_in sin;
 	char buf[64] = { 0 };

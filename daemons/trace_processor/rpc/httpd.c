@@ -20,6 +20,7 @@
 #include <event2/keyvalq_struct.h>
 
 #include "httpd.h"
+#include "httpd_conn.h"
 #include "log.h"
 #include "metrics/pbbuf.h"
 #include "pbdec.h"
@@ -30,6 +31,8 @@
 /* Request bodies and WebSocket messages (upstream allows 64 MiB). */
 #define HTTPD_MAX_BODY		((64u << 20) + 4096)
 #define WS_MAX_PAYLOAD		(64u << 20)
+/* The request line and headers: ours are a few hundred bytes. */
+#define HTTPD_MAX_HEADERS	(64u << 10)
 
 static const char *const default_origins[] = {
 	"https://ui.perfetto.dev",
@@ -46,6 +49,10 @@ struct httpd {
 	struct rpc			*rpc;
 	char				**origins;
 	size_t				 norigins;
+	char				**hosts;	/* Host values served */
+	size_t				 nhosts;
+	int				 port;
+	struct httpd_conns		*conns;
 	httpd_metrics_fn		*metrics_fn;
 	void				*metrics_arg;
 	struct ws			*ws;	/* the open WebSocket */
@@ -72,18 +79,95 @@ origin_allowed(struct httpd *h, const char *origin)
 	return 0;
 }
 
+static int
+list_add(char ***list, size_t *n, const char *s)
+{
+	char **nl;
+
+	if ((nl = reallocarray(*list, *n + 1, sizeof(*nl))) == NULL)
+		return -1;
+	*list = nl;
+	if ((nl[*n] = strdup(s)) == NULL)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+static void
+list_free(char **list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
 int
 httpd_allow_origin(struct httpd *h, const char *origin)
 {
-	char **n;
+	return list_add(&h->origins, &h->norigins, origin);
+}
 
-	if ((n = reallocarray(h->origins, h->norigins + 1, sizeof(*n))) ==
-	    NULL)
+int
+httpd_allow_host(struct httpd *h, const char *host)
+{
+	char buf[128];
+
+	/* An IPv6 literal appears bracketed in a Host header. */
+	if (strchr(host, ':') != NULL && host[0] != '[') {
+		if ((size_t)snprintf(buf, sizeof(buf), "[%s]", host) >=
+		    sizeof(buf))
+			return -1;
+		host = buf;
+	}
+	return list_add(&h->hosts, &h->nhosts, host);
+}
+
+/*
+ * A browser tricked by DNS rebinding sends the attacker's name as Host:
+ * serve only the names of the listening address ("name" or "name:port"
+ * with our port). No Host at all is an HTTP/1.0 client, not a browser.
+ */
+static int
+host_allowed_untrusted(struct httpd *h, const char *host)
+{
+	const char *colon, *end;
+	size_t i, len;
+	char *ep;
+	long port;
+
+	if (host == NULL)
+		return 1;
+	end = host[0] == '[' ? strchr(host, ']') : NULL;
+	colon = strchr(end != NULL ? end : host, ':');
+	len = colon != NULL ? (size_t)(colon - host) : strlen(host);
+	if (colon != NULL) {
+		port = strtol(colon + 1, &ep, 10);
+		if (ep == colon + 1 || *ep != '\0' || port != h->port)
+			return 0;
+	}
+	for (i = 0; i < h->nhosts; i++)
+		if (strlen(h->hosts[i]) == len &&
+		    strncasecmp(h->hosts[i], host, len) == 0)
+			return 1;
+	return 0;
+}
+
+int
+httpd_set_limits(struct httpd *h, const struct httpd_limits *lim)
+{
+	httpd_conns_free(h->conns);
+	h->conns = httpd_conns_new(h->base, h->http, lim);
+	return h->conns != NULL ? 0 : -1;
+}
+
+int
+httpd_conn_stats(struct httpd *h, struct httpd_conn_stats *st)
+{
+	if (h->conns == NULL)
 		return -1;
-	h->origins = n;
-	if ((n[h->norigins] = strdup(origin)) == NULL)
-		return -1;
-	h->norigins++;
+	httpd_conns_stats(h->conns, st);
 	return 0;
 }
 
@@ -443,6 +527,8 @@ handle_websocket(struct httpd *h, struct evhttp_request *req,
 	 * request; the socket is ours until ws_close frees it all.
 	 */
 	bufferevent_set_timeouts(ws->bev, NULL, NULL);
+	if (h->conns != NULL)
+		httpd_conns_exempt(h->conns, ws->bev);
 	bufferevent_setcb(ws->bev, ws_readcb, ws_writecb, ws_eventcb, ws);
 	bufferevent_enable(ws->bev, EV_READ | EV_WRITE);
 	out = bufferevent_get_output(ws->bev);
@@ -474,6 +560,7 @@ handle(struct evhttp_request *req, void *arg)
 	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
 	const char *origin = evhttp_find_header(in, "Origin");
 	const char *upgrade = evhttp_find_header(in, "Upgrade");
+	const char *host = evhttp_find_header(in, "Host");
 	const char *path;
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	struct pbbuf w;
@@ -487,6 +574,15 @@ handle(struct evhttp_request *req, void *arg)
 	log_debug("%s: %s body=%zu origin=%s", __func__, path,
 	    evbuffer_get_length(evhttp_request_get_input_buffer(req)),
 	    origin ? origin : "");
+	/* The whole request is in: its connection's deadline stops. */
+	if (h->conns != NULL)
+		httpd_conns_request_done(h->conns,
+		    evhttp_connection_get_bufferevent(
+		    evhttp_request_get_connection(req)));
+	if (!host_allowed_untrusted(h, host)) {
+		reply_text(req, 403, "Forbidden", "Host not allowed\n");
+		return;
+	}
 	if (origin != NULL && origin_allowed(h, origin)) {
 		evhttp_add_header(out, "Access-Control-Allow-Origin", origin);
 		evhttp_add_header(out, "Vary", "Origin");
@@ -558,6 +654,10 @@ struct httpd *
 httpd_new(struct event_base *base, const char *addr, int port,
     struct rpc *rpc, char **err)
 {
+	static const char *const local_hosts[] = {
+		"127.0.0.1", "localhost", "::1",
+	};
+	struct httpd_limits lim;
 	struct httpd *h;
 	size_t i;
 
@@ -573,7 +673,13 @@ httpd_new(struct event_base *base, const char *addr, int port,
 	for (i = 0; i < sizeof(default_origins) / sizeof(default_origins[0]);
 	    i++)
 		httpd_allow_origin(h, default_origins[i]);
+	for (i = 0; i < sizeof(local_hosts) / sizeof(local_hosts[0]); i++)
+		httpd_allow_host(h, local_hosts[i]);
+	/* A wildcard is no name a client uses: see --http-allowed-host. */
+	if (strcmp(addr, "0.0.0.0") != 0 && strcmp(addr, "::") != 0)
+		httpd_allow_host(h, addr);
 	evhttp_set_max_body_size(h->http, HTTPD_MAX_BODY);
+	evhttp_set_max_headers_size(h->http, HTTPD_MAX_HEADERS);
 	evhttp_set_allowed_methods(h->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
 	    EVHTTP_REQ_OPTIONS);
 	evhttp_set_gencb(h->http, handle, h);
@@ -581,6 +687,13 @@ httpd_new(struct event_base *base, const char *addr, int port,
 	    (ev_uint16_t)port)) == NULL) {
 		if (asprintf(err, "cannot listen on %s:%d", addr, port) == -1)
 			*err = NULL;
+		httpd_free(h);
+		return NULL;
+	}
+	h->port = httpd_port(h);
+	httpd_limits_init(&lim);
+	if ((h->conns = httpd_conns_new(base, h->http, &lim)) == NULL) {
+		*err = strdup("out of memory");
 		httpd_free(h);
 		return NULL;
 	}
@@ -606,16 +719,15 @@ httpd_port(const struct httpd *h)
 void
 httpd_free(struct httpd *h)
 {
-	size_t i;
-
 	if (h == NULL)
 		return;
 	if (h->ws != NULL)
 		ws_close(h->ws);
 	if (h->http != NULL)
 		evhttp_free(h->http);
-	for (i = 0; i < h->norigins; i++)
-		free(h->origins[i]);
-	free(h->origins);
+	/* After evhttp: it has let go of every connection by now. */
+	httpd_conns_free(h->conns);
+	list_free(h->origins, h->norigins);
+	list_free(h->hosts, h->nhosts);
 	free(h);
 }

@@ -135,17 +135,6 @@ rpc_is_initial(struct rpc *r, const char *type, const char *name)
 	return 0;
 }
 
-/*
- * Whoever reaches the RPC runs any SQL: keep that SQL inside the trace.
- * ATTACH (and VACUUM INTO, which attaches) would read and write files
- * with the daemon's rights.
- */
-static void
-rpc_confine(struct tp *tp)
-{
-	sqlite3_limit(tp_db(tp), SQLITE_LIMIT_ATTACHED, 0);
-}
-
 static int
 rpc_engine_new(struct rpc *r, char **err)
 {
@@ -155,7 +144,6 @@ rpc_engine_new(struct rpc *r, char **err)
 	r->bytes_parsed = 0;
 	if ((r->tp = tp_new(&r->cfg, err)) == NULL)
 		return -1;
-	rpc_confine(r->tp);
 	return 0;
 }
 
@@ -175,7 +163,6 @@ rpc_new(const struct tp_config *cfg, struct tp *preloaded, const char *name,
 	r->mx = mx;
 	if (preloaded != NULL) {
 		r->tp = preloaded;
-		rpc_confine(r->tp);
 		r->eof = 1;
 		r->name = name ? strdup(name) : NULL;
 		rpc_initial_snapshot(r);
@@ -225,7 +212,6 @@ rpc_fix_engine(struct rpc *r, struct tp *tp, const char *name)
 {
 	tp_free(r->tp);
 	r->tp = tp;
-	rpc_confine(r->tp);
 	free(r->name);
 	r->name = name ? strdup(name) : NULL;
 	r->fixed = 1;

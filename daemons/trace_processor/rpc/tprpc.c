@@ -27,6 +27,7 @@ tprpc_args_init(struct tprpc_args *a)
 	a->http_addr = "127.0.0.1";
 	a->http_port = TPRPC_DEFAULT_PORT;
 	a->metrics_output = "text";
+	httpd_limits_init(&a->http_limits);
 }
 
 int
@@ -147,20 +148,21 @@ tprpc_confine(struct event_base *base)
 	return 0;
 }
 
-/* Origins besides the Perfetto UI's that may use the server. */
+/* Each name of the comma-separated list, given to add. */
 static int
-tprpc_add_origins(struct httpd *h, const struct tprpc_args *a)
+tprpc_add_each(struct httpd *h, const char *list,
+    int (*add)(struct httpd *, const char *))
 {
 	char **v;
 	size_t n, i;
 	int rc = 0;
 
-	if (a->http_cors_origins == NULL)
+	if (list == NULL)
 		return 0;
-	if ((v = metrics_split_names(a->http_cors_origins, &n)) == NULL)
+	if ((v = metrics_split_names(list, &n)) == NULL)
 		return -1;
 	for (i = 0; i < n && rc == 0; i++)
-		rc = httpd_allow_origin(h, v[i]);
+		rc = add(h, v[i]);
 	metrics_names_free(v, n);
 	return rc;
 }
@@ -177,7 +179,13 @@ tprpc_serve(struct event_base *base, struct httpd *h,
 	struct event *sigint, *sigterm;
 	int rc = 0;
 
-	tprpc_add_origins(h, a);
+	/* Origins besides the Perfetto UI's, names besides the address's. */
+	if (tprpc_add_each(h, a->http_cors_origins, httpd_allow_origin) ==
+	    -1 || tprpc_add_each(h, a->http_hosts, httpd_allow_host) == -1 ||
+	    httpd_set_limits(h, &a->http_limits) == -1) {
+		fprintf(stderr, "trace_processor: out of memory\n");
+		return 1;
+	}
 	sigint = evsignal_new(base, SIGINT, tprpc_on_signal, base);
 	sigterm = evsignal_new(base, SIGTERM, tprpc_on_signal, base);
 	evsignal_add(sigint, NULL);

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "httpd_conn.h"
 #include "tp.h"
 
 #define TPRPC_MAX_EXTENSIONS	16
@@ -24,6 +25,9 @@ struct tprpc_args {
 	int		 http_port;		/* --http-port */
 	const char	*http_cors_origins;	/* --http-additional-cors-origins
 						   a,b: more browser origins */
+	const char	*http_hosts;		/* --http-allowed-host a,b */
+	struct httpd_limits http_limits;	/* --http-max-connections,
+						   --http-*-timeout-ms */
 	const char	*run_metrics;		/* --run-metrics a,b */
 	const char	*metrics_output;	/* text (default), binary, json */
 	const char	*metric_ext[TPRPC_MAX_EXTENSIONS];

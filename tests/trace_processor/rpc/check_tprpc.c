@@ -7,10 +7,14 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
+
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <check.h>
@@ -42,6 +46,7 @@ struct server {
 	struct rpc		*rpc;
 	struct httpd		*h;
 	int			 port;
+	int			 joined;	/* the loop has stopped */
 };
 
 static struct server srv;
@@ -55,8 +60,9 @@ server_run(void *arg)
 	return NULL;
 }
 
+/* A server with these connection limits (NULL: the defaults). */
 static void
-server_start(void)
+server_start_limits(const struct httpd_limits *lim)
 {
 	struct tp_config cfg;
 	char *err = NULL;
@@ -76,14 +82,34 @@ server_start(void)
 	/* An origin added by the operator (--http-additional-cors-origins). */
 	ck_assert_int_eq(httpd_allow_origin(srv.h, "http://extra.example:8080"),
 	    0);
+	/* A name added by the operator (--http-allowed-host). */
+	ck_assert_int_eq(httpd_allow_host(srv.h, "trace.example"), 0);
+	if (lim != NULL)
+		ck_assert_int_eq(httpd_set_limits(srv.h, lim), 0);
 	ck_assert_int_eq(pthread_create(&srv.th, NULL, server_run, &srv), 0);
+}
+
+static void
+server_start(void)
+{
+	server_start_limits(NULL);
+}
+
+/* Stops the server's loop; what it holds stays for a look. */
+static void
+server_join(void)
+{
+	if (srv.joined)
+		return;
+	event_base_loopbreak(srv.base);
+	pthread_join(srv.th, NULL);
+	srv.joined = 1;
 }
 
 static void
 server_stop(void)
 {
-	event_base_loopbreak(srv.base);
-	pthread_join(srv.th, NULL);
+	server_join();
 	httpd_free(srv.h);
 	rpc_free(srv.rpc);
 	metrics_free(srv.mx);
@@ -763,7 +789,7 @@ START_TEST(test_websocket)
 	ck_assert_int_ge(fd = http_connect(srv.port), 0);
 	{
 		static const char bad[] =
-		    "GET /websocket HTTP/1.1\r\nHost: x\r\n"
+		    "GET /websocket HTTP/1.1\r\nHost: localhost\r\n"
 		    "Upgrade: websocket\r\nConnection: Upgrade\r\n"
 		    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
 		    "Sec-WebSocket-Version: 13\r\n\r\n";
@@ -876,6 +902,211 @@ START_TEST(test_reparse_resets)
 }
 END_TEST
 
+/* ---- what untrusted SQL and peers may not do --------------------------- */
+
+START_TEST(test_sql_guard)
+{
+	static const char *const refused[] = {
+		/* The crash: fts3_tokenizer makes SQLite call a pointer. */
+		"SELECT fts3_tokenizer('simple', x'4141414141414141'); "
+		    "CREATE VIRTUAL TABLE t USING fts3(x, tokenize=simple); "
+		    "INSERT INTO t VALUES('a')",
+		"CREATE VIRTUAL TABLE t USING fts4(x)",
+		"SELECT load_extension('/tmp/none.so')",
+		"SELECT writefile('/tmp/check_tprpc.db', 'x')",
+		"PRAGMA temp_store_directory = '/tmp'",
+		"SELECT * FROM dbstat",
+	};
+	struct qres q;
+	size_t i;
+
+	server_start();
+	load_json();
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		query(refused[i], &q);
+		ck_assert_msg(q.error != NULL, "served: %s", refused[i]);
+		qres_free(&q);
+		/* The daemon keeps serving the trace. */
+		query("select count(*) from slice", &q);
+		ck_assert_ptr_null(q.error);
+		ck_assert_str_eq(q.rows, "3\n");
+		qres_free(&q);
+	}
+	ck_assert_int_eq(access("/tmp/check_tprpc.db", F_OK), -1);
+	server_stop();
+}
+END_TEST
+
+/* The status code a raw request gets. */
+static int
+raw_status(const char *req)
+{
+	char head[4096];
+	int fd, code = -1;
+
+	ck_assert_int_ge(fd = http_connect(srv.port), 0);
+	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	ck_assert_int_eq(http_read_head(fd, head, sizeof(head)), 0);
+	ck_assert_int_eq(sscanf(head, "HTTP/1.%*d %d", &code), 1);
+	close(fd);
+	return code;
+}
+
+START_TEST(test_host)
+{
+	static const struct {
+		const char	*host;	/* NULL: no Host line, HTTP/1.0 */
+		int		 port;	/* append ":<our port>" */
+		int		 want;
+	} cases[] = {
+		{ "127.0.0.1", 1, 200 },
+		{ "127.0.0.1", 0, 200 },
+		{ "LOCALHOST", 1, 200 },
+		{ "[::1]", 1, 200 },
+		{ "trace.example", 1, 200 },
+		{ NULL, 0, 200 },
+		/* DNS rebinding: the attacker's name for our address. */
+		{ "evil.example", 1, 403 },
+		{ "evil.example", 0, 403 },
+		{ "127.0.0.1.evil.example", 0, 403 },
+		{ "localhost:1", 0, 403 },	/* another port */
+		{ "localhost:", 0, 403 },
+		{ "[::1", 0, 403 },
+		{ "", 0, 403 },
+	};
+	char req[512];
+	size_t i;
+	int got;
+
+	server_start();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].host == NULL)
+			snprintf(req, sizeof(req), "GET /status HTTP/1.0\r\n"
+			    "\r\n");
+		else if (cases[i].port)
+			snprintf(req, sizeof(req), "GET /status HTTP/1.1\r\n"
+			    "Host: %s:%d\r\nConnection: close\r\n\r\n",
+			    cases[i].host, srv.port);
+		else
+			snprintf(req, sizeof(req), "GET /status HTTP/1.1\r\n"
+			    "Host: %s\r\nConnection: close\r\n\r\n",
+			    cases[i].host);
+		got = raw_status(req);
+		ck_assert_msg(got == cases[i].want, "Host %s: %d",
+		    cases[i].host ? cases[i].host : "(none)", got);
+	}
+	/* The WebSocket upgrade too, even from an allowed origin. */
+	ck_assert_int_eq(raw_status("GET /websocket HTTP/1.1\r\n"
+	    "Host: evil.example\r\n"
+	    "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+	    "Origin: https://ui.perfetto.dev\r\n"
+	    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+	    "Sec-WebSocket-Version: 13\r\n\r\n"), 403);
+	server_stop();
+}
+END_TEST
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Has the server closed fd? (EOF or reset; no wait.) */
+static int
+peer_closed(int fd)
+{
+	char c;
+	ssize_t r = recv(fd, &c, 1, MSG_DONTWAIT);
+
+	return r == 0 || (r == -1 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+START_TEST(test_slow_peers)
+{
+	enum { NSLOW = 20, BOUND_MS = 20000 };
+	struct httpd_limits lim = {
+		.max_conns = 8, .header_ms = 400, .body_ms = 2000,
+		.idle_ms = 600,
+	};
+	static const char body_head[] = "POST /query HTTP/1.1\r\n"
+	    "Host: 127.0.0.1\r\nContent-Length: 100\r\n\r\n";
+	struct httpd_conn_stats st;
+	struct http_reply r;
+	int slow[NSLOW], body_fd, idle_fd, i, open, statuses = 0;
+	uint64_t t0, body_start;
+
+	server_start_limits(&lim);
+	/* Slowloris: request lines that never end, one byte at a time. */
+	for (i = 0; i < NSLOW; i++) {
+		ck_assert_int_ge(slow[i] = http_connect(srv.port), 0);
+		ck_assert_int_eq(write(slow[i], "GET /status HTTP/1.1\r\nX: ",
+		    26), 26);
+	}
+	t0 = now_ms();
+	do {
+		open = 0;
+		for (i = 0; i < NSLOW; i++) {
+			if (slow[i] == -1)
+				continue;
+			if (peer_closed(slow[i]) ||
+			    send(slow[i], "a", 1, MSG_NOSIGNAL) != 1) {
+				close(slow[i]);
+				slow[i] = -1;
+				continue;
+			}
+			open++;
+		}
+		/* A new client is served however many slow ones there are. */
+		ck_assert_int_eq(http_request(srv.port, "GET", "/status", NULL,
+		    NULL, 0, &r), 0);
+		ck_assert_int_eq(r.status, 200);
+		http_reply_free(&r);
+		statuses++;
+		usleep(50000);
+	} while (open > 0 && now_ms() - t0 < BOUND_MS);
+	ck_assert_msg(open == 0, "%d slow peers still held", open);
+
+	/* A body that trickles: past the header deadline it is still read,
+	 * then its own deadline ends it. */
+	ck_assert_int_ge(body_fd = http_connect(srv.port), 0);
+	ck_assert_int_eq(write(body_fd, body_head, strlen(body_head)),
+	    (ssize_t)strlen(body_head));
+	body_start = now_ms();
+	while (now_ms() - body_start < 1000) {
+		ck_assert_msg(!peer_closed(body_fd), "body cut after %llu ms",
+		    (unsigned long long)(now_ms() - body_start));
+		ck_assert_int_eq(send(body_fd, "\x0a", 1, MSG_NOSIGNAL), 1);
+		usleep(50000);
+	}
+	while (!peer_closed(body_fd) && now_ms() - body_start < BOUND_MS) {
+		(void)send(body_fd, "\x0a", 1, MSG_NOSIGNAL);
+		usleep(50000);
+	}
+	ck_assert(peer_closed(body_fd));
+	close(body_fd);
+
+	/* A connection that never says anything. */
+	ck_assert_int_ge(idle_fd = http_connect(srv.port), 0);
+	t0 = now_ms();
+	while (!peer_closed(idle_fd) && now_ms() - t0 < BOUND_MS)
+		usleep(50000);
+	ck_assert(peer_closed(idle_fd));
+	close(idle_fd);
+	server_join();
+	ck_assert_int_eq(httpd_conn_stats(srv.h, &st), 0);
+	ck_assert_msg(st.evicted >= NSLOW - lim.max_conns, "evicted %llu",
+	    (unsigned long long)st.evicted);
+	ck_assert_uint_ge(st.timed_out, 2);	/* the body and the idle one */
+	ck_assert_uint_eq(st.refused, 0);
+	ck_assert_int_gt(statuses, 0);
+	server_stop();
+}
+END_TEST
+
 static Suite *
 tprpc_suite(void)
 {
@@ -891,6 +1122,9 @@ tprpc_suite(void)
 	tcase_add_test(tc, test_websocket);
 	tcase_add_test(tc, test_restore_and_metrics);
 	tcase_add_test(tc, test_reparse_resets);
+	tcase_add_test(tc, test_sql_guard);
+	tcase_add_test(tc, test_host);
+	tcase_add_test(tc, test_slow_peers);
 	suite_add_tcase(s, tc);
 	return s;
 }
