@@ -39,16 +39,37 @@ struct jparser {
 	int		 err;
 };
 
+/*
+ * Where the scanner is in the document. As upstream's importer, the
+ * structure around the events is checked strictly (a document that does
+ * not parse is an error, not a partial import): an object with keys, or
+ * an array of event objects; values of other keys are skipped with their
+ * strings and brackets checked.
+ */
+enum jstate {
+	JS_START,	/* '{' or '[' */
+	JS_KEY,		/* a key, ',' or the closing '}' */
+	JS_COLON,
+	JS_VALUE,	/* the first byte of a key's value */
+	JS_SKIP,	/* inside the value of a key we do not read */
+	JS_EVENTS,	/* in the events array: '{', ',' or ']' */
+	JS_DONE,	/* only white space may follow */
+};
+
+/* What a string being scanned is. */
+enum jstr { STR_KEY, STR_VALUE, STR_SKIP };
+
 struct tp_json {
 	/* scanner */
-	int		 depth;
+	enum jstate	 state;
+	int		 array_only;	/* the document is the events array */
+	int		 comma;		/* events: a ',' since the last event */
+	uint32_t	 braces, brackets;	/* JS_SKIP's nesting */
+	uint64_t	 off;		/* bytes scanned before this piece */
 	int		 in_str, esc;
-	int		 top_obj;	/* the document is an object */
-	int		 expect_key;
-	int		 events_depth;	/* depth of the events array, 0 none */
+	enum jstr	 str;
 	char		 key[32];
 	size_t		 keylen;
-	int		 key_capture;
 	int		 cur_key;	/* which top-level key the value is */
 	/* the event object being gathered */
 	char		*obj;
@@ -778,35 +799,37 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 
 /* Tokenizer ------------------------------------------------------------ */
 
-static void
-object_done(struct tp *tp, struct tp_json *js)
+/* A whole event object: -1 when it is no JSON (the trace is unusable). */
+static int
+object_done(struct tp *tp, struct tp_json *js, uint64_t at)
 {
 	struct jparser *j = &js->jp;
 	const struct jnode *r;
 	char phs[8];
 	int64_t ts = 0, pid = 0, tid = 0;
 
-	if (json_parse(j, js->obj, js->objlen) == -1) {
-		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
-		return;
-	}
+	if (json_parse(j, js->obj, js->objlen) == -1)
+		return tp_seterr(tp, "Failure parsing JSON: the event object "
+		    "ending at byte %llu is not valid JSON",
+		    (unsigned long long)at);
 	r = &j->nodes[0];
 	if (node_str(jget(j, r, "ph"), phs, sizeof(phs)) == NULL) {
 		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
-		return;
+		return 0;
 	}
 	/* Metadata events name things; they need no ordering. */
 	if (phs[0] == 'M') {
 		(void)node_id(jget(j, r, "pid"), &pid);
 		(void)node_id(jget(j, r, "tid"), &tid);
 		metadata_event(tp, j, r, pid, tid);
-		return;
+		return 0;
 	}
 	if (us_to_ns(jget(j, r, "ts"), &ts) == -1) {
 		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
-		return;
+		return 0;
 	}
 	tp_sorter_push(tp, ts, SK_JSON, 0, NULL, js->obj, js->objlen);
+	return 0;
 }
 
 static int
@@ -893,11 +916,62 @@ sval_char(struct tp *tp, struct tp_json *js, char c)
 	}
 }
 
+/* The trace is not JSON: the byte at p (of this piece at base) says so. */
+static int
+json_fail(struct tp *tp, struct tp_json *js, const char *base, const char *p,
+    const char *what)
+{
+	return tp_seterr(tp, "Failure parsing JSON: %s at byte %llu", what,
+	    (unsigned long long)(js->off + (uint64_t)(p - base)));
+}
+
+static int
+json_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* A string has ended: what it was decides what comes next. */
+static void
+string_done(struct tp *tp, struct tp_json *js)
+{
+	switch (js->str) {
+	case STR_KEY:
+		js->cur_key = key_id(js);
+		js->state = JS_COLON;
+		break;
+	case STR_VALUE:
+		if (js->cur_key == K_DISPLAY_UNIT)
+			tp_stat_inc(tp, ST_JSON_DISPLAY_TIME_UNIT, 1);
+		else if (js->cur_key == K_SYSTRACE && js->svlen > 0)
+			/* Text ftrace inside JSON. */
+			(void)tp_systrace_feed(tp, (const uint8_t *)js->sval,
+			    js->svlen);
+		js->sv_capture = 0;
+		js->svlen = 0;
+		js->state = JS_KEY;
+		break;
+	case STR_SKIP:
+		break;
+	}
+}
+
+static void
+string_start(struct tp_json *js, enum jstr what)
+{
+	js->in_str = 1;
+	js->esc = 0;
+	js->str = what;
+	js->keylen = 0;
+	js->svlen = 0;
+	js->sv_capture = what == STR_VALUE && js->cur_key == K_SYSTRACE;
+}
+
 int
 tp_json_feed(struct tp *tp, const uint8_t *ubuf, size_t len)
 {
 	struct tp_json *js = json_get(tp);
-	const char *p = (const char *)ubuf, *end = p + len;
+	const char *base = (const char *)ubuf, *p = base, *end = p + len;
 
 	if (js == NULL)
 		return tp_seterr(tp, "%s: out of memory", __func__);
@@ -910,16 +984,18 @@ tp_json_feed(struct tp *tp, const uint8_t *ubuf, size_t len)
 			p += object_scan(tp, js, p, (size_t)(end - p),
 			    &complete);
 			if (complete) {
-				if (!js->obj_skip)
-					object_done(tp, js);
 				js->in_obj = 0;
+				if (!js->obj_skip && object_done(tp, js,
+				    js->off + (uint64_t)(p - base)) == -1)
+					return -1;
 				js->objlen = 0;
 				tp_sorter_drain(tp, 0);
 			}
 			continue;
 		}
-		c = *p++;
+		c = *p;
 		if (js->in_str) {
+			p++;
 			if (js->esc) {
 				js->esc = 0;
 				if (js->sv_capture)
@@ -933,47 +1009,92 @@ tp_json_feed(struct tp *tp, const uint8_t *ubuf, size_t len)
 			}
 			if (c == '"') {
 				js->in_str = 0;
-				if (js->key_capture) {
-					js->key_capture = 0;
-					js->cur_key = key_id(js);
-				}
-				if (js->sv_capture) {
-					js->sv_capture = 0;
-					if (js->cur_key == K_DISPLAY_UNIT)
-						tp_stat_inc(tp,
-						    ST_JSON_DISPLAY_TIME_UNIT, 1);
-					else if (js->cur_key == K_SYSTRACE &&
-					    js->svlen > 0)
-						/* Text ftrace inside JSON. */
-						(void)tp_systrace_feed(tp,
-						    (const uint8_t *)js->sval,
-						    js->svlen);
-					js->svlen = 0;
-				}
+				string_done(tp, js);
 				continue;
 			}
-			if (js->key_capture && js->keylen < sizeof(js->key))
+			if (js->str == STR_KEY && js->keylen < sizeof(js->key))
 				js->key[js->keylen++] = c;
 			else if (js->sv_capture)
 				sval_char(tp, js, c);
 			continue;
 		}
-		switch (c) {
-		case '"':
-			js->in_str = 1;
-			if (js->depth == 1 && js->top_obj && js->expect_key) {
-				js->key_capture = 1;
-				js->keylen = 0;
-			} else if (js->depth == 1 && js->top_obj &&
-			    (js->cur_key == K_DISPLAY_UNIT ||
-			    js->cur_key == K_SYSTRACE)) {
-				js->sv_capture = 1;
-				js->svlen = 0;
-			}
+		if (json_space(c) && js->state != JS_SKIP) {
+			p++;
+			continue;
+		}
+		switch (js->state) {
+		case JS_START:
+			if (c != '{' && c != '[')
+				return json_fail(tp, js, base, p,
+				    "the first character is not [ or {");
+			js->array_only = c == '[';
+			js->state = js->array_only ? JS_EVENTS : JS_KEY;
 			break;
-		case '{':
-			if (js->events_depth > 0 &&
-			    js->depth == js->events_depth) {
+		case JS_KEY:
+			if (c == '}')
+				js->state = JS_DONE;
+			else if (c == '"')
+				string_start(js, STR_KEY);
+			else if (c != ',')
+				return json_fail(tp, js, base, p,
+				    "expected a key");
+			break;
+		case JS_COLON:
+			if (c != ':')
+				return json_fail(tp, js, base, p,
+				    "expected ':' after a key");
+			js->state = JS_VALUE;
+			break;
+		case JS_VALUE:
+			if (js->cur_key == K_EVENTS) {
+				if (c != '[')
+					return json_fail(tp, js, base, p,
+					    "traceEvents is not an array");
+				js->state = JS_EVENTS;
+				js->comma = 0;
+			} else if (js->cur_key != K_OTHER) {
+				if (c != '"')
+					return json_fail(tp, js, base, p,
+					    js->cur_key == K_SYSTRACE ?
+					    "systemTraceEvents is not a "
+					    "string" : "displayTimeUnit is "
+					    "not a string");
+				string_start(js, STR_VALUE);
+			} else if (c == '[' || c == '{' || c == '"' ||
+			    c == '-' || (c >= '0' && c <= '9') || c == 't' ||
+			    c == 'f' || c == 'n') {
+				js->state = JS_SKIP;
+				js->braces = js->brackets = 0;
+				continue;	/* JS_SKIP reads c */
+			} else
+				return json_fail(tp, js, base, p,
+				    "expected a value");
+			break;
+		case JS_SKIP:
+			if (js->braces == 0 && js->brackets == 0 &&
+			    (c == ',' || c == '}')) {
+				js->state = JS_KEY;
+				continue;	/* JS_KEY reads c */
+			}
+			if (c == '"')
+				string_start(js, STR_SKIP);
+			else if (c == '[')
+				js->brackets++;
+			else if (c == '{')
+				js->braces++;
+			else if (c == ']' && js->brackets-- == 0)
+				return json_fail(tp, js, base, p,
+				    "unbalanced ']'");
+			else if (c == '}')
+				js->braces--;	/* > 0: checked above */
+			break;
+		case JS_EVENTS:
+			if (c == ']') {
+				js->state = js->array_only ? JS_DONE : JS_KEY;
+			} else if (c == ',' && !js->comma) {
+				js->comma = 1;
+			} else if (c == '{') {
+				js->comma = 0;
 				js->in_obj = 1;
 				js->obj_depth = 1;
 				js->obj_in_str = js->obj_esc = 0;
@@ -982,43 +1103,17 @@ tp_json_feed(struct tp *tp, const uint8_t *ubuf, size_t len)
 				if (buf_put(&js->obj, &js->objlen, &js->objcap,
 				    "{", 1, MAX_OBJECT) == -1)
 					js->obj_skip = 1;
-				break;
-			}
-			if (js->depth == 0) {
-				js->top_obj = 1;
-				js->expect_key = 1;
-			}
-			js->depth++;
+			} else
+				return json_fail(tp, js, base, p,
+				    "expected an event object");
 			break;
-		case '[':
-			js->depth++;
-			if (js->depth == 1)
-				js->events_depth = 1;
-			else if (js->depth == 2 && js->top_obj &&
-			    js->cur_key == K_EVENTS)
-				js->events_depth = 2;
-			break;
-		case ']':
-		case '}':
-			if (js->depth == js->events_depth)
-				js->events_depth = 0;
-			if (js->depth > 0)
-				js->depth--;
-			break;
-		case ':':
-			if (js->depth == 1)
-				js->expect_key = 0;
-			break;
-		case ',':
-			if (js->depth == 1 && js->top_obj) {
-				js->expect_key = 1;
-				js->cur_key = K_OTHER;
-			}
-			break;
-		default:
-			break;
+		case JS_DONE:
+			return json_fail(tp, js, base, p,
+			    "data after the end of the trace");
 		}
+		p++;
 	}
+	js->off += len;
 	return 0;
 }
 
@@ -1027,11 +1122,23 @@ tp_json_end(struct tp *tp)
 {
 	struct tp_json *js = tp->json;
 
-	/* A truncated array is common (Chrome writes no closing ']'). */
-	if (js != NULL && js->in_obj)
-		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
 	if (tp->systrace != NULL)
 		(void)tp_systrace_end(tp);
+	if (js == NULL)
+		return 0;
+	/*
+	 * A bare events array may stop anywhere (Chrome writes no closing
+	 * ']' when it is killed): what came whole is kept, as upstream does.
+	 * A document that opened with '{' must be whole.
+	 */
+	if (js->array_only && js->state == JS_EVENTS) {
+		if (js->in_obj)
+			tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
+		return 0;
+	}
+	if (js->state != JS_DONE)
+		return tp_seterr(tp, "JSON trace file is incomplete at byte "
+		    "%llu", (unsigned long long)js->off);
 	return 0;
 }
 

@@ -326,38 +326,61 @@ START_TEST(test_json_chunking)
 }
 END_TEST
 
+/* Imports doc whole: 0, or -1 when the import failed (parse or end). */
+static int
+import_doc(const char *doc, char **slices)
+{
+	struct tp *tp;
+	char *err = NULL;
+	int rc;
+
+	tp = tp_new(NULL, &err);
+	ck_assert_ptr_nonnull(tp);
+	rc = tp_parse(tp, doc, strlen(doc));
+	if (tp_eof(tp) == -1)
+		rc = -1;
+	if (rc == -1)
+		ck_assert_msg(strstr(tp_error(tp), "JSON") != NULL, "%s",
+		    tp_error(tp));
+	*slices = query1(tp, "SELECT COUNT(*) FROM slice");
+	tp_free(tp);
+	return rc;
+}
+
 START_TEST(test_hostile_json)
 {
-	static const char *const docs[] = {
-		"[",
-		"{\"traceEvents\":[{\"ph\":\"B\",\"ts\":",
-		"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1e400,\"dur\":-5}]}",
-		"[{\"ph\":\"B\",\"ts\":1,\"name\":\"\\u12\"}]",
-		"[{\"ph\":\"C\",\"ts\":1,\"args\":{\"v\":\"nan\"}}]",
-		"[{\"ph\":\"s\",\"ts\":1},{\"ph\":\"f\",\"ts\":2,\"id\":{}}]",
-		"[{\"ph\":\"M\",\"name\":\"thread_name\",\"args\":5}]",
-		"[{\"ph\":\"E\",\"ts\":-1}]",
-		"{\"traceEvents\":{\"ph\":\"B\"}}",
+	/* Odd but well-formed documents load; broken ones are errors. */
+	static const struct {
+		const char	*doc;
+		int		 rc;
+	} docs[] = {
+		{ "[", 0 },
+		{ "{\"traceEvents\":[{\"ph\":\"B\",\"ts\":", -1 },
+		{ "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1e400,"
+		    "\"dur\":-5}]}", 0 },
+		{ "[{\"ph\":\"B\",\"ts\":1,\"name\":\"\\u12\"}]", -1 },
+		{ "[{\"ph\":\"C\",\"ts\":1,\"args\":{\"v\":\"nan\"}}]", 0 },
+		{ "[{\"ph\":\"s\",\"ts\":1},{\"ph\":\"f\",\"ts\":2,"
+		    "\"id\":{}}]", 0 },
+		{ "[{\"ph\":\"M\",\"name\":\"thread_name\",\"args\":5}]", 0 },
+		{ "[{\"ph\":\"E\",\"ts\":-1}]", 0 },
+		{ "{\"traceEvents\":{\"ph\":\"B\"}}", -1 },
 	};
+	char *v;
 	char deep[5000];
 	size_t i;
 
 	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
-		struct tp *tp;
-		char *err = NULL;
-
-		tp = tp_new(NULL, &err);
-		(void)tp_parse(tp, docs[i], strlen(docs[i]));
-		ck_assert_int_eq(tp_eof(tp), 0);
-		free(query1(tp, "SELECT COUNT(*) FROM slice"));
-		tp_free(tp);
+		ck_assert_msg(import_doc(docs[i].doc, &v) == docs[i].rc,
+		    "%s", docs[i].doc);
+		free(v);
 	}
 	/* Nesting deeper than the parser allows: dropped and counted. */
 	memset(deep, '[', sizeof(deep));
 	memcpy(deep, "[{\"ph\":\"X\",\"ts\":1,\"args\":", 25);
 	{
 		struct tp *tp;
-		char *err = NULL, *v;
+		char *err = NULL;
 
 		tp = tp_new(NULL, &err);
 		ck_assert_int_eq(tp_parse(tp, deep, sizeof(deep)), 0);
@@ -367,6 +390,57 @@ START_TEST(test_hostile_json)
 		ck_assert_str_eq(v, "0");
 		free(v);
 		tp_free(tp);
+	}
+}
+END_TEST
+
+/*
+ * A JSON trace that does not parse is an error, as upstream's importer
+ * decides; only a bare events array cut short keeps what came whole.
+ */
+START_TEST(test_json_strict)
+{
+	static const char *const broken[] = {
+		"{\"traceEvents\":[]} x",			/* after the end */
+		"[] ]",
+		"{\"traceEvents\" []}",			/* no colon */
+		"{traceEvents:[]}",				/* key not a string */
+		"{\"traceEvents\":[1]}",			/* not an event */
+		"{\"traceEvents\":[{\"ph\":\"X\",}]}",	/* bad event */
+		"[{\"ph\":\"X\" \"ts\":1}]",
+		"[{\"ph\":\"X\",\"ts\":1},,{\"ph\":\"X\",\"ts\":2}]",
+		"{\"traceEvents\":[],\"metadata\":{\"a\":]}}",	/* ']' */
+		"{\"traceEvents\":[],\"x\":?}",
+		"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":1}]",
+		"{\"displayTimeUnit\":5}",
+		"{\"systemTraceEvents\":[]}",
+		"{",
+	};
+	static const struct {
+		const char	*doc;
+		const char	*slices;
+	} kept[] = {
+		/* Cut short inside the array: the whole events stay. */
+		{ "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},"
+		    "{\"ph\":\"X\",\"ts\":2,\"d", "1" },
+		/* A trailing comma before ']', as upstream accepts. */
+		{ "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":1,"
+		    "\"pid\":1,\"tid\":1},],\"metadata\":{\"k\":[1,{}]},"
+		    "\"otherData\":\"a]}\"}\n", "1" },
+	};
+	char *v;
+	size_t i;
+
+	for (i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
+		ck_assert_msg(import_doc(broken[i], &v) == -1, "loaded: %s",
+		    broken[i]);
+		free(v);
+	}
+	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		ck_assert_msg(import_doc(kept[i].doc, &v) == 0, "refused: %s",
+		    kept[i].doc);
+		ck_assert_str_eq(v, kept[i].slices);
+		free(v);
 	}
 }
 END_TEST
@@ -646,6 +720,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_hostile_proto);
 	tcase_add_test(tc, test_json_chunking);
 	tcase_add_test(tc, test_hostile_json);
+	tcase_add_test(tc, test_json_strict);
 	tcase_add_test(tc, test_deep_track_chain);
 	tcase_add_test(tc, test_hostile_systrace);
 	tcase_add_test(tc, test_api_misuse);
