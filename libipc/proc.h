@@ -112,6 +112,8 @@ int		 proc_sandbox_run(const struct proc_sandbox *policy,
  * (or, with --sandbox-debug, log the name and go on). A no-op otherwise.
  */
 void		 proc_sandbox_test_hook(struct event_base *);
+/* The same, at once: for a process confined with no event loop. */
+void		 proc_sandbox_test_now(void);
 
 /*
  * The per-daemon policies, each in its daemon's sandbox.c. Each enters
@@ -125,6 +127,7 @@ int		 traced_probes_sandbox(const struct proc_sandbox_opts *,
 /* The privileged broker that opens tracefs and /proc for the worker. */
 int		 traced_probes_broker_sandbox(const struct proc_sandbox_opts *,
 		    const char **cause);
+int		 trace_processor_sandbox_shell(const char **cause);
 int		 trace_processor_sandbox(const struct proc_sandbox_opts *,
 		    struct event_base *, const char **cause);
 

@@ -482,14 +482,32 @@ sandbox_forbidden(evutil_socket_t fd, short ev, void *arg)
 }
 #endif
 
+#ifdef FARO_TEST_HOOKS
+static int
+sandbox_test_asked(void)
+{
+	const char *v = getenv("FARO_TEST_FORBIDDEN_SYSCALL");
+
+	return v != NULL && strcmp(v, "1") == 0;
+}
+#endif
+
+void
+proc_sandbox_test_now(void)
+{
+#ifdef FARO_TEST_HOOKS
+	if (sandbox_test_asked())
+		sandbox_forbidden(-1, 0, NULL);
+#endif
+}
+
 void
 proc_sandbox_test_hook(struct event_base *base)
 {
 #ifdef FARO_TEST_HOOKS
-	const char *v = getenv("FARO_TEST_FORBIDDEN_SYSCALL");
 	struct timeval tv = { 0, 0 };
 
-	if (base == NULL || v == NULL || strcmp(v, "1") != 0)
+	if (base == NULL || !sandbox_test_asked())
 		return;
 	if (event_base_once(base, -1, EV_TIMEOUT, sandbox_forbidden, NULL,
 	    &tv) == -1)

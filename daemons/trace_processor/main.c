@@ -10,6 +10,7 @@
  * only, nothing in it is ever executed or used as a path.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "proc.h"
 #include "shell.h"
 #include "tp.h"
 #ifdef HAVE_TPRPC
@@ -180,7 +182,8 @@ main(int argc, char *argv[])
 	struct tp *tp;
 	const char *qfile = NULL, *qstring = NULL;
 	char *sql = NULL, *err = NULL;
-	int ch, interactive = 0, verbose = 0, rc = 0;
+	const char *cause = NULL;
+	int ch, interactive = 0, verbose = 0, rc = 0, fd, daemon = 0;
 	struct timespec t0, t1;
 #ifdef HAVE_TPRPC
 	struct tprpc_args ra;
@@ -283,6 +286,40 @@ main(int argc, char *argv[])
 	if (qfile == NULL && qstring == NULL)
 		interactive = 1;
 
+	/*
+	 * Everything this run reads by path is opened first; the untrusted
+	 * trace is then parsed confined. The daemon modes confine themselves
+	 * once their socket is bound.
+	 */
+	if (strcmp(argv[0], "-") == 0)
+		fd = STDIN_FILENO;
+	else if ((fd = open(argv[0], O_RDONLY | O_CLOEXEC)) == -1) {
+		fprintf(stderr, "trace_processor: %s: %s\n", argv[0],
+		    strerror(errno));
+		return 1;
+	}
+	if (qfile != NULL && (sql = read_file(qfile)) == NULL) {
+		fprintf(stderr, "trace_processor: %s: %s\n", qfile,
+		    strerror(errno));
+		return 1;
+	}
+#ifdef HAVE_TPRPC
+	daemon = tprpc_active(&ra) && !tprpc_needs_trace(&ra);
+	/* The daemon loads it once confined (metrics first need it now). */
+	if (daemon && ra.run_metrics == NULL) {
+		ra.trace_fd = fd;
+		ra.trace_name = argv[0];
+		rc = tprpc_main(NULL, &cfg, &ra);
+		free(sql);
+		return rc;
+	}
+#endif
+	if (!daemon && trace_processor_sandbox_shell(&cause) == -1) {
+		fprintf(stderr, "trace_processor: sandbox: %s: %s\n", cause,
+		    strerror(errno));
+		return 1;
+	}
+
 	if (isatty(STDERR_FILENO)) {
 		cfg.progress = progress;
 		cfg.progress_arg = NULL;
@@ -292,12 +329,16 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (tp_load_file(tp, argv[0]) == -1) {
+	rc = tp_load_fd(tp, fd);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (rc == -1) {
 		if (progress_shown)
 			fputc('\n', stderr);
 		fprintf(stderr, "trace_processor: %s: %s\n", argv[0],
 		    tp_error(tp));
 		tp_free(tp);
+		free(sql);
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -311,16 +352,13 @@ main(int argc, char *argv[])
 		shell_print_import_errors(tp_db(tp), stderr);
 #ifdef HAVE_TPRPC
 	if (tprpc_active(&ra)) {
+		free(sql);
 		ra.trace_name = argv[0];
 		return tprpc_main(tp, &cfg, &ra);
 	}
 #endif
 
-	if (qfile != NULL && (sql = read_file(qfile)) == NULL) {
-		fprintf(stderr, "trace_processor: %s: %s\n", qfile,
-		    strerror(errno));
-		rc = 1;
-	} else if (qfile != NULL || qstring != NULL) {
+	if (qfile != NULL || qstring != NULL) {
 		if (shell_run_csv(tp_db(tp), sql ? sql : qstring, stdout,
 		    &err) == -1) {
 			fprintf(stderr, "trace_processor: query: %s\n",

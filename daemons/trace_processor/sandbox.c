@@ -1,5 +1,6 @@
 /*
- * trace_processor's confinement, as a daemon (--httpd, --live). It parses
+ * trace_processor's confinement, as a daemon (--httpd, --live) and as a
+ * shell or one-shot run (trace_processor TRACE, -q/-Q, --run-metrics). It parses
  * untrusted traces that arrive over HTTP, so once its listening socket is
  * bound it keeps no privilege, opens nothing for writing and makes no
  * socket but Unix ones (--live's connection to traced): HTTP peers come
@@ -28,6 +29,9 @@ static const char *const trace_processor_syscalls[] = {
 
 	/* Metrics about the machine we run on. */
 	"uname", "sysinfo",
+
+	/* --metric-extension directories, listed once confined. */
+	"getdents64",
 	NULL
 };
 
@@ -55,4 +59,23 @@ trace_processor_sandbox(const struct proc_sandbox_opts *o,
     struct event_base *base, const char **cause)
 {
 	return proc_sandbox_run(&trace_processor_policy, o, base, cause);
+}
+
+/*
+ * The shell and one-shot modes, once the trace and the query file are
+ * open: the same allow-list, no capabilities, no new privileges, but the
+ * user who started it stays (what it prints is theirs).
+ */
+int
+trace_processor_sandbox_shell(const char **cause)
+{
+	struct proc_sandbox shell = trace_processor_policy;
+	struct proc_sandbox_opts o;
+
+	shell.user = NULL;
+	proc_sandbox_opts_init(&o);
+	if (proc_sandbox_run(&shell, &o, NULL, cause) == -1)
+		return -1;
+	proc_sandbox_test_now();
+	return 0;
 }

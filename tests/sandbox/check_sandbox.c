@@ -654,6 +654,74 @@ START_TEST(test_tp_debug)
 }
 END_TEST
 
+/* ---- trace_processor's shell and one-shot modes ---- */
+
+static void
+tp_shell_argv(char *bin, size_t binlen, char *trace, size_t tracelen)
+{
+	const char *src = getenv("top_srcdir");
+
+	snprintf(bin, binlen, "%s/daemons/trace_processor/trace_processor",
+	    builddir());
+	snprintf(trace, tracelen, "%s/tests/trace_processor/metrics/data/"
+	    "linux.pb", src != NULL ? src : ".");
+}
+
+/* The prompt, waiting on a pipe: confined as the daemon, same user. */
+START_TEST(test_tp_shell_confined)
+{
+	char bin[512], trace[512], uid[16];
+	const char *argv[] = { bin, trace, NULL };
+	struct daemon d;
+	int in[2], status;
+
+	tp_shell_argv(bin, sizeof(bin), trace, sizeof(trace));
+	ck_assert_int_eq(pipe(in), 0);
+	snprintf(d.log, sizeof(d.log), "%s/shell.log", dir);
+	d.pid = fork();
+	ck_assert_int_ne(d.pid, -1);
+	if (d.pid == 0) {
+		int fd = open(d.log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		unsetenv("FARO_TEST_FORBIDDEN_SYSCALL");
+		unsetenv("FARO_SANDBOX_DEBUG");
+		dup2(in[0], 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		close(in[1]);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(in[0]);
+	snprintf(uid, sizeof(uid), "%d", (int)geteuid());
+	check_confined("trace_processor shell", d.pid, "0000000000000000",
+	    uid);
+	/* It still answers, and leaves at the end of its input. */
+	ck_assert_int_eq(write(in[1], "select count(*) from sched;\n", 28),
+	    28);
+	close(in[1]);
+	status = daemon_wait(&d);
+	ck_assert_msg(status != -1 && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0, "shell: status %#x", status);
+}
+END_TEST
+
+START_TEST(test_tp_shell_sigsys)
+{
+	static const char *const env[] = { "FARO_TEST_FORBIDDEN_SYSCALL=1",
+	    NULL };
+	char bin[512], trace[512];
+	const char *argv[] = { bin, "-Q", "select 1", trace, NULL };
+	struct daemon d;
+
+	if (no_hooks())
+		return;
+	tp_shell_argv(bin, sizeof(bin), trace, sizeof(trace));
+	daemon_start(&d, "trace_processor", argv, env);
+	daemon_expect_sigsys(&d, "trace_processor -Q");
+}
+END_TEST
+
 /* ---- fixture ---- */
 
 static void
@@ -714,6 +782,8 @@ main(void)
 	tcase_add_test(tc, test_tp_confined);
 	tcase_add_test(tc, test_tp_sigsys);
 	tcase_add_test(tc, test_tp_debug);
+	tcase_add_test(tc, test_tp_shell_confined);
+	tcase_add_test(tc, test_tp_shell_sigsys);
 	suite_add_tcase(s, tc);
 
 	sr = srunner_create(s);

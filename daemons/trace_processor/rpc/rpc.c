@@ -161,16 +161,25 @@ rpc_new(const struct tp_config *cfg, struct tp *preloaded, const char *name,
 	/* The RPC has no terminal to show progress on. */
 	r->cfg.progress = NULL;
 	r->mx = mx;
-	if (preloaded != NULL) {
-		r->tp = preloaded;
-		r->eof = 1;
-		r->name = name ? strdup(name) : NULL;
-		rpc_initial_snapshot(r);
-	} else if (rpc_engine_new(r, err) == -1) {
+	if (preloaded != NULL)
+		rpc_preload(r, preloaded, name);
+	else if (rpc_engine_new(r, err) == -1) {
 		free(r);
 		return NULL;
 	}
 	return r;
+}
+
+void
+rpc_preload(struct rpc *r, struct tp *tp, const char *name)
+{
+	tp_free(r->tp);
+	rpc_initial_free(r);
+	r->tp = tp;
+	r->eof = 1;
+	free(r->name);
+	r->name = name ? strdup(name) : NULL;
+	rpc_initial_snapshot(r);
 }
 
 void

@@ -40,6 +40,8 @@ typedef void	 rpc_send_fn(void *arg, const void *data, size_t len);
 struct rpc	*rpc_new(const struct tp_config *, struct tp *preloaded,
 		    const char *name, struct metrics *mx, char **err);
 void		 rpc_free(struct rpc *);
+/* Serves tp (loaded and finalized, taken over) as a preloaded trace. */
+void		 rpc_preload(struct rpc *, struct tp *, const char *name);
 /*
  * The RPC serves tp (taken over; the previous engine is freed), which its
  * caller goes on feeding (tp_parse, tp_checkpoint): parse, eof and reset

@@ -27,6 +27,7 @@ tprpc_args_init(struct tprpc_args *a)
 	a->http_addr = "127.0.0.1";
 	a->http_port = TPRPC_DEFAULT_PORT;
 	a->metrics_output = "text";
+	a->trace_fd = -1;
 	httpd_limits_init(&a->http_limits);
 }
 
@@ -201,6 +202,38 @@ tprpc_serve(struct event_base *base, struct httpd *h,
 	return rc;
 }
 
+/* --httpd TRACE: the trace, loaded once the daemon is confined. */
+struct tprpc_preload {
+	struct event_base	*base;
+	struct rpc		*rpc;
+	const struct tp_config	*cfg;
+	const struct tprpc_args	*a;
+	int			 rc;
+};
+
+static void
+tprpc_preload_cb(evutil_socket_t unused, short ev, void *arg)
+{
+	struct tprpc_preload *pl = arg;
+	struct tp *tp;
+	char *err = NULL;
+
+	(void)unused;
+	(void)ev;
+	if ((tp = tp_new(pl->cfg, &err)) == NULL ||
+	    tp_load_fd(tp, pl->a->trace_fd) == -1) {
+		fprintf(stderr, "trace_processor: %s: %s\n",
+		    pl->a->trace_name, tp != NULL ? tp_error(tp) :
+		    err ? err : "?");
+		free(err);
+		tp_free(tp);
+		pl->rc = 1;
+		event_base_loopbreak(pl->base);
+		return;
+	}
+	rpc_preload(pl->rpc, tp, pl->a->trace_name);
+}
+
 static int
 tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
     const struct tprpc_args *a, struct metrics *mx)
@@ -210,6 +243,8 @@ tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
 	struct rpc *rpc;
 	char *err = NULL;
 	int rc = 0;
+	struct tprpc_preload pl = { NULL, NULL, cfg, a, 0 };
+	const struct timeval now = { 0, 0 };
 
 	signal(SIGPIPE, SIG_IGN);
 	if ((base = event_base_new()) == NULL) {
@@ -231,7 +266,15 @@ tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
 		event_base_free(base);
 		return 1;
 	}
-	rc = tprpc_serve(base, h, a, "Starting RPC server on ", "");
+	pl.base = base;
+	pl.rpc = rpc;
+	if (a->trace_fd != -1 && event_base_once(base, -1, EV_TIMEOUT,
+	    tprpc_preload_cb, &pl, &now) == -1)
+		pl.rc = 1;
+	if (pl.rc == 0)
+		rc = tprpc_serve(base, h, a, "Starting RPC server on ", "");
+	if (pl.rc != 0)
+		rc = pl.rc;
 	httpd_free(h);
 	rpc_free(rpc);
 	event_base_free(base);

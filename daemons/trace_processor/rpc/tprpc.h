@@ -38,6 +38,8 @@ struct tprpc_args {
 	unsigned	 live_window_mb;	/* --live-window-mb */
 	unsigned	 live_window_s;		/* --live-window-s */
 	const char	*trace_name;		/* shown by /status */
+	int		 trace_fd;		/* --httpd TRACE, loaded once
+						   confined; -1: none */
 };
 
 void	tprpc_args_init(struct tprpc_args *);
