@@ -60,7 +60,7 @@ usage(void)
 	    "  --http-additional-cors-origins O[,O]  browser origins"
 	    " besides the UI's\n"
 	    "  --http-max-connections N  connections held at once"
-	    " (default 256)\n"
+	    " (default 512)\n"
 	    "  --http-header-timeout-ms N, --http-body-timeout-ms N,"
 	    " --http-idle-timeout-ms N\n"
 	    "                            deadlines per request (default"

@@ -34,7 +34,7 @@ struct httpd_limits {
 };
 
 /* The defaults (see trace_processor(1)). */
-#define HTTPD_MAX_CONNS		256
+#define HTTPD_MAX_CONNS		512
 #define HTTPD_HEADER_MS		10000
 #define HTTPD_BODY_MS		60000
 #define HTTPD_IDLE_MS		60000
