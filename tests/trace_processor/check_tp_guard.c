@@ -114,6 +114,9 @@ START_TEST(test_allowed)
 		"SELECT name FROM pragma_table_info('slice')",
 		"PRAGMA page_size",
 		"PRAGMA function_list",
+		"SELECT * FROM pragma_function_list",
+		"SELECT * FROM pragma_module_list",
+		"SELECT * FROM pragma_index_list('slice')",
 		"SELECT EXTRACT_ARG(arg_set_id, 'args.k') FROM slice",
 		"CREATE TABLE t AS SELECT ts, dur FROM slice; "
 		    "CREATE VIEW v AS SELECT * FROM t; DROP VIEW v; "
@@ -135,6 +138,84 @@ START_TEST(test_allowed)
 		    msg ? msg : "?");
 		sqlite3_free(msg);
 	}
+	tp_free(tp);
+}
+END_TEST
+
+/* Does sql fail to prepare in db because the guard refused it? */
+static int
+refused_by_guard(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+
+	sqlite3_finalize(st);
+	return rc != SQLITE_OK && strstr(sqlite3_errmsg(db),
+	    "not authorized") != NULL;
+}
+
+/*
+ * Every function and module this SQLite brings, as a bare connection
+ * lists them: exactly the ones outside the reviewed lists are refused.
+ * A newer SQLite's additions show here as refused until reviewed.
+ */
+START_TEST(test_review_complete)
+{
+	static const char *const refused_functions =
+	    " bm25 fts3_tokenizer fts5 fts5_source_id highlight"
+	    " load_extension match matchinfo offsets optimize rtreecheck"
+	    " rtreedepth rtreenode snippet sqlite_log ";
+	static const char *const refused_modules =
+	    " dbstat fts3 fts3tokenize fts4 fts4aux fts5 fts5vocab rtree"
+	    " rtree_i32 sqlite_stmt ";
+	struct tp *tp = engine_new();
+	sqlite3 *bare;
+	sqlite3_stmt *st;
+	char sql[512], word[80];
+	int narg, i, n, is_refused, want;
+
+	ck_assert_int_eq(sqlite3_open(":memory:", &bare), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(bare, "SELECT DISTINCT name, "
+	    "max(narg) FROM pragma_function_list GROUP BY name", -1, &st,
+	    NULL), SQLITE_OK);
+	for (n = 0; sqlite3_step(st) == SQLITE_ROW; n++) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+
+		narg = sqlite3_column_int(st, 1);
+		if (narg < 0)
+			narg = 1;
+		snprintf(sql, sizeof(sql), "SELECT \"%s\"(", name);
+		for (i = 0; i < narg; i++)
+			strcat(sql, i ? ",NULL" : "NULL");
+		strcat(sql, ")");
+		if (strcmp(name, "->") == 0 || strcmp(name, "->>") == 0)
+			snprintf(sql, sizeof(sql), "SELECT '{}' %s 'a'", name);
+		is_refused = refused_by_guard(tp_db(tp), sql);
+		snprintf(word, sizeof(word), " %s ", name);
+		want = strstr(refused_functions, word) != NULL;
+		ck_assert_msg(is_refused == want, "function %s: %s", name,
+		    is_refused ? "refused" : "allowed");
+	}
+	sqlite3_finalize(st);
+	ck_assert_int_gt(n, 100);
+	ck_assert_int_eq(sqlite3_prepare_v2(bare, "SELECT name FROM "
+	    "pragma_module_list", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+
+		/* The pragmas' tables: see test_refused and test_allowed. */
+		if (strncmp(name, "pragma_", 7) == 0)
+			continue;
+		snprintf(sql, sizeof(sql), "CREATE VIRTUAL TABLE temp.x USING "
+		    "\"%s\"(a)", name);
+		is_refused = refused_by_guard(tp_db(tp), sql);
+		snprintf(word, sizeof(word), " %s ", name);
+		want = strstr(refused_modules, word) != NULL;
+		ck_assert_msg(is_refused == want, "module %s: %s", name,
+		    is_refused ? "refused" : "allowed");
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(bare);
 	tp_free(tp);
 }
 END_TEST
@@ -171,6 +252,7 @@ main(void)
 
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_allowed);
+	tcase_add_test(tc, test_review_complete);
 	tcase_add_test(tc, test_connection_flags);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
