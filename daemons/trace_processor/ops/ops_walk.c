@@ -32,8 +32,8 @@ static const char *const walk_sql[OPS_Q_COUNT] = {
 	[OPS_Q_SLICE_PARENT] =
 	    "SELECT parent_id, depth FROM slice WHERE id = ?1",
 	[OPS_Q_SLICE_DESC] =
-	    "SELECT id, ts FROM slice WHERE track_id = ?1 AND depth > ?2"
-	    " AND ts >= ?3 AND ts <= ?4 ORDER BY id",
+	    ("SELECT id, ts FROM slice WHERE track_id = ?1 AND depth > ?2"
+	    " AND ts >= ?3 AND ts <= ?4 ORDER BY id"),
 	[OPS_Q_SLICE_STACK] =
 	    "SELECT id FROM slice WHERE stack_id = ?1 ORDER BY id",
 	[OPS_Q_FLOW_OUT] =
