@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "source.h"
+#include "daemons/traced_probes/broker.h"
 #include "tfs.h"
 
 /* The daemon's broker socket buffers (daemons/traced_probes/main.c). */
@@ -87,7 +88,7 @@ broker_start(const char *top, int *fdp)
 		return -1;
 	if (pid == 0) {
 		close(sv[1]);
-		_exit(tfs_broker_serve(sv[0], top) == 0 ? 0 : 1);
+		_exit(broker_serve(sv[0], top) == 0 ? 0 : 1);
 	}
 	close(sv[0]);
 	tfs_use_broker(sv[1]);

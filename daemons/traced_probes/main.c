@@ -44,6 +44,7 @@
 #include "log.h"
 #include "proc.h"
 #include "producer_endpoint.h"
+#include "daemons/traced_probes/broker.h"
 #include "tfs.h"
 
 #define RUN_DIR_DEFAULT		"/run/traced_probes"
@@ -341,7 +342,7 @@ privsep_start(const char *top, const char *run_dir,
 	 * (sandbox.c). */
 	if (traced_probes_broker_sandbox(sbo, &cause) == -1)
 		fatal("broker sandbox: %s", cause);
-	if (tfs_broker_serve(sv[0], top) == -1)
+	if (broker_serve(sv[0], top) == -1)
 		log_warnx("broker: bad request stream, worker stopped");
 	close(sv[0]);
 	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)

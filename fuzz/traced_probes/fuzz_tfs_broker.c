@@ -2,7 +2,7 @@
  * fuzz_tfs_broker: the privileged broker's request stream (tfs.c) as a
  * compromised worker could send it. The input is a run of messages, each
  * a 2-byte little-endian length and its bytes; they go down a
- * SOCK_SEQPACKET pair to tfs_broker_serve, which must answer or give up on
+ * SOCK_SEQPACKET pair to broker_serve, which must answer or give up on
  * each without crashing, hanging or touching anything outside its top
  * directory. The top is a scratch stand-in for tracefs, made once, so a
  * fuzzer that finds its name (a fixed path, to be findable) reaches the
@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemons/traced_probes/broker.h"
 #include "tfs.h"
 
 #define TOP		"/tmp/faro-fuzz-tfs"
@@ -89,7 +90,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nmsg++;
 	}
 	shutdown(sv[0], SHUT_WR);
-	(void)tfs_broker_serve(sv[1], TOP);
+	(void)broker_serve(sv[1], TOP);
 	close(sv[0]);
 	close(sv[1]);
 	return 0;

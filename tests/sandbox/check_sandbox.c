@@ -229,12 +229,34 @@ daemon_wait(struct daemon *d)
 	return -1;
 }
 
+/*
+ * Waits until pid catches SIGTERM (SigCgt in its status): a daemon
+ * installs its handlers just after it confines itself, and a SIGTERM
+ * before then ends it by the default action, not through its clean exit.
+ */
+static void
+wait_sigterm_caught(pid_t pid)
+{
+	char v[64];
+
+	for (int t = 0; t < WAIT_MS; t += 20) {
+		status_field(pid, "SigCgt", v, sizeof(v));
+		if (v[0] != '\0' && (strtoull(v, NULL, 16) &
+		    (1ULL << (SIGTERM - 1))) != 0)
+			return;
+		if (kill(pid, 0) == -1)
+			return;
+		sleep_ms(20);
+	}
+}
+
 static void
 daemon_stop_ok(struct daemon *d, const char *what)
 {
 	int status;
 	char *log;
 
+	wait_sigterm_caught(d->pid);
 	ck_assert_int_eq(kill(d->pid, SIGTERM), 0);
 	status = daemon_wait(d);
 	log = slurp(d->log);

@@ -26,6 +26,7 @@
 #include "ftrace_util.h"
 #include "ksyms.h"
 #include "source.h"
+#include "daemons/traced_probes/broker.h"
 #include "tfs.h"
 
 static char tracefs[256];
@@ -1111,7 +1112,7 @@ START_TEST(broker_checks_paths)
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
 	if ((broker = fork()) == 0) {
 		close(sv[1]);
-		_exit(tfs_broker_serve(sv[0], tracefs) == 0 ? 0 : 1);
+		_exit(broker_serve(sv[0], tracefs) == 0 ? 0 : 1);
 	}
 	close(sv[0]);
 	tfs_use_broker(sv[1]);

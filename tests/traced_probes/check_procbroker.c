@@ -3,7 +3,7 @@
  * (ftrace/tfs.c: tfs_open_proc, tfs_list_proc).
  *
  *   refusals   every path outside the list, through a real broker on a
- *              socketpair (a forked tfs_broker_serve) and in direct mode
+ *              socketpair (a forked broker_serve) and in direct mode
  *   grants     the allowed paths give readable descriptors and pid lists
  *              that match the kernel's
  *   kallsyms   an unprivileged worker reads the broker's descriptor with
@@ -42,6 +42,7 @@
 #include <event2/event.h>
 
 #include "probes_daemon.h"
+#include "daemons/traced_probes/broker.h"
 #include "tfs.h"
 #include "traced_test.h"
 
@@ -67,7 +68,7 @@ broker_up_at(const char *top)
 	ck_assert_int_ge(broker_pid, 0);
 	if (broker_pid == 0) {
 		close(sv[0]);
-		_exit(tfs_broker_serve(sv[1], top) == 0 ? 0 : 1);
+		_exit(broker_serve(sv[1], top) == 0 ? 0 : 1);
 	}
 	close(sv[1]);
 	broker_sock = sv[0];

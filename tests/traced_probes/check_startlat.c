@@ -31,6 +31,7 @@
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 
 #include "ftrace_util.h"
+#include "daemons/traced_probes/broker.h"
 #include "tfs.h"
 #include "probes_daemon.h"
 #include "tt_fixture.h"
@@ -261,7 +262,7 @@ START_TEST(batch_through_broker)
 	ck_assert_int_ge(broker = fork(), 0);
 	if (broker == 0) {
 		close(sv[1]);
-		_exit(tfs_broker_serve(sv[0], tracefs) == 0 ? 0 : 1);
+		_exit(broker_serve(sv[0], tracefs) == 0 ? 0 : 1);
 	}
 	close(sv[0]);
 	tfs_use_broker(sv[1]);

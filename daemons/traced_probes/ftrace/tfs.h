@@ -96,10 +96,6 @@ void	tfs_use_broker(int fd);
 /* Requests made so far: accesses in direct mode, round trips to the
  * broker (a batch is one) in broker mode. */
 uint64_t tfs_calls(void);
-/*
- * Broker side: serves the worker on fd until it hangs up, allowing only
- * paths under top. Returns 0 at EOF, -1 on a broken request stream.
- */
-int	tfs_broker_serve(int fd, const char *top);
+/* The broker's side: see daemons/traced_probes/broker.h. */
 
 #endif
