@@ -23,9 +23,7 @@
 #include "proc.h"
 #include "shell.h"
 #include "tp.h"
-#ifdef HAVE_TPRPC
 #include "rpc/tprpc.h"
-#endif
 
 static int	progress_shown;
 
@@ -42,7 +40,6 @@ usage(void)
 	    "  --sort-window MB          bytes the sorting window may hold"
 	    " (default 64)\n"
 	    "  -v                        verbose\n"
-#ifdef HAVE_TPRPC
 	    "  --run-metrics NAME[,NAME] print metrics (trace_stats,"
 	    " trace_metadata,\n"
 	    "                            linux_cpu, linux_memory, linux_io,"
@@ -75,7 +72,6 @@ usage(void)
 	    " (default 600)\n"
 	    "  --sandbox-debug           --httpd/--live: log a denied syscall"
 	    " instead of dying\n"
-#endif
 	    );
 	exit(1);
 }
@@ -156,7 +152,6 @@ main(int argc, char *argv[])
 		{ "interactive", no_argument, NULL, 'i' },
 		{ "sort-window", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
-#ifdef HAVE_TPRPC
 		{ "httpd", no_argument, NULL, 256 },
 		{ "http-port", required_argument, NULL, 257 },
 		{ "http-ip-address", required_argument, NULL, 258 },
@@ -175,7 +170,6 @@ main(int argc, char *argv[])
 		{ "http-header-timeout-ms", required_argument, NULL, 270 },
 		{ "http-body-timeout-ms", required_argument, NULL, 271 },
 		{ "http-idle-timeout-ms", required_argument, NULL, 272 },
-#endif
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tp_config cfg;
@@ -185,11 +179,9 @@ main(int argc, char *argv[])
 	const char *cause = NULL;
 	int ch, interactive = 0, verbose = 0, rc = 0, fd, daemon = 0;
 	struct timespec t0, t1;
-#ifdef HAVE_TPRPC
 	struct tprpc_args ra;
 
 	tprpc_args_init(&ra);
-#endif
 
 	tp_config_init(&cfg);
 	while ((ch = getopt_long(argc, argv, "hiq:Q:v", longopts, NULL)) !=
@@ -211,7 +203,6 @@ main(int argc, char *argv[])
 		case 'v':
 			verbose++;
 			break;
-#ifdef HAVE_TPRPC
 		case 256:
 			ra.httpd = 1;
 			break;
@@ -267,19 +258,16 @@ main(int argc, char *argv[])
 		case 272:
 			ra.http_limits.idle_ms = opt_count(optarg);
 			break;
-#endif
 		default:
 			usage();
 		}
 	}
 	argc -= optind;
 	argv += optind;
-#ifdef HAVE_TPRPC
 	if (argc == 0 && tprpc_active(&ra) && !tprpc_needs_trace(&ra)) {
 		log_init("trace_processor", 1, verbose);
 		return tprpc_main(NULL, &cfg, &ra);
 	}
-#endif
 	if (argc != 1)
 		usage();
 	log_init("trace_processor", 1, verbose);
@@ -303,7 +291,6 @@ main(int argc, char *argv[])
 		    strerror(errno));
 		return 1;
 	}
-#ifdef HAVE_TPRPC
 	daemon = tprpc_active(&ra) && !tprpc_needs_trace(&ra);
 	/* The daemon loads it once confined (metrics first need it now). */
 	if (daemon && ra.run_metrics == NULL) {
@@ -313,7 +300,6 @@ main(int argc, char *argv[])
 		free(sql);
 		return rc;
 	}
-#endif
 	if (!daemon && trace_processor_sandbox_shell(&cause) == -1) {
 		fprintf(stderr, "trace_processor: sandbox: %s: %s\n", cause,
 		    strerror(errno));
@@ -350,13 +336,11 @@ main(int argc, char *argv[])
 		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	if (tp_error_stats(tp) > 0)
 		shell_print_import_errors(tp_db(tp), stderr);
-#ifdef HAVE_TPRPC
 	if (tprpc_active(&ra)) {
 		free(sql);
 		ra.trace_name = argv[0];
 		return tprpc_main(tp, &cfg, &ra);
 	}
-#endif
 
 	if (qfile != NULL || qstring != NULL) {
 		if (shell_run_csv(tp_db(tp), sql ? sql : qstring, stdout,

@@ -19,9 +19,7 @@
 #include "log.h"
 #include "tp_int.h"
 #include "tp_sql_guard.h"
-#ifdef HAVE_TP_OPS
 #include "ops/tp_ops.h"
-#endif
 
 #define READ_BLOCK	(1 << 20)
 #define COMMIT_BYTES	(16u << 20)
@@ -78,6 +76,7 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 {
 	struct tp *tp;
 	const char *cause;
+	char *msg = NULL;
 
 	/* No global memory accounting: it takes a mutex per allocation. */
 	if (!sqlite_configured) {
@@ -119,18 +118,11 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 	}
 	if (tp_schema_create(tp) == -1 || tp_stmts_prepare(tp) == -1)
 		goto fail;
-#ifdef HAVE_TP_OPS
-	{
-		char *msg = NULL;
-
-		if (tp_ops_register(tp->db, &msg) != 0) {
-			tp_seterr(tp, "%s: operators: %s", __func__,
-			    msg ? msg : "?");
-			sqlite3_free(msg);
-			goto fail;
-		}
+	if (tp_ops_register(tp->db, &msg) != 0) {
+		tp_seterr(tp, "%s: operators: %s", __func__, msg ? msg : "?");
+		sqlite3_free(msg);
+		goto fail;
 	}
-#endif
 	return tp;
 fail:
 	*errmsg = strdup(tp->err);

@@ -16,11 +16,8 @@
  *
  * Usage: bench_tp_ops [scale]   (default 1: 1M args rows, 1M span rows)
  *
- * Measure in a build without sanitizers (configure CFLAGS=-O2). Until it is
- * listed in bench/trace_processor/Makefile.inc, build it by hand there:
- *   cc -O2 -I. -I$(srcdir)/daemons/trace_processor/ops \
- *     $(srcdir)/daemons/trace_processor/ops/bench_tp_ops.c \
- *     daemons/trace_processor/ops/.libs/libtpops.a -lsqlite3
+ * Measure in a build without sanitizers (configure CFLAGS=-O2):
+ * make bench/trace_processor/bench_tp_ops (or make bench).
  */
 #include "config.h"
 
@@ -32,7 +29,7 @@
 
 #include <sqlite3.h>
 
-#include "tp_ops.h"
+#include "daemons/trace_processor/ops/tp_ops.h"
 
 static double
 now(void)

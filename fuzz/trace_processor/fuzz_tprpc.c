@@ -15,7 +15,7 @@
 
 #include "metrics/metrics.h"
 #include "metrics/mproto.h"
-#include "rpc.h"
+#include "daemons/trace_processor/rpc/rpc.h"
 #include "tp.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -22,10 +22,10 @@
 #include <event2/thread.h>
 
 #include "http_client.h"
-#include "httpd.h"
+#include "daemons/trace_processor/rpc/httpd.h"
 #include "metrics/metrics.h"
 #include "metrics/pbbuf.h"
-#include "rpc.h"
+#include "daemons/trace_processor/rpc/rpc.h"
 #include "tp.h"
 
 static struct event_base *base;
