@@ -21,7 +21,7 @@
 #include "pbw.h"
 #include "shm_abi.h"
 #include "shm_arbiter.h"
-#include "trace_buffer.h"
+#include "daemons/traced/trace_buffer.h"
 
 struct bsvc {
 	struct shm_abi		 abi;

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "proc.h"
+#include "daemons/trace_processor/sandbox.h"
 #include "shell.h"
 #include "tp.h"
 #include "rpc/tprpc.h"

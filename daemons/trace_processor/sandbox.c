@@ -11,7 +11,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 
-#include "proc.h"
+#include "daemons/trace_processor/sandbox.h"
 
 /*
  * Allow-list on top of the event-loop base of proc_sandbox.c (memory,

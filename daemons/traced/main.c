@@ -18,7 +18,7 @@
 
 #include "log.h"
 #include "ipc_host.h"
-#include "proc.h"
+#include "daemons/traced/sandbox.h"
 #include "traced.h"
 
 static void

@@ -42,7 +42,7 @@
 #include "ps/procfs.h"
 #include "ps/ps_ds.h"
 #include "log.h"
-#include "proc.h"
+#include "daemons/traced_probes/sandbox.h"
 #include "producer_endpoint.h"
 #include "daemons/traced_probes/broker.h"
 #include "tfs.h"

@@ -23,7 +23,7 @@
 #include <linux/capability.h>
 
 #include "log.h"
-#include "proc.h"
+#include "daemons/traced_probes/sandbox.h"
 #include "ps/procfs.h"
 
 /* ---- the worker ---- */

@@ -14,7 +14,7 @@
 
 #include "shm_abi.h"
 #include "shm_arbiter.h"
-#include "trace_buffer.h"
+#include "daemons/traced/trace_buffer.h"
 
 struct svc {
 	struct shm_region	 region;

@@ -14,7 +14,7 @@
 #include "httpd.h"
 #include "live.h"
 #include "log.h"
-#include "proc.h"
+#include "daemons/trace_processor/sandbox.h"
 #include "metrics/metrics.h"
 #include "metrics/pbbuf.h"
 #include "rpc.h"

@@ -115,20 +115,4 @@ void		 proc_sandbox_test_hook(struct event_base *);
 /* The same, at once: for a process confined with no event loop. */
 void		 proc_sandbox_test_now(void);
 
-/*
- * The per-daemon policies, each in its daemon's sandbox.c. Each enters
- * the sandbox with proc_sandbox_run() and returns its result.
- */
-int		 traced_sandbox(const struct proc_sandbox_opts *,
-		    struct event_base *, const char **cause);
-/* The worker that parses kernel data: no capabilities at all. */
-int		 traced_probes_sandbox(const struct proc_sandbox_opts *,
-		    struct event_base *, const char **cause);
-/* The privileged broker that opens tracefs and /proc for the worker. */
-int		 traced_probes_broker_sandbox(const struct proc_sandbox_opts *,
-		    const char **cause);
-int		 trace_processor_sandbox_shell(const char **cause);
-int		 trace_processor_sandbox(const struct proc_sandbox_opts *,
-		    struct event_base *, const char **cause);
-
 #endif
