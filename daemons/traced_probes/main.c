@@ -38,7 +38,7 @@
 #include "ftrace/controller.h"
 #include "ftrace/ftrace_ds.h"
 #include "ftrace/source.h"
-#include "ps/probe_ds.h"
+#include "daemons/traced_probes/probe_ds.h"
 #include "ps/procfs.h"
 #include "ps/ps_ds.h"
 #include "log.h"

@@ -12,7 +12,7 @@
 
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 
-#include "probe_ds.h"
+#include "daemons/traced_probes/probe_ds.h"
 #include "producer_endpoint.h"
 #include "check_ps_session.h"
 

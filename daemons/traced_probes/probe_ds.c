@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "probe_ds.h"
+#include "daemons/traced_probes/probe_ds.h"
 #include "ps_ds.h"
 #include "sys_stats_ds.h"
 #include "system_info_ds.h"
