@@ -23,7 +23,7 @@
 #include "daemons/trace_processor/sandbox.h"
 #include "shell.h"
 #include "tp.h"
-#include "rpc/tprpc.h"
+#include "rpc/modes.h"
 
 static int	progress_shown;
 
@@ -179,9 +179,9 @@ main(int argc, char *argv[])
 	const char *cause = NULL;
 	int ch, interactive = 0, verbose = 0, rc = 0, fd, daemon = 0;
 	struct timespec t0, t1;
-	struct tprpc_args ra;
+	struct modes_args ra;
 
-	tprpc_args_init(&ra);
+	modes_args_init(&ra);
 
 	tp_config_init(&cfg);
 	while ((ch = getopt_long(argc, argv, "hiq:Q:v", longopts, NULL)) !=
@@ -219,7 +219,7 @@ main(int argc, char *argv[])
 			ra.metrics_output = optarg;
 			break;
 		case 261:
-			if (tprpc_args_add_extension(&ra, optarg) == -1)
+			if (modes_args_add_extension(&ra, optarg) == -1)
 				usage();
 			break;
 		case 262:
@@ -236,7 +236,7 @@ main(int argc, char *argv[])
 			ra.live_window_s = strtoul(optarg, NULL, 10);
 			break;
 		case 266:
-			/* Read by the daemon modes' sandbox (rpc/tprpc.c). */
+			/* Read by the daemon modes' sandbox (rpc/modes.c). */
 			if (setenv("FARO_SANDBOX_DEBUG", "1", 1) == -1)
 				usage();
 			break;
@@ -264,9 +264,9 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc == 0 && tprpc_active(&ra) && !tprpc_needs_trace(&ra)) {
+	if (argc == 0 && modes_active(&ra) && !modes_needs_trace(&ra)) {
 		log_init("trace_processor", 1, verbose);
-		return tprpc_main(NULL, &cfg, &ra);
+		return modes_main(NULL, &cfg, &ra);
 	}
 	if (argc != 1)
 		usage();
@@ -291,12 +291,12 @@ main(int argc, char *argv[])
 		    strerror(errno));
 		return 1;
 	}
-	daemon = tprpc_active(&ra) && !tprpc_needs_trace(&ra);
+	daemon = modes_active(&ra) && !modes_needs_trace(&ra);
 	/* The daemon loads it once confined (metrics first need it now). */
 	if (daemon && ra.run_metrics == NULL) {
 		ra.trace_fd = fd;
 		ra.trace_name = argv[0];
-		rc = tprpc_main(NULL, &cfg, &ra);
+		rc = modes_main(NULL, &cfg, &ra);
 		free(sql);
 		return rc;
 	}
@@ -336,10 +336,10 @@ main(int argc, char *argv[])
 		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	if (tp_error_stats(tp) > 0)
 		shell_print_import_errors(tp_db(tp), stderr);
-	if (tprpc_active(&ra)) {
+	if (modes_active(&ra)) {
 		free(sql);
 		ra.trace_name = argv[0];
-		return tprpc_main(tp, &cfg, &ra);
+		return modes_main(tp, &cfg, &ra);
 	}
 
 	if (qfile != NULL || qstring != NULL) {

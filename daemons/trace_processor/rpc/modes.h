@@ -1,15 +1,15 @@
 /*
  * What the trace_processor program runs besides its shell: metrics
  * (--run-metrics), the HTTP RPC daemon (--httpd) and live metrics from a
- * running session (--live). main.c fills a tprpc_args from its options
+ * running session (--live). main.c fills a modes_args from its options
  * and hands over.
  *
  *   trace_processor --run-metrics trace_stats,linux_cpu TRACE
  *   trace_processor --httpd [--http-port 9001] [TRACE]
  *   trace_processor --live[=CONFIG.pbtxt] [--http-port 9001]
  */
-#ifndef FARO_TP_TPRPC_H
-#define FARO_TP_TPRPC_H
+#ifndef FARO_TP_MODES_H
+#define FARO_TP_MODES_H
 
 #include <stddef.h>
 
@@ -19,7 +19,7 @@
 #define TPRPC_MAX_EXTENSIONS	16
 #define TPRPC_DEFAULT_PORT	9001
 
-struct tprpc_args {
+struct modes_args {
 	int		 httpd;			/* --httpd */
 	const char	*http_addr;		/* --http-ip-address */
 	int		 http_port;		/* --http-port */
@@ -42,20 +42,20 @@ struct tprpc_args {
 						   confined; -1: none */
 };
 
-void	tprpc_args_init(struct tprpc_args *);
+void	modes_args_init(struct modes_args *);
 /* 0 or -1 (too many). */
-int	tprpc_args_add_extension(struct tprpc_args *, const char *dir);
+int	modes_args_add_extension(struct modes_args *, const char *dir);
 /* Does any option here apply? */
-int	tprpc_active(const struct tprpc_args *);
+int	modes_active(const struct modes_args *);
 /* Does what was asked need a trace file? (--httpd and --live do not.) */
-int	tprpc_needs_trace(const struct tprpc_args *);
+int	modes_needs_trace(const struct modes_args *);
 
 /*
  * Runs what was asked: metrics on tp, then the daemon until SIGINT or
  * SIGTERM. tp (loaded and finalized, or NULL) is taken over. Returns the
  * process exit status.
  */
-int	tprpc_main(struct tp *tp, const struct tp_config *,
-	    const struct tprpc_args *);
+int	modes_main(struct tp *tp, const struct tp_config *,
+	    const struct modes_args *);
 
 #endif

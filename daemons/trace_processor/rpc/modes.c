@@ -1,5 +1,5 @@
 /*
- * The trace_processor program's metrics and daemon modes: see tprpc.h.
+ * The trace_processor program's metrics and daemon modes: see modes.h.
  */
 #include "config.h"
 
@@ -18,10 +18,10 @@
 #include "metrics/metrics.h"
 #include "metrics/pbbuf.h"
 #include "rpc.h"
-#include "tprpc.h"
+#include "modes.h"
 
 void
-tprpc_args_init(struct tprpc_args *a)
+modes_args_init(struct modes_args *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->http_addr = "127.0.0.1";
@@ -32,7 +32,7 @@ tprpc_args_init(struct tprpc_args *a)
 }
 
 int
-tprpc_args_add_extension(struct tprpc_args *a, const char *dir)
+modes_args_add_extension(struct modes_args *a, const char *dir)
 {
 	if (a->nmetric_ext >= TPRPC_MAX_EXTENSIONS)
 		return -1;
@@ -41,19 +41,19 @@ tprpc_args_add_extension(struct tprpc_args *a, const char *dir)
 }
 
 int
-tprpc_active(const struct tprpc_args *a)
+modes_active(const struct modes_args *a)
 {
 	return a->httpd || a->live || a->run_metrics != NULL;
 }
 
 int
-tprpc_needs_trace(const struct tprpc_args *a)
+modes_needs_trace(const struct modes_args *a)
 {
 	return !a->httpd && !a->live;
 }
 
 static struct metrics *
-tprpc_metrics_load(const struct tprpc_args *a)
+modes_metrics_load(const struct modes_args *a)
 {
 	struct metrics *mx;
 	char *err = NULL;
@@ -77,7 +77,7 @@ tprpc_metrics_load(const struct tprpc_args *a)
 }
 
 static int
-tprpc_run_metrics(struct metrics *mx, struct tp *tp, const char *list,
+modes_run_metrics(struct metrics *mx, struct tp *tp, const char *list,
     const char *format)
 {
 	enum metrics_format fmt;
@@ -123,7 +123,7 @@ tprpc_run_metrics(struct metrics *mx, struct tp *tp, const char *list,
 }
 
 static void
-tprpc_on_signal(evutil_socket_t sig, short ev, void *arg)
+modes_on_signal(evutil_socket_t sig, short ev, void *arg)
 {
 	(void)ev;
 	log_info("%s: signal %d, stopping", __func__, (int)sig);
@@ -135,7 +135,7 @@ tprpc_on_signal(evutil_socket_t sig, short ev, void *arg)
  * anything (issue 10): the HTTP peers and the traces are untrusted.
  */
 static int
-tprpc_confine(struct event_base *base)
+modes_confine(struct event_base *base)
 {
 	struct proc_sandbox_opts sbo;
 	const char *cause = NULL;
@@ -151,7 +151,7 @@ tprpc_confine(struct event_base *base)
 
 /* Each name of the comma-separated list, given to add. */
 static int
-tprpc_add_each(struct httpd *h, const char *list,
+modes_add_each(struct httpd *h, const char *list,
     int (*add)(struct httpd *, const char *))
 {
 	char **v;
@@ -174,26 +174,26 @@ tprpc_add_each(struct httpd *h, const char *list,
  * "[HTTP] <what>ADDR:PORT<tail>".
  */
 static int
-tprpc_serve(struct event_base *base, struct httpd *h,
-    const struct tprpc_args *a, const char *what, const char *tail)
+modes_serve(struct event_base *base, struct httpd *h,
+    const struct modes_args *a, const char *what, const char *tail)
 {
 	struct event *sigint, *sigterm;
 	int rc = 0;
 
 	/* Origins besides the Perfetto UI's, names besides the address's. */
-	if (tprpc_add_each(h, a->http_cors_origins, httpd_allow_origin) ==
-	    -1 || tprpc_add_each(h, a->http_hosts, httpd_allow_host) == -1 ||
+	if (modes_add_each(h, a->http_cors_origins, httpd_allow_origin) ==
+	    -1 || modes_add_each(h, a->http_hosts, httpd_allow_host) == -1 ||
 	    httpd_set_limits(h, &a->http_limits) == -1) {
 		fprintf(stderr, "trace_processor: out of memory\n");
 		return 1;
 	}
-	sigint = evsignal_new(base, SIGINT, tprpc_on_signal, base);
-	sigterm = evsignal_new(base, SIGTERM, tprpc_on_signal, base);
+	sigint = evsignal_new(base, SIGINT, modes_on_signal, base);
+	sigterm = evsignal_new(base, SIGTERM, modes_on_signal, base);
 	evsignal_add(sigint, NULL);
 	evsignal_add(sigterm, NULL);
 	fprintf(stderr, "[HTTP] %s%s:%d%s\n", what, a->http_addr,
 	    httpd_port(h), tail);
-	if (tprpc_confine(base) == 0)
+	if (modes_confine(base) == 0)
 		event_base_dispatch(base);
 	else
 		rc = 1;
@@ -203,18 +203,18 @@ tprpc_serve(struct event_base *base, struct httpd *h,
 }
 
 /* --httpd TRACE: the trace, loaded once the daemon is confined. */
-struct tprpc_preload {
+struct modes_preload {
 	struct event_base	*base;
 	struct rpc		*rpc;
 	const struct tp_config	*cfg;
-	const struct tprpc_args	*a;
+	const struct modes_args	*a;
 	int			 rc;
 };
 
 static void
-tprpc_preload_cb(evutil_socket_t unused, short ev, void *arg)
+modes_preload_cb(evutil_socket_t unused, short ev, void *arg)
 {
-	struct tprpc_preload *pl = arg;
+	struct modes_preload *pl = arg;
 	struct tp *tp;
 	char *err = NULL;
 
@@ -235,15 +235,15 @@ tprpc_preload_cb(evutil_socket_t unused, short ev, void *arg)
 }
 
 static int
-tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
-    const struct tprpc_args *a, struct metrics *mx)
+modes_httpd(struct tp *tp, const struct tp_config *cfg,
+    const struct modes_args *a, struct metrics *mx)
 {
 	struct event_base *base;
 	struct httpd *h;
 	struct rpc *rpc;
 	char *err = NULL;
 	int rc = 0;
-	struct tprpc_preload pl = { NULL, NULL, cfg, a, 0 };
+	struct modes_preload pl = { NULL, NULL, cfg, a, 0 };
 	const struct timeval now = { 0, 0 };
 
 	signal(SIGPIPE, SIG_IGN);
@@ -269,10 +269,10 @@ tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
 	pl.base = base;
 	pl.rpc = rpc;
 	if (a->trace_fd != -1 && event_base_once(base, -1, EV_TIMEOUT,
-	    tprpc_preload_cb, &pl, &now) == -1)
+	    modes_preload_cb, &pl, &now) == -1)
 		pl.rc = 1;
 	if (pl.rc == 0)
-		rc = tprpc_serve(base, h, a, "Starting RPC server on ", "");
+		rc = modes_serve(base, h, a, "Starting RPC server on ", "");
 	if (pl.rc != 0)
 		rc = pl.rc;
 	httpd_free(h);
@@ -283,7 +283,7 @@ tprpc_httpd(struct tp *tp, const struct tp_config *cfg,
 
 /* --live: the consumer, the window and /metrics on one loop. */
 static int
-tprpc_live(const struct tp_config *cfg, const struct tprpc_args *a,
+modes_live(const struct tp_config *cfg, const struct modes_args *a,
     struct metrics *mx)
 {
 	struct event_base *base;
@@ -322,7 +322,7 @@ tprpc_live(const struct tp_config *cfg, const struct tprpc_args *a,
 		return 1;
 	}
 	httpd_set_metrics(h, live_render, l);
-	rc = tprpc_serve(base, h, a, "Live metrics on http://", "/metrics");
+	rc = modes_serve(base, h, a, "Live metrics on http://", "/metrics");
 	httpd_free(h);
 	live_free(l);
 	event_base_free(base);
@@ -330,13 +330,13 @@ tprpc_live(const struct tp_config *cfg, const struct tprpc_args *a,
 }
 
 int
-tprpc_main(struct tp *tp, const struct tp_config *cfg,
-    const struct tprpc_args *a)
+modes_main(struct tp *tp, const struct tp_config *cfg,
+    const struct modes_args *a)
 {
 	struct metrics *mx;
 	int rc = 0;
 
-	if ((mx = tprpc_metrics_load(a)) == NULL) {
+	if ((mx = modes_metrics_load(a)) == NULL) {
 		tp_free(tp);
 		return 1;
 	}
@@ -346,15 +346,15 @@ tprpc_main(struct tp *tp, const struct tp_config *cfg,
 			    "a trace\n");
 			rc = 1;
 		} else
-			rc = tprpc_run_metrics(mx, tp, a->run_metrics,
+			rc = modes_run_metrics(mx, tp, a->run_metrics,
 			    a->metrics_output);
 	}
 	if (rc == 0 && a->live) {
 		tp_free(tp);
 		tp = NULL;
-		rc = tprpc_live(cfg, a, mx);
+		rc = modes_live(cfg, a, mx);
 	} else if (rc == 0 && a->httpd) {
-		rc = tprpc_httpd(tp, cfg, a, mx);
+		rc = modes_httpd(tp, cfg, a, mx);
 		tp = NULL;
 	}
 	tp_free(tp);
