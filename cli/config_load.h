@@ -12,25 +12,7 @@
 #include "protos/perfetto/config/trace_config.pb-c.h"
 
 #include "cli/flags.h"
-
-/* Largest config file read (binary or text). */
-#define CONFIG_MAX_BYTES	(64u << 20)
-
-/*
- * Reads all of path ("-" for stdin) into a new buffer (NUL-terminated,
- * *len excludes the NUL). Returns NULL with err set.
- */
-char	*config_read_file(const char *path, size_t *len, char *err,
-	    size_t errlen);
-
-/*
- * Parses a config from buf: binary TraceConfig, or text when txt (with
- * TEXTPROTO_SKIP_UNKNOWN when lossy). A binary parse failure on printable
- * input says to add --txt.
- */
-Perfetto__Protos__TraceConfig *config_parse_untrusted(const char *buf,
-	    size_t len, const char *fname, int txt, int lossy, char *err,
-	    size_t errlen);
+#include "traceconfig/traceconfig.h"
 
 /*
  * The whole step for FARO_MODE_TRACE: load or build, then complete and

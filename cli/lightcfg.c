@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli/lightcfg.h"
-#include "cli/textproto.h"
+#include "traceconfig/textproto.h"
 
 struct unit {
 	const char	*name;

@@ -412,7 +412,7 @@ START_TEST(test_config_binary_equals_text)
 	char err[1024];
 	int code;
 
-	t = config_parse_untrusted(text_cfg, strlen(text_cfg), "t", 1, 0, err,
+	t = traceconfig_parse_untrusted(text_cfg, strlen(text_cfg), "t", 1, 0, err,
 	    sizeof(err));
 	ck_assert_msg(t != NULL, "%s", err);
 	ck_assert_uint_eq(t->n_buffers, 2);
@@ -602,7 +602,7 @@ static uint8_t *
 read_all(const char *path, size_t *len)
 {
 	char err[256];
-	char *b = config_read_file(path, len, err, sizeof(err));
+	char *b = traceconfig_read_file(path, len, err, sizeof(err));
 
 	ck_assert_msg(b != NULL, "%s", err);
 	return (uint8_t *)b;

@@ -12,7 +12,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "cli/config_load.h"
+#include "traceconfig/traceconfig.h"
 #include "ipc_client.h"
 #include "ipc_sockname.h"
 #include "live.h"
@@ -553,7 +553,7 @@ live_load_config(struct live *l, char **err)
 	int txt = 1;
 
 	if (l->opts.config_path != NULL) {
-		if ((buf = config_read_file(l->opts.config_path, &len, e,
+		if ((buf = traceconfig_read_file(l->opts.config_path, &len, e,
 		    sizeof(e))) == NULL) {
 			*err = strdup(e);
 			return -1;
@@ -564,7 +564,7 @@ live_load_config(struct live *l, char **err)
 		/* .pb is a binary TraceConfig, anything else text. */
 		txt = !(n > 3 && strcmp(name + n - 3, ".pb") == 0);
 	}
-	tc = config_parse_untrusted(text, len, name, txt, 0, e, sizeof(e));
+	tc = traceconfig_parse_untrusted(text, len, name, txt, 0, e, sizeof(e));
 	free(buf);
 	if (tc == NULL) {
 		*err = strdup(e);

@@ -18,7 +18,7 @@
 
 #include "protos/perfetto/config/trace_config.pb-c.h"
 
-#include "cli/textproto.h"
+#include "traceconfig/textproto.h"
 
 static double
 now(void)

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli/textproto.h"
+#include "traceconfig/textproto.h"
 
 enum tok_type {
 	TOK_EOF,

@@ -2,7 +2,7 @@
  * libFuzzer target for the text-format parser, on the real TraceConfig
  * descriptor. Any input must give a message or an error, never a crash,
  * leak or hang; a message it gives must pack and decode back to the same
- * bytes. Run: fuzz/cli/fuzz_textproto fuzz/cli/corpus -max_total_time=60
+ * bytes. Run: fuzz/traceconfig/fuzz_textproto fuzz/traceconfig/corpus -max_total_time=60
  */
 #include "config.h"
 
@@ -12,7 +12,7 @@
 
 #include "protos/perfetto/config/trace_config.pb-c.h"
 
-#include "cli/textproto.h"
+#include "traceconfig/textproto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /*
  * check_textproto: the text-format parser over a test-only message with
- * every field kind (tests/cli/textproto_test.proto). Each construct is
+ * every field kind (tests/traceconfig/textproto_test.proto). Each construct is
  * parsed and checked field by field, and packed to binary to compare with
  * the encoding expected; each error checks the position and the message.
  */
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/textproto.h"
-#include "tests/cli/textproto_test.pb-c.h"
+#include "traceconfig/textproto.h"
+#include "tests/traceconfig/textproto_test.pb-c.h"
 
 typedef Faro__Test__AllTypes AllTypes;
 
