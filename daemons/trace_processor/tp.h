@@ -16,8 +16,9 @@
  * The trace arrives in chunks of any size and split anywhere; the format
  * (Perfetto proto, gzip'd proto, Chrome JSON, ftrace text) is guessed from
  * the first bytes. Nothing is required to fit in memory twice: chunks are
- * consumed as they come, a bounded sorting window holds packets until they
- * can be parsed in timestamp order. tp_eof() flushes the window, closes
+ * consumed as they come, the sorter holds packets until the service's
+ * flush and read marks (or the end) say they can be parsed in timestamp
+ * order (tp_sorter.c). tp_eof() flushes the sorter, closes
  * open slices and states and writes the thread/process/track tables.
  *
  * Every error on trace input is recoverable: a bad record is dropped and
@@ -36,7 +37,13 @@
 struct tp;
 
 struct tp_config {
-	/* Bytes the sorting window may hold before it releases packets. */
+	/*
+	 * 0 (the default): records wait in the sorter until the service's
+	 * flush and read marks say nothing older can follow, as upstream's
+	 * trace processor does; a ring-buffer trace is sorted whole. Else a
+	 * byte budget: past it the oldest leave, and a record older than one
+	 * released is dropped and counted.
+	 */
 	size_t		 sort_window_bytes;
 	/* Called from tp_load_fd() with bytes consumed so far; may be NULL. */
 	void		(*progress)(void *arg, uint64_t done, uint64_t total);

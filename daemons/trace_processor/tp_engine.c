@@ -33,8 +33,8 @@ struct tp_gunzip {
 void
 tp_config_init(struct tp_config *cfg)
 {
+	/* No byte budget: the sorter follows the service's marks. */
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->sort_window_bytes = 64u << 20;
 }
 
 int
@@ -91,8 +91,6 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 		tp->cfg = *cfg;
 	else
 		tp_config_init(&tp->cfg);
-	if (tp->cfg.sort_window_bytes == 0)
-		tp->cfg.sort_window_bytes = 64u << 20;
 	tp->ts_min = INT64_MAX;
 	tp->ts_max = INT64_MIN;
 	tp_hash_init(&tp->track_keys);

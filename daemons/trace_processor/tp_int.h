@@ -219,6 +219,9 @@ struct tp_sorter {
 	int			 popped_any;
 	int64_t			 newest;	/* largest ts pushed */
 	int			 pushed_any;
+	/* The service's marks (tp_sorter_flushed, tp_sorter_read_done). */
+	unsigned		 flushes;	/* since the last release */
+	uint64_t		 mark;		/* seq at the previous read */
 };
 
 struct tp {
@@ -405,6 +408,10 @@ int	 tp_sorter_push(struct tp *, int64_t ts, enum tp_sort_kind,
 void	 tp_sorter_drain(struct tp *, int flush);
 /* Releases every item older than upto, whatever the window holds. */
 void	 tp_sorter_release(struct tp *, int64_t upto);
+/* A TracingServiceEvent all_data_sources_flushed was read. */
+void	 tp_sorter_flushed(struct tp *);
+/* A TracingServiceEvent read_tracing_buffers_completed was read. */
+void	 tp_sorter_read_done(struct tp *);
 /* Dispatch of one sorted item: tp_proto.c, tp_json.c, tp_systrace.c. */
 void	 tp_proto_parse_sorted(struct tp *, struct tp_sort_item *);
 void	 tp_json_parse_sorted(struct tp *, struct tp_sort_item *);

@@ -822,6 +822,29 @@ inflate_packets(struct tp *tp, const uint8_t *buf, size_t len)
 	free(out);
 }
 
+/*
+ * A TracingServiceEvent, in arrival order: its flush and read marks tell
+ * the sorter what may leave (tp_sorter.c).
+ */
+static void
+service_event_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.wire != PB_VARINT || f.u == 0)
+			continue;
+		if (f.id == 3)		/* all_data_sources_flushed */
+			tp_sorter_flushed(tp);
+		else if (f.id == 4)	/* read_tracing_buffers_completed */
+			tp_sorter_read_done(tp);
+	}
+	if (it.err)
+		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
+}
+
 static void
 push_packet(struct tp *tp, int64_t ts, struct tp_gen *g, int64_t thread_ts,
     const uint8_t *buf, size_t len)
@@ -941,6 +964,9 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 9:		/* process_stats */
 	case 7:		/* sys_stats */
 		push_packet(tp, ts, NULL, TP_NULL, buf, len);
+		break;
+	case 69:	/* service_event: the sorter's marks */
+		service_event_untrusted(tp, pk.data.data, pk.data.len);
 		break;
 	default:
 		break;

@@ -1,6 +1,17 @@
 /*
- * The sorting window holds copies of records until the window's byte
- * budget is spent, then releases the oldest. Most records arrive in order:
+ * The sorter holds copies of records and releases them oldest first. What
+ * may leave before the end of the trace follows upstream's rule, not a
+ * time or size window: the service writes a TracingServiceEvent
+ * all_data_sources_flushed after each flush and read_tracing_buffers_completed
+ * after each read of its buffers; once two flushes have come since the
+ * last release, a completed read releases the records that arrived before
+ * the previous completed read, since a read can still deliver data older
+ * than anything read before it (one sequence's chunks long after
+ * another's). A ring-buffer trace, read once, is sorted whole at the end.
+ * An optional byte budget (tp_config.sort_window_bytes) bounds the memory
+ * instead, at the cost of dropping what comes later than it allows.
+ *
+ * Most records arrive in order:
  * those go to a FIFO run (O(1)); only records older than the run's newest
  * go to a min-heap of (timestamp, arrival). The oldest is the smaller of the
  * two heads. A record older than one already released cannot be placed any
@@ -227,8 +238,9 @@ tp_sorter_drain(struct tp *tp, int flush)
 {
 	struct tp_sorter *s = &tp->sorter;
 
-	while ((s->n > 0 || s->rn > 0) &&
-	    (flush || s->bytes > tp->cfg.sort_window_bytes))
+	while ((s->n > 0 || s->rn > 0) && (flush ||
+	    (tp->cfg.sort_window_bytes > 0 &&
+	    s->bytes > tp->cfg.sort_window_bytes)))
 		sorter_pop(tp);
 }
 
@@ -256,6 +268,39 @@ tp_sorter_release(struct tp *tp, int64_t upto)
 	while (sorter_oldest(&tp->sorter) < upto)
 		sorter_pop(tp);
 	tp_sorter_drain(tp, 0);
+}
+
+void
+tp_sorter_flushed(struct tp *tp)
+{
+	tp->sorter.flushes++;
+}
+
+/* The oldest item's arrival number, or UINT64_MAX when empty. */
+static uint64_t
+sorter_oldest_seq(const struct tp_sorter *s)
+{
+	const struct tp_sort_item *it = NULL;
+
+	if (s->rn > 0)
+		it = &s->run[s->rhead];
+	if (s->n > 0 && (it == NULL || item_less(&s->heap[0], it)))
+		it = &s->heap[0];
+	return it != NULL ? it->seq : UINT64_MAX;
+}
+
+void
+tp_sorter_read_done(struct tp *tp)
+{
+	struct tp_sorter *s = &tp->sorter;
+
+	if (s->flushes < 2)
+		return;
+	/* Oldest first, while the oldest came before the previous read. */
+	while (sorter_oldest_seq(s) < s->mark)
+		sorter_pop(tp);
+	s->mark = s->seq;
+	s->flushes = 0;
 }
 
 int64_t

@@ -165,6 +165,95 @@ START_TEST(test_sorting_and_window)
 }
 END_TEST
 
+/* Appends an instant on track 42 (sequence 7) at ts named name. */
+static void
+put_instant(struct pbbuf *t, uint64_t ts, const char *name)
+{
+	struct pbbuf pk = { 0 }, m = { 0 };
+
+	pbb_uint(&pk, 8, ts);
+	pbb_uint(&pk, 10, 7);
+	pbb_uint(&m, 9, 3);			/* TYPE_INSTANT */
+	pbb_uint(&m, 11, 42);
+	pbb_bytes(&m, 23, name, strlen(name));
+	put_msg(&pk, 11, &m);
+	put_msg(t, 1, &pk);
+}
+
+/* Appends a TracingServiceEvent with field id set (3: flushed, 4: read). */
+static void
+put_service_event(struct pbbuf *t, uint32_t id)
+{
+	struct pbbuf pk = { 0 }, m = { 0 };
+
+	pbb_uint(&m, id, 1);
+	put_msg(&pk, 69, &m);
+	put_msg(t, 1, &pk);
+}
+
+/* Two flushes, then a completed read, as the service writes them. */
+static void
+put_read_pass(struct pbbuf *t)
+{
+	put_service_event(t, 3);
+	put_service_event(t, 3);
+	put_service_event(t, 4);
+}
+
+/*
+ * What a read of the service's buffers delivers late (one sequence's
+ * chunks after another's newer ones) is kept, as upstream keeps it: no
+ * byte or time window, only the service's marks release records, and
+ * they release what came before the previous completed read.
+ */
+START_TEST(test_sorting_service_marks)
+{
+	struct pbbuf t = trace_build(0, 0), ring = trace_build(0, 0);
+	struct tp *tp;
+	char *err = NULL, *v;
+	int i;
+
+	put_instant(&t, 100, "a");
+	put_read_pass(&t);		/* nothing before the first read */
+	put_instant(&t, 50, "b");	/* late: older than a, still placed */
+	put_read_pass(&t);		/* b, the oldest, came after the mark */
+	put_instant(&t, 200, "c");
+	put_read_pass(&t);		/* b and a leave; c stays */
+	put_instant(&t, 150, "d");	/* after a: placed */
+	put_instant(&t, 90, "e");	/* older than a, which left: dropped */
+	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
+	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	v = query1(tp, "SELECT GROUP_CONCAT(name || '@' || ts, ',') FROM "
+	    "(SELECT * FROM slice ORDER BY ts)");
+	ck_assert_str_eq(v, "b@50,a@100,d@150,c@200");
+	free(v);
+	v = query1(tp, "SELECT value FROM stats WHERE name ="
+	    " 'sorter_push_event_out_of_order'");
+	ck_assert_str_eq(v, "1");
+	free(v);
+	tp_free(tp);
+
+	/* A ring-buffer trace (one read at the end): sorted whole, however
+	 * late a sequence's packets come. */
+	for (i = 0; i < 2000; i++)
+		put_instant(&ring, 1000000 + (uint64_t)i, "new");
+	for (i = 0; i < 2000; i++)
+		put_instant(&ring, 1000 + (uint64_t)i, "old");
+	put_read_pass(&ring);
+	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
+	ck_assert_int_eq(tp_parse(tp, ring.buf, ring.len), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	v = query1(tp, "SELECT COUNT(*) || ':' || MIN(ts) FROM slice");
+	ck_assert_str_eq(v, "4000:1000");
+	free(v);
+	ck_assert_int_eq(tp_error_stats(tp), 0);
+	tp_free(tp);
+	free(t.buf);
+	free(ring.buf);
+}
+END_TEST
+
 START_TEST(test_compressed_packets)
 {
 	struct pbbuf t = trace_build(30, 0), outer = { 0 }, pk = { 0 };
@@ -719,6 +808,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_unknown_format);
 	tcase_add_test(tc, test_hostile_proto);
 	tcase_add_test(tc, test_json_chunking);
+	tcase_add_test(tc, test_sorting_service_marks);
 	tcase_add_test(tc, test_hostile_json);
 	tcase_add_test(tc, test_json_strict);
 	tcase_add_test(tc, test_deep_track_chain);
