@@ -306,13 +306,19 @@ int
 svcpkt_emit_tail(struct tsession *s, packet_sink_fn *sink, void *arg,
     size_t *bytes)
 {
+	session_lifecycle(s, TL_READ_COMPLETED);
+	return svcpkt_lifecycle(s, sink, arg, bytes);
+}
+
+/* After the tail, once: the session's TraceStats. */
+int
+svcpkt_emit_stats(struct tsession *s, packet_sink_fn *sink, void *arg,
+    size_t *bytes)
+{
 	Perfetto__Protos__TraceStats	*st;
 	TracePacket			 pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	int				 rc;
 
-	session_lifecycle(s, TL_READ_COMPLETED);
-	if (svcpkt_lifecycle(s, sink, arg, bytes) == -1)
-		return -1;
 	if (!s->should_emit_stats)
 		return 0;
 	s->should_emit_stats = 0;
@@ -324,6 +330,32 @@ svcpkt_emit_tail(struct tsession *s, packet_sink_fn *sink, void *arg,
 	rc = svcpkt_emit(&pkt, sink, arg, bytes);
 	svcpkt_stats_free(st);
 	return rc;
+}
+
+/* FilterStats, when the session has a trace filter (best effort). */
+static void
+svcpkt_filter_stats(const struct tsession *s, Perfetto__Protos__TraceStats *st)
+{
+	Perfetto__Protos__TraceStats__FilterStats	*fs;
+	const struct trace_filter_stats			*f = &s->filter_stats;
+
+	if ((fs = calloc(1, sizeof(*fs))) == NULL)
+		return;
+	perfetto__protos__trace_stats__filter_stats__init(fs);
+	fs->has_input_packets = fs->has_input_bytes = fs->has_output_bytes =
+	    fs->has_errors = fs->has_time_taken_ns = 1;
+	fs->input_packets = f->input_packets;
+	fs->input_bytes = f->input_bytes;
+	fs->output_bytes = f->output_bytes;
+	fs->errors = f->errors;
+	fs->time_taken_ns = f->time_taken_ns;
+	if (s->nbuffers > 0 && (fs->bytes_discarded_per_buffer =
+	    calloc(s->nbuffers, sizeof(uint64_t))) != NULL) {
+		memcpy(fs->bytes_discarded_per_buffer, f->discarded,
+		    s->nbuffers * sizeof(uint64_t));
+		fs->n_bytes_discarded_per_buffer = s->nbuffers;
+	}
+	st->filter_stats = fs;
 }
 
 /* TraceStats of a session (GetTraceStats and the final packet). */
@@ -399,6 +431,8 @@ svcpkt_stats_new(struct tsession *s)
 		st->has_final_flush_outcome = 1;
 		st->final_flush_outcome = s->final_flush_outcome;
 	}
+	if (s->filter != NULL)
+		svcpkt_filter_stats(s, st);
 	(void)p;
 	return st;
 }
@@ -411,5 +445,8 @@ svcpkt_stats_free(Perfetto__Protos__TraceStats *st)
 	if (st->n_buffer_stats > 0)
 		free(st->buffer_stats[0]);
 	free(st->buffer_stats);
+	if (st->filter_stats != NULL)
+		free(st->filter_stats->bytes_discarded_per_buffer);
+	free(st->filter_stats);
 	free(st);
 }

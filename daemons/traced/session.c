@@ -346,6 +346,27 @@ session_trigger_timeout_cb(evutil_socket_t fd, short ev, void *arg)
  * EnableTracing: cfg becomes the session's (freed on error too); fd is
  * the output file for write_into_file, or -1 (closed on error).
  */
+/*
+ * The session's trace filter, if its config has one. A filter that does
+ * not load refuses the session, as upstream: better no trace than one
+ * with the data the consumer asked to cut.
+ */
+int
+session_filter_setup(struct tsession *s, const char **cause)
+{
+	if (s->cfg->trace_filter == NULL)
+		return 0;
+	if ((s->filter_stats.discarded = calloc(s->nbuffers ? s->nbuffers : 1,
+	    sizeof(uint64_t))) == NULL) {
+		*cause = "out of memory";
+		return -1;
+	}
+	if ((s->filter = trace_filter_new(s->cfg->trace_filter, cause)) ==
+	    NULL)
+		return -1;
+	return 0;
+}
+
 int
 session_enable(struct tconsumer *c, TraceConfig *cfg, int fd,
     const char **cause)
@@ -406,6 +427,8 @@ session_enable(struct tconsumer *c, TraceConfig *cfg, int fd,
 		}
 		s->nbuffers++;
 	}
+	if (session_filter_setup(s, cause) == -1)
+		goto fail;
 	/* Deprecated upstream, still honoured: the consumer picks the UUID. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -505,6 +528,8 @@ fail:
 		for (i = 0; i < s->nbuffers; i++)
 			service_buffer_free(svc, s->buffers[i]);
 		trace_file_close(&s->file);
+		trace_filter_free(s->filter);
+		free(s->filter_stats.discarded);
 		free(s->buffers);
 		free(s);
 	}
@@ -884,6 +909,8 @@ session_free(struct tsession *s)
 	free(s->pending_clocks);
 	free(s->buffers);
 	free(s->detach_key);
+	trace_filter_free(s->filter);
+	free(s->filter_stats.discarded);
 	perfetto__protos__trace_config__free_unpacked(s->cfg, NULL);
 	free(s);
 }

@@ -95,9 +95,13 @@ session_clone(struct tconsumer *c, struct tsession *src, int fd,
 		}
 		s->nbuffers++;
 	}
-	if (i < src->nbuffers) {
+	/* The copy is filtered like its source (skip_trace_filter is not
+	 * honoured: a clone must not show what the source would cut). */
+	if (i < src->nbuffers || session_filter_setup(s, cause) == -1) {
 		for (i = 0; i < s->nbuffers; i++)
 			service_buffer_free(svc, s->buffers[i]);
+		trace_filter_free(s->filter);
+		free(s->filter_stats.discarded);
 		perfetto__protos__trace_config__free_unpacked(s->cfg, NULL);
 		free(s->buffers);
 		free(s);

@@ -84,6 +84,7 @@ void	sockets_notify_fd(void);
 #define TRACED_SERVICE_SEQ_ID	1
 
 int	packet_validate_untrusted(const uint8_t *, size_t);
+int	packet_varint(const uint8_t **, const uint8_t *end, uint64_t *);
 size_t	packet_trailer(uint8_t *out, int32_t uid, uint32_t seq_id,
 	    int32_t pid, uint32_t previous_packet_dropped);
 
@@ -109,6 +110,32 @@ void	trace_file_close(struct trace_file *);
 /* ---- service.c: the registry ------------------------------------- */
 
 #include "protos/perfetto/config/trace_config.pb-c.h"
+
+/* ---- trace_filter.c ------------------------------------------------ */
+
+struct trace_filter;
+
+struct trace_filter *trace_filter_new(
+	    const Perfetto__Protos__TraceConfig__TraceFilter *,
+	    const char **cause);
+struct trace_filter *trace_filter_new_empty(void);
+int	trace_filter_load_untrusted(struct trace_filter *, const uint8_t *bc,
+	    size_t len, const uint8_t *overlay, size_t olen,
+	    const char **cause);
+ssize_t	trace_filter_packet_untrusted(struct trace_filter *,
+	    const uint8_t *body, size_t blen, const uint8_t *trailer,
+	    size_t tlen, const uint8_t **out);
+void	trace_filter_free(struct trace_filter *);
+
+/* TraceStats.FilterStats of a session. */
+struct trace_filter_stats {
+	uint64_t	 input_packets;
+	uint64_t	 input_bytes;
+	uint64_t	 output_bytes;
+	uint64_t	 errors;
+	uint64_t	 time_taken_ns;
+	uint64_t	*discarded;	/* bytes per buffer, config order */
+};
 
 /* Limits (upstream's where it has one). */
 #define TRACED_MAX_SESSIONS		15
@@ -349,6 +376,8 @@ struct tsession {
 	uint64_t		 start_realtime_ns;
 	uint64_t		 packets_read;
 	uint64_t		 bytes_read;
+	struct trace_filter	*filter;	/* TraceConfig.trace_filter */
+	struct trace_filter_stats filter_stats;
 };
 
 struct tconsumer {
@@ -406,6 +435,7 @@ void		 session_timer(struct tsession *, struct event **, uint32_t ms,
 void		 session_timer_stop(struct event *);
 int		 session_enable(struct tconsumer *,
 		    Perfetto__Protos__TraceConfig *, int fd, const char **);
+int		 session_filter_setup(struct tsession *, const char **);
 void		 session_start(struct tsession *);
 void		 session_disable(struct tsession *, const char *error);
 void		 session_flush_and_disable(struct tsession *);
@@ -475,7 +505,7 @@ int	readback_to_file(struct tsession *);
 /* compress.c */
 struct compress_sink;
 int	compress_wanted(const struct tsession *);
-struct compress_sink *compress_begin(void);
+struct compress_sink *compress_begin(const struct tsession *);
 int	compress_sink(void *, const uint8_t *, size_t, const uint8_t *,
 	    size_t);
 int	compress_end(struct compress_sink *, packet_sink_fn *, void *);
@@ -486,6 +516,8 @@ void	svcpkt_snapshot_clocks(struct tsession *);
 int	svcpkt_emit_head(struct tsession *, packet_sink_fn *, void *,
 	    size_t *bytes);
 int	svcpkt_emit_tail(struct tsession *, packet_sink_fn *, void *,
+	    size_t *bytes);
+int	svcpkt_emit_stats(struct tsession *, packet_sink_fn *, void *,
 	    size_t *bytes);
 struct Perfetto__Protos__TraceStats *svcpkt_stats_new(struct tsession *);
 void	svcpkt_stats_free(struct Perfetto__Protos__TraceStats *);

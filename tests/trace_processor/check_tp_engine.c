@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <zlib.h>
+#include <zstd.h>
 
 #include "tp.h"
 #include "metrics/pbbuf.h"
@@ -181,6 +182,37 @@ START_TEST(test_compressed_packets)
 	free(a);
 	free(b);
 	free(z);
+	free(outer.buf);
+	free(t.buf);
+}
+END_TEST
+
+/* zstd_compressed_packets (133), as upstream's service writes with zstd;
+ * a cut frame is counted, not fatal. */
+START_TEST(test_zstd_compressed_packets)
+{
+	struct pbbuf t = trace_build(30, 0), outer = { 0 }, pk = { 0 },
+	    cut = { 0 };
+	size_t zl = ZSTD_compressBound(t.len);
+	uint8_t *z = malloc(zl);
+	char *a, *b;
+
+	zl = ZSTD_compress(z, zl, t.buf, t.len, 3);
+	ck_assert(!ZSTD_isError(zl));
+	pbb_bytes(&pk, 133, z, zl);		/* zstd_compressed_packets */
+	put_msg(&outer, 1, &pk);
+	a = load_chunked(t.buf, t.len, t.len, 0);
+	b = load_chunked(outer.buf, outer.len, 333, 0);
+	ck_assert_str_eq(a, b);
+	free(b);
+	pbb_bytes(&pk, 133, z, zl / 2);
+	put_msg(&cut, 1, &pk);
+	b = load_chunked(cut.buf, cut.len, cut.len, 0);
+	ck_assert_str_ne(a, b);
+	free(a);
+	free(b);
+	free(z);
+	free(cut.buf);
 	free(outer.buf);
 	free(t.buf);
 }
@@ -640,6 +672,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_chunking);
 	tcase_add_test(tc, test_sorting_and_window);
 	tcase_add_test(tc, test_compressed_packets);
+	tcase_add_test(tc, test_zstd_compressed_packets);
 	tcase_add_test(tc, test_gzip_file);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_unknown_format);
