@@ -212,7 +212,71 @@ svcpkt_lifecycle(struct tsession *s, packet_sink_fn *sink, void *arg,
 		}
 		s->nlifecycle[i] = 0;
 	}
+	if (s->slow_start != NULL) {
+		i = s->slow_start_len;
+		if (bytes != NULL)
+			*bytes += i;
+		if (sink(arg, s->slow_start, i, NULL, 0) == -1)
+			return -1;
+		free(s->slow_start);
+		s->slow_start = NULL;
+	}
 	return 0;
+}
+
+/*
+ * The slow_starting_data_sources event: the instances still not started,
+ * by producer and name (at most TRACED_MAX_LISTED_DATA_SOURCES, as
+ * upstream), packed now and emitted with the next lifecycle events.
+ */
+void
+svcpkt_slow_start(struct tsession *s)
+{
+	Perfetto__Protos__TracingServiceEvent__DataSources__DataSource
+	    ds[TRACED_MAX_LISTED_DATA_SOURCES], *dsp[TRACED_MAX_LISTED_DATA_SOURCES];
+	Perfetto__Protos__TracingServiceEvent__DataSources list =
+	    PERFETTO__PROTOS__TRACING_SERVICE_EVENT__DATA_SOURCES__INIT;
+	Perfetto__Protos__TracingServiceEvent	ev =
+	    PERFETTO__PROTOS__TRACING_SERVICE_EVENT__INIT;
+	TracePacket				pkt =
+	    PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	struct tinstance			*inst;
+	size_t					n = 0;
+
+	TAILQ_FOREACH(inst, &s->instances, entry) {
+		if (inst->state == TI_STARTED || inst->producer == NULL)
+			continue;
+		log_info("%s: session %" PRIu64 ": data source \"%s\" of "
+		    "producer \"%s\" has not started", __func__, s->id,
+		    inst->ds_name, inst->producer->name != NULL ?
+		    inst->producer->name : "");
+		if (n == TRACED_MAX_LISTED_DATA_SOURCES)
+			continue;
+		perfetto__protos__tracing_service_event__data_sources__data_source__init(
+		    &ds[n]);
+		ds[n].producer_name = inst->producer->name;
+		ds[n].data_source_name = inst->ds_name;
+		dsp[n] = &ds[n];
+		n++;
+	}
+	list.n_data_source = n;
+	list.data_source = dsp;
+	ev.event_type_case =
+	    PERFETTO__PROTOS__TRACING_SERVICE_EVENT__EVENT_TYPE_SLOW_STARTING_DATA_SOURCES;
+	ev.slow_starting_data_sources = &list;
+	svcpkt_header(s, &pkt);
+	pkt.has_timestamp = 1;
+	pkt.timestamp = session_now_ns(CLOCK_BOOTTIME);
+	pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_SERVICE_EVENT;
+	pkt.service_event = &ev;
+	free(s->slow_start);
+	s->slow_start_len = perfetto__protos__trace_packet__get_packed_size(
+	    &pkt);
+	if ((s->slow_start = malloc(s->slow_start_len)) == NULL) {
+		s->slow_start_len = 0;
+		return;
+	}
+	perfetto__protos__trace_packet__pack(&pkt, s->slow_start);
 }
 
 /*

@@ -679,15 +679,36 @@ session_clear_incr_cb(evutil_socket_t fd, short ev, void *arg)
 	    session_clear_incr_cb);
 }
 
+/*
+ * Nothing waits on a data source that registered will_notify_on_start
+ * (the session runs, its data is kept), but one that has not acked
+ * StartDataSource after TRACED_ALL_STARTED_TIMEOUT_MS is named in the
+ * trace: a slow_starting_data_sources service event, as upstream.
+ */
 static void
 session_all_started_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct tsession	*s = arg;
 
 	(void)fd; (void)ev;
-	if (!s->did_notify_all_started)
-		log_info("%s: session %" PRIu64 ": data sources slow to start",
-		    __func__, s->id);
+	if (s->did_notify_all_started || s->consumer == NULL)
+		return;
+	log_info("%s: session %" PRIu64 ": data sources slow to start",
+	    __func__, s->id);
+	svcpkt_slow_start(s);
+}
+
+/* The timeout after which slow starters are named (upstream's 20 s). */
+static uint32_t
+session_all_started_timeout_ms(void)
+{
+#ifdef FARO_TEST_HOOKS
+	const char	*e = getenv("FARO_TEST_START_TIMEOUT_MS");
+
+	if (e != NULL && atoi(e) > 0)
+		return (uint32_t)atoi(e);
+#endif
+	return TRACED_ALL_STARTED_TIMEOUT_MS;
 }
 
 static void
@@ -716,7 +737,7 @@ session_start_timers(struct tsession *s)
 	    TRACED_DEFAULT_SNAPSHOT_MS, session_snapshot_cb);
 	if (s->consumer != NULL)
 		session_timer(s, &s->ev_all_started,
-		    TRACED_ALL_STARTED_TIMEOUT_MS, session_all_started_cb);
+		    session_all_started_timeout_ms(), session_all_started_cb);
 }
 
 void
@@ -907,6 +928,7 @@ session_free(struct tsession *s)
 	free(s->triggers);
 	free(s->seqs);
 	free(s->pending_clocks);
+	free(s->slow_start);
 	free(s->buffers);
 	free(s->detach_key);
 	trace_filter_free(s->filter);

@@ -158,6 +158,7 @@ struct trace_filter_stats {
 #define TRACED_MIN_WRITE_PERIOD_MS	100
 #define TRACED_DEFAULT_SNAPSHOT_MS	10000
 #define TRACED_ALL_STARTED_TIMEOUT_MS	20000
+#define TRACED_MAX_LISTED_DATA_SOURCES	32
 /* Largest reply payload we build, below the frame cap. */
 #define TRACED_REPLY_MAX		(IPC_FRAME_MAX - 512)
 /* ReadBuffers slices: well inside one reply. */
@@ -358,6 +359,8 @@ struct tsession {
 	/* Service packets still to be emitted. */
 	uint8_t			*pending_clocks;	/* packed packets */
 	size_t			 pending_clocks_len;
+	uint8_t			*slow_start;	/* packed packet, once */
+	size_t			 slow_start_len;
 	uint64_t		 lifecycle[TL_COUNT][TL_MAX_STAMPS];
 	size_t			 nlifecycle[TL_COUNT];
 	int			 did_emit_initial;
@@ -513,6 +516,7 @@ int	compress_end(struct compress_sink *, packet_sink_fn *, void *);
 /* service_packets.c */
 struct Perfetto__Protos__TraceStats;
 void	svcpkt_snapshot_clocks(struct tsession *);
+void	svcpkt_slow_start(struct tsession *);
 int	svcpkt_emit_head(struct tsession *, packet_sink_fn *, void *,
 	    size_t *bytes);
 int	svcpkt_emit_tail(struct tsession *, packet_sink_fn *, void *,

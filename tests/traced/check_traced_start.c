@@ -1,0 +1,236 @@
+/*
+ * Data sources slow to start (registered will_notify_on_start): the
+ * session runs and keeps their data meanwhile, the consumer hears
+ * all_data_sources_started only once every one has acked, and one that
+ * has not acked after the start timeout is named in the trace by a
+ * slow_starting_data_sources service event, as upstream. traced runs
+ * with the timeout shortened to 300 ms (a test hook; upstream's is 20 s).
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tt_fixture.h"
+#include "protos/perfetto/ipc/producer_port.pb-c.h"
+
+static void
+setup_short(void)
+{
+	setenv("FARO_TEST_START_TIMEOUT_MS", "300", 1);
+	setup();
+}
+
+#ifdef FARO_TEST_HOOKS
+static const char *ds2[] = { "tt.slow", "tt.never", NULL };
+
+static void
+notify_started(struct tt_producer *p, uint64_t id)
+{
+	Perfetto__Protos__NotifyDataSourceStartedRequest r =
+	    PERFETTO__PROTOS__NOTIFY_DATA_SOURCE_STARTED_REQUEST__INIT;
+	uint8_t	buf[32];
+	size_t	len;
+
+	r.has_data_source_id = 1;
+	r.data_source_id = id;
+	len = perfetto__protos__notify_data_source_started_request__pack(&r,
+	    buf);
+	ck_assert_int_eq(tt_producer_call(p, TT_P_STARTED, buf, len), 0);
+}
+
+/* The data sources named by slow-start events; the all-started events. */
+static void
+scan(const struct tt_trace *t, char *names, size_t len, int *nslow,
+    int *nall)
+{
+	size_t	i, j;
+
+	names[0] = '\0';
+	*nslow = *nall = 0;
+	for (i = 0; i < t->npackets; i++) {
+		Perfetto__Protos__TracePacket *pk = t->trace->packet[i];
+		Perfetto__Protos__TracingServiceEvent *ev;
+
+		if (pk->data_case !=
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_SERVICE_EVENT)
+			continue;
+		ev = pk->service_event;
+		if (ev->event_type_case ==
+		    PERFETTO__PROTOS__TRACING_SERVICE_EVENT__EVENT_TYPE_ALL_DATA_SOURCES_STARTED)
+			(*nall)++;
+		if (ev->event_type_case !=
+		    PERFETTO__PROTOS__TRACING_SERVICE_EVENT__EVENT_TYPE_SLOW_STARTING_DATA_SOURCES)
+			continue;
+		(*nslow)++;
+		ck_assert_uint_eq(pk->trusted_packet_sequence_id, 1);
+		ck_assert_uint_gt(pk->timestamp, 0);
+		for (j = 0; j < ev->slow_starting_data_sources->n_data_source;
+		    j++) {
+			Perfetto__Protos__TracingServiceEvent__DataSources__DataSource
+			    *d = ev->slow_starting_data_sources->data_source[j];
+
+			ck_assert_str_eq(d->producer_name, "tt.producer");
+			snprintf(names + strlen(names), len - strlen(names),
+			    "%s;", d->data_source_name);
+		}
+	}
+}
+
+/*
+ * One data source acks late (after the timeout), one never does: data
+ * written before the ack is kept, both are named, the consumer never
+ * hears all-started, and stopping still completes.
+ */
+START_TEST(test_late_and_never)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c;
+	struct tt_instance	*slow, *never;
+	struct shm_writer	*w;
+	struct tt_trace		 t;
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(1024, 0, ds2);
+	char			 names[256];
+	int			 nslow, nall;
+
+	ck_assert_int_eq(tt_producer_connect(&p, base, td.producer_sock,
+	    "tt.producer"), 0);
+	ck_assert_int_eq(tt_producer_register(&p, "tt.slow", 1, 0), 0);
+	ck_assert_int_eq(tt_producer_register(&p, "tt.never", 1, 0), 0);
+	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_observe(&c, 3), 0);
+	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
+	slow = wait_started(&p, "tt.slow");
+	never = wait_started(&p, "tt.never");
+	ck_assert_ptr_nonnull(slow);
+	ck_assert_ptr_nonnull(never);
+	/* Written while STARTING: kept. */
+	w = tt_producer_writer(&p, slow->target_buffer);
+	tt_write_packets(w, "early", 0, 50, 10);
+	tt_producer_commit(&p, w);
+	tt_spin(base, 700);			/* past the 300 ms timeout */
+	ck_assert_int_eq(c.observe_all_started, 0);
+	notify_started(&p, slow->id);
+	tt_write_packets(w, "late", 0, 50, 10);
+	tt_producer_commit(&p, w);
+	tt_spin(base, 200);
+	ck_assert_int_eq(c.observe_all_started, 0);	/* tt.never */
+	disable_and_wait(&c);
+	read_trace(&c, &t);
+	ck_assert_uint_eq(tt_trace_count(&t, "early", NULL, 0), 50);
+	ck_assert_uint_eq(tt_trace_count(&t, "late", NULL, 0), 50);
+	scan(&t, names, sizeof(names), &nslow, &nall);
+	ck_assert_int_eq(nslow, 1);
+	ck_assert_int_eq(nall, 0);
+	ck_assert_str_eq(names, "tt.slow;tt.never;");
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+}
+END_TEST
+
+/* A late ack still makes all-started, after the slow-start event. */
+START_TEST(test_late_ack_completes)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c;
+	struct tt_instance	*slow;
+	struct tt_trace		 t;
+	static const char	*ds[] = { "tt.slow", NULL };
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(1024, 0, ds);
+	char			 names[256];
+	int			 nslow, nall;
+
+	ck_assert_int_eq(tt_producer_connect(&p, base, td.producer_sock,
+	    "tt.producer"), 0);
+	ck_assert_int_eq(tt_producer_register(&p, "tt.slow", 1, 0), 0);
+	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_observe(&c, 3), 0);
+	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
+	slow = wait_started(&p, "tt.slow");
+	ck_assert_ptr_nonnull(slow);
+	tt_spin(base, 700);
+	ck_assert_int_eq(c.observe_all_started, 0);
+	notify_started(&p, slow->id);
+	WAIT_UNTIL(c.observe_all_started != 0);
+	ck_assert_int_eq(c.observe_all_started, 1);
+	disable_and_wait(&c);
+	read_trace(&c, &t);
+	scan(&t, names, sizeof(names), &nslow, &nall);
+	ck_assert_int_eq(nslow, 1);
+	ck_assert_int_eq(nall, 1);
+	ck_assert_str_eq(names, "tt.slow;");
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+}
+END_TEST
+
+/* An ack in time: no slow-start event. */
+START_TEST(test_prompt_ack)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c;
+	struct tt_instance	*in;
+	struct tt_trace		 t;
+	static const char	*ds[] = { "tt.slow", NULL };
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(1024, 0, ds);
+	char			 names[256];
+	int			 nslow, nall;
+
+	ck_assert_int_eq(tt_producer_connect(&p, base, td.producer_sock,
+	    "tt.producer"), 0);
+	ck_assert_int_eq(tt_producer_register(&p, "tt.slow", 1, 0), 0);
+	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_observe(&c, 3), 0);
+	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
+	in = wait_started(&p, "tt.slow");
+	ck_assert_ptr_nonnull(in);
+	notify_started(&p, in->id);
+	WAIT_UNTIL(c.observe_all_started != 0);
+	tt_spin(base, 700);
+	disable_and_wait(&c);
+	read_trace(&c, &t);
+	scan(&t, names, sizeof(names), &nslow, &nall);
+	ck_assert_int_eq(nslow, 0);
+	ck_assert_int_eq(nall, 1);
+	tt_trace_free(&t);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+}
+END_TEST
+#endif
+
+static Suite *
+start_suite(void)
+{
+	Suite	*s = suite_create("traced_start");
+	TCase	*tc = tcase_create("start");
+
+	tcase_add_checked_fixture(tc, setup_short, teardown);
+	tcase_set_timeout(tc, 60);
+#ifdef FARO_TEST_HOOKS
+	tcase_add_test(tc, test_late_and_never);
+	tcase_add_test(tc, test_late_ack_completes);
+	tcase_add_test(tc, test_prompt_ack);
+#endif
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner	*sr = srunner_create(start_suite());
+	int	 failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
