@@ -84,17 +84,11 @@ static ProtobufCBinaryData
 bytecode(const uint32_t *w, size_t n)
 {
 	ProtobufCBinaryData	 d;
-	uint64_t		 h = 0xcbf29ce484222325ull;
 	struct buf		 b = { 0 };
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		put_varint(&b, w[i]);
-		for (int k = 0; k < 4; k++) {
-			h ^= (w[i] >> (8 * k)) & 0xff;
-			h *= 0x100000001b3ull;
-		}
-	}
-	put_varint(&b, (uint32_t)h);
+	put_varint(&b, trace_filter_checksum(w, n));
 	d.data = b.b;
 	d.len = b.len;
 	return d;

@@ -787,6 +787,24 @@ tokenize_decompressed(struct tp *tp, const uint8_t *out, size_t n)
 	tp->proto->depth--;
 }
 
+/* Room after used bytes of *out, doubling *cap; -1 past MAX_INFLATE. */
+static int
+grow_out(uint8_t **out, size_t *cap, size_t used)
+{
+	void *p;
+
+	if (*out != NULL && used < *cap)
+		return 0;
+	if (*cap > MAX_INFLATE)
+		return -1;
+	if (*out != NULL)
+		*cap *= 2;
+	if ((p = realloc(*out, *cap)) == NULL)
+		return -1;
+	*out = p;
+	return 0;
+}
+
 static void
 inflate_packets(struct tp *tp, const uint8_t *buf, size_t len)
 {
@@ -802,17 +820,8 @@ inflate_packets(struct tp *tp, const uint8_t *buf, size_t len)
 	z.next_in = (uint8_t *)(uintptr_t)buf;
 	z.avail_in = (uInt)len;
 	for (;;) {
-		if (n == cap || out == NULL) {
-			void *p;
-
-			if (cap > MAX_INFLATE)
-				break;
-			if (out != NULL)
-				cap *= 2;
-			if ((p = realloc(out, cap)) == NULL)
-				break;
-			out = p;
-		}
+		if (grow_out(&out, &cap, n) == -1)
+			break;
 		z.next_out = out + n;
 		z.avail_out = (uInt)(cap - n);
 		rc = inflate(&z, Z_NO_FLUSH);
@@ -842,17 +851,8 @@ unzstd_packets(struct tp *tp, const uint8_t *buf, size_t len)
 	if ((zd = ZSTD_createDStream()) == NULL)
 		return;
 	for (;;) {
-		if (n == cap || out == NULL) {
-			void *p;
-
-			if (cap > MAX_INFLATE)
-				break;
-			if (out != NULL)
-				cap *= 2;
-			if ((p = realloc(out, cap)) == NULL)
-				break;
-			out = p;
-		}
+		if (grow_out(&out, &cap, n) == -1)
+			break;
 		ob.dst = out;
 		ob.size = cap;
 		ob.pos = n;

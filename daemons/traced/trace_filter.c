@@ -139,6 +139,22 @@ struct tf_overlay {
 
 /* ---- bytecode -------------------------------------------------------- */
 
+/* The bytecode's last word: FNV-1a 64 over each word's 4 LE bytes, cut. */
+uint32_t
+trace_filter_checksum(const uint32_t *w, size_t n)
+{
+	uint64_t	h = 0xcbf29ce484222325ull;
+	size_t		i;
+	int		b;
+
+	for (i = 0; i < n; i++)
+		for (b = 0; b < 4; b++) {
+			h ^= (w[i] >> (8 * b)) & 0xff;
+			h *= 0x100000001b3ull;
+		}
+	return (uint32_t)h;
+}
+
 /*
  * Varints into words, then the checksum check. Returns the number of
  * words before the checksum, or -1.
@@ -149,8 +165,8 @@ tf_words_untrusted(const uint8_t *p, size_t len, uint32_t **wordsp,
 {
 	const uint8_t	*end = p + len;
 	uint32_t	*w;
-	uint64_t	 v, h = 0xcbf29ce484222325ull;
-	size_t		 n = 0, i;
+	uint64_t	 v;
+	size_t		 n = 0;
 
 	*wordsp = NULL;
 	if (len == 0) {
@@ -169,12 +185,7 @@ tf_words_untrusted(const uint8_t *p, size_t len, uint32_t **wordsp,
 		}
 		w[n++] = (uint32_t)v;
 	}
-	for (i = 0; i + 1 < n; i++)
-		for (int b = 0; b < 4; b++) {
-			h ^= (w[i] >> (8 * b)) & 0xff;
-			h *= 0x100000001b3ull;
-		}
-	if ((uint32_t)h != w[n - 1]) {
+	if (trace_filter_checksum(w, n - 1) != w[n - 1]) {
 		free(w);
 		*cause = "trace filter bytecode invalid: checksum mismatch";
 		return -1;

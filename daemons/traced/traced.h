@@ -126,6 +126,7 @@ ssize_t	trace_filter_packet_untrusted(struct trace_filter *,
 	    const uint8_t *body, size_t blen, const uint8_t *trailer,
 	    size_t tlen, const uint8_t **out);
 void	trace_filter_free(struct trace_filter *);
+uint32_t trace_filter_checksum(const uint32_t *words, size_t n);
 
 /* TraceStats.FilterStats of a session. */
 struct trace_filter_stats {

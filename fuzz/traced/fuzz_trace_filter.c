@@ -25,19 +25,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 static size_t
 with_checksum(const uint8_t *in, size_t len, uint8_t *out)
 {
+	static uint32_t	 w[65536];
 	const uint8_t	*p = in, *end = in + len;
-	uint64_t	 h = 0xcbf29ce484222325ull, v;
-	size_t		 o = 0;
+	uint64_t	 v;
+	size_t		 o = 0, n = 0;
 
-	while (p < end && packet_varint(&p, end, &v) == 0) {
-		v = (uint32_t)v;
-		for (int k = 0; k < 4; k++) {
-			h ^= (v >> (8 * k)) & 0xff;
-			h *= 0x100000001b3ull;
-		}
-		o = (size_t)(pbw_put_varint(out + o, v) - out);
+	while (p < end && n < 65536 && packet_varint(&p, end, &v) == 0) {
+		w[n++] = (uint32_t)v;
+		o = (size_t)(pbw_put_varint(out + o, (uint32_t)v) - out);
 	}
-	return (size_t)(pbw_put_varint(out + o, (uint32_t)h) - out);
+	return (size_t)(pbw_put_varint(out + o, trace_filter_checksum(w, n)) -
+	    out);
 }
 
 int

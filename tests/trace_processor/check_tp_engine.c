@@ -166,23 +166,38 @@ START_TEST(test_sorting_and_window)
 }
 END_TEST
 
-START_TEST(test_compressed_packets)
+/*
+ * The tables of t loaded plainly, and of one packet holding z (zlen
+ * bytes) as field id, fed 333 bytes at a time: the same?
+ */
+static int
+same_as_wrapped(const struct pbbuf *t, uint32_t id, const uint8_t *z,
+    size_t zlen)
 {
-	struct pbbuf t = trace_build(30, 0), outer = { 0 }, pk = { 0 };
-	uLongf zl = compressBound(t.len);
-	uint8_t *z = malloc(zl);
+	struct pbbuf outer = { 0 }, pk = { 0 };
 	char *a, *b;
+	int same;
 
-	ck_assert_int_eq(compress(z, &zl, t.buf, t.len), Z_OK);
-	pbb_bytes(&pk, 50, z, zl);		/* compressed_packets */
+	pbb_bytes(&pk, id, z, zlen);
 	put_msg(&outer, 1, &pk);
-	a = load_chunked(t.buf, t.len, t.len, 0);
+	a = load_chunked(t->buf, t->len, t->len, 0);
 	b = load_chunked(outer.buf, outer.len, 333, 0);
-	ck_assert_str_eq(a, b);
+	same = strcmp(a, b) == 0;
 	free(a);
 	free(b);
-	free(z);
 	free(outer.buf);
+	return same;
+}
+
+START_TEST(test_compressed_packets)
+{
+	struct pbbuf t = trace_build(30, 0);
+	uLongf zl = compressBound(t.len);
+	uint8_t *z = malloc(zl);
+
+	ck_assert_int_eq(compress(z, &zl, t.buf, t.len), Z_OK);
+	ck_assert(same_as_wrapped(&t, 50, z, zl));	/* compressed_packets */
+	free(z);
 	free(t.buf);
 }
 END_TEST
@@ -191,29 +206,15 @@ END_TEST
  * a cut frame is counted, not fatal. */
 START_TEST(test_zstd_compressed_packets)
 {
-	struct pbbuf t = trace_build(30, 0), outer = { 0 }, pk = { 0 },
-	    cut = { 0 };
+	struct pbbuf t = trace_build(30, 0);
 	size_t zl = ZSTD_compressBound(t.len);
 	uint8_t *z = malloc(zl);
-	char *a, *b;
 
 	zl = ZSTD_compress(z, zl, t.buf, t.len, 3);
 	ck_assert(!ZSTD_isError(zl));
-	pbb_bytes(&pk, 133, z, zl);		/* zstd_compressed_packets */
-	put_msg(&outer, 1, &pk);
-	a = load_chunked(t.buf, t.len, t.len, 0);
-	b = load_chunked(outer.buf, outer.len, 333, 0);
-	ck_assert_str_eq(a, b);
-	free(b);
-	pbb_bytes(&pk, 133, z, zl / 2);
-	put_msg(&cut, 1, &pk);
-	b = load_chunked(cut.buf, cut.len, cut.len, 0);
-	ck_assert_str_ne(a, b);
-	free(a);
-	free(b);
+	ck_assert(same_as_wrapped(&t, 133, z, zl));
+	ck_assert(!same_as_wrapped(&t, 133, z, zl / 2));
 	free(z);
-	free(cut.buf);
-	free(outer.buf);
 	free(t.buf);
 }
 END_TEST

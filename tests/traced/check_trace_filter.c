@@ -30,23 +30,37 @@ put_varint(struct buf *b, uint64_t v)
 	} while (v != 0);
 }
 
-/* Words, then the checksum (FNV-1a 64 of each word's 4 LE bytes). */
+/* Words, then their checksum. */
 static struct buf
 bytecode(const uint32_t *w, size_t n)
 {
 	struct buf	 b = { .len = 0 };
-	uint64_t	 h = 0xcbf29ce484222325ull;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		put_varint(&b, w[i]);
-		for (int k = 0; k < 4; k++) {
-			h ^= (w[i] >> (8 * k)) & 0xff;
-			h *= 0x100000001b3ull;
-		}
-	}
-	put_varint(&b, (uint32_t)h);
+	put_varint(&b, trace_filter_checksum(w, n));
 	return b;
 }
+
+/* The checksum is upstream's: FNV-1a 64 of the words' LE bytes, cut. */
+START_TEST(test_checksum)
+{
+	static const uint32_t	w[] = { 11, 1, 0 };
+
+	ck_assert_uint_eq(trace_filter_checksum(NULL, 0), 0x84222325u);
+	/* 0xcbf29ce484222325 ^ 11, * prime, then 3 zero bytes, ... */
+	{
+		uint64_t h = 0xcbf29ce484222325ull;
+		const uint8_t bytes_[] = { 11, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 };
+
+		for (size_t i = 0; i < sizeof(bytes_); i++) {
+			h ^= bytes_[i];
+			h *= 0x100000001b3ull;
+		}
+		ck_assert_uint_eq(trace_filter_checksum(w, 3), (uint32_t)h);
+	}
+}
+END_TEST
 
 #define BC(...) ({							\
 	static const uint32_t w_[] = { __VA_ARGS__ };			\
@@ -455,6 +469,19 @@ START_TEST(test_string_rules)
 	struct trace_filter *tf;
 	const char	*cause = NULL;
 	char		 res[128];
+	static const struct {
+		const char	*in, *want;
+	} cases[] = {
+		{ "keep=1234", "keep=1234" },		/* break: kept */
+		{ "foo=1234", "foo=P60R" },
+		{ "foo=123456789012345", "foo=P60REDACTED----" },
+		{ "foo=12a", "foo=12a" },		/* no full match */
+		{ "B|12|login pw=abc pw=hunter2",
+		  "B|12|login pw=P60 pw=P60REDA" },	/* every match */
+		{ "B|12|other pw=abc", "B|12|other pw=abc" },
+		{ "E|12|login pw=abc", "E|12|login pw=abc" },	/* no payload */
+		{ "B|7|secret stuff", "B|7|P60REDACTED-" },
+	};
 
 	rule_init(&r[0], 3, "keep=(\\d+)", NULL);		/* MATCH_BREAK */
 	rule_init(&r[1], 1, "[a-z]+=(\\d+)", NULL);	/* MATCH_REDACT */
@@ -462,22 +489,10 @@ START_TEST(test_string_rules)
 	rule_init(&r[3], 2, "B\\|[0-9]+\\|(.*)", "secret");	/* ATRACE_MATCH */
 	tf = load_rules(rp, 4, &cause);
 	ck_assert_msg(tf != NULL, "%s", cause);
-	filter_str(tf, "keep=1234", res);
-	ck_assert_str_eq(res, "keep=1234");
-	filter_str(tf, "foo=1234", res);
-	ck_assert_str_eq(res, "foo=P60R");
-	filter_str(tf, "foo=123456789012345", res);
-	ck_assert_str_eq(res, "foo=P60REDACTED----");
-	filter_str(tf, "foo=12a", res);
-	ck_assert_str_eq(res, "foo=12a");
-	filter_str(tf, "B|12|login pw=abc pw=hunter2", res);
-	ck_assert_str_eq(res, "B|12|login pw=P60 pw=P60REDA");
-	filter_str(tf, "B|12|other pw=abc", res);
-	ck_assert_str_eq(res, "B|12|other pw=abc");
-	filter_str(tf, "E|12|login pw=abc", res);
-	ck_assert_str_eq(res, "E|12|login pw=abc");
-	filter_str(tf, "B|7|secret stuff", res);
-	ck_assert_str_eq(res, "B|7|P60REDACTED-");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		filter_str(tf, cases[i].in, res);
+		ck_assert_str_eq(res, cases[i].want);
+	}
 	trace_filter_free(tf);
 
 	/* A rule typed for another semantic type does not apply. */
@@ -515,6 +530,7 @@ trace_filter_suite(void)
 	Suite	*s = suite_create("trace_filter");
 	TCase	*tc = tcase_create("filter");
 
+	tcase_add_test(tc, test_checksum);
 	tcase_add_test(tc, test_keep_and_drop);
 	tcase_add_test(tc, test_trailer);
 	tcase_add_test(tc, test_lengths);

@@ -94,17 +94,7 @@ END_TEST
 static void
 notify(struct tt_producer *p, int method, uint64_t id)
 {
-	Perfetto__Protos__NotifyDataSourceStartedRequest r =
-	    PERFETTO__PROTOS__NOTIFY_DATA_SOURCE_STARTED_REQUEST__INIT;
-	uint8_t	buf[32];
-	size_t	len;
-
-	/* Started and Stopped requests share their one field. */
-	r.has_data_source_id = 1;
-	r.data_source_id = id;
-	len = perfetto__protos__notify_data_source_started_request__pack(&r,
-	    buf);
-	ck_assert_int_eq(tt_producer_call(p, method, buf, len), 0);
+	ck_assert_int_eq(tt_producer_notify(p, method, id), 0);
 }
 
 START_TEST(test_observe_and_notify)

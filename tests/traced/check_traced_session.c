@@ -26,14 +26,7 @@ static struct tt_instance *
 running(struct tt_producer *p, struct tt_consumer *c,
     Perfetto__Protos__TraceConfig *cfg)
 {
-	struct tt_instance	*in;
-
-	connect_producer(p, "tt.producer", "tt.ds");
-	ck_assert_int_eq(tt_consumer_connect(c, base, td.consumer_sock), 0);
-	ck_assert_int_eq(tt_consumer_enable(c, cfg, -1), 0);
-	in = wait_started(p, "tt.ds");
-	ck_assert_ptr_nonnull(in);
-	return in;
+	return start_ds_session(p, c, cfg, -1);
 }
 
 static void
