@@ -466,7 +466,8 @@ struct tsession	*session_find_detached(struct traced *, uid_t,
 
 /* session_clone.c */
 struct tsession	*session_clone(struct tconsumer *, struct tsession *src,
-		    int fd, int *was_write_into_file, const char **cause);
+		    int fd, int skip_filter, int *was_write_into_file,
+		    const char **cause);
 
 /* session_config.c */
 int	session_config_check(struct traced *, uid_t,

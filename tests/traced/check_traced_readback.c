@@ -203,6 +203,58 @@ START_TEST(test_filter_refused)
 }
 END_TEST
 
+/*
+ * A clone is filtered like its source (_i == 0), unless it asks for
+ * skip_trace_filter (_i == 1), as upstream.
+ */
+START_TEST(test_filter_clone)
+{
+	struct tt_producer	 p;
+	struct tt_consumer	 c, c2;
+	struct shm_writer	*w;
+	struct tt_trace		 t;
+	struct tt_reply		 r;
+	Perfetto__Protos__TraceConfig *cfg = tt_config_new(1024, 0, ds1);
+	Perfetto__Protos__CloneSessionRequest req =
+	    PERFETTO__PROTOS__CLONE_SESSION_REQUEST__INIT;
+	Perfetto__Protos__CloneSessionResponse *res;
+	size_t			 i, nseq = 0;
+
+	cfg->trace_filter = filter_new(0);
+	cfg->unique_session_name = strdup("filtered");
+	w = start_session(&p, &c, cfg, -1);
+	tt_write_packets(w, "cl", 0, 20, 10);
+	tt_producer_commit(&p, w);
+	ck_assert_int_eq(tt_consumer_connect(&c2, base, td.consumer_sock), 0);
+	req.selector_case =
+	    PERFETTO__PROTOS__CLONE_SESSION_REQUEST__SELECTOR_UNIQUE_SESSION_NAME;
+	req.unique_session_name = (char *)"filtered";
+	req.has_skip_trace_filter = 1;
+	req.skip_trace_filter = _i;
+	ck_assert_int_eq(tt_consumer_call(&c2, TT_C_CLONE, &req.base, -1, &r,
+	    0), 0);
+	res = perfetto__protos__clone_session_response__unpack(NULL, r.len,
+	    r.data);
+	ck_assert_int_eq(res->success, 1);
+	perfetto__protos__clone_session_response__free_unpacked(res, NULL);
+	tt_reply_free(&r);
+	read_trace(&c2, &t);
+	ck_assert_uint_eq(tt_trace_count(&t, "cl", NULL, 0), 20);
+	for (i = 0; i < t.npackets; i++)
+		if (t.trace->packet[i]->data_case ==
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_FOR_TESTING &&
+		    t.trace->packet[i]->for_testing->has_seq_value)
+			nseq++;
+	ck_assert_uint_eq(nseq, _i ? 20 : 0);
+	ck_assert_uint_eq(t.nconfig, _i ? 1 : 0);
+	tt_trace_free(&t);
+	tt_consumer_close(&c2);
+	tt_consumer_close(&c);
+	tt_producer_close(&p);
+	tt_config_free(cfg);
+}
+END_TEST
+
 static Suite *
 readback_suite(void)
 {
@@ -214,6 +266,7 @@ readback_suite(void)
 	tcase_add_test(tc, test_filter_read);
 	tcase_add_test(tc, test_filter_file);
 	tcase_add_test(tc, test_filter_refused);
+	tcase_add_loop_test(tc, test_filter_clone, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
