@@ -134,7 +134,7 @@ struct trace_filter_stats {
 	uint64_t	 input_bytes;
 	uint64_t	 output_bytes;
 	uint64_t	 errors;
-	uint64_t	 time_taken_ns;
+	uint64_t	 time_taken_ns;	/* one packet in 16 timed, scaled */
 	uint64_t	*discarded;	/* bytes per buffer, config order */
 };
 
