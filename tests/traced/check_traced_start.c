@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tt_fixture.h"
 
@@ -25,23 +26,37 @@ setup_short(void)
 #ifdef FARO_TEST_HOOKS
 static const char *ds2[] = { "tt.slow", "tt.never", NULL };
 
+static double
+now_s(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void	scan(const struct tt_trace *, char *, size_t, int *, int *);
 
 /*
  * Producer "tt.producer" registers the data sources of cfg, each with
- * will_notify_on_start; a consumer observing all events enables cfg.
+ * will_notify_on_start (and will_notify_on_stop when its name says
+ * "never": it will not ack that either); a consumer observing all events
+ * enables cfg.
  */
 static void
 start_slow(struct tt_producer *p, struct tt_consumer *c,
     Perfetto__Protos__TraceConfig *cfg)
 {
-	size_t	i;
+	const char	*name;
+	size_t		 i;
 
 	ck_assert_int_eq(tt_producer_connect(p, base, td.producer_sock,
 	    "tt.producer"), 0);
-	for (i = 0; i < cfg->n_data_sources; i++)
-		ck_assert_int_eq(tt_producer_register(p,
-		    cfg->data_sources[i]->config->name, 1, 0), 0);
+	for (i = 0; i < cfg->n_data_sources; i++) {
+		name = cfg->data_sources[i]->config->name;
+		ck_assert_int_eq(tt_producer_register(p, name, 1,
+		    strstr(name, "never") != NULL), 0);
+	}
 	ck_assert_int_eq(tt_consumer_connect(c, base, td.consumer_sock), 0);
 	ck_assert_int_eq(tt_consumer_observe(c, 3), 0);
 	ck_assert_int_eq(tt_consumer_enable(c, cfg, -1), 0);
@@ -104,9 +119,10 @@ scan(const struct tt_trace *t, char *names, size_t len, int *nslow,
 }
 
 /*
- * One data source acks late (after the timeout), one never does: data
- * written before the ack is kept, both are named, the consumer never
- * hears all-started, and stopping still completes.
+ * One data source acks late (after the timeout), one never does, nor
+ * acks its stop: data written before the ack is kept, both are named,
+ * the consumer never hears all-started, and stopping completes after
+ * data_source_stop_timeout_ms.
  */
 START_TEST(test_late_and_never)
 {
@@ -118,7 +134,10 @@ START_TEST(test_late_and_never)
 	Perfetto__Protos__TraceConfig *cfg = tt_config_new(1024, 0, ds2);
 	char			 names[256];
 	int			 nslow, nall;
+	double			 t0, t1;
 
+	cfg->has_data_source_stop_timeout_ms = 1;
+	cfg->data_source_stop_timeout_ms = 500;
 	start_slow(&p, &c, cfg);
 	slow = wait_started(&p, "tt.slow");
 	never = wait_started(&p, "tt.never");
@@ -135,7 +154,11 @@ START_TEST(test_late_and_never)
 	tt_producer_commit(&p, w);
 	tt_spin(base, 200);
 	ck_assert_int_eq(c.observe_all_started, 0);	/* tt.never */
+	t0 = now_s();
 	disable_and_wait(&c);
+	t1 = now_s();
+	ck_assert_msg(t1 - t0 >= 0.4 && t1 - t0 < 3, "stop took %.2f s",
+	    t1 - t0);
 	read_trace(&c, &t);
 	ck_assert_uint_eq(tt_trace_count(&t, "early", NULL, 0), 50);
 	ck_assert_uint_eq(tt_trace_count(&t, "late", NULL, 0), 50);
