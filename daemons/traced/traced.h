@@ -15,6 +15,8 @@
  *        commit.c (SMB chunks and patches -> central buffers, scraping)
  *        flush.c (flush requests and their acknowledgements)
  *        readback.c (central buffers -> packets, trusted fields stamped)
+ *           -> trace_filter.c (TraceConfig.trace_filter, if any)
+ *           -> compress.c (deflate or zstd, if asked)
  *           +-> consumer_port.c (ReadBuffers slices)
  *           +-> trace_file.c (write_into_file)
  *        service_packets.c (config, clocks, system info, stats, markers,
