@@ -213,7 +213,6 @@ START_TEST(test_filter_clone)
 	struct tt_consumer	 c, c2;
 	struct shm_writer	*w;
 	struct tt_trace		 t;
-	struct tt_reply		 r;
 	Perfetto__Protos__TraceConfig *cfg = tt_config_new(1024, 0, ds1);
 	Perfetto__Protos__CloneSessionRequest req =
 	    PERFETTO__PROTOS__CLONE_SESSION_REQUEST__INIT;
@@ -231,13 +230,9 @@ START_TEST(test_filter_clone)
 	req.unique_session_name = (char *)"filtered";
 	req.has_skip_trace_filter = 1;
 	req.skip_trace_filter = _i;
-	ck_assert_int_eq(tt_consumer_call(&c2, TT_C_CLONE, &req.base, -1, &r,
-	    0), 0);
-	res = perfetto__protos__clone_session_response__unpack(NULL, r.len,
-	    r.data);
+	res = clone_session(&c2, &req);
 	ck_assert_int_eq(res->success, 1);
 	perfetto__protos__clone_session_response__free_unpacked(res, NULL);
-	tt_reply_free(&r);
 	read_trace(&c2, &t);
 	ck_assert_uint_eq(tt_trace_count(&t, "cl", NULL, 0), 20);
 	for (i = 0; i < t.npackets; i++)

@@ -114,6 +114,23 @@ start_ds_session(struct tt_producer *p, struct tt_consumer *c,
 	return in;
 }
 
+/* CloneSession on c; the response, to free with ..._free_unpacked. */
+static __attribute__((unused)) Perfetto__Protos__CloneSessionResponse *
+clone_session(struct tt_consumer *c,
+    const Perfetto__Protos__CloneSessionRequest *req)
+{
+	Perfetto__Protos__CloneSessionResponse	*res;
+	struct tt_reply				 r;
+
+	ck_assert_int_eq(tt_consumer_call(c, TT_C_CLONE, &req->base, -1, &r,
+	    0), 0);
+	res = perfetto__protos__clone_session_response__unpack(NULL, r.len,
+	    r.data);
+	ck_assert_ptr_nonnull(res);
+	tt_reply_free(&r);
+	return res;
+}
+
 /* Disables the session and waits for EnableTracing's answer. */
 static __attribute__((unused)) void
 disable_and_wait(struct tt_consumer *c)
