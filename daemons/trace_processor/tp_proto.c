@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <zlib.h>
+#include <zstd.h>
 
 #include "pbdec.h"
 #include "tp_int.h"
@@ -767,6 +768,43 @@ packet_scan_untrusted(const uint8_t *buf, size_t len, struct tp_pkt *pk)
 	return it.err ? -1 : 0;
 }
 
+/* The payload of compressed packets is a Trace: a run of field-1 packets. */
+static void
+tokenize_decompressed(struct tp *tp, const uint8_t *out, size_t n)
+{
+	struct pb it;
+	struct pb_field f;
+
+	if (n == 0)
+		return;
+	tp->proto->depth++;
+	pb_init(&it, out, n);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == 1 && f.wire == PB_LEN)
+			tokenize_packet(tp, f.data, f.len);
+	if (it.err)
+		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
+	tp->proto->depth--;
+}
+
+/* Room after used bytes of *out, doubling *cap; -1 past MAX_INFLATE. */
+static int
+grow_out(uint8_t **out, size_t *cap, size_t used)
+{
+	void *p;
+
+	if (*out != NULL && used < *cap)
+		return 0;
+	if (*cap > MAX_INFLATE)
+		return -1;
+	if (*out != NULL)
+		*cap *= 2;
+	if ((p = realloc(*out, *cap)) == NULL)
+		return -1;
+	*out = p;
+	return 0;
+}
+
 static void
 inflate_packets(struct tp *tp, const uint8_t *buf, size_t len)
 {
@@ -782,17 +820,8 @@ inflate_packets(struct tp *tp, const uint8_t *buf, size_t len)
 	z.next_in = (uint8_t *)(uintptr_t)buf;
 	z.avail_in = (uInt)len;
 	for (;;) {
-		if (n == cap || out == NULL) {
-			void *p;
-
-			if (cap > MAX_INFLATE)
-				break;
-			if (out != NULL)
-				cap *= 2;
-			if ((p = realloc(out, cap)) == NULL)
-				break;
-			out = p;
-		}
+		if (grow_out(&out, &cap, n) == -1)
+			break;
 		z.next_out = out + n;
 		z.avail_out = (uInt)(cap - n);
 		rc = inflate(&z, Z_NO_FLUSH);
@@ -805,20 +834,41 @@ inflate_packets(struct tp *tp, const uint8_t *buf, size_t len)
 		}
 	}
 	inflateEnd(&z);
-	if (n > 0) {
-		struct pb it;
-		struct pb_field f;
+	tokenize_decompressed(tp, out, n);
+	free(out);
+}
 
-		/* The payload is a Trace: a run of field-1 packets. */
-		tp->proto->depth++;
-		pb_init(&it, out, n);
-		while (pb_next_untrusted(&it, &f) == 1)
-			if (f.id == 1 && f.wire == PB_LEN)
-				tokenize_packet(tp, f.data, f.len);
-		if (it.err)
+/* zstd_compressed_packets: one zstd frame holding a Trace. */
+static void
+unzstd_packets(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	ZSTD_DStream *zd;
+	ZSTD_inBuffer in = { buf, len, 0 };
+	ZSTD_outBuffer ob;
+	uint8_t *out = NULL;
+	size_t cap = len * 4 + 4096, n = 0, rc;
+
+	if ((zd = ZSTD_createDStream()) == NULL)
+		return;
+	for (;;) {
+		if (grow_out(&out, &cap, n) == -1)
+			break;
+		ob.dst = out;
+		ob.size = cap;
+		ob.pos = n;
+		rc = ZSTD_decompressStream(zd, &ob, &in);
+		n = ob.pos;
+		if (ZSTD_isError(rc) || (in.pos == in.size && n < cap &&
+		    rc != 0)) {
+			/* corrupt, or a frame cut short */
 			tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
-		tp->proto->depth--;
+			break;
+		}
+		if (rc == 0 && in.pos == in.size)
+			break;
 	}
+	ZSTD_freeDStream(zd);
+	tokenize_decompressed(tp, out, n);
 	free(out);
 }
 
@@ -879,6 +929,10 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	}
 	if (pk.data.id == 50 && p->depth < 2) {
 		inflate_packets(tp, pk.data.data, pk.data.len);
+		return;
+	}
+	if (pk.data.id == 133 && p->depth < 2) {
+		unzstd_packets(tp, pk.data.data, pk.data.len);
 		return;
 	}
 	if (pk.seq != 0 && (s = seq_get(tp, pk.seq)) != NULL) {

@@ -784,6 +784,7 @@ struct cport_clone {
 	uint64_t		 src_id;
 	struct ipc_reply	*reply;
 	int			 fd;
+	int			 skip_filter;	/* skip_trace_filter */
 };
 
 static void
@@ -824,7 +825,8 @@ cport_clone_flushed(struct tsession *src, int success, void *arg)
 			close(cl->fd);
 	} else {
 		if (src != NULL) {
-			s = session_clone(c, src, cl->fd, &was_file, &cause);
+			s = session_clone(c, src, cl->fd, cl->skip_filter,
+			    &was_file, &cause);
 			cl->fd = -1;
 		}
 		if (cl->fd != -1)
@@ -843,7 +845,7 @@ cport_clone_session(struct ipc_call *call, void *arg)
 	struct cport_clone	*cl;
 	Perfetto__Protos__CloneSessionRequest *req;
 	const char		*cause = NULL;
-	int			 fd;
+	int			 fd, skip_filter;
 
 	if ((c = cport_consumer(call, svc)) == NULL ||
 	    (req = CPORT_ARGS(Perfetto__Protos__CloneSessionRequest,
@@ -865,6 +867,8 @@ cport_clone_session(struct ipc_call *call, void *arg)
 		    req->unique_session_name) == 0)
 			src = s;
 	}
+	/* Only the uid's own sessions (root: any) can be had unfiltered. */
+	skip_filter = req->has_skip_trace_filter && req->skip_trace_filter;
 	perfetto__protos__clone_session_request__free_unpacked(req, NULL);
 	if (src == NULL)
 		cause = "no session to clone with this id or name";
@@ -883,6 +887,7 @@ cport_clone_session(struct ipc_call *call, void *arg)
 	cl->src_id = src->id;
 	cl->reply = call->reply;
 	cl->fd = fd;
+	cl->skip_filter = skip_filter;
 	/* Flush first so the copy holds what producers still buffer. */
 	if (src->state != TS_STARTED ||
 	    flush_start(src, 0, 0, cport_clone_flushed, cl) == -1)

@@ -37,7 +37,8 @@ static const uint32_t packet_reserved_fields[] = {
 /* Protobuf's own cap on a length-delimited field (2^28, as upstream). */
 #define PACKET_MAX_FIELD_LEN	(256u * 1024 * 1024)
 
-static int
+/* A varint of at most 10 bytes within [*pp, end); -1 if cut short. */
+int
 packet_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 {
 	const uint8_t	*p = *pp;

@@ -212,7 +212,71 @@ svcpkt_lifecycle(struct tsession *s, packet_sink_fn *sink, void *arg,
 		}
 		s->nlifecycle[i] = 0;
 	}
+	if (s->slow_start != NULL) {
+		i = s->slow_start_len;
+		if (bytes != NULL)
+			*bytes += i;
+		if (sink(arg, s->slow_start, i, NULL, 0) == -1)
+			return -1;
+		free(s->slow_start);
+		s->slow_start = NULL;
+	}
 	return 0;
+}
+
+/*
+ * The slow_starting_data_sources event: the instances still not started,
+ * by producer and name (at most TRACED_MAX_LISTED_DATA_SOURCES, as
+ * upstream), packed now and emitted with the next lifecycle events.
+ */
+void
+svcpkt_slow_start(struct tsession *s)
+{
+	Perfetto__Protos__TracingServiceEvent__DataSources__DataSource
+	    ds[TRACED_MAX_LISTED_DATA_SOURCES], *dsp[TRACED_MAX_LISTED_DATA_SOURCES];
+	Perfetto__Protos__TracingServiceEvent__DataSources list =
+	    PERFETTO__PROTOS__TRACING_SERVICE_EVENT__DATA_SOURCES__INIT;
+	Perfetto__Protos__TracingServiceEvent	ev =
+	    PERFETTO__PROTOS__TRACING_SERVICE_EVENT__INIT;
+	TracePacket				pkt =
+	    PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	struct tinstance			*inst;
+	size_t					n = 0;
+
+	TAILQ_FOREACH(inst, &s->instances, entry) {
+		if (inst->state == TI_STARTED || inst->producer == NULL)
+			continue;
+		log_info("%s: session %" PRIu64 ": data source \"%s\" of "
+		    "producer \"%s\" has not started", __func__, s->id,
+		    inst->ds_name, inst->producer->name != NULL ?
+		    inst->producer->name : "");
+		if (n == TRACED_MAX_LISTED_DATA_SOURCES)
+			continue;
+		perfetto__protos__tracing_service_event__data_sources__data_source__init(
+		    &ds[n]);
+		ds[n].producer_name = inst->producer->name;
+		ds[n].data_source_name = inst->ds_name;
+		dsp[n] = &ds[n];
+		n++;
+	}
+	list.n_data_source = n;
+	list.data_source = dsp;
+	ev.event_type_case =
+	    PERFETTO__PROTOS__TRACING_SERVICE_EVENT__EVENT_TYPE_SLOW_STARTING_DATA_SOURCES;
+	ev.slow_starting_data_sources = &list;
+	svcpkt_header(s, &pkt);
+	pkt.has_timestamp = 1;
+	pkt.timestamp = session_now_ns(CLOCK_BOOTTIME);
+	pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_SERVICE_EVENT;
+	pkt.service_event = &ev;
+	free(s->slow_start);
+	s->slow_start_len = perfetto__protos__trace_packet__get_packed_size(
+	    &pkt);
+	if ((s->slow_start = malloc(s->slow_start_len)) == NULL) {
+		s->slow_start_len = 0;
+		return;
+	}
+	perfetto__protos__trace_packet__pack(&pkt, s->slow_start);
 }
 
 /*
@@ -306,13 +370,19 @@ int
 svcpkt_emit_tail(struct tsession *s, packet_sink_fn *sink, void *arg,
     size_t *bytes)
 {
+	session_lifecycle(s, TL_READ_COMPLETED);
+	return svcpkt_lifecycle(s, sink, arg, bytes);
+}
+
+/* After the tail, once: the session's TraceStats. */
+int
+svcpkt_emit_stats(struct tsession *s, packet_sink_fn *sink, void *arg,
+    size_t *bytes)
+{
 	Perfetto__Protos__TraceStats	*st;
 	TracePacket			 pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	int				 rc;
 
-	session_lifecycle(s, TL_READ_COMPLETED);
-	if (svcpkt_lifecycle(s, sink, arg, bytes) == -1)
-		return -1;
 	if (!s->should_emit_stats)
 		return 0;
 	s->should_emit_stats = 0;
@@ -324,6 +394,32 @@ svcpkt_emit_tail(struct tsession *s, packet_sink_fn *sink, void *arg,
 	rc = svcpkt_emit(&pkt, sink, arg, bytes);
 	svcpkt_stats_free(st);
 	return rc;
+}
+
+/* FilterStats, when the session has a trace filter (best effort). */
+static void
+svcpkt_filter_stats(const struct tsession *s, Perfetto__Protos__TraceStats *st)
+{
+	Perfetto__Protos__TraceStats__FilterStats	*fs;
+	const struct trace_filter_stats			*f = &s->filter_stats;
+
+	if ((fs = calloc(1, sizeof(*fs))) == NULL)
+		return;
+	perfetto__protos__trace_stats__filter_stats__init(fs);
+	fs->has_input_packets = fs->has_input_bytes = fs->has_output_bytes =
+	    fs->has_errors = fs->has_time_taken_ns = 1;
+	fs->input_packets = f->input_packets;
+	fs->input_bytes = f->input_bytes;
+	fs->output_bytes = f->output_bytes;
+	fs->errors = f->errors;
+	fs->time_taken_ns = f->time_taken_ns;
+	if (s->nbuffers > 0 && (fs->bytes_discarded_per_buffer =
+	    calloc(s->nbuffers, sizeof(uint64_t))) != NULL) {
+		memcpy(fs->bytes_discarded_per_buffer, f->discarded,
+		    s->nbuffers * sizeof(uint64_t));
+		fs->n_bytes_discarded_per_buffer = s->nbuffers;
+	}
+	st->filter_stats = fs;
 }
 
 /* TraceStats of a session (GetTraceStats and the final packet). */
@@ -399,6 +495,8 @@ svcpkt_stats_new(struct tsession *s)
 		st->has_final_flush_outcome = 1;
 		st->final_flush_outcome = s->final_flush_outcome;
 	}
+	if (s->filter != NULL)
+		svcpkt_filter_stats(s, st);
 	(void)p;
 	return st;
 }
@@ -411,5 +509,8 @@ svcpkt_stats_free(Perfetto__Protos__TraceStats *st)
 	if (st->n_buffer_stats > 0)
 		free(st->buffer_stats[0]);
 	free(st->buffer_stats);
+	if (st->filter_stats != NULL)
+		free(st->filter_stats->bytes_discarded_per_buffer);
+	free(st->filter_stats);
 	free(st);
 }

@@ -346,6 +346,27 @@ session_trigger_timeout_cb(evutil_socket_t fd, short ev, void *arg)
  * EnableTracing: cfg becomes the session's (freed on error too); fd is
  * the output file for write_into_file, or -1 (closed on error).
  */
+/*
+ * The session's trace filter, if its config has one. A filter that does
+ * not load refuses the session, as upstream: better no trace than one
+ * with the data the consumer asked to cut.
+ */
+int
+session_filter_setup(struct tsession *s, const char **cause)
+{
+	if (s->cfg->trace_filter == NULL)
+		return 0;
+	if ((s->filter_stats.discarded = calloc(s->nbuffers ? s->nbuffers : 1,
+	    sizeof(uint64_t))) == NULL) {
+		*cause = "out of memory";
+		return -1;
+	}
+	if ((s->filter = trace_filter_new(s->cfg->trace_filter, cause)) ==
+	    NULL)
+		return -1;
+	return 0;
+}
+
 int
 session_enable(struct tconsumer *c, TraceConfig *cfg, int fd,
     const char **cause)
@@ -406,6 +427,8 @@ session_enable(struct tconsumer *c, TraceConfig *cfg, int fd,
 		}
 		s->nbuffers++;
 	}
+	if (session_filter_setup(s, cause) == -1)
+		goto fail;
 	/* Deprecated upstream, still honoured: the consumer picks the UUID. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -505,6 +528,8 @@ fail:
 		for (i = 0; i < s->nbuffers; i++)
 			service_buffer_free(svc, s->buffers[i]);
 		trace_file_close(&s->file);
+		trace_filter_free(s->filter);
+		free(s->filter_stats.discarded);
 		free(s->buffers);
 		free(s);
 	}
@@ -654,15 +679,36 @@ session_clear_incr_cb(evutil_socket_t fd, short ev, void *arg)
 	    session_clear_incr_cb);
 }
 
+/*
+ * Nothing waits on a data source that registered will_notify_on_start
+ * (the session runs, its data is kept), but one that has not acked
+ * StartDataSource after TRACED_ALL_STARTED_TIMEOUT_MS is named in the
+ * trace: a slow_starting_data_sources service event, as upstream.
+ */
 static void
 session_all_started_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct tsession	*s = arg;
 
 	(void)fd; (void)ev;
-	if (!s->did_notify_all_started)
-		log_info("%s: session %" PRIu64 ": data sources slow to start",
-		    __func__, s->id);
+	if (s->did_notify_all_started || s->consumer == NULL)
+		return;
+	log_info("%s: session %" PRIu64 ": data sources slow to start",
+	    __func__, s->id);
+	svcpkt_slow_start(s);
+}
+
+/* The timeout after which slow starters are named (upstream's 20 s). */
+static uint32_t
+session_all_started_timeout_ms(void)
+{
+#ifdef FARO_TEST_HOOKS
+	const char	*e = getenv("FARO_TEST_START_TIMEOUT_MS");
+
+	if (e != NULL && atoi(e) > 0)
+		return (uint32_t)atoi(e);
+#endif
+	return TRACED_ALL_STARTED_TIMEOUT_MS;
 }
 
 static void
@@ -691,7 +737,7 @@ session_start_timers(struct tsession *s)
 	    TRACED_DEFAULT_SNAPSHOT_MS, session_snapshot_cb);
 	if (s->consumer != NULL)
 		session_timer(s, &s->ev_all_started,
-		    TRACED_ALL_STARTED_TIMEOUT_MS, session_all_started_cb);
+		    session_all_started_timeout_ms(), session_all_started_cb);
 }
 
 void
@@ -882,8 +928,11 @@ session_free(struct tsession *s)
 	free(s->triggers);
 	free(s->seqs);
 	free(s->pending_clocks);
+	free(s->slow_start);
 	free(s->buffers);
 	free(s->detach_key);
+	trace_filter_free(s->filter);
+	free(s->filter_stats.discarded);
 	perfetto__protos__trace_config__free_unpacked(s->cfg, NULL);
 	free(s);
 }

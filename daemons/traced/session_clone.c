@@ -41,10 +41,11 @@ session_config_copy(const TraceConfig *cfg)
  * its buffers are copied as they are now, src keeps running untouched.
  * When src streams into a file and the consumer passed fd, the copy goes
  * into fd at once; otherwise the consumer reads it with ReadBuffers.
+ * The copy keeps src's trace filter unless skip_filter.
  */
 struct tsession *
 session_clone(struct tconsumer *c, struct tsession *src, int fd,
-    int *was_write_into_file, const char **cause)
+    int skip_filter, int *was_write_into_file, const char **cause)
 {
 	struct traced		*svc = c->svc;
 	struct tsession		*s;
@@ -95,9 +96,18 @@ session_clone(struct tconsumer *c, struct tsession *src, int fd,
 		}
 		s->nbuffers++;
 	}
-	if (i < src->nbuffers) {
+	/* The copy is filtered like its source unless asked (upstream's
+	 * skip_trace_filter, as for bugreports). */
+	if (skip_filter && s->cfg->trace_filter != NULL) {
+		protobuf_c_message_free_unpacked(&s->cfg->trace_filter->base,
+		    NULL);
+		s->cfg->trace_filter = NULL;
+	}
+	if (i < src->nbuffers || session_filter_setup(s, cause) == -1) {
 		for (i = 0; i < s->nbuffers; i++)
 			service_buffer_free(svc, s->buffers[i]);
+		trace_filter_free(s->filter);
+		free(s->filter_stats.discarded);
 		perfetto__protos__trace_config__free_unpacked(s->cfg, NULL);
 		free(s->buffers);
 		free(s);

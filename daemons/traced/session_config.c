@@ -284,11 +284,6 @@ session_config_check(struct traced *svc, uid_t uid, const TraceConfig *cfg,
 				return -1;
 			}
 	}
-	/* Better refuse than write unfiltered data the consumer wanted cut. */
-	if (cfg->trace_filter != NULL) {
-		*cause = "trace_filter is not supported by faro traced";
-		return -1;
-	}
 	if (session_config_exclusive(svc, cfg, cause) == -1 ||
 	    session_config_semaphores(svc, cfg, cause) == -1)
 		return -1;

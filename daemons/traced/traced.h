@@ -15,6 +15,8 @@
  *        commit.c (SMB chunks and patches -> central buffers, scraping)
  *        flush.c (flush requests and their acknowledgements)
  *        readback.c (central buffers -> packets, trusted fields stamped)
+ *           -> trace_filter.c (TraceConfig.trace_filter, if any)
+ *           -> compress.c (deflate or zstd, if asked)
  *           +-> consumer_port.c (ReadBuffers slices)
  *           +-> trace_file.c (write_into_file)
  *        service_packets.c (config, clocks, system info, stats, markers,
@@ -84,6 +86,7 @@ void	sockets_notify_fd(void);
 #define TRACED_SERVICE_SEQ_ID	1
 
 int	packet_validate_untrusted(const uint8_t *, size_t);
+int	packet_varint(const uint8_t **, const uint8_t *end, uint64_t *);
 size_t	packet_trailer(uint8_t *out, int32_t uid, uint32_t seq_id,
 	    int32_t pid, uint32_t previous_packet_dropped);
 
@@ -110,6 +113,33 @@ void	trace_file_close(struct trace_file *);
 
 #include "protos/perfetto/config/trace_config.pb-c.h"
 
+/* ---- trace_filter.c ------------------------------------------------ */
+
+struct trace_filter;
+
+struct trace_filter *trace_filter_new(
+	    const Perfetto__Protos__TraceConfig__TraceFilter *,
+	    const char **cause);
+struct trace_filter *trace_filter_new_empty(void);
+int	trace_filter_load_untrusted(struct trace_filter *, const uint8_t *bc,
+	    size_t len, const uint8_t *overlay, size_t olen,
+	    const char **cause);
+ssize_t	trace_filter_packet_untrusted(struct trace_filter *,
+	    const uint8_t *body, size_t blen, const uint8_t *trailer,
+	    size_t tlen, const uint8_t **out);
+void	trace_filter_free(struct trace_filter *);
+uint32_t trace_filter_checksum(const uint32_t *words, size_t n);
+
+/* TraceStats.FilterStats of a session. */
+struct trace_filter_stats {
+	uint64_t	 input_packets;
+	uint64_t	 input_bytes;
+	uint64_t	 output_bytes;
+	uint64_t	 errors;
+	uint64_t	 time_taken_ns;	/* one packet in 16 timed, scaled */
+	uint64_t	*discarded;	/* bytes per buffer, config order */
+};
+
 /* Limits (upstream's where it has one). */
 #define TRACED_MAX_SESSIONS		15
 #define TRACED_MAX_SESSIONS_PER_UID	5
@@ -131,6 +161,7 @@ void	trace_file_close(struct trace_file *);
 #define TRACED_MIN_WRITE_PERIOD_MS	100
 #define TRACED_DEFAULT_SNAPSHOT_MS	10000
 #define TRACED_ALL_STARTED_TIMEOUT_MS	20000
+#define TRACED_MAX_LISTED_DATA_SOURCES	32
 /* Largest reply payload we build, below the frame cap. */
 #define TRACED_REPLY_MAX		(IPC_FRAME_MAX - 512)
 /* ReadBuffers slices: well inside one reply. */
@@ -331,6 +362,8 @@ struct tsession {
 	/* Service packets still to be emitted. */
 	uint8_t			*pending_clocks;	/* packed packets */
 	size_t			 pending_clocks_len;
+	uint8_t			*slow_start;	/* packed packet, once */
+	size_t			 slow_start_len;
 	uint64_t		 lifecycle[TL_COUNT][TL_MAX_STAMPS];
 	size_t			 nlifecycle[TL_COUNT];
 	int			 did_emit_initial;
@@ -349,6 +382,8 @@ struct tsession {
 	uint64_t		 start_realtime_ns;
 	uint64_t		 packets_read;
 	uint64_t		 bytes_read;
+	struct trace_filter	*filter;	/* TraceConfig.trace_filter */
+	struct trace_filter_stats filter_stats;
 };
 
 struct tconsumer {
@@ -406,6 +441,7 @@ void		 session_timer(struct tsession *, struct event **, uint32_t ms,
 void		 session_timer_stop(struct event *);
 int		 session_enable(struct tconsumer *,
 		    Perfetto__Protos__TraceConfig *, int fd, const char **);
+int		 session_filter_setup(struct tsession *, const char **);
 void		 session_start(struct tsession *);
 void		 session_disable(struct tsession *, const char *error);
 void		 session_flush_and_disable(struct tsession *);
@@ -432,7 +468,8 @@ struct tsession	*session_find_detached(struct traced *, uid_t,
 
 /* session_clone.c */
 struct tsession	*session_clone(struct tconsumer *, struct tsession *src,
-		    int fd, int *was_write_into_file, const char **cause);
+		    int fd, int skip_filter, int *was_write_into_file,
+		    const char **cause);
 
 /* session_config.c */
 int	session_config_check(struct traced *, uid_t,
@@ -475,7 +512,7 @@ int	readback_to_file(struct tsession *);
 /* compress.c */
 struct compress_sink;
 int	compress_wanted(const struct tsession *);
-struct compress_sink *compress_begin(void);
+struct compress_sink *compress_begin(const struct tsession *);
 int	compress_sink(void *, const uint8_t *, size_t, const uint8_t *,
 	    size_t);
 int	compress_end(struct compress_sink *, packet_sink_fn *, void *);
@@ -483,9 +520,12 @@ int	compress_end(struct compress_sink *, packet_sink_fn *, void *);
 /* service_packets.c */
 struct Perfetto__Protos__TraceStats;
 void	svcpkt_snapshot_clocks(struct tsession *);
+void	svcpkt_slow_start(struct tsession *);
 int	svcpkt_emit_head(struct tsession *, packet_sink_fn *, void *,
 	    size_t *bytes);
 int	svcpkt_emit_tail(struct tsession *, packet_sink_fn *, void *,
+	    size_t *bytes);
+int	svcpkt_emit_stats(struct tsession *, packet_sink_fn *, void *,
 	    size_t *bytes);
 struct Perfetto__Protos__TraceStats *svcpkt_stats_new(struct tsession *);
 void	svcpkt_stats_free(struct Perfetto__Protos__TraceStats *);

@@ -15,8 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include <event2/event.h>
 
 #include "tt_fixture.h"
@@ -27,14 +25,7 @@ static void
 start_session(struct tt_producer *p, struct tt_consumer *c,
     Perfetto__Protos__TraceConfig *cfg, int fd)
 {
-	struct tt_instance	*in;
-
-	connect_producer(p, "tt.producer", "tt.ds");
-	ck_assert_int_eq(tt_consumer_connect(c, base, td.consumer_sock), 0);
-	ck_assert_int_eq(tt_consumer_enable(c, cfg, fd), 0);
-	in = wait_started(p, "tt.ds");
-	ck_assert_ptr_nonnull(in);
-	ck_assert_uint_gt(in->target_buffer, 0);
+	ck_assert_uint_gt(start_ds_session(p, c, cfg, fd)->target_buffer, 0);
 }
 
 START_TEST(test_end_to_end_read)
@@ -243,19 +234,21 @@ START_TEST(test_sigterm_finishes_file)
 }
 END_TEST
 
-/* TraceConfig.compression: the read yields deflated packet batches. */
+/*
+ * TraceConfig.compression: the read yields compressed packet batches,
+ * deflate (_i == 0) or zstd (_i == 1: deflate is set too, zstd wins, the
+ * higher field number, as upstream).
+ */
 START_TEST(test_compression)
 {
 	struct tt_producer	 p;
 	struct tt_consumer	 c;
 	struct tt_instance	*in;
 	struct shm_writer	*w;
-	struct tt_trace		 t, inner;
+	struct tt_trace		 t;
 	static const char	*ds[] = { "tt.ds", NULL };
 	Perfetto__Protos__TraceConfig *cfg = tt_config_new(1024, 0, ds);
-	uint8_t			*out;
-	size_t			 i, ncomp = 0, ntest = 0;
-	uLongf			 olen;
+	size_t			 ndeflate, nzstd;
 
 	cfg->compression = calloc(1, sizeof(*cfg->compression));
 	perfetto__protos__trace_config__compression_config__init(
@@ -264,6 +257,14 @@ START_TEST(test_compression)
 	    sizeof(*cfg->compression->deflate));
 	perfetto__protos__trace_config__compression_config__deflate__init(
 	    cfg->compression->deflate);
+	if (_i == 1) {
+		cfg->compression->zstd = calloc(1,
+		    sizeof(*cfg->compression->zstd));
+		perfetto__protos__trace_config__compression_config__zstd__init(
+		    cfg->compression->zstd);
+		cfg->compression->zstd->has_level = 1;
+		cfg->compression->zstd->level = 19;
+	}
 	start_session(&p, &c, cfg, -1);
 	in = tt_producer_instance(&p, "tt.ds");
 	w = tt_producer_writer(&p, in->target_buffer);
@@ -272,26 +273,10 @@ START_TEST(test_compression)
 	disable_and_wait(&c);
 	read_trace(&c, &t);
 	ck_assert_uint_eq(t.ntest, 0);		/* all inside the batches */
-	out = malloc(8 << 20);
-	for (i = 0; i < t.npackets; i++) {
-		Perfetto__Protos__TracePacket *pk = t.trace->packet[i];
-
-		if (pk->data_case !=
-		    PERFETTO__PROTOS__TRACE_PACKET__DATA_COMPRESSED_PACKETS)
-			continue;
-		ncomp++;
-		olen = 8 << 20;
-		ck_assert_int_eq(uncompress(out, &olen,
-		    pk->compressed_packets.data, pk->compressed_packets.len),
-		    Z_OK);
-		ck_assert_int_eq(tt_trace_parse(&inner, out, olen), 0);
-		ntest += tt_trace_count(&inner, "zz", NULL, 0);
-		ck_assert_int_eq(inner.bad_trusted, 0);
-		tt_trace_free(&inner);
-	}
-	ck_assert_uint_ge(ncomp, 1);
-	ck_assert_uint_eq(ntest, 500);
-	free(out);
+	ck_assert_int_eq(tt_trace_count_compressed(&t, "zz", &ndeflate,
+	    &nzstd), 500);
+	ck_assert_uint_ge(_i ? nzstd : ndeflate, 1);
+	ck_assert_uint_eq(_i ? ndeflate : nzstd, 0);
 	tt_trace_free(&t);
 	tt_consumer_close(&c);
 	tt_producer_close(&p);
@@ -311,7 +296,7 @@ traced_suite(void)
 	tcase_add_test(tc, test_write_into_file);
 	tcase_add_test(tc, test_big_packets);
 	tcase_add_test(tc, test_sigterm_finishes_file);
-	tcase_add_test(tc, test_compression);
+	tcase_add_loop_test(tc, test_compression, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -94,17 +94,7 @@ END_TEST
 static void
 notify(struct tt_producer *p, int method, uint64_t id)
 {
-	Perfetto__Protos__NotifyDataSourceStartedRequest r =
-	    PERFETTO__PROTOS__NOTIFY_DATA_SOURCE_STARTED_REQUEST__INIT;
-	uint8_t	buf[32];
-	size_t	len;
-
-	/* Started and Stopped requests share their one field. */
-	r.has_data_source_id = 1;
-	r.data_source_id = id;
-	len = perfetto__protos__notify_data_source_started_request__pack(&r,
-	    buf);
-	ck_assert_int_eq(tt_producer_call(p, method, buf, len), 0);
+	ck_assert_int_eq(tt_producer_notify(p, method, id), 0);
 }
 
 START_TEST(test_observe_and_notify)
@@ -346,7 +336,6 @@ START_TEST(test_clone_session)
 	struct tt_instance	*in;
 	struct shm_writer	*w;
 	struct tt_trace		 t;
-	struct tt_reply		 r;
 	Perfetto__Protos__TraceConfig *cfg = tt_config_new(256, 0, ds1);
 	Perfetto__Protos__CloneSessionRequest req =
 	    PERFETTO__PROTOS__CLONE_SESSION_REQUEST__INIT;
@@ -367,25 +356,17 @@ START_TEST(test_clone_session)
 	req.selector_case =
 	    PERFETTO__PROTOS__CLONE_SESSION_REQUEST__SELECTOR_SESSION_ID;
 	req.session_id = 999;
-	ck_assert_int_eq(tt_consumer_call(&c2, TT_C_CLONE, &req.base, -1, &r,
-	    0), 0);
-	res = perfetto__protos__clone_session_response__unpack(NULL, r.len,
-	    r.data);
+	res = clone_session(&c2, &req);
 	ck_assert_int_eq(res->success, 0);
 	ck_assert_ptr_nonnull(res->error);
 	perfetto__protos__clone_session_response__free_unpacked(res, NULL);
-	tt_reply_free(&r);
 	req.selector_case =
 	    PERFETTO__PROTOS__CLONE_SESSION_REQUEST__SELECTOR_UNIQUE_SESSION_NAME;
 	req.unique_session_name = (char *)"to-clone";
-	ck_assert_int_eq(tt_consumer_call(&c2, TT_C_CLONE, &req.base, -1, &r,
-	    0), 0);
-	res = perfetto__protos__clone_session_response__unpack(NULL, r.len,
-	    r.data);
+	res = clone_session(&c2, &req);
 	ck_assert_int_eq(res->success, 1);
 	ck_assert_int_eq(res->was_write_into_file, 0);
 	perfetto__protos__clone_session_response__free_unpacked(res, NULL);
-	tt_reply_free(&r);
 	read_trace(&c2, &t);
 	ck_assert_uint_eq(tt_trace_count(&t, "cl", NULL, 0), 13);
 	ck_assert_uint_eq(t.nconfig, 1);

@@ -26,14 +26,7 @@ static struct tt_instance *
 running(struct tt_producer *p, struct tt_consumer *c,
     Perfetto__Protos__TraceConfig *cfg)
 {
-	struct tt_instance	*in;
-
-	connect_producer(p, "tt.producer", "tt.ds");
-	ck_assert_int_eq(tt_consumer_connect(c, base, td.consumer_sock), 0);
-	ck_assert_int_eq(tt_consumer_enable(c, cfg, -1), 0);
-	in = wait_started(p, "tt.ds");
-	ck_assert_ptr_nonnull(in);
-	return in;
+	return start_ds_session(p, c, cfg, -1);
 }
 
 static void
@@ -692,11 +685,12 @@ START_TEST(test_exclusive_and_semaphores)
 	ck_assert_ptr_nonnull(strstr(e.enable_error, "semaphore"));
 	cfg->n_session_semaphores = 0;
 	cfg->session_semaphores = NULL;
-	/* Filters are refused rather than ignored. */
+	/* A filter without bytecode is refused, as upstream. */
 	cfg->trace_filter = calloc(1, sizeof(*cfg->trace_filter));
 	perfetto__protos__trace_config__trace_filter__init(cfg->trace_filter);
 	ck_assert_int_eq(tt_consumer_enable_wait_error(&e, cfg, -1, 3000), 0);
-	ck_assert_ptr_nonnull(strstr(e.enable_error, "trace_filter"));
+	ck_assert_ptr_nonnull(strstr(e.enable_error,
+	    "trace filter bytecode invalid"));
 	tt_consumer_close(&a);
 	tt_consumer_close(&b);
 	tt_consumer_close(&c);

@@ -119,6 +119,8 @@ int	tt_producer_register_desc(struct tt_producer *,
 /* Any method with a raw argument blob; waits; returns 0 if success. */
 int	tt_producer_call(struct tt_producer *, int method, const void *args,
 	    size_t len);
+/* NotifyDataSourceStarted or ...Stopped (method) for instance id. */
+int	tt_producer_notify(struct tt_producer *, int method, uint64_t id);
 /* Instance of data source 'name' (latest), NULL if none. */
 struct tt_instance *tt_producer_instance(struct tt_producer *,
 	    const char *name);
@@ -219,6 +221,14 @@ void	tt_trace_free(struct tt_trace *);
 /* for_testing packets with str == prefix, seq_values seen in a bitmap. */
 size_t	tt_trace_count(const struct tt_trace *, const char *prefix,
 	    uint8_t *seen, size_t nseen);
+
+/*
+ * for_testing packets with str == prefix inside compressed_packets
+ * (deflate) and zstd_compressed_packets, each kind counted; -1 if one
+ * does not decompress, parse, or carry the trusted fields.
+ */
+ssize_t	tt_trace_count_compressed(const struct tt_trace *, const char *prefix,
+	    size_t *ndeflate, size_t *nzstd);
 
 /* Reads a whole file. */
 int	tt_read_file(const char *path, uint8_t **data, size_t *len);

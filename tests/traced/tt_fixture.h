@@ -96,6 +96,41 @@ connect_producer(struct tt_producer *p, const char *name, const char *ds)
 		ck_assert_int_eq(tt_producer_register(p, ds, 0, 0), 0);
 }
 
+/*
+ * Producer "tt.producer" with "tt.ds", and a consumer session of cfg
+ * (streaming into fd unless -1) in which it has started.
+ */
+static __attribute__((unused)) struct tt_instance *
+start_ds_session(struct tt_producer *p, struct tt_consumer *c,
+    Perfetto__Protos__TraceConfig *cfg, int fd)
+{
+	struct tt_instance	*in;
+
+	connect_producer(p, "tt.producer", "tt.ds");
+	ck_assert_int_eq(tt_consumer_connect(c, base, td.consumer_sock), 0);
+	ck_assert_int_eq(tt_consumer_enable(c, cfg, fd), 0);
+	in = wait_started(p, "tt.ds");
+	ck_assert_ptr_nonnull(in);
+	return in;
+}
+
+/* CloneSession on c; the response, to free with ..._free_unpacked. */
+static __attribute__((unused)) Perfetto__Protos__CloneSessionResponse *
+clone_session(struct tt_consumer *c,
+    const Perfetto__Protos__CloneSessionRequest *req)
+{
+	Perfetto__Protos__CloneSessionResponse	*res;
+	struct tt_reply				 r;
+
+	ck_assert_int_eq(tt_consumer_call(c, TT_C_CLONE, &req->base, -1, &r,
+	    0), 0);
+	res = perfetto__protos__clone_session_response__unpack(NULL, r.len,
+	    r.data);
+	ck_assert_ptr_nonnull(res);
+	tt_reply_free(&r);
+	return res;
+}
+
 /* Disables the session and waits for EnableTracing's answer. */
 static __attribute__((unused)) void
 disable_and_wait(struct tt_consumer *c)

@@ -109,6 +109,18 @@ tt_p_call_msg(struct tt_producer *p, int method, const ProtobufCMessage *m)
 	return rc;
 }
 
+int
+tt_producer_notify(struct tt_producer *p, int method, uint64_t id)
+{
+	Perfetto__Protos__NotifyDataSourceStartedRequest r =
+	    PERFETTO__PROTOS__NOTIFY_DATA_SOURCE_STARTED_REQUEST__INIT;
+
+	/* Started and Stopped requests share their one field. */
+	r.has_data_source_id = 1;
+	r.data_source_id = id;
+	return tt_p_call_msg(p, method, &r.base);
+}
+
 static void
 tt_p_ignore(struct ipc_client *cl, struct ipc_result *res, void *arg)
 {

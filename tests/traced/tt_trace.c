@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+#include <zstd.h>
+
 #include "traced_test.h"
 
 Perfetto__Protos__TraceConfig *
@@ -127,4 +130,65 @@ tt_trace_count(const struct tt_trace *t, const char *prefix, uint8_t *seen,
 			seen[p->for_testing->seq_value] = 1;
 	}
 	return n;
+}
+
+/* One compressed payload's Trace, counted into *n; -1 if it is damaged. */
+static int
+tt_count_inner(const uint8_t *z, size_t zlen, int zstd, const char *prefix,
+    size_t *n)
+{
+	struct tt_trace	 inner;
+	uint8_t		*out;
+	size_t		 cap = 64u << 20, olen;
+	uLongf		 dl = (uLongf)cap;
+	int		 rc = -1;
+
+	if ((out = malloc(cap)) == NULL)
+		return -1;
+	if (zstd) {
+		olen = ZSTD_decompress(out, cap, z, zlen);
+		if (ZSTD_isError(olen))
+			goto out;
+	} else {
+		if (uncompress(out, &dl, z, zlen) != Z_OK)
+			goto out;
+		olen = dl;
+	}
+	if (tt_trace_parse(&inner, out, olen) == -1)
+		goto out;
+	if (inner.bad_trusted == 0) {
+		*n += tt_trace_count(&inner, prefix, NULL, 0);
+		rc = 0;
+	}
+	tt_trace_free(&inner);
+out:
+	free(out);
+	return rc;
+}
+
+ssize_t
+tt_trace_count_compressed(const struct tt_trace *t, const char *prefix,
+    size_t *ndeflate, size_t *nzstd)
+{
+	size_t	i, n = 0;
+
+	*ndeflate = *nzstd = 0;
+	for (i = 0; i < t->npackets; i++) {
+		const Perfetto__Protos__TracePacket *p = t->trace->packet[i];
+
+		if (p->data_case ==
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_COMPRESSED_PACKETS) {
+			(*ndeflate)++;
+			if (tt_count_inner(p->compressed_packets.data,
+			    p->compressed_packets.len, 0, prefix, &n) == -1)
+				return -1;
+		} else if (p->data_case ==
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_ZSTD_COMPRESSED_PACKETS) {
+			(*nzstd)++;
+			if (tt_count_inner(p->zstd_compressed_packets.data,
+			    p->zstd_compressed_packets.len, 1, prefix, &n) == -1)
+				return -1;
+		}
+	}
+	return (ssize_t)n;
 }
