@@ -26,6 +26,10 @@
 #define EV_SCHED_WAKEUP		17
 #define EV_SCHED_BLOCKED_REASON	18
 #define EV_SCHED_WAKING		20
+#define EV_SOFTIRQ_ENTRY	24
+#define EV_SOFTIRQ_EXIT		25
+#define EV_IRQ_HANDLER_ENTRY	36
+#define EV_IRQ_HANDLER_EXIT	37
 #define EV_WORKQUEUE_ACTIVATE	56
 #define EV_WORKQUEUE_END	57
 #define EV_WORKQUEUE_START	58
@@ -493,15 +497,18 @@ ksym_name(const struct tp_gen *g, uint64_t iid, char *buf, size_t bufsz)
  * Ends the innermost open slice on the track with this category and name
  * (NULL matches any), as upstream's slice tracker does for these events.
  * Open slices above it lost their ends: they end here too, counted as
- * misplaced. No match (its begin predates the trace): nothing to end.
+ * misplaced. No match (its begin predates the trace): nothing to end, and
+ * *set (when asked for the ended slice's arg set) stays TP_NULL.
  */
 static void
 slice_end_matching(struct tp *tp, int64_t track, int64_t ts,
-    const char *cat, const char *name)
+    const char *cat, const char *name, int64_t *set)
 {
 	struct tp_track *t;
 	size_t i, above = 0;
 
+	if (set != NULL)
+		*set = TP_NULL;
 	if (track < 0)
 		return;
 	t = &tp->tracks[track];
@@ -524,7 +531,7 @@ slice_end_matching(struct tp *tp, int64_t track, int64_t ts,
 	/* Each call ends the innermost open slice. */
 	for (; above > 0; above--)
 		(void)tp_slice_end(tp, track, ts, NULL, TP_NULL, NULL);
-	(void)tp_slice_end(tp, track, ts, name, TP_NULL, NULL);
+	(void)tp_slice_end(tp, track, ts, name, TP_NULL, set);
 }
 
 /* A slice per work item on the worker's thread track, category
@@ -537,7 +544,7 @@ tp_ftrace_workqueue(struct tp *tp, int64_t ts, int64_t cpu, int64_t tid,
 	int64_t set = TP_NULL;
 
 	if (function == NULL) {
-		slice_end_matching(tp, track, ts, "workqueue", NULL);
+		slice_end_matching(tp, track, ts, "workqueue", NULL, NULL);
 		return;
 	}
 	if (cpu != TP_NULL) {
@@ -574,7 +581,7 @@ funcgraph_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		(void)tp_slice_begin(tp, track, ts, NULL, name, TP_NULL,
 		    TP_NULL);
 	else
-		slice_end_matching(tp, track, ts, NULL, name);
+		slice_end_matching(tp, track, ts, NULL, name, NULL);
 }
 
 /* Event fields into args, named as the proto names them; a kernel
@@ -705,6 +712,60 @@ ev_fields_untrusted(const uint8_t *buf, size_t len, struct ev_fields *e)
 	}
 }
 
+/* The softirq vectors' names, by number, as upstream names the slices. */
+static const char *const softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "BLOCK_IOPOLL",
+	"TASKLET", "SCHED", "HRTIMER", "RCU",
+};
+
+/*
+ * irq_handler_entry/exit and softirq_entry/exit: a slice per handler,
+ * category "irq", on the cpu's "Irq Cpu N" or "SoftIrq Cpu N" track, as
+ * upstream; the exit closes the innermost irq slice there and adds its
+ * "ret" (handled or not) or "vec".
+ */
+static void
+irq_event(struct tp *tp, int64_t ts, uint32_t cpu, uint32_t evid,
+    const struct ev_fields *e)
+{
+	char tname[32], name[128];
+	int soft = evid == EV_SOFTIRQ_ENTRY || evid == EV_SOFTIRQ_EXIT;
+	int64_t track, set;
+
+	if (soft && (uint64_t)e->v[1] >= sizeof(softirq_names) /
+	    sizeof(softirq_names[0]))
+		return;	/* no such vector: upstream ignores it too */
+	snprintf(tname, sizeof(tname), "%s Cpu %" PRIu32, soft ? "SoftIrq" :
+	    "Irq", cpu);
+	if ((track = tp_track_intern(tp, TT_CPU, tname, cpu)) < 0)
+		return;
+	switch (evid) {
+	case EV_IRQ_HANDLER_ENTRY:
+		snprintf(name, sizeof(name), "IRQ (%.*s)",
+		    (int)(e->slen[2] < 100 ? e->slen[2] : 100),
+		    e->s[2] != NULL ? e->s[2] : "");
+		(void)tp_slice_begin(tp, track, ts, "irq", name, TP_NULL,
+		    TP_NULL);
+		break;
+	case EV_SOFTIRQ_ENTRY:
+		(void)tp_slice_begin(tp, track, ts, "irq",
+		    softirq_names[e->v[1]], TP_NULL, TP_NULL);
+		break;
+	case EV_IRQ_HANDLER_EXIT:
+		slice_end_matching(tp, track, ts, "irq", NULL, &set);
+		if (set != TP_NULL)
+			tp_arg_str(tp, set, "ret", "ret", e->v[2] == 1 ?
+			    "handled" : "unhandled", e->v[2] == 1 ? 7 : 9,
+			    "string");
+		break;
+	case EV_SOFTIRQ_EXIT:
+		slice_end_matching(tp, track, ts, "irq", NULL, &set);
+		if (set != TP_NULL)
+			tp_arg_int(tp, set, "vec", "vec", e->v[1], "int");
+		break;
+	}
+}
+
 static void
 event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
     uint32_t cpu, int64_t pid, uint32_t evid, const uint8_t *buf, size_t len)
@@ -788,6 +849,12 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		break;
 	case EV_FUNCGRAPH_ENTRY:
 		funcgraph_event(tp, g, ts, cpu, pid, evid, (uint64_t)e.v[2]);
+		break;
+	case EV_IRQ_HANDLER_ENTRY:
+	case EV_IRQ_HANDLER_EXIT:
+	case EV_SOFTIRQ_ENTRY:
+	case EV_SOFTIRQ_EXIT:
+		irq_event(tp, ts, cpu, evid, &e);
 		break;
 	case EV_FUNCGRAPH_EXIT:
 		funcgraph_event(tp, g, ts, cpu, pid, evid, (uint64_t)e.v[3]);
