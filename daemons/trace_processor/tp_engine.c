@@ -155,6 +155,22 @@ tp_free(struct tp *tp)
 	free(tp);
 }
 
+/* Upstream's JSON sniff: '{"' or '[{"' once white space is dropped from
+ * the first 128 bytes. */
+static int
+json_opening(const uint8_t *p, size_t len)
+{
+	char c[3];
+	size_t i, n = 0;
+
+	for (i = 0; i < len && i < 128 && n < 3; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\n' &&
+		    p[i] != '\r' && p[i] != '\v' && p[i] != '\f')
+			c[n++] = (char)p[i];
+	return (n >= 2 && c[0] == '{' && c[1] == '"') ||
+	    (n >= 3 && c[0] == '[' && c[1] == '{' && c[2] == '"');
+}
+
 static enum tp_format
 format_guess(const uint8_t *p, size_t len)
 {
@@ -162,6 +178,13 @@ format_guess(const uint8_t *p, size_t len)
 
 	if (len >= 2 && p[0] == 0x1f && p[1] == 0x8b)
 		return FMT_GZIP;
+	/*
+	 * JSON before proto, as upstream sniffs: a JSON file may open with a
+	 * newline, the byte a Trace's first packet tag also is. '{"' or '[{"'
+	 * after white space is no proto (a group tag follows no length).
+	 */
+	if (p[0] == 0x0a && json_opening(p, len))
+		return FMT_JSON;
 	/* A Trace starts with field 1 (packet), length-delimited. */
 	if (p[0] == 0x0a)
 		return FMT_PROTO;

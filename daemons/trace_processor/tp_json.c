@@ -278,6 +278,12 @@ parse_value(struct jparser *j, int depth)
 			ws(j);
 			if (j->p < j->end && *j->p == ',') {
 				j->p++;
+				/* A trailing comma, as upstream's parser takes. */
+				ws(j);
+				if (j->p < j->end && *j->p == close) {
+					j->p++;
+					return id;
+				}
 				continue;
 			}
 			if (j->p < j->end && *j->p == close) {
@@ -814,7 +820,9 @@ object_done(struct tp *tp, struct tp_json *js, uint64_t at)
 		    (unsigned long long)at);
 	r = &j->nodes[0];
 	if (node_str(jget(j, r, "ph"), phs, sizeof(phs)) == NULL) {
-		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
+		/* "{}" is a common filler (no trailing comma): no error. */
+		if (r->child >= 0)
+			tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
 		return 0;
 	}
 	/* Metadata events name things; they need no ordering. */
