@@ -528,7 +528,7 @@ START_TEST(test_json_strict)
 		"{\"traceEvents\" []}",			/* no colon */
 		"{traceEvents:[]}",				/* key not a string */
 		"{\"traceEvents\":[1]}",			/* not an event */
-		"{\"traceEvents\":[{\"ph\":\"X\",}]}",	/* bad event */
+		"{\"traceEvents\":[{\"ph\":\"X\",,\"ts\":1}]}",	/* bad event */
 		"[{\"ph\":\"X\" \"ts\":1}]",
 		"[{\"ph\":\"X\",\"ts\":1},,{\"ph\":\"X\",\"ts\":2}]",
 		"{\"traceEvents\":[],\"metadata\":{\"a\":]}}",	/* ']' */
@@ -545,6 +545,9 @@ START_TEST(test_json_strict)
 		/* Cut short inside the array: the whole events stay. */
 		{ "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},"
 		    "{\"ph\":\"X\",\"ts\":2,\"d", "1" },
+		/* A trailing comma in an event, as upstream's parser takes. */
+		{ "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1,"
+		    "\"args\":{\"a\":[1,2,],}},]", "1" },
 		/* A trailing comma before ']', as upstream accepts. */
 		{ "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":1,"
 		    "\"pid\":1,\"tid\":1},],\"metadata\":{\"k\":[1,{}]},"
