@@ -212,6 +212,7 @@ struct tp_sorter {
 	struct tp_sort_item	*run;		/* in-order records, a ring */
 	size_t			 rhead, rn, rcap;
 	int64_t			 run_max;	/* ts of the run's last record */
+	int64_t			 run_max_key;	/* and its key (item_key) */
 	struct tp_sort_blk	*blk;		/* block being filled */
 	size_t			 bytes;
 	uint64_t		 seq;
@@ -392,7 +393,10 @@ struct tp_sort_blk;
 struct tp_sort_item {
 	int64_t		 ts;
 	uint64_t	 seq;
-	void		*ref;		/* importer context, refcounted */
+	union {
+		void	*ref;		/* importer context, refcounted */
+		int64_t	 key;		/* SK_JSON: order among equal ts */
+	};
 	struct tp_sort_blk *blk;	/* where data lives */
 	uint8_t		*data;
 	uint32_t	 len;
@@ -404,6 +408,15 @@ void	 tp_sorter_free(struct tp *);
 /* Copies data. Returns -1 when dropped (counted). */
 int	 tp_sorter_push(struct tp *, int64_t ts, enum tp_sort_kind,
 	    uint32_t aux, void *ref, const void *data, size_t len);
+/*
+ * A JSON event, placed among those of its timestamp as upstream places
+ * them: key TP_JSON_KEY_END for an 'E', TP_JSON_KEY_OTHER - dur for an
+ * 'X' (the longest, the parent, first), TP_JSON_KEY_OTHER for the rest.
+ */
+#define TP_JSON_KEY_END		INT64_MIN
+#define TP_JSON_KEY_OTHER	INT64_MAX
+int	 tp_sorter_push_json(struct tp *, int64_t ts, int64_t key,
+	    const void *data, size_t len);
 /* Releases items beyond the window (all when flush is set). */
 void	 tp_sorter_drain(struct tp *, int flush);
 /* Releases every item older than upto, whatever the window holds. */

@@ -421,13 +421,23 @@ us_to_ns(const struct jnode *n, int64_t *out)
 		}
 	}
 	if (p < end && (*p == 'e' || *p == 'E')) {
-		double d = strtod(n->s, NULL);
+		char num[64], *ep;
+		double d;
 
-		if (!isfinite(d) || fabs(d) > 9e15)
+		/* The whole text is the number ("1e3", never "1e3x"). */
+		if (n->slen >= sizeof(num))
+			return -1;
+		memcpy(num, n->s, n->slen);
+		num[n->slen] = '\0';
+		d = strtod(num, &ep);
+		if (*ep != '\0' || !isfinite(d) || fabs(d) > 9e15)
 			return -1;
 		*out = (int64_t)llround(d * 1000.0);
 		return 0;
 	}
+	/* A string holds a number and nothing else ("100a" is no time). */
+	if (p != end)
+		return -1;
 	while (digits++ < 3)
 		frac *= 10;
 	*out = (ip * 1000 + frac) * (neg ? -1 : 1);
@@ -687,6 +697,18 @@ counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 	}
 }
 
+/* An event's pid and tid; no tid (or 0) is the pid's, as upstream. */
+static void
+event_pid_tid(const struct jparser *j, const struct jnode *r, int64_t *pid,
+    int64_t *tid)
+{
+	*pid = *tid = 0;
+	(void)node_id(jget(j, r, "pid"), pid);
+	(void)node_id(jget(j, r, "tid"), tid);
+	if (*tid == 0 && *pid != 0)
+		*tid = *pid;
+}
+
 void
 tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
@@ -714,8 +736,7 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	ph = phs[0];
 	pname = node_str(jget(j, r, "name"), name, sizeof(name));
 	pcat = node_str(jget(j, r, "cat"), cat, sizeof(cat));
-	(void)node_id(jget(j, r, "pid"), &pid);
-	(void)node_id(jget(j, r, "tid"), &tid);
+	event_pid_tid(j, r, &pid, &tid);
 	if ((n = jget(j, r, "tts")) != NULL)
 		(void)us_to_ns(n, &tts);
 	if ((n = jget(j, r, "tdur")) != NULL)
@@ -805,6 +826,29 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 
 /* Tokenizer ------------------------------------------------------------ */
 
+/* Where an event goes among those of its timestamp (tp_sorter_push_json). */
+static int64_t
+json_order_key(char ph, const struct jnode *dur)
+{
+	int64_t d = 0;
+
+	if (ph == 'E')
+		return TP_JSON_KEY_END;
+	if (ph == 'X' && dur != NULL && us_to_ns(dur, &d) == 0 && d > 0)
+		return TP_JSON_KEY_OTHER - d;
+	return TP_JSON_KEY_OTHER;
+}
+
+/* An optional time field: absent, or a number of microseconds. As
+ * upstream, an event with one that is neither is dropped whole. */
+static int
+time_ok(const struct jnode *n)
+{
+	int64_t v;
+
+	return n == NULL || us_to_ns(n, &v) == 0;
+}
+
 /* A whole event object: -1 when it is no JSON (the trace is unusable). */
 static int
 object_done(struct tp *tp, struct tp_json *js, uint64_t at)
@@ -827,16 +871,18 @@ object_done(struct tp *tp, struct tp_json *js, uint64_t at)
 	}
 	/* Metadata events name things; they need no ordering. */
 	if (phs[0] == 'M') {
-		(void)node_id(jget(j, r, "pid"), &pid);
-		(void)node_id(jget(j, r, "tid"), &tid);
+		event_pid_tid(j, r, &pid, &tid);
 		metadata_event(tp, j, r, pid, tid);
 		return 0;
 	}
-	if (us_to_ns(jget(j, r, "ts"), &ts) == -1) {
+	if (us_to_ns(jget(j, r, "ts"), &ts) == -1 ||
+	    !time_ok(jget(j, r, "dur")) || !time_ok(jget(j, r, "tts")) ||
+	    !time_ok(jget(j, r, "tdur"))) {
 		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
 		return 0;
 	}
-	tp_sorter_push(tp, ts, SK_JSON, 0, NULL, js->obj, js->objlen);
+	tp_sorter_push_json(tp, ts, json_order_key(phs[0], jget(j, r, "dur")),
+	    js->obj, js->objlen);
 	return 0;
 }
 

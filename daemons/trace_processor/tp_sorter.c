@@ -69,11 +69,22 @@ blk_alloc(struct tp_sorter *s, size_t len, struct tp_sort_blk **bp)
 	return p;
 }
 
+/* Among records of one timestamp: JSON ones by their key, the rest after. */
+static int64_t
+item_key(const struct tp_sort_item *it)
+{
+	return it->kind == SK_JSON ? it->key : TP_JSON_KEY_OTHER;
+}
+
 static int
 item_less(const struct tp_sort_item *a, const struct tp_sort_item *b)
 {
+	int64_t ka, kb;
+
 	if (a->ts != b->ts)
 		return a->ts < b->ts;
+	if ((ka = item_key(a)) != (kb = item_key(b)))
+		return ka < kb;
 	return a->seq < b->seq;
 }
 
@@ -132,6 +143,15 @@ item_dispatch(struct tp *tp, struct tp_sort_item *it)
 	}
 }
 
+/* What an item holds: its importer context, its share of a block. */
+static void
+item_release(struct tp_sort_item *it)
+{
+	if (it->kind != SK_JSON && it->ref != NULL)
+		tp_proto_unref(it->ref);
+	blk_unref(it->blk);
+}
+
 static void
 sorter_pop(struct tp *tp)
 {
@@ -153,9 +173,7 @@ sorter_pop(struct tp *tp)
 	s->last_popped = it.ts;
 	s->popped_any = 1;
 	item_dispatch(tp, &it);
-	if (it.ref != NULL)
-		tp_proto_unref(it.ref);
-	blk_unref(it.blk);
+	item_release(&it);
 }
 
 /* Doubles the ring, unwrapping it. */
@@ -176,12 +194,13 @@ run_grow(struct tp_sorter *s)
 	return 0;
 }
 
-int
-tp_sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
-    uint32_t aux, void *ref, const void *data, size_t len)
+static int
+sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
+    uint32_t aux, void *ref, int64_t key, const void *data, size_t len)
 {
 	struct tp_sorter *s = &tp->sorter;
 	struct tp_sort_item *it;
+	int64_t k = kind == SK_JSON ? key : TP_JSON_KEY_OTHER;
 	int to_heap;
 
 	if (ts < 0) {
@@ -194,7 +213,9 @@ tp_sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	}
 	if (len > UINT32_MAX)
 		return -1;
-	to_heap = !(s->rn == 0 || ts >= s->run_max);
+	/* The run stays in item_less order: equal ts, no smaller key. */
+	to_heap = !(s->rn == 0 || ts > s->run_max || (ts == s->run_max &&
+	    k >= s->run_max_key));
 	if (!to_heap) {
 		if (s->rn == s->rcap && run_grow(s) == -1)
 			return -1;
@@ -216,7 +237,10 @@ tp_sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	memcpy(it->data, data, len);
 	it->ts = ts;
 	it->seq = s->seq++;
-	it->ref = ref;
+	if (kind == SK_JSON)
+		it->key = key;
+	else
+		it->ref = ref;
 	it->len = (uint32_t)len;
 	it->aux = aux;
 	it->kind = (uint8_t)kind;
@@ -229,8 +253,23 @@ tp_sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	} else {
 		s->rn++;
 		s->run_max = ts;
+		s->run_max_key = k;
 	}
 	return 0;
+}
+
+int
+tp_sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
+    uint32_t aux, void *ref, const void *data, size_t len)
+{
+	return sorter_push(tp, ts, kind, aux, ref, 0, data, len);
+}
+
+int
+tp_sorter_push_json(struct tp *tp, int64_t ts, int64_t key,
+    const void *data, size_t len)
+{
+	return sorter_push(tp, ts, SK_JSON, 0, NULL, key, data, len);
 }
 
 void
@@ -319,18 +358,10 @@ tp_sorter_free(struct tp *tp)
 	struct tp_sorter *s = &tp->sorter;
 	size_t i;
 
-	for (i = 0; i < s->n; i++) {
-		if (s->heap[i].ref != NULL)
-			tp_proto_unref(s->heap[i].ref);
-		blk_unref(s->heap[i].blk);
-	}
-	for (i = 0; i < s->rn; i++) {
-		struct tp_sort_item *it = &s->run[(s->rhead + i) % s->rcap];
-
-		if (it->ref != NULL)
-			tp_proto_unref(it->ref);
-		blk_unref(it->blk);
-	}
+	for (i = 0; i < s->n; i++)
+		item_release(&s->heap[i]);
+	for (i = 0; i < s->rn; i++)
+		item_release(&s->run[(s->rhead + i) % s->rcap]);
 	blk_unref(s->blk);
 	free(s->run);
 	free(s->heap);
