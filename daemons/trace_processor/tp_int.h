@@ -313,6 +313,8 @@ int64_t	 tp_ftrace_insert(struct tp *, int64_t ts, const char *name,
 void	 tp_flow_insert(struct tp *, int64_t out, int64_t in);
 void	 tp_metadata_str(struct tp *, const char *name, const char *v);
 void	 tp_metadata_int(struct tp *, const char *name, int64_t v);
+/* A metadata key that collects many values ("multi"). */
+void	 tp_metadata_int_multi(struct tp *, const char *name, int64_t v);
 int	 tp_write_final_tables(struct tp *);
 void	 tp_cpu_seen(struct tp *, int64_t cpu);
 int	 tp_step_done(struct tp *, sqlite3_stmt *);

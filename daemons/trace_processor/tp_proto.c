@@ -874,10 +874,12 @@ unzstd_packets(struct tp *tp, const uint8_t *buf, size_t len)
 
 /*
  * A TracingServiceEvent, in arrival order: its flush and read marks tell
- * the sorter what may leave (tp_sorter.c).
+ * the sorter what may leave (tp_sorter.c); the session's milestones go in
+ * the metadata table at the packet's time, as upstream puts them.
  */
 static void
-service_event_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+service_event_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
+    size_t len)
 {
 	struct pb it;
 	struct pb_field f;
@@ -886,10 +888,25 @@ service_event_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.wire != PB_VARINT || f.u == 0)
 			continue;
-		if (f.id == 3)		/* all_data_sources_flushed */
+		switch (f.id) {
+		case 2:		/* tracing_started */
+			tp_metadata_int(tp, "tracing_started_ns", ts);
+			break;
+		case 1:		/* all_data_sources_started */
+			tp_metadata_int(tp, "all_data_source_started_ns", ts);
+			break;
+		case 3:		/* all_data_sources_flushed */
+			tp_metadata_int_multi(tp, "all_data_source_flushed_ns",
+			    ts);
 			tp_sorter_flushed(tp);
-		else if (f.id == 4)	/* read_tracing_buffers_completed */
+			break;
+		case 4:		/* read_tracing_buffers_completed */
 			tp_sorter_read_done(tp);
+			break;
+		case 5:		/* tracing_disabled */
+			tp_metadata_int(tp, "tracing_disabled_ns", ts);
+			break;
+		}
 	}
 	if (it.err)
 		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
@@ -1020,7 +1037,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		push_packet(tp, ts, NULL, TP_NULL, buf, len);
 		break;
 	case 69:	/* service_event: the sorter's marks */
-		service_event_untrusted(tp, pk.data.data, pk.data.len);
+		service_event_untrusted(tp, ts, pk.data.data, pk.data.len);
 		break;
 	default:
 		break;

@@ -157,7 +157,7 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	[SQ_FTRACE] = "INSERT INTO ftrace_event(id, ts, name, cpu, utid,"
 	    " arg_set_id, common_flags) VALUES(?,?,?,?,?,?,?)",
 	[SQ_METADATA] = "INSERT INTO metadata(id, name, key_type, int_value,"
-	    " str_value) VALUES(?,?,'single',?,?)",
+	    " str_value) VALUES(?,?,?,?,?)",
 };
 
 int
@@ -635,28 +635,42 @@ tp_flow_insert(struct tp *tp, int64_t out, int64_t in)
 	tp_val_int(&r[2], in);
 }
 
-void
-tp_metadata_str(struct tp *tp, const char *name, const char *v)
+/* One metadata row: key_type "single" or "multi" (a value of many). */
+static void
+metadata_insert(struct tp *tp, const char *name, const char *key_type,
+    const char *s, int64_t v)
 {
 	sqlite3_stmt *st = tp->stmt[SQ_METADATA];
 
 	sqlite3_bind_int64(st, 1, tp->next_meta++);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	sqlite3_bind_null(st, 3);
-	sqlite3_bind_text(st, 4, v, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, key_type, -1, SQLITE_STATIC);
+	if (s != NULL) {
+		sqlite3_bind_null(st, 4);
+		sqlite3_bind_text(st, 5, s, -1, SQLITE_STATIC);
+	} else {
+		sqlite3_bind_int64(st, 4, v);
+		sqlite3_bind_null(st, 5);
+	}
 	(void)tp_step_done(tp, st);
+}
+
+void
+tp_metadata_str(struct tp *tp, const char *name, const char *v)
+{
+	metadata_insert(tp, name, "single", v, 0);
 }
 
 void
 tp_metadata_int(struct tp *tp, const char *name, int64_t v)
 {
-	sqlite3_stmt *st = tp->stmt[SQ_METADATA];
+	metadata_insert(tp, name, "single", NULL, v);
+}
 
-	sqlite3_bind_int64(st, 1, tp->next_meta++);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, v);
-	sqlite3_bind_null(st, 4);
-	(void)tp_step_done(tp, st);
+void
+tp_metadata_int_multi(struct tp *tp, const char *name, int64_t v)
+{
+	metadata_insert(tp, name, "multi", NULL, v);
 }
 
 static int
