@@ -321,11 +321,12 @@ tp_ftrace_sched_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 }
 
 void
-tp_ftrace_cpu_counter(struct tp *tp, int64_t ts, const char *name,
-    int64_t cpu, double v)
+tp_ftrace_cpu_counter(struct tp *tp, int64_t ts, const char *kind,
+    const char *name, int64_t cpu, double v)
 {
 	int64_t track = tp_track_intern(tp, TT_CPU_COUNTER, name, cpu);
 
+	tp_track_kind(tp, track, kind);
 	if (track >= 0)
 		tp_counter_insert(tp, ts, track, v, TP_NULL);
 }
@@ -427,6 +428,7 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 	case 'C':
 		upid = tp_process_get(tp, tgid);
 		track = tp_track_intern(tp, TT_PROCESS_COUNTER, nbuf, upid);
+		tp_track_kind(tp, track, "atrace_counter");
 		if (track >= 0)
 			tp_counter_insert(tp, ts, track, (double)v, TP_NULL);
 		break;
@@ -435,6 +437,7 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 		upid = tp_process_get(tp, tgid);
 		track = tp_track_intern_key(tp, TT_PROCESS, nbuf, upid,
 		    (uint64_t)v + 1);
+		tp_track_kind(tp, track, "atrace_async_slice");
 		if (ph == 'S')
 			tp_slice_begin(tp, track, ts, NULL, nbuf, TP_NULL,
 			    TP_NULL);
@@ -571,10 +574,12 @@ funcgraph_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 	if (pid != 0) {
 		track = tp_track_intern(tp, TT_THREAD, "Funcgraph",
 		    tp_thread_get(tp, pid));
+		tp_track_kind(tp, track, "thread_funcgraph");
 	} else {
 		snprintf(tname, sizeof(tname), "swapper%" PRIu32 " -funcgraph",
 		    cpu);
 		track = tp_track_intern(tp, TT_CPU, tname, cpu);
+		tp_track_kind(tp, track, "cpu_funcgraph");
 	}
 	ksym_name(g, func, name, sizeof(name));
 	if (evid == EV_FUNCGRAPH_ENTRY)
@@ -739,6 +744,7 @@ irq_event(struct tp *tp, int64_t ts, uint32_t cpu, uint32_t evid,
 	    "Irq", cpu);
 	if ((track = tp_track_intern(tp, TT_CPU, tname, cpu)) < 0)
 		return;
+	tp_track_kind(tp, track, soft ? "cpu_softirq" : "cpu_irq");
 	switch (evid) {
 	case EV_IRQ_HANDLER_ENTRY:
 		snprintf(name, sizeof(name), "IRQ (%.*s)",
@@ -788,11 +794,13 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		    e.s[1], e.slen[1]);
 		break;
 	case EV_CPU_FREQUENCY:
-		tp_ftrace_cpu_counter(tp, ts, "cpufreq", (uint32_t)e.v[2],
+		tp_ftrace_cpu_counter(tp, ts, "cpu_frequency", "cpufreq",
+		    (uint32_t)e.v[2],
 		    (double)(uint32_t)e.v[1]);
 		break;
 	case EV_CPU_IDLE:
-		tp_ftrace_cpu_counter(tp, ts, "cpuidle", (uint32_t)e.v[2],
+		tp_ftrace_cpu_counter(tp, ts, "cpu_idle", "cpuidle",
+		    (uint32_t)e.v[2],
 		    (double)(uint32_t)e.v[1]);
 		break;
 	case EV_PRINT:

@@ -113,6 +113,10 @@ struct tp_open_slice {
 
 struct tp_track {
 	enum tp_track_type	 type;
+	/* upstream's type of the track ("cpu_frequency", "thread_execution",
+	 * ...): what its data is; NULL: the default of its tp_track_type */
+	const char		*kind;
+	int64_t			 dim_set;	/* utid/upid/cpu args, TP_NULL */
 	char			*name;
 	int64_t			 parent_id;	/* TP_NULL: none */
 	int64_t			 utid, upid, cpu;
@@ -361,6 +365,8 @@ int64_t	 tp_track_intern_key(struct tp *, enum tp_track_type,
 	    const char *name, int64_t scope, uint64_t discr);
 int64_t	 tp_thread_track(struct tp *, int64_t utid);
 const char *tp_track_type_name(enum tp_track_type);
+/* Says what a track holds, as upstream's track type (a static string). */
+void	 tp_track_kind(struct tp *, int64_t track, const char *kind);
 int64_t	 tp_slice_begin(struct tp *, int64_t track, int64_t ts,
 	    const char *cat, const char *name, int64_t arg_set_id,
 	    int64_t thread_ts);
@@ -466,8 +472,9 @@ void	 tp_ftrace_sched_waking(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t waker_tid, int64_t pid, const char *comm, size_t comm_len);
 void	 tp_ftrace_print(struct tp *, int64_t ts, int64_t tid,
 	    const char *buf, size_t len);
-void	 tp_ftrace_cpu_counter(struct tp *, int64_t ts, const char *name,
-	    int64_t cpu, double v);
+/* kind: upstream's track type ("cpu_frequency"); name: the track's. */
+void	 tp_ftrace_cpu_counter(struct tp *, int64_t ts, const char *kind,
+	    const char *name, int64_t cpu, double v);
 /* workqueue_execute_start (function: the work function's name; cpu an
  * arg unless TP_NULL) and workqueue_execute_end (function NULL). */
 void	 tp_ftrace_workqueue(struct tp *, int64_t ts, int64_t cpu,

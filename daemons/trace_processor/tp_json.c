@@ -595,32 +595,36 @@ metadata_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 		    v->slen, TP_NAME_TRACK);
 }
 
-static uint64_t
-async_key(const struct jparser *j, const struct jnode *r, int *global)
+/*
+ * An async event's cookie: its id (or id2.global) on a global track, its
+ * id2.local on its process's, as upstream keys them. -1: none, and
+ * upstream drops such an event.
+ */
+static int
+async_key(const struct jparser *j, const struct jnode *r, uint64_t *key,
+    int *global)
 {
 	const struct jnode *id = jget(j, r, "id"), *id2 = jget(j, r, "id2");
 	const struct jnode *scope = jget(j, r, "scope"), *cat = jget(j, r,
 	    "cat");
-	uint64_t h = 0;
+	uint64_t h;
 
-	*global = 0;
-	if (id2 != NULL) {
-		const struct jnode *g = jget(j, id2, "global");
-
-		if (g != NULL) {
-			*global = 1;
-			id = g;
-		} else {
+	*global = 1;
+	if (id == NULL && id2 != NULL) {
+		if ((id = jget(j, id2, "global")) == NULL) {
 			id = jget(j, id2, "local");
+			*global = 0;
 		}
 	}
-	if (id != NULL && (id->type == J_STR || id->type == J_NUM))
-		h = tp_hash_bytes(1, id->s, id->slen);
+	if (id == NULL || (id->type != J_STR && id->type != J_NUM))
+		return -1;
+	h = tp_hash_bytes(1, id->s, id->slen);
 	if (scope != NULL && scope->type == J_STR)
 		h = tp_hash_bytes(h, scope->s, scope->slen);
 	if (cat != NULL && cat->type == J_STR)
 		h = tp_hash_bytes(h, cat->s, cat->slen);
-	return h;
+	*key = h;
+	return 0;
 }
 
 static void
@@ -692,6 +696,7 @@ counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 		    v->key);
 		track = tp_track_intern(tp, TT_PROCESS_COUNTER, cname,
 		    tp_process_get(tp, pid));
+		tp_track_kind(tp, track, "json_counter");
 		if (track >= 0)
 			tp_counter_insert(tp, ts, track, d, TP_NULL);
 	}
@@ -769,12 +774,16 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		char sc[8] = "t";
 
 		(void)node_str(jget(j, r, "s"), sc, sizeof(sc));
-		if (sc[0] == 'g')
+		if (sc[0] == 'g') {
 			track = tp_track_intern(tp, TT_TRACK,
 			    "Global Legacy Events", TP_NULL);
-		else if (sc[0] == 'p')
+			tp_track_kind(tp, track,
+			    "legacy_chrome_global_instants");
+		} else if (sc[0] == 'p') {
 			track = tp_track_intern(tp, TT_PROCESS, NULL,
 			    tp_process_get(tp, pid));
+			tp_track_kind(tp, track, "chrome_process_instant");
+		}
 		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
 		id = tp_slice_complete(tp, track, ts, 0, pcat, pname, set, tts,
 		    TP_NULL);
@@ -786,14 +795,22 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case 'b':
 	case 'e':
 	case 'n': {
-		uint64_t key = async_key(j, r, &global);
+		uint64_t key;
 
-		if (global)
+		if (jget(j, r, "pid") == NULL ||
+		    async_key(j, r, &key, &global) == -1) {
+			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
+			return;
+		}
+		if (global) {
 			track = tp_track_intern_key(tp, TT_TRACK, pname, TP_NULL,
 			    key);
-		else
+			tp_track_kind(tp, track, "legacy_async_global_slice");
+		} else {
 			track = tp_track_intern_key(tp, TT_PROCESS, pname,
 			    tp_process_get(tp, pid), key);
+			tp_track_kind(tp, track, "legacy_async_process_slice");
+		}
 		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
 		if (ph == 'b')
 			id = tp_slice_begin(tp, track, ts, pcat, pname, set,

@@ -391,6 +391,8 @@ tp_proto_process_stats(struct tp *tp, int64_t ts, const uint8_t *buf,
 				    (double)(int64_t)pf.u;
 				track = tp_track_intern(tp, TT_PROCESS_COUNTER,
 				    m[i].name, upid);
+				tp_track_kind(tp, track, m[i].kb ?
+				    "process_memory" : "oom_score_adj");
 				if (track >= 0)
 					tp_counter_insert(tp, ts, track, v,
 					    TP_NULL);
@@ -422,7 +424,8 @@ tp_sysstats_free(struct tp *tp)
 }
 
 static void
-global_counter(struct tp *tp, int64_t ts, const char *name, double v);
+global_counter(struct tp *tp, int64_t ts, const char *kind, const char *name,
+    double v);
 
 static void
 disk_counter(struct tp *tp, int64_t ts, const char *dev, const char *what,
@@ -435,6 +438,7 @@ disk_counter(struct tp *tp, int64_t ts, const char *dev, const char *what,
 	track = tp_track_intern(tp, TT_COUNTER, name, TP_NULL);
 	if (track < 0)
 		return;
+	tp_track_kind(tp, track, "diskstat");
 	if (tp->tracks[track].unit == NULL)
 		tp->tracks[track].unit = strdup(unit);
 	tp_counter_insert(tp, ts, track, v, TP_NULL);
@@ -541,14 +545,17 @@ psi_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 		tp_stat_inc(tp, ST_PSI_UNKNOWN_RESOURCE, 1);
 		return;
 	}
-	global_counter(tp, ts, names[res], (double)total);
+	global_counter(tp, ts, "psi", names[res], (double)total);
 }
 
+/* A machine-wide counter; kind is upstream's type for it ("meminfo"). */
 static void
-global_counter(struct tp *tp, int64_t ts, const char *name, double v)
+global_counter(struct tp *tp, int64_t ts, const char *kind, const char *name,
+    double v)
 {
 	int64_t track = tp_track_intern(tp, TT_COUNTER, name, TP_NULL);
 
+	tp_track_kind(tp, track, kind);
 	if (track >= 0)
 		tp_counter_insert(tp, ts, track, v, TP_NULL);
 }
@@ -596,6 +603,7 @@ cpu_times_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
 		if (f.id < 2 || f.id > 9 || f.wire != PB_VARINT)
 			continue;
 		track = tp_track_intern(tp, TT_CPU_COUNTER, names[f.id], cpu);
+		tp_track_kind(tp, track, "cpustat");
 		if (track >= 0)
 			tp_counter_insert(tp, ts, track, (double)f.u, TP_NULL);
 	}
@@ -621,7 +629,7 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 				tp_stat_inc(tp, ST_MEMINFO_UNKNOWN_KEYS, 1);
 				break;
 			}
-			global_counter(tp, ts, tp_meminfo_names[k],
+			global_counter(tp, ts, "meminfo", tp_meminfo_names[k],
 			    (double)v * 1024);
 			break;
 		case 2:
@@ -633,14 +641,16 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 				tp_stat_inc(tp, ST_VMSTAT_UNKNOWN_KEYS, 1);
 				break;
 			}
-			global_counter(tp, ts, tp_vmstat_names[k], (double)v);
+			global_counter(tp, ts, "vmstat", tp_vmstat_names[k],
+			    (double)v);
 			break;
 		case 3:
 			if (f.wire == PB_LEN)
 				cpu_times_untrusted(tp, ts, f.data, f.len);
 			break;
 		case 4:
-			global_counter(tp, ts, "num_forks", (double)f.u);
+			global_counter(tp, ts, "num_forks", "num_forks",
+			    (double)f.u);
 			break;
 		case 13:
 			if (f.wire == PB_LEN)
@@ -651,10 +661,12 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 				psi_untrusted(tp, ts, f.data, f.len);
 			break;
 		case 5:
-			global_counter(tp, ts, "num_irq_total", (double)f.u);
+			global_counter(tp, ts, "num_irq_total", "num_irq_total",
+			    (double)f.u);
 			break;
 		case 7:
 			global_counter(tp, ts, "num_softirq_total",
+			    "num_softirq_total",
 			    (double)f.u);
 			break;
 		case 11:
@@ -662,6 +674,7 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 				int64_t track = tp_track_intern(tp,
 				    TT_CPU_COUNTER, "cpufreq", cpu++);
 
+				tp_track_kind(tp, track, "cpu_frequency");
 				if (track >= 0)
 					tp_counter_insert(tp, ts, track,
 					    (double)f.u, TP_NULL);
@@ -673,6 +686,8 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 					int64_t track = tp_track_intern(tp,
 					    TT_CPU_COUNTER, "cpufreq", cpu++);
 
+					tp_track_kind(tp, track,
+					    "cpu_frequency");
 					if (track >= 0)
 						tp_counter_insert(tp, ts, track,
 						    (double)v, TP_NULL);

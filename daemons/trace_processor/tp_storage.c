@@ -15,38 +15,47 @@
  * the rows of their type and its subtypes, as upstream's inheritance.
  */
 static const char schema_sql[] =
+	/*
+	 * As upstream v58: type says what a track holds ("cpu_frequency"),
+	 * its dimensions (utid, upid, cpu) are args; the typed views keep
+	 * the slice or counter tracks of one dimension, with upstream's
+	 * columns in upstream's order.
+	 */
 	"CREATE TABLE __intrinsic_track("
-	" id INTEGER PRIMARY KEY, type TEXT, name TEXT, parent_id INTEGER,"
-	" source_arg_set_id INTEGER, machine_id INTEGER, classification TEXT,"
-	" utid INTEGER, upid INTEGER, cpu INTEGER, unit TEXT,"
+	" id INTEGER PRIMARY KEY, name TEXT, type TEXT,"
+	" dimension_arg_set_id INTEGER, parent_id INTEGER,"
+	" source_arg_set_id INTEGER, machine_id INTEGER,"
+	" track_group_id INTEGER, event_type TEXT,"
+	" utid INTEGER, upid INTEGER, cpu INTEGER, counter_unit TEXT,"
 	" description TEXT);"
-	"CREATE VIEW track AS SELECT id, type, name, parent_id,"
-	" source_arg_set_id, machine_id, classification"
+	"CREATE VIEW track AS SELECT id, name, type, dimension_arg_set_id,"
+	" parent_id, source_arg_set_id, machine_id, track_group_id"
 	" FROM __intrinsic_track;"
-	"CREATE VIEW thread_track AS SELECT id, type, name, parent_id,"
-	" source_arg_set_id, machine_id, classification, utid"
-	" FROM __intrinsic_track WHERE type = 'thread_track';"
-	"CREATE VIEW process_track AS SELECT id, type, name, parent_id,"
-	" source_arg_set_id, machine_id, classification, upid"
-	" FROM __intrinsic_track WHERE type = 'process_track';"
-	"CREATE VIEW cpu_track AS SELECT id, type, name, parent_id,"
-	" source_arg_set_id, machine_id, classification, cpu"
-	" FROM __intrinsic_track WHERE type = 'cpu_track';"
-	"CREATE VIEW counter_track AS SELECT id, type, name, parent_id,"
-	" source_arg_set_id, machine_id, classification, unit, description"
-	" FROM __intrinsic_track WHERE type IN ('counter_track',"
-	" 'thread_counter_track', 'process_counter_track',"
-	" 'cpu_counter_track');"
-	"CREATE VIEW thread_counter_track AS SELECT id, type, name, parent_id,"
-	" source_arg_set_id, machine_id, classification, unit, description,"
-	" utid FROM __intrinsic_track WHERE type = 'thread_counter_track';"
-	"CREATE VIEW process_counter_track AS SELECT id, type, name,"
-	" parent_id, source_arg_set_id, machine_id, classification, unit,"
+	"CREATE VIEW thread_track AS SELECT id, name, type, parent_id,"
+	" source_arg_set_id, machine_id, utid FROM __intrinsic_track"
+	" WHERE event_type = 'slice' AND utid IS NOT NULL;"
+	"CREATE VIEW process_track AS SELECT id, name, type, parent_id,"
+	" source_arg_set_id, machine_id, upid FROM __intrinsic_track"
+	" WHERE event_type = 'slice' AND upid IS NOT NULL;"
+	"CREATE VIEW cpu_track AS SELECT id, name, type, parent_id,"
+	" source_arg_set_id, machine_id, cpu FROM __intrinsic_track"
+	" WHERE event_type = 'slice' AND cpu IS NOT NULL;"
+	"CREATE VIEW counter_track AS SELECT id, name, parent_id, type,"
+	" dimension_arg_set_id, source_arg_set_id, machine_id,"
+	" counter_unit AS unit, description FROM __intrinsic_track"
+	" WHERE event_type = 'counter';"
+	"CREATE VIEW thread_counter_track AS SELECT id, name, type,"
+	" parent_id, source_arg_set_id, machine_id, counter_unit AS unit,"
+	" description, utid FROM __intrinsic_track"
+	" WHERE event_type = 'counter' AND utid IS NOT NULL;"
+	"CREATE VIEW process_counter_track AS SELECT id, name, type,"
+	" parent_id, source_arg_set_id, machine_id, counter_unit AS unit,"
 	" description, upid FROM __intrinsic_track"
-	" WHERE type = 'process_counter_track';"
-	"CREATE VIEW cpu_counter_track AS SELECT id, type, name, parent_id,"
-	" source_arg_set_id, machine_id, classification, unit, description,"
-	" cpu FROM __intrinsic_track WHERE type = 'cpu_counter_track';"
+	" WHERE event_type = 'counter' AND upid IS NOT NULL;"
+	"CREATE VIEW cpu_counter_track AS SELECT id, name, type, parent_id,"
+	" source_arg_set_id, machine_id, counter_unit AS unit, description,"
+	" cpu FROM __intrinsic_track"
+	" WHERE event_type = 'counter' AND cpu IS NOT NULL;"
 
 	"CREATE TABLE slice("
 	" id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER,"
@@ -777,28 +786,37 @@ write_processes(struct tp *tp)
 }
 
 static int
+track_is_counter(const struct tp_track *t)
+{
+	return t->type == TT_COUNTER || t->type == TT_THREAD_COUNTER ||
+	    t->type == TT_PROCESS_COUNTER || t->type == TT_CPU_COUNTER;
+}
+
+static int
 write_tracks(struct tp *tp)
 {
 	sqlite3_stmt *st;
 	size_t i;
 
 	if (write_prepared(tp, "INSERT OR REPLACE INTO __intrinsic_track(id,"
-	    " type, name, parent_id, source_arg_set_id, utid, upid, cpu, unit,"
-	    " description) VALUES(?,?,?,?,?,?,?,?,?,?)", &st) == -1)
+	    " type, name, parent_id, source_arg_set_id, utid, upid, cpu,"
+	    " counter_unit, description, event_type, dimension_arg_set_id)"
+	    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", &st) == -1)
 		return -1;
 	for (i = 0; i < tp->ntracks; i++) {
 		struct tp_track *t = &tp->tracks[i];
+		const char *kind = t->kind ? t->kind :
+		    tp_track_type_name(t->type);
 		uint64_t h;
 
 		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(row_hash_i(
 		    row_hash_i(0, t->type), t->parent_id), t->source_arg_set_id),
 		    t->utid), t->upid), t->cpu);
-		if (row_unchanged(&t->pub, row_hash_s(row_hash_s(row_hash_s(h,
-		    t->name), t->unit), t->desc)))
+		if (row_unchanged(&t->pub, row_hash_s(row_hash_s(row_hash_s(
+		    row_hash_s(h, kind), t->name), t->unit), t->desc)))
 			continue;
 		sqlite3_bind_int64(st, 1, (int64_t)i);
-		sqlite3_bind_text(st, 2, tp_track_type_name(t->type), -1,
-		    SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
 		bind_str(st, 3, t->name, t->name ? strlen(t->name) : 0);
 		bind_i64n(st, 4, t->parent_id);
 		bind_i64n(st, 5, t->source_arg_set_id);
@@ -807,6 +825,9 @@ write_tracks(struct tp *tp)
 		bind_i64n(st, 8, t->cpu);
 		bind_str(st, 9, t->unit, t->unit ? strlen(t->unit) : 0);
 		bind_str(st, 10, t->desc, t->desc ? strlen(t->desc) : 0);
+		sqlite3_bind_text(st, 11, track_is_counter(t) ? "counter" :
+		    "slice", -1, SQLITE_STATIC);
+		bind_i64n(st, 12, t->dim_set);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);

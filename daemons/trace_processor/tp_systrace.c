@@ -319,11 +319,11 @@ tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	} else if (strcmp(name, "workqueue_execute_end") == 0) {
 		tp_ftrace_workqueue(tp, ts, TP_NULL, tid, NULL);
 	} else if (strcmp(name, "cpu_frequency") == 0) {
-		tp_ftrace_cpu_counter(tp, ts, "cpufreq",
+		tp_ftrace_cpu_counter(tp, ts, "cpu_frequency", "cpufreq",
 		    kv_int(kv, n, "cpu_id", cpu), (double)kv_int(kv, n, "state",
 		    0));
 	} else if (strcmp(name, "cpu_idle") == 0) {
-		tp_ftrace_cpu_counter(tp, ts, "cpuidle",
+		tp_ftrace_cpu_counter(tp, ts, "cpu_idle", "cpuidle",
 		    kv_int(kv, n, "cpu_id", cpu), (double)(uint32_t)kv_int(kv,
 		    n, "state", 0));
 	} else if (strcmp(name, "task_rename") == 0) {

@@ -15,21 +15,33 @@
 /* Stack depth beyond which slices are dropped (hostile nesting). */
 #define MAX_DEPTH	512
 
+/*
+ * The track type upstream gives a track of each kind when its maker says
+ * no more: the track event API's (a thread's own track is where it
+ * executes). Makers of other tracks name theirs (tp_track_kind).
+ */
 static const char *const track_type_names[] = {
-	[TT_TRACK] = "track",
-	[TT_THREAD] = "thread_track",
-	[TT_PROCESS] = "process_track",
-	[TT_CPU] = "cpu_track",
-	[TT_COUNTER] = "counter_track",
-	[TT_THREAD_COUNTER] = "thread_counter_track",
-	[TT_PROCESS_COUNTER] = "process_counter_track",
-	[TT_CPU_COUNTER] = "cpu_counter_track",
+	[TT_TRACK] = "global_merged_track_event",
+	[TT_THREAD] = "thread_execution",
+	[TT_PROCESS] = "process_track_event",
+	[TT_CPU] = "cpu_track_event",
+	[TT_COUNTER] = "global_counter_track_event",
+	[TT_THREAD_COUNTER] = "thread_counter_track_event",
+	[TT_PROCESS_COUNTER] = "process_counter_track_event",
+	[TT_CPU_COUNTER] = "cpu_counter_track_event",
 };
 
 const char *
 tp_track_type_name(enum tp_track_type t)
 {
 	return track_type_names[t];
+}
+
+void
+tp_track_kind(struct tp *tp, int64_t track, const char *kind)
+{
+	if (track >= 0 && (size_t)track < tp->ntracks)
+		tp->tracks[track].kind = kind;
 }
 
 int64_t
@@ -53,6 +65,7 @@ tp_track_new(struct tp *tp, enum tp_track_type type, const char *name,
 	t->name = name ? strdup(name) : NULL;
 	t->parent_id = TP_NULL;
 	t->utid = t->upid = t->cpu = TP_NULL;
+	t->dim_set = TP_NULL;
 	t->source_arg_set_id = TP_NULL;
 	t->multiplier = 1;
 	switch (type) {
@@ -70,6 +83,19 @@ tp_track_new(struct tp *tp, enum tp_track_type type, const char *name,
 		break;
 	default:
 		break;
+	}
+	/* What the track is of, as upstream's dimension_arg_set_id: made
+	 * here, so that ids follow creation whenever tables are written. */
+	if (t->utid != TP_NULL || t->upid != TP_NULL || t->cpu != TP_NULL) {
+		t->dim_set = tp_arg_set_new(tp);
+		if (t->utid != TP_NULL)
+			tp_arg_int(tp, t->dim_set, "utid", "utid", t->utid,
+			    "int");
+		if (t->upid != TP_NULL)
+			tp_arg_int(tp, t->dim_set, "upid", "upid", t->upid,
+			    "int");
+		if (t->cpu != TP_NULL)
+			tp_arg_int(tp, t->dim_set, "cpu", "cpu", t->cpu, "int");
 	}
 	return (int64_t)tp->ntracks++;
 }
