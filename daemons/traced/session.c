@@ -274,6 +274,7 @@ session_instance_setup(struct tsession *s, const TraceConfigDS *cds,
 	    p->name ? p->name : "", inst->buffer);
 	if (s->consumer != NULL)
 		cport_instance_state(s->consumer, inst);
+	service_producer_allow(p, inst->buffer);
 	pport_setup_ds(p, inst);
 	return inst;
 }

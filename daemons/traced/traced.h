@@ -215,6 +215,9 @@ struct tproducer {
 	struct ipc_reply	*cmds;		/* GetAsyncCommand stream */
 	struct producer_writer	*writers;
 	size_t			 nwriters;
+	/* Buffers it may commit into: granted at SetupDataSource, kept
+	 * until the buffer is freed (late commits after a stop land). */
+	uint64_t		 allowed[TRACED_MAX_BUFFER_IDS / 64];
 	size_t			 ndatasources;
 	size_t			 desc_bytes;
 	uint64_t		 chunks_rejected;
@@ -385,6 +388,7 @@ void		 service_writer_unregister(struct tproducer *, uint32_t id);
 int		 service_writer_buffer(const struct tproducer *, uint16_t id);
 int		 service_producer_may_write(const struct tproducer *,
 		    uint16_t buffer);
+void		 service_producer_allow(struct tproducer *, uint16_t buffer);
 int		 service_buffer_add(struct traced *, struct tsession *,
 		    struct trace_buffer *, uint16_t *id);
 int		 service_buffer_alloc(struct traced *, struct tsession *,

@@ -124,6 +124,16 @@ struct tt_instance *tt_producer_instance(struct tt_producer *,
 	    const char *name);
 /* A writer for buffer, announced with RegisterTraceWriter. */
 struct shm_writer *tt_producer_writer(struct tt_producer *, uint32_t buffer);
+/* A writer not announced (yet), as an SDK writer racing its registration. */
+struct shm_writer *tt_producer_writer_unannounced(struct tt_producer *,
+	    uint32_t buffer);
+/* RegisterTraceWriter / UnregisterTraceWriter; wait; 0 on success. */
+int	tt_producer_writer_announce(struct tt_producer *, uint16_t writer_id,
+	    uint32_t buffer);
+int	tt_producer_writer_retire(struct tt_producer *, uint16_t writer_id);
+/* NotifyDataSourceStarted (TT_P_STARTED) or Stopped (TT_P_STOPPED). */
+int	tt_producer_notify(struct tt_producer *, int method,
+	    uint64_t instance_id);
 /*
  * Writes n test packets (TracePacket.for_testing with str = prefix and
  * seq_value = first..first+n-1, padded with 'pad' bytes of payload).
@@ -190,6 +200,9 @@ void	tt_reply_free(struct tt_reply *);
 /* ReadBuffers, the slices reassembled into a Trace (field 1 each). */
 int	tt_consumer_read(struct tt_consumer *, uint8_t **trace, size_t *len);
 int	tt_consumer_observe(struct tt_consumer *, uint32_t mask);
+/* GetTraceStats; NULL on failure. Free with ..._trace_stats__free_unpacked. */
+struct Perfetto__Protos__TraceStats;
+struct Perfetto__Protos__TraceStats *tt_consumer_stats(struct tt_consumer *);
 
 /* ---- configs and traces ------------------------------------------- */
 

@@ -431,10 +431,8 @@ tt_producer_instance(struct tt_producer *p, const char *name)
 }
 
 struct shm_writer *
-tt_producer_writer(struct tt_producer *p, uint32_t buffer)
+tt_producer_writer_unannounced(struct tt_producer *p, uint32_t buffer)
 {
-	Perfetto__Protos__RegisterTraceWriterRequest req =
-	    PERFETTO__PROTOS__REGISTER_TRACE_WRITER_REQUEST__INIT;
 	struct shm_writer	*w;
 	const char		*cause;
 	int			 i;
@@ -450,11 +448,53 @@ tt_producer_writer(struct tt_producer *p, uint32_t buffer)
 			tt_writer_owner[i] = p;
 			break;
 		}
-	req.has_trace_writer_id = req.has_target_buffer = 1;
-	req.trace_writer_id = shm_writer_id(w);
-	req.target_buffer = buffer;
-	tt_p_call_msg(p, TT_P_REGWRITER, &req.base);
 	return w;
+}
+
+int
+tt_producer_writer_announce(struct tt_producer *p, uint16_t writer_id,
+    uint32_t buffer)
+{
+	Perfetto__Protos__RegisterTraceWriterRequest req =
+	    PERFETTO__PROTOS__REGISTER_TRACE_WRITER_REQUEST__INIT;
+
+	req.has_trace_writer_id = req.has_target_buffer = 1;
+	req.trace_writer_id = writer_id;
+	req.target_buffer = buffer;
+	return tt_p_call_msg(p, TT_P_REGWRITER, &req.base);
+}
+
+int
+tt_producer_writer_retire(struct tt_producer *p, uint16_t writer_id)
+{
+	Perfetto__Protos__UnregisterTraceWriterRequest req =
+	    PERFETTO__PROTOS__UNREGISTER_TRACE_WRITER_REQUEST__INIT;
+
+	req.has_trace_writer_id = 1;
+	req.trace_writer_id = writer_id;
+	return tt_p_call_msg(p, TT_P_UNREGWRITER, &req.base);
+}
+
+struct shm_writer *
+tt_producer_writer(struct tt_producer *p, uint32_t buffer)
+{
+	struct shm_writer	*w;
+
+	if ((w = tt_producer_writer_unannounced(p, buffer)) != NULL)
+		tt_producer_writer_announce(p, shm_writer_id(w), buffer);
+	return w;
+}
+
+int
+tt_producer_notify(struct tt_producer *p, int method, uint64_t instance_id)
+{
+	Perfetto__Protos__NotifyDataSourceStartedRequest r =
+	    PERFETTO__PROTOS__NOTIFY_DATA_SOURCE_STARTED_REQUEST__INIT;
+
+	/* Started and Stopped requests share their one field. */
+	r.has_data_source_id = 1;
+	r.data_source_id = instance_id;
+	return tt_p_call_msg(p, method, &r.base);
 }
 
 void
