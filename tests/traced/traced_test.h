@@ -80,6 +80,12 @@ struct tt_producer {
 	struct shm_arbiter	*arb;
 	int			 no_auto_flush;	/* do not answer Flush */
 	int			 hold_commits;	/* drop commit batches */
+	int			 defer_commits;	/* keep them for ..._release */
+	struct tt_deferred {
+		uint8_t		*buf;
+		size_t		 len;
+	}			 deferred[64];
+	int			 ndeferred;
 	uint64_t		 last_flush_id;
 	int			 flushes;
 	int			 clears;
@@ -143,6 +149,8 @@ void	tt_write_packets(struct shm_writer *, const char *prefix,
 /* Commits everything the writer holds; waits until traced has it (Sync). */
 void	tt_producer_commit(struct tt_producer *, struct shm_writer *);
 int	tt_producer_sync(struct tt_producer *);
+/* Sends the CommitData calls held while defer_commits was set. */
+void	tt_producer_release_commits(struct tt_producer *);
 
 /* ---- consumer ------------------------------------------------------ */
 

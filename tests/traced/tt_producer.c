@@ -119,6 +119,9 @@ tt_p_ignore(struct ipc_client *cl, struct ipc_result *res, void *arg)
 		p->pending_calls--;
 }
 
+static void	tt_p_send_commit(struct tt_producer *, const uint8_t *,
+		    size_t);
+
 /* The arbiter's batches become CommitData calls. */
 static void
 tt_p_commit(const struct shm_commit *sc, void *arg)
@@ -127,16 +130,40 @@ tt_p_commit(const struct shm_commit *sc, void *arg)
 	uint8_t			*buf;
 	size_t			 len;
 
-	if (p->hold_commits)
+	if (p->hold_commits || p->cl == NULL)
 		return;		/* chunks stay in the SMB, uncommitted */
 	if (producer_commit_pack(sc, &buf, &len) == -1)
 		abort();	/* a test helper out of memory */
+	if (p->defer_commits && p->ndeferred < (int)(sizeof(p->deferred) /
+	    sizeof(p->deferred[0]))) {
+		p->deferred[p->ndeferred].buf = buf;
+		p->deferred[p->ndeferred++].len = len;
+		return;
+	}
+	tt_p_send_commit(p, buf, len);
+	free(buf);
+}
+
+void
+tt_producer_release_commits(struct tt_producer *p)
+{
+	int	i;
+
+	for (i = 0; i < p->ndeferred; i++) {
+		tt_p_send_commit(p, p->deferred[i].buf, p->deferred[i].len);
+		free(p->deferred[i].buf);
+	}
+	p->ndeferred = 0;
+}
+
+static void
+tt_p_send_commit(struct tt_producer *p, const uint8_t *buf, size_t len)
+{
 	p->pending_calls++;
 	p->commits_sent++;
 	if (ipc_client_invoke(p->cl, p->sid, p->m[TT_P_COMMIT], buf, len, -1,
 	    0, tt_p_ignore, p) == 0)
 		p->pending_calls--;
-	free(buf);
 }
 
 static struct tt_instance *
@@ -370,6 +397,9 @@ tt_producer_sync(struct tt_producer *p)
 void
 tt_producer_close(struct tt_producer *p)
 {
+	for (int i = 0; i < p->ndeferred; i++)
+		free(p->deferred[i].buf);
+	p->ndeferred = 0;
 	for (int i = 0; i < TT_MAX_WRITERS; i++)
 		if (tt_writer_owner[i] == p) {
 			shm_writer_free(tt_writers[i]);
