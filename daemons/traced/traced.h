@@ -93,11 +93,15 @@ struct trace_file {
 	int		 fd;
 	uint64_t	 written;	/* bytes on disk */
 	uint64_t	 max_bytes;	/* 0: no cap */
+	off_t		 origin;	/* file offset at open, -1: a pipe */
+	uint64_t	 packet_end;	/* written + staged at the last packet */
+	uint64_t	 whole;		/* bytes on disk ending a packet */
 	uint8_t		*stage;
 	size_t		 used;
 	int		 full;		/* the cap was reached */
-	int		 error;		/* a write failed */
+	int		 error;		/* errno of the write that failed */
 	int		 closed;
+	char		 why[128];	/* the failure, for the consumer */
 };
 
 int	trace_file_open(struct trace_file *, int fd, uint64_t max_bytes);
@@ -342,6 +346,7 @@ struct tsession {
 	int			 did_notify_all_started;
 	int			 cloned;	/* read-only copy of another */
 	int			 disabled_notified;
+	char			 end_error[160];	/* told the consumer */
 	int64_t			 uuid_msb, uuid_lsb;
 	/* TraceStats counters of this session. */
 	uint64_t		 invalid_packets;
