@@ -45,6 +45,9 @@ int	tt_traced_start(struct tt_traced *, const char *const *extra_argv);
 int	tt_traced_stop(struct tt_traced *);
 /* Is it still running? */
 int	tt_traced_alive(struct tt_traced *);
+/* A process's resident memory (KiB) and user+system CPU (s); -1 if gone. */
+long	tt_proc_rss_kb(pid_t);
+double	tt_proc_cpu_s(pid_t);
 
 /* Runs the loop until *flag != 0 or timeout_ms passes; 0 if flag set. */
 int	tt_wait(struct event_base *, const int *flag, int timeout_ms);
@@ -79,6 +82,7 @@ struct tt_producer {
 	size_t			 page_size_kb;
 	struct shm_arbiter	*arb;
 	int			 no_auto_flush;	/* do not answer Flush */
+	int			 stall_writers;	/* new writers wait for chunks */
 	int			 hold_commits;	/* drop commit batches */
 	int			 defer_commits;	/* keep them for ..._release */
 	struct tt_deferred {

@@ -469,8 +469,8 @@ tt_producer_writer_unannounced(struct tt_producer *p, uint32_t buffer)
 
 	if (p->arb == NULL)
 		return NULL;
-	if ((w = shm_writer_new(p->arb, buffer, SHM_POLICY_DROP, &cause)) ==
-	    NULL)
+	if ((w = shm_writer_new(p->arb, buffer, p->stall_writers ?
+	    SHM_POLICY_STALL : SHM_POLICY_DROP, &cause)) == NULL)
 		return NULL;
 	for (i = 0; i < TT_MAX_WRITERS; i++)
 		if (tt_writers[i] == NULL) {
