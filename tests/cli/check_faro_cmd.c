@@ -829,6 +829,36 @@ END_TEST
  * (some spanning chunks) reach the file by ReadBuffers, and Ctrl-C flushes
  * what the producer still holds before the session ends.
  */
+/*
+ * A test producer of "faro.test", then faro run with argv and cfg on its
+ * stdin: returns the producer's writer once traced started the source.
+ */
+static struct shm_writer *
+faro_with_producer(struct event_base *base, struct tt_producer *p,
+    struct tt_instance **inp, const char *const *argv, const char *cfg,
+    pid_t *pid, int *outfd, int *errfd)
+{
+	struct tt_instance *in = NULL;
+	struct shm_writer *w;
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	ck_assert_int_eq(tt_producer_connect(p, base, tt.producer_sock,
+	    "check_faro_cmd"), 0);
+	ck_assert_int_eq(tt_producer_register(p, "faro.test", 0, 0), 0);
+	*pid = spawn(argv, cfg, outfd, errfd, -1);
+	for (i = 0; i < 500; i++) {
+		tt_spin(base, 10);
+		if ((in = tt_producer_instance(p, "faro.test")) != NULL &&
+		    in->started)
+			break;
+	}
+	ck_assert_msg(in != NULL && in->started, "data source not started");
+	ck_assert_ptr_nonnull(w = tt_producer_writer(p, in->target_buffer));
+	*inp = in;
+	return w;
+}
+
 START_TEST(test_producer_data)
 {
 	const char *argv[] = { "-c", "-", "--txt", "-o", path("prod.pftrace"),
@@ -848,20 +878,8 @@ START_TEST(test_producer_data)
 
 	base = event_base_new();
 	ck_assert_ptr_nonnull(base);
-	memset(&p, 0, sizeof(p));
-	ck_assert_int_eq(tt_producer_connect(&p, base, tt.producer_sock,
-	    "check_faro_cmd"), 0);
-	ck_assert_int_eq(tt_producer_register(&p, "faro.test", 0, 0), 0);
-
-	pid = spawn(argv, cfg, &outfd, &errfd, -1);
-	for (i = 0; i < 500; i++) {
-		tt_spin(base, 10);
-		if ((in = tt_producer_instance(&p, "faro.test")) != NULL &&
-		    in->started)
-			break;
-	}
-	ck_assert_msg(in != NULL && in->started, "data source not started");
-	ck_assert_ptr_nonnull(w = tt_producer_writer(&p, in->target_buffer));
+	w = faro_with_producer(base, &p, &in, argv, cfg, &pid, &outfd,
+	    &errfd);
 	tt_write_packets(w, "faro", 0, 300, 100);
 	/* Bigger than a chunk, within the 256 KiB SMB (the writer drops). */
 	tt_write_packets(w, "faro", 300, 100, 1500);
@@ -1157,18 +1175,8 @@ START_TEST(test_full_disk)
 	}
 	base = event_base_new();
 	ck_assert_ptr_nonnull(base);
-	ck_assert_int_eq(tt_producer_connect(&p, base, tt.producer_sock,
-	    "check_faro_cmd"), 0);
-	ck_assert_int_eq(tt_producer_register(&p, "faro.test", 0, 0), 0);
-	pid = spawn(argv, cfg, &outfd, &errfd, -1);
-	for (i = 0; i < 500; i++) {
-		tt_spin(base, 10);
-		if ((in = tt_producer_instance(&p, "faro.test")) != NULL &&
-		    in->started)
-			break;
-	}
-	ck_assert_msg(in != NULL && in->started, "data source not started");
-	ck_assert_ptr_nonnull(w = tt_producer_writer(&p, in->target_buffer));
+	w = faro_with_producer(base, &p, &in, argv, cfg, &pid, &outfd,
+	    &errfd);
 	/* About 6 MB, paced so that the 256 KiB SMB does not overflow. */
 	for (i = 0; i < 400 && !in->stopped; i++) {
 		tt_write_packets(w, "faro", seq, 10, 1500);
