@@ -292,9 +292,25 @@ on_enable_tracing(struct ipc_client *cl, struct ipc_result *res, void *arg)
 		session_fail(s, "EnableTracing: traced sent a malformed reply");
 		return;
 	}
+	if (r->error != NULL && r->error[0] != '\0' && s->write_into_file &&
+	    s->out != NULL && output_file_size(s->out) > 0) {
+		/* traced wrote some, then could not: what it wrote stays. */
+		session_fail(s, "Trace into %s ended early: %s; the file keeps "
+		    "a valid trace of %" PRIu64 " bytes", output_name(s->out),
+		    r->error, output_file_size(s->out));
+		perfetto__protos__enable_tracing_response__free_unpacked(r,
+		    NULL);
+		return;
+	}
 	if (r->error != NULL && r->error[0] != '\0') {
 		/* consumer_run removes the output file if still empty. */
-		session_fail(s, "traced refused the session: %s", r->error);
+		if (s->write_into_file && s->out != NULL)
+			session_fail(s, "traced refused the session or could "
+			    "not write into %s: %s", output_name(s->out),
+			    r->error);
+		else
+			session_fail(s, "traced refused the session: %s",
+			    r->error);
 		perfetto__protos__enable_tracing_response__free_unpacked(r,
 		    NULL);
 		return;

@@ -181,7 +181,8 @@ faro_init(const struct faro_init_args *a, const char **cause)
 	cfg.name = args.producer_name ? args.producer_name :
 	    faro_g.process_name;
 	cfg.socket = args.socket;
-	cfg.smb_size_hint = args.smb_size;
+	cfg.smb_size_hint = args.smb_size ? args.smb_size :
+	    FARO_SMB_SIZE_DEFAULT;
 	cfg.smb_page_size_hint = args.smb_page_size;
 	cfg.commit_batch_chunks = args.commit_batch;
 	cfg.stall_max_ms = args.stall_max_ms;

@@ -32,6 +32,16 @@
 
 #define FARO_MAX_DS		32
 
+/*
+ * The SMB size libfaro asks for unless told otherwise. Upstream's SDK
+ * asks for nothing and gets the service's 256 KiB; a burst of TrackEvent
+ * slices written without pause (64 processes x 5000 slices with an
+ * argument, 335 KiB each) fills that before traced is scheduled to read
+ * any of it, and the drop policy loses 3%. 1 MiB keeps such a burst; the
+ * stall policy keeps any.
+ */
+#define FARO_SMB_SIZE_DEFAULT	(1024u * 1024)
+
 enum inst_state { INST_FREE, INST_SETUP, INST_STARTED, INST_STOPPING };
 
 struct faro_ds_inst {

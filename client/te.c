@@ -406,20 +406,46 @@ seq_start(struct faro_ds_ctx *w, struct pbw *p, uint64_t ts)
 	shm_writer_packet_end(w->sw);
 }
 
+static void	event_preamble(struct faro_ds_ctx *, const struct faro_track *,
+		    uint64_t);
+
 /*
  * Before an event: start the sequence over if needed (first packet,
  * cleared state, packets lost, interning table full), then describe the
- * event's custom track if this sequence has not yet. -1: no memory.
+ * event's custom track if this sequence has not yet. -1: no memory; 1:
+ * the SMB is still exhausted and this preamble was lost, so the event is
+ * dropped (counted once, as the app's packet) and the next one starts the
+ * sequence over again. The preamble itself is libfaro's, not the app's:
+ * it is not counted in dropped_packets.
  */
 static int
 event_prepare(struct faro_ds_ctx *w, const struct faro_track *track,
     uint64_t ts)
 {
-	struct pbw *p;
-	int dropped;
+	uint64_t lost;
+	int rc = 0;
 
 	if (w->te == NULL && (w->te = calloc(1, sizeof(*w->te))) == NULL)
 		return -1;
+	lost = shm_writer_overhead_lost(w->sw);
+	shm_writer_overhead(w->sw, 1);
+	event_preamble(w, track, ts);
+	shm_writer_overhead(w->sw, 0);
+	if (shm_writer_overhead_lost(w->sw) != lost) {
+		w->reset = 1;
+		shm_writer_count_lost(w->sw);
+		rc = 1;
+	}
+	return rc;
+}
+
+static void
+event_preamble(struct faro_ds_ctx *w, const struct faro_track *track,
+    uint64_t ts)
+{
+	struct pbw *p;
+	int dropped;
+
 	dropped = shm_writer_take_dropped(w->sw);
 	if (w->first || dropped || w->reset ||
 	    w->te->used >= TE_INTERN_MAX - MAX_NEW_INTERNED) {
@@ -433,7 +459,6 @@ event_prepare(struct faro_ds_ctx *w, const struct faro_track *track,
 	}
 	if (track != NULL)
 		track_used(w, track, ts);
-	return 0;
 }
 
 /* Lookup only: an iid already sent on this sequence, or 0. */
@@ -506,7 +531,7 @@ write_event(struct faro_ds_ctx *w, struct faro_te_category *cat, int type,
 		for (const struct faro_te_arg *a = args; a && a->kind; a++)
 			if (a->kind == FARO_TA_TRACK && a->v.t != NULL)
 				track = a->v.t;
-	if (event_prepare(w, track, ts) == -1)
+	if (event_prepare(w, track, ts) != 0)
 		return;
 	p = shm_writer_packet_begin(w->sw);
 	for (const struct faro_te_arg *a = args; a && a->kind; a++)

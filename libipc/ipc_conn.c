@@ -48,6 +48,7 @@ struct ipc_conn {
 	enum ipc_conn_end	 end;
 	int			 reading;	/* inside conn_read */
 	int			 free_pending;
+	int			 peer_gone;	/* writes fail: output dropped */
 };
 
 static void	conn_read(evutil_socket_t, short, void *);
@@ -228,6 +229,8 @@ ipc_conn_send(struct ipc_conn *c, const ipc_frame_t *msg, const int *fds,
 		*cause = "connection closed";
 		return -1;
 	}
+	if (c->peer_gone)
+		return 0;	/* nobody to read it; the end is near */
 	if (nfds > IPC_FRAME_FDS_MAX) {
 		*cause = "too many file descriptors";
 		return -1;
@@ -278,6 +281,20 @@ fail:
 	return -1;
 }
 
+/*
+ * The peer hung up while we were writing. What it sent before is still in
+ * our receive queue: keep reading until the end of it (a producer's last
+ * commits), and drop the output nobody will read.
+ */
+static void
+conn_peer_gone(struct ipc_conn *c)
+{
+	c->peer_gone = 1;
+	evbuffer_drain(c->out, evbuffer_get_length(c->out));
+	conn_marks_free(c);
+	event_del(c->ev_write);
+}
+
 /* Writes what the socket takes now; arms ev_write for the rest. */
 static void
 conn_flush(struct ipc_conn *c)
@@ -295,7 +312,7 @@ conn_flush(struct ipc_conn *c)
 	ssize_t n;
 	int nvec, withfds;
 
-	if (c->fd < 0 || c->why != NULL)
+	if (c->fd < 0 || c->why != NULL || c->peer_gone)
 		return;
 	while ((left = evbuffer_get_length(c->out)) > 0) {
 		m = TAILQ_FIRST(&c->marks);
@@ -337,6 +354,10 @@ conn_flush(struct ipc_conn *c)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				break;
+			if (errno == EPIPE || errno == ECONNRESET) {
+				conn_peer_gone(c);
+				return;
+			}
 			log_debug("%s: sendmsg: %s", __func__, strerror(errno));
 			conn_end(c, IPC_CONN_IO, "write error");
 			return;

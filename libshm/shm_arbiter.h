@@ -150,8 +150,19 @@ void	shm_writer_packet_end(struct shm_writer *);
  */
 int	shm_writer_take_dropped(struct shm_writer *);
 
-/* Packets lost to SMB exhaustion since creation. */
+/*
+ * Packets lost to SMB exhaustion since creation: the caller's packets,
+ * each once, whether it went to garbage or was sacrificed as the loss
+ * marker. Packets written between shm_writer_overhead(w, 1) and (w, 0)
+ * are the caller's own bookkeeping (a sequence restarting after a loss):
+ * when lost they count in shm_writer_overhead_lost instead, so that
+ * dropped_packets says how much of the app's data is missing.
+ */
 uint64_t shm_writer_dropped_packets(const struct shm_writer *);
+void	shm_writer_overhead(struct shm_writer *, int on);
+uint64_t shm_writer_overhead_lost(const struct shm_writer *);
+/* A packet the caller gave up on (its preamble was lost): counted, marked. */
+void	shm_writer_count_lost(struct shm_writer *);
 
 /*
  * Releases the current chunk (even if partly filled) and commits everything

@@ -53,8 +53,11 @@ struct shm_writer {
 	int			 reached_max_packets;
 	int			 inflated;	/* count already has the next packet */
 	int			 dropped_flag;
+	int			 overhead;	/* packets now are the caller's own */
+	int			 last_overhead;	/* ... and so is the last one */
 	unsigned		 npatches;	/* wpatch slots in use */
 	uint64_t		 dropped_packets;
+	uint64_t		 overhead_lost;
 	struct shm_wpatch	 wpatch[PBW_MAX_DEPTH];
 	uint8_t			 garbage[SHM_GARBAGE_SIZE];
 };
@@ -110,6 +113,25 @@ uint64_t
 shm_writer_dropped_packets(const struct shm_writer *w)
 {
 	return w->dropped_packets;
+}
+
+void
+shm_writer_overhead(struct shm_writer *w, int on)
+{
+	w->overhead = on;
+}
+
+uint64_t
+shm_writer_overhead_lost(const struct shm_writer *w)
+{
+	return w->overhead_lost;
+}
+
+void
+shm_writer_count_lost(struct shm_writer *w)
+{
+	w->dropped_packets++;
+	w->dropped_flag = 1;
 }
 
 int
@@ -237,9 +259,15 @@ shm_writer_mark_loss(struct shm_writer *w)
 		if (!w->inflated)
 			(void)shm_chunk_packets_inc(&w->chunk);
 		w->inflated = 0;
-	} else if (w->last_size_field != NULL)
+	} else if (w->last_size_field != NULL) {
 		shm_write_redundant_varint(w->last_size_field,
 		    SHM_PACKET_SIZE_DROP);
+		/* A whole packet is lost too: count it where it belongs. */
+		if (w->last_overhead)
+			w->overhead_lost++;
+		else
+			w->dropped_packets++;
+	}
 }
 
 /*
@@ -379,6 +407,7 @@ shm_writer_packet_begin(struct shm_writer *w)
 	if (!w->dropping) {
 		w->frag_size_field = hdr;
 		w->last_size_field = hdr;
+		w->last_overhead = w->overhead;
 		if (w->inflated)
 			w->inflated = 0;	/* counted at the last packet end */
 		else if (shm_chunk_packets_inc(&w->chunk) >=
@@ -417,7 +446,9 @@ shm_writer_packet_end(struct shm_writer *w)
 			w->reached_max_packets = 1;
 		w->inflated = 1;
 	}
-	if (w->packet_lost)
+	if (w->packet_lost && w->overhead)
+		w->overhead_lost++;
+	else if (w->packet_lost)
 		w->dropped_packets++;
 	w->packet_lost = 0;
 	shm_writer_send_patches(w, NULL);

@@ -38,42 +38,6 @@ now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static long
-rss_kb(pid_t pid)
-{
-	char	 path[64], line[256];
-	FILE	*f;
-	long	 kb = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
-static double
-cpu_s(pid_t pid)
-{
-	char	 path[64];
-	FILE	*f;
-	unsigned long utime, stime;
-	int	 n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	n = fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-	    "%lu %lu", &utime, &stime);
-	fclose(f);
-	if (n != 2)
-		return -1;
-	return (double)(utime + stime) / sysconf(_SC_CLK_TCK);
-}
-
 static void
 producer_main(const char *sock, int idx, double seconds, size_t pad)
 {
@@ -140,7 +104,7 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	usleep(200000);
-	rss_idle = rss_kb(td.pid);
+	rss_idle = tt_proc_rss_kb(td.pid);
 	base = event_base_new();
 	cfg = tt_config_new(32 * 1024, 0, ds);
 	cfg->has_write_into_file = cfg->write_into_file = 1;
@@ -156,8 +120,8 @@ main(int argc, char *argv[])
 	}
 	close(fd);
 	tt_spin(base, 200);
-	rss_session = rss_kb(td.pid);
-	c0 = cpu_s(td.pid);
+	rss_session = tt_proc_rss_kb(td.pid);
+	c0 = tt_proc_cpu_s(td.pid);
 	t0 = now_s();
 	for (i = 0; i < n; i++)
 		if ((pids[i] = fork()) == 0)
@@ -167,8 +131,8 @@ main(int argc, char *argv[])
 	tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL, 0);
 	tt_wait(base, &c.enable_done, 30000);
 	t1 = now_s();
-	c1 = cpu_s(td.pid);
-	rss_end = rss_kb(td.pid);
+	c1 = tt_proc_cpu_s(td.pid);
+	rss_end = tt_proc_rss_kb(td.pid);
 	stat(path, &st);
 	printf("bench_traced: %d producers, %.1f s, %zu-byte payloads\n", n,
 	    t1 - t0, pad);

@@ -5,8 +5,10 @@
  *
  * Every number here comes from a producer and is checked before use:
  * page and chunk indexes by the ABI reader, the target buffer against the
- * sessions the producer has instances in, the writer id against the
- * writers it registered for that buffer. A producer that breaks a rule
+ * buffers granted to the producer, the writer id against the buffer it
+ * registered for, if it did. As upstream, a writer not registered (yet) is
+ * accepted: the SDK sends RegisterTraceWriter asynchronously and may commit
+ * before the service has read it. A producer that breaks a rule
  * loses that chunk, which is counted (TraceStats.chunks_discarded,
  * patches_discarded); nobody else's data is touched.
  */
@@ -34,7 +36,10 @@ commit_reject(struct tproducer *p, const char *why)
 		    p->chunks_rejected);
 }
 
-/* Is (writer, buffer) a pair this producer may commit? */
+/*
+ * Is (writer, buffer) a pair this producer may commit? The buffer must be
+ * granted; a writer registered for another buffer may not write here.
+ */
 static int
 commit_writer_ok(struct tproducer *p, uint16_t writer, uint32_t buffer,
     const char **why)
@@ -50,11 +55,8 @@ commit_writer_ok(struct tproducer *p, uint16_t writer, uint32_t buffer,
 		*why = "target buffer not granted to this producer";
 		return 0;
 	}
-	if ((wb = service_writer_buffer(p, writer)) == -1) {
-		*why = "writer id never registered";
-		return 0;
-	}
-	if ((uint32_t)wb != buffer) {
+	if ((wb = service_writer_buffer(p, writer)) != -1 &&
+	    (uint32_t)wb != buffer) {
 		*why = "writer registered for another buffer";
 		return 0;
 	}

@@ -365,16 +365,24 @@ service_writer_buffer(const struct tproducer *p, uint16_t id)
 int
 service_producer_may_write(const struct tproducer *p, uint16_t buffer)
 {
-	struct tsession		*s;
-	struct tinstance	*inst;
-
 	if (buffer == 0 || buffer >= TRACED_MAX_BUFFER_IDS ||
-	    (s = p->svc->buffer_owner[buffer]) == NULL)
+	    p->svc->buffers[buffer] == NULL)
 		return 0;
-	TAILQ_FOREACH(inst, &s->instances, entry)
-		if (inst->producer == p && inst->buffer == buffer)
-			return 1;
-	return 0;
+	return (p->allowed[buffer / 64] >> (buffer % 64)) & 1;
+}
+
+/*
+ * As upstream's allowed_target_buffers: a grant made when a data source
+ * of p is set up on buffer, revoked only when the buffer is freed, so
+ * that commits a producer sends after StopDataSource (or after it
+ * unregistered the data source) still land in the session.
+ */
+void
+service_producer_allow(struct tproducer *p, uint16_t buffer)
+{
+	if (buffer == 0 || buffer >= TRACED_MAX_BUFFER_IDS)
+		return;
+	p->allowed[buffer / 64] |= 1ull << (buffer % 64);
 }
 
 /* ---- buffers ---------------------------------------------------------- */
@@ -428,8 +436,13 @@ service_buffer_alloc(struct traced *svc, struct tsession *s, size_t size,
 void
 service_buffer_free(struct traced *svc, uint16_t id)
 {
+	struct tproducer	*p;
+
 	if (id == 0 || id >= TRACED_MAX_BUFFER_IDS || svc->buffers[id] == NULL)
 		return;
+	/* The id may be reused by another session: grants end here. */
+	TAILQ_FOREACH(p, &svc->producers, entry)
+		p->allowed[id / 64] &= ~(1ull << (id % 64));
 	trace_buffer_free(svc->buffers[id]);
 	svc->buffers[id] = NULL;
 	svc->buffer_owner[id] = NULL;

@@ -38,7 +38,8 @@ typedef Perfetto__Protos__TraceConfig__DataSource	TraceConfigDS;
 typedef Perfetto__Protos__DataSourceConfig		DataSourceConfig;
 
 static void	session_start_timers(struct tsession *);
-static void	session_finish_disable(struct tsession *, const char *);
+static void	session_finish_disable(struct tsession *);
+static void	session_end_error(struct tsession *, const char *);
 static void	session_maybe_all_started(struct tsession *);
 
 uint64_t
@@ -274,6 +275,7 @@ session_instance_setup(struct tsession *s, const TraceConfigDS *cds,
 	    p->name ? p->name : "", inst->buffer);
 	if (s->consumer != NULL)
 		cport_instance_state(s->consumer, inst);
+	service_producer_allow(p, inst->buffer);
 	pport_setup_ds(p, inst);
 	return inst;
 }
@@ -568,14 +570,19 @@ session_write_now(struct tsession *s)
 	if (!s->writing_file)
 		return;
 	if (readback_to_file(s) == -1) {
-		/* Cap reached or the file broke: stop, as upstream. */
+		/*
+		 * Cap reached or the file broke: stop, as upstream; a broken
+		 * file is the session's end reason the consumer hears.
+		 */
 		log_info("%s: session %" PRIu64 ": output file %s", __func__,
 		    s->id, s->file.full ? "reached max_file_size_bytes" :
-		    "failed");
+		    s->file.why);
 		s->writing_file = 0;
 		trace_file_close(&s->file);
 		if (s->state == TS_STARTED)
-			session_disable(s, NULL);
+			session_disable(s, s->file.error ? s->file.why : NULL);
+		else if (s->file.error)
+			session_end_error(s, s->file.why);
 	}
 }
 
@@ -792,7 +799,15 @@ session_stop_timeout_cb(evutil_socket_t fd, short ev, void *arg)
 		return;
 	log_info("%s: session %" PRIu64 ": timed out waiting for stop "
 	    "acknowledgements", __func__, s->id);
-	session_finish_disable(s, NULL);
+	session_finish_disable(s);
+}
+
+/* Why the session ends, for the consumer: the first reason wins. */
+static void
+session_end_error(struct tsession *s, const char *error)
+{
+	if (error != NULL && s->end_error[0] == '\0')
+		snprintf(s->end_error, sizeof(s->end_error), "%s", error);
 }
 
 void
@@ -802,6 +817,7 @@ session_disable(struct tsession *s, const char *error)
 	int			 immediately = 0;
 	uint32_t		 ms;
 
+	session_end_error(s, error);
 	switch (s->state) {
 	case TS_DISABLED:
 		return;
@@ -817,7 +833,7 @@ session_disable(struct tsession *s, const char *error)
 		session_instance_stop(inst, immediately);
 	session_timer_stop(s->ev_snapshot);
 	if (session_all_stopped(s)) {
-		session_finish_disable(s, error);
+		session_finish_disable(s);
 		return;
 	}
 	s->state = TS_STOPPING;
@@ -829,7 +845,7 @@ session_disable(struct tsession *s, const char *error)
 }
 
 static void
-session_finish_disable(struct tsession *s, const char *error)
+session_finish_disable(struct tsession *s)
 {
 	struct tinstance	*inst;
 	struct tproducer	*p;
@@ -853,16 +869,20 @@ session_finish_disable(struct tsession *s, const char *error)
 	session_lifecycle(s, TL_TRACING_DISABLED);
 	s->should_emit_stats = 1;
 	if (s->writing_file) {
-		if (readback_to_file(s) == -1)
+		if (readback_to_file(s) == -1) {
 			log_info("%s: session %" PRIu64 ": output file "
 			    "incomplete", __func__, s->id);
+			if (s->file.error)
+				session_end_error(s, s->file.why);
+		}
 		s->writing_file = 0;
 		trace_file_close(&s->file);
 	}
 	log_info("%s: session %" PRIu64 " disabled", __func__, s->id);
 	if (s->consumer != NULL && !s->disabled_notified) {
 		s->disabled_notified = 1;
-		cport_tracing_disabled(s->consumer, error);
+		cport_tracing_disabled(s->consumer, s->end_error[0] != '\0' ?
+		    s->end_error : NULL);
 	}
 }
 
@@ -899,7 +919,7 @@ session_free(struct tsession *s)
 		TAILQ_FOREACH(inst, &s->instances, entry)
 			session_instance_stop(inst, 1);
 		s->disabled_notified = 1;	/* nobody to tell */
-		session_finish_disable(s, NULL);
+		session_finish_disable(s);
 	}
 	flush_session_gone(s);
 	while ((inst = TAILQ_FIRST(&s->instances)) != NULL)
@@ -968,7 +988,7 @@ session_instance_stopped(struct tproducer *p, uint64_t id)
 			continue;
 		session_instance_state(inst, TI_STOPPED);
 		if (s->state == TS_STOPPING && session_all_stopped(s))
-			session_finish_disable(s, NULL);
+			session_finish_disable(s);
 	}
 }
 
@@ -1017,7 +1037,7 @@ session_datasource_removed(struct tdatasource *ds)
 			session_instance_free(inst);
 		}
 		if (s->state == TS_STOPPING && session_all_stopped(s))
-			session_finish_disable(s, NULL);
+			session_finish_disable(s);
 		else
 			session_maybe_all_started(s);
 	}

@@ -8,12 +8,16 @@
  * max_file_size_bytes is a hard cap: the packet that would reach it is not
  * written and the file is closed for good (the session then stops, as
  * upstream does). A write error closes it too: the session must never
- * block or spin on a broken file.
+ * block or spin on a broken file. The file is then cut back to the end of
+ * the last packet it holds whole, so that what was written stays a valid
+ * trace (a full disk takes a write in the middle of a packet), and the
+ * failure is kept for the consumer.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,7 +35,35 @@ trace_file_open(struct trace_file *tf, int fd, uint64_t max_bytes)
 		return -1;
 	tf->fd = fd;
 	tf->max_bytes = max_bytes;
+	tf->origin = lseek(fd, 0, SEEK_CUR);
 	return 0;
+}
+
+static const char *
+trace_file_errname(int e)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
+	const char	*n = strerrorname_np(e);
+
+	if (n != NULL)
+		return n;
+#endif
+	(void)e;
+	return "errno";
+}
+
+/* A write failed with errno e: keep whole packets only, remember why. */
+static void
+trace_file_fail(struct trace_file *tf, int e)
+{
+	tf->closed = 1;
+	tf->error = e != 0 ? e : EIO;
+	snprintf(tf->why, sizeof(tf->why), "writing the trace file failed "
+	    "after %llu bytes: %s (%s)", (unsigned long long)tf->whole,
+	    strerror(tf->error), trace_file_errname(tf->error));
+	if (tf->origin != -1 && tf->whole < tf->written &&
+	    ftruncate(tf->fd, tf->origin + (off_t)tf->whole) == 0)
+		tf->written = tf->whole;
 }
 
 int
@@ -46,13 +78,14 @@ trace_file_flush(struct trace_file *tf)
 			continue;
 		if (n <= 0) {
 			log_warn("%s: write", __func__);
-			tf->closed = 1;
-			tf->error = 1;
+			trace_file_fail(tf, n == 0 ? ENOSPC : errno);
 			break;
 		}
 		off += (size_t)n;
 		tf->written += (uint64_t)n;
 	}
+	if (!tf->closed && tf->packet_end <= tf->written)
+		tf->whole = tf->packet_end;
 	tf->used = 0;
 	return tf->closed ? -1 : 0;
 }
@@ -111,6 +144,7 @@ trace_file_append(struct trace_file *tf, const uint8_t *body, size_t blen,
 	    trace_file_put(tf, body, blen) == -1 ||
 	    (tlen && trace_file_put(tf, trailer, tlen) == -1))
 		return -1;
+	tf->packet_end = tf->written + tf->used;
 	return 0;
 }
 

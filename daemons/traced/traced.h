@@ -96,11 +96,15 @@ struct trace_file {
 	int		 fd;
 	uint64_t	 written;	/* bytes on disk */
 	uint64_t	 max_bytes;	/* 0: no cap */
+	off_t		 origin;	/* file offset at open, -1: a pipe */
+	uint64_t	 packet_end;	/* written + staged at the last packet */
+	uint64_t	 whole;		/* bytes on disk ending a packet */
 	uint8_t		*stage;
 	size_t		 used;
 	int		 full;		/* the cap was reached */
-	int		 error;		/* a write failed */
+	int		 error;		/* errno of the write that failed */
 	int		 closed;
+	char		 why[128];	/* the failure, for the consumer */
 };
 
 int	trace_file_open(struct trace_file *, int fd, uint64_t max_bytes);
@@ -246,6 +250,9 @@ struct tproducer {
 	struct ipc_reply	*cmds;		/* GetAsyncCommand stream */
 	struct producer_writer	*writers;
 	size_t			 nwriters;
+	/* Buffers it may commit into: granted at SetupDataSource, kept
+	 * until the buffer is freed (late commits after a stop land). */
+	uint64_t		 allowed[TRACED_MAX_BUFFER_IDS / 64];
 	size_t			 ndatasources;
 	size_t			 desc_bytes;
 	uint64_t		 chunks_rejected;
@@ -372,6 +379,7 @@ struct tsession {
 	int			 did_notify_all_started;
 	int			 cloned;	/* read-only copy of another */
 	int			 disabled_notified;
+	char			 end_error[160];	/* told the consumer */
 	int64_t			 uuid_msb, uuid_lsb;
 	/* TraceStats counters of this session. */
 	uint64_t		 invalid_packets;
@@ -420,6 +428,7 @@ void		 service_writer_unregister(struct tproducer *, uint32_t id);
 int		 service_writer_buffer(const struct tproducer *, uint16_t id);
 int		 service_producer_may_write(const struct tproducer *,
 		    uint16_t buffer);
+void		 service_producer_allow(struct tproducer *, uint16_t buffer);
 int		 service_buffer_add(struct traced *, struct tsession *,
 		    struct trace_buffer *, uint16_t *id);
 int		 service_buffer_alloc(struct traced *, struct tsession *,

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -828,6 +829,36 @@ END_TEST
  * (some spanning chunks) reach the file by ReadBuffers, and Ctrl-C flushes
  * what the producer still holds before the session ends.
  */
+/*
+ * A test producer of "faro.test", then faro run with argv and cfg on its
+ * stdin: returns the producer's writer once traced started the source.
+ */
+static struct shm_writer *
+faro_with_producer(struct event_base *base, struct tt_producer *p,
+    struct tt_instance **inp, const char *const *argv, const char *cfg,
+    pid_t *pid, int *outfd, int *errfd)
+{
+	struct tt_instance *in = NULL;
+	struct shm_writer *w;
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	ck_assert_int_eq(tt_producer_connect(p, base, tt.producer_sock,
+	    "check_faro_cmd"), 0);
+	ck_assert_int_eq(tt_producer_register(p, "faro.test", 0, 0), 0);
+	*pid = spawn(argv, cfg, outfd, errfd, -1);
+	for (i = 0; i < 500; i++) {
+		tt_spin(base, 10);
+		if ((in = tt_producer_instance(p, "faro.test")) != NULL &&
+		    in->started)
+			break;
+	}
+	ck_assert_msg(in != NULL && in->started, "data source not started");
+	ck_assert_ptr_nonnull(w = tt_producer_writer(p, in->target_buffer));
+	*inp = in;
+	return w;
+}
+
 START_TEST(test_producer_data)
 {
 	const char *argv[] = { "-c", "-", "--txt", "-o", path("prod.pftrace"),
@@ -847,20 +878,8 @@ START_TEST(test_producer_data)
 
 	base = event_base_new();
 	ck_assert_ptr_nonnull(base);
-	memset(&p, 0, sizeof(p));
-	ck_assert_int_eq(tt_producer_connect(&p, base, tt.producer_sock,
-	    "check_faro_cmd"), 0);
-	ck_assert_int_eq(tt_producer_register(&p, "faro.test", 0, 0), 0);
-
-	pid = spawn(argv, cfg, &outfd, &errfd, -1);
-	for (i = 0; i < 500; i++) {
-		tt_spin(base, 10);
-		if ((in = tt_producer_instance(&p, "faro.test")) != NULL &&
-		    in->started)
-			break;
-	}
-	ck_assert_msg(in != NULL && in->started, "data source not started");
-	ck_assert_ptr_nonnull(w = tt_producer_writer(&p, in->target_buffer));
+	w = faro_with_producer(base, &p, &in, argv, cfg, &pid, &outfd,
+	    &errfd);
 	tt_write_packets(w, "faro", 0, 300, 100);
 	/* Bigger than a chunk, within the 256 KiB SMB (the writer drops). */
 	tt_write_packets(w, "faro", 300, 100, 1500);
@@ -1126,6 +1145,62 @@ START_TEST(test_output_path)
 }
 END_TEST
 
+/*
+ * write_into_file onto a full filesystem (a 2 MiB tmpfs): traced stops the
+ * session and says why, faro exits 1 naming the file and ENOSPC, and the
+ * file keeps a valid trace.
+ */
+START_TEST(test_full_disk)
+{
+	const char *argv[] = { "-c", "-", "--txt", "-o", path("full/t.pftrace"),
+	    NULL };
+	const char *cfg = "duration_ms: 30000 buffers { size_kb: 8192 } "
+	    "write_into_file: true file_write_period_ms: 100 "
+	    "data_sources { config { name: \"faro.test\" } }";
+	struct event_base *base;
+	struct tt_producer p;
+	struct tt_instance *in = NULL;
+	struct shm_writer *w;
+	Perfetto__Protos__Trace *t;
+	struct run r;
+	uint32_t seq = 0;
+	int outfd, errfd, i;
+	pid_t pid;
+
+	ck_assert_int_eq(mkdir(path("full"), 0700), 0);
+	if (mount("faro-full", path("full"), "tmpfs", 0, "size=2m") == -1) {
+		fprintf(stderr, "test_full_disk: skipped: cannot mount a "
+		    "tmpfs: %s\n", strerror(errno));
+		return;
+	}
+	base = event_base_new();
+	ck_assert_ptr_nonnull(base);
+	w = faro_with_producer(base, &p, &in, argv, cfg, &pid, &outfd,
+	    &errfd);
+	/* About 6 MB, paced so that the 256 KiB SMB does not overflow. */
+	for (i = 0; i < 400 && !in->stopped; i++) {
+		tt_write_packets(w, "faro", seq, 10, 1500);
+		seq += 10;
+		tt_producer_commit(&p, w);
+		tt_spin(base, 5);
+	}
+	for (i = 0; i < 2000 && !in->stopped; i++)
+		tt_spin(base, 10);
+	ck_assert_msg(in->stopped, "traced did not stop the session");
+	finish(pid, outfd, errfd, &r);
+	ck_assert_int_eq(r.code, 1);
+	ASSERT_ERR(&r, path("full/t.pftrace"));
+	ASSERT_ERR(&r, "ENOSPC");
+	t = load_trace(path("full/t.pftrace"));
+	ck_assert_uint_gt(t->n_packet, 100);
+	perfetto__protos__trace__free_unpacked(t, NULL);
+	run_free(&r);
+	tt_producer_close(&p);
+	event_base_free(base);
+	ck_assert_int_eq(umount2(path("full"), MNT_DETACH), 0);
+}
+END_TEST
+
 static Suite *
 faro_cmd_suite(void)
 {
@@ -1150,6 +1225,7 @@ faro_cmd_suite(void)
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_background);
 	tcase_add_test(tc, test_output_errors);
+	tcase_add_test(tc, test_full_disk);
 	tcase_add_test(tc, test_config_errors);
 	tcase_add_test(tc, test_producer_data);
 	tcase_add_test(tc, test_activate_triggers);

@@ -35,6 +35,7 @@ static struct ipc_peer last_disconnect;
 static struct ipc_peer last_peer;
 static size_t max_backlog;
 static struct ipc_reply *kept;		/* a reply answered later */
+static int echoes;
 
 static void
 run_until(const int *flag, int want)
@@ -64,6 +65,7 @@ static void
 m_echo(struct ipc_call *call, void *arg)
 {
 	last_peer = *call->peer;
+	echoes++;
 	ipc_reply_send(call->reply, call->args, call->args_len, 0, -1);
 }
 
@@ -718,6 +720,26 @@ START_TEST(test_client_never_reads)
 }
 END_TEST
 
+/*
+ * A peer that sends requests and hangs up before reading any answer: the
+ * first answer bounces (EPIPE), and every request it sent is still
+ * served before the host sees the end (a producer's last commits).
+ */
+START_TEST(test_hangup_after_requests)
+{
+	int fd, i;
+
+	fd = raw_connect(path);
+	echoes = 0;
+	for (i = 0; i < 200; i++)
+		raw_invoke(fd, (uint64_t)i + 1, 1, M_ECHO, 0, "x");
+	close(fd);
+	run_until(&disconnects, 1);
+	ck_assert_int_eq(echoes, 200);
+	ck_assert_uint_eq(ipc_host_nconns(host), 0);
+}
+END_TEST
+
 START_TEST(test_reply_too_large)
 {
 	struct tc t;
@@ -1223,6 +1245,7 @@ ipc_suite(void)
 	tcase_add_test(tc, test_garbage_drops_connection);
 	tcase_add_test(tc, test_many_clients);
 	tcase_add_test(tc, test_client_never_reads);
+	tcase_add_test(tc, test_hangup_after_requests);
 	tcase_add_test(tc, test_reply_too_large);
 	tcase_add_test(tc, test_disconnect_fails_pending);
 	tcase_add_test(tc, test_connect_retry_and_failure);

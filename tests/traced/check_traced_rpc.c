@@ -18,31 +18,6 @@
 
 static const char *ds1[] = { "tt.ds", NULL };
 
-static Perfetto__Protos__TraceStats *
-get_stats(struct tt_consumer *c)
-{
-	struct tt_reply	 r;
-	Perfetto__Protos__GetTraceStatsResponse *res;
-	Perfetto__Protos__TraceStats *st;
-	uint8_t		*buf;
-	size_t		 len;
-
-	ck_assert_int_eq(tt_consumer_call(c, TT_C_STATS, NULL, -1, &r, 0), 0);
-	res = perfetto__protos__get_trace_stats_response__unpack(NULL, r.len,
-	    r.data);
-	ck_assert_ptr_nonnull(res);
-	ck_assert_ptr_nonnull(res->trace_stats);
-	/* Detach the stats from the response. */
-	len = perfetto__protos__trace_stats__get_packed_size(res->trace_stats);
-	buf = malloc(len + 1);
-	perfetto__protos__trace_stats__pack(res->trace_stats, buf);
-	st = perfetto__protos__trace_stats__unpack(NULL, len, buf);
-	free(buf);
-	perfetto__protos__get_trace_stats_response__free_unpacked(res, NULL);
-	tt_reply_free(&r);
-	return st;
-}
-
 START_TEST(test_flush)
 {
 	struct tt_producer	 p;
@@ -76,7 +51,8 @@ START_TEST(test_flush)
 	fr.timeout_ms = 300;
 	ck_assert_int_eq(tt_consumer_call(&c, TT_C_FLUSH, &fr.base, -1, NULL,
 	    0), -1);
-	st = get_stats(&c);
+	st = tt_consumer_stats(&c);
+	ck_assert_ptr_nonnull(st);
 	ck_assert_uint_eq(st->flushes_requested, 2);
 	ck_assert_uint_eq(st->flushes_succeeded, 1);
 	ck_assert_uint_eq(st->flushes_failed, 1);
@@ -90,12 +66,6 @@ START_TEST(test_flush)
 	tt_config_free(cfg);
 }
 END_TEST
-
-static void
-notify(struct tt_producer *p, int method, uint64_t id)
-{
-	ck_assert_int_eq(tt_producer_notify(p, method, id), 0);
-}
 
 START_TEST(test_observe_and_notify)
 {
@@ -121,7 +91,7 @@ START_TEST(test_observe_and_notify)
 	tt_spin(base, 100);
 	/* STARTING until the producer says so. */
 	ck_assert_int_eq(c.observe_all_started, 0);
-	notify(&p, TT_P_STARTED, in->id);
+	ck_assert_int_eq(tt_producer_notify(&p, TT_P_STARTED, in->id), 0);
 	WAIT_UNTIL(c.observe_all_started != 0);
 	ck_assert_int_eq(c.observe_all_started, 1);
 	ck_assert_int_ge(c.observe_started, 1);
@@ -133,7 +103,7 @@ START_TEST(test_observe_and_notify)
 	tt_spin(base, 100);
 	ck_assert_int_eq(c.enable_done, 0);
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	notify(&p, TT_P_STOPPED, in->id);
+	ck_assert_int_eq(tt_producer_notify(&p, TT_P_STOPPED, in->id), 0);
 	ck_assert_int_eq(tt_wait(base, &c.enable_done, 3000), 0);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ck_assert_int_lt(b.tv_sec - a.tv_sec, 3);
@@ -471,10 +441,16 @@ START_TEST(test_inline_chunks)
 	ck_assert_ptr_nonnull(in);
 	w = tt_producer_writer(&p, in->target_buffer);
 	commit_inline(&p, in->target_buffer, shm_writer_id(w), 0, "inline");
-	commit_inline(&p, in->target_buffer, 999, 0, "inline");	/* unknown */
+	/* A writer not registered (yet) is accepted, as upstream. */
+	commit_inline(&p, in->target_buffer, 999, 0, "late");
+	/* A writer registered for another buffer is not. */
+	ck_assert_int_eq(tt_producer_writer_announce(&p, 998,
+	    in->target_buffer + 1), 0);
+	commit_inline(&p, in->target_buffer, 998, 0, "inline");
 	disable_and_wait(&c);
 	read_trace(&c, &t);
 	ck_assert_uint_eq(tt_trace_count(&t, "inline", NULL, 0), 1);
+	ck_assert_uint_eq(tt_trace_count(&t, "late", NULL, 0), 1);
 	tt_trace_free(&t);
 	tt_consumer_close(&c);
 	tt_producer_close(&p);

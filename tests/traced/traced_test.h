@@ -45,6 +45,9 @@ int	tt_traced_start(struct tt_traced *, const char *const *extra_argv);
 int	tt_traced_stop(struct tt_traced *);
 /* Is it still running? */
 int	tt_traced_alive(struct tt_traced *);
+/* A process's resident memory (KiB) and user+system CPU (s); -1 if gone. */
+long	tt_proc_rss_kb(pid_t);
+double	tt_proc_cpu_s(pid_t);
 
 /* Runs the loop until *flag != 0 or timeout_ms passes; 0 if flag set. */
 int	tt_wait(struct event_base *, const int *flag, int timeout_ms);
@@ -79,7 +82,14 @@ struct tt_producer {
 	size_t			 page_size_kb;
 	struct shm_arbiter	*arb;
 	int			 no_auto_flush;	/* do not answer Flush */
+	int			 stall_writers;	/* new writers wait for chunks */
 	int			 hold_commits;	/* drop commit batches */
+	int			 defer_commits;	/* keep them for ..._release */
+	struct tt_deferred {
+		uint8_t		*buf;
+		size_t		 len;
+	}			 deferred[64];
+	int			 ndeferred;
 	uint64_t		 last_flush_id;
 	int			 flushes;
 	int			 clears;
@@ -126,6 +136,13 @@ struct tt_instance *tt_producer_instance(struct tt_producer *,
 	    const char *name);
 /* A writer for buffer, announced with RegisterTraceWriter. */
 struct shm_writer *tt_producer_writer(struct tt_producer *, uint32_t buffer);
+/* A writer not announced (yet), as an SDK writer racing its registration. */
+struct shm_writer *tt_producer_writer_unannounced(struct tt_producer *,
+	    uint32_t buffer);
+/* RegisterTraceWriter / UnregisterTraceWriter; wait; 0 on success. */
+int	tt_producer_writer_announce(struct tt_producer *, uint16_t writer_id,
+	    uint32_t buffer);
+int	tt_producer_writer_retire(struct tt_producer *, uint16_t writer_id);
 /*
  * Writes n test packets (TracePacket.for_testing with str = prefix and
  * seq_value = first..first+n-1, padded with 'pad' bytes of payload).
@@ -135,6 +152,8 @@ void	tt_write_packets(struct shm_writer *, const char *prefix,
 /* Commits everything the writer holds; waits until traced has it (Sync). */
 void	tt_producer_commit(struct tt_producer *, struct shm_writer *);
 int	tt_producer_sync(struct tt_producer *);
+/* Sends the CommitData calls held while defer_commits was set. */
+void	tt_producer_release_commits(struct tt_producer *);
 
 /* ---- consumer ------------------------------------------------------ */
 
@@ -192,6 +211,9 @@ void	tt_reply_free(struct tt_reply *);
 /* ReadBuffers, the slices reassembled into a Trace (field 1 each). */
 int	tt_consumer_read(struct tt_consumer *, uint8_t **trace, size_t *len);
 int	tt_consumer_observe(struct tt_consumer *, uint32_t mask);
+/* GetTraceStats; NULL on failure. Free with ..._trace_stats__free_unpacked. */
+struct Perfetto__Protos__TraceStats;
+struct Perfetto__Protos__TraceStats *tt_consumer_stats(struct tt_consumer *);
 
 /* ---- configs and traces ------------------------------------------- */
 

@@ -344,3 +344,35 @@ tt_consumer_observe(struct tt_consumer *c, uint32_t mask)
 	return ipc_client_invoke_msg(c->cl, c->sid, c->m[TT_C_OBSERVE],
 	    &req.base, -1, 0, tt_c_observe, c) == 0 ? -1 : 0;
 }
+
+Perfetto__Protos__TraceStats *
+tt_consumer_stats(struct tt_consumer *c)
+{
+	Perfetto__Protos__GetTraceStatsResponse *res;
+	Perfetto__Protos__TraceStats *st = NULL;
+	struct tt_reply	 r;
+	uint8_t		*buf;
+	size_t		 len;
+
+	if (tt_consumer_call(c, TT_C_STATS, NULL, -1, &r, 0) == -1)
+		return NULL;
+	res = perfetto__protos__get_trace_stats_response__unpack(NULL, r.len,
+	    r.data);
+	tt_reply_free(&r);
+	if (res == NULL)
+		return NULL;
+	if (res->trace_stats != NULL) {
+		/* Detach the stats from the response. */
+		len = perfetto__protos__trace_stats__get_packed_size(
+		    res->trace_stats);
+		if ((buf = malloc(len + 1)) != NULL) {
+			perfetto__protos__trace_stats__pack(res->trace_stats,
+			    buf);
+			st = perfetto__protos__trace_stats__unpack(NULL, len,
+			    buf);
+			free(buf);
+		}
+	}
+	perfetto__protos__get_trace_stats_response__free_unpacked(res, NULL);
+	return st;
+}

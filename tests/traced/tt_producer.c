@@ -131,6 +131,9 @@ tt_p_ignore(struct ipc_client *cl, struct ipc_result *res, void *arg)
 		p->pending_calls--;
 }
 
+static void	tt_p_send_commit(struct tt_producer *, const uint8_t *,
+		    size_t);
+
 /* The arbiter's batches become CommitData calls. */
 static void
 tt_p_commit(const struct shm_commit *sc, void *arg)
@@ -139,16 +142,40 @@ tt_p_commit(const struct shm_commit *sc, void *arg)
 	uint8_t			*buf;
 	size_t			 len;
 
-	if (p->hold_commits)
+	if (p->hold_commits || p->cl == NULL)
 		return;		/* chunks stay in the SMB, uncommitted */
 	if (producer_commit_pack(sc, &buf, &len) == -1)
 		abort();	/* a test helper out of memory */
+	if (p->defer_commits && p->ndeferred < (int)(sizeof(p->deferred) /
+	    sizeof(p->deferred[0]))) {
+		p->deferred[p->ndeferred].buf = buf;
+		p->deferred[p->ndeferred++].len = len;
+		return;
+	}
+	tt_p_send_commit(p, buf, len);
+	free(buf);
+}
+
+void
+tt_producer_release_commits(struct tt_producer *p)
+{
+	int	i;
+
+	for (i = 0; i < p->ndeferred; i++) {
+		tt_p_send_commit(p, p->deferred[i].buf, p->deferred[i].len);
+		free(p->deferred[i].buf);
+	}
+	p->ndeferred = 0;
+}
+
+static void
+tt_p_send_commit(struct tt_producer *p, const uint8_t *buf, size_t len)
+{
 	p->pending_calls++;
 	p->commits_sent++;
 	if (ipc_client_invoke(p->cl, p->sid, p->m[TT_P_COMMIT], buf, len, -1,
 	    0, tt_p_ignore, p) == 0)
 		p->pending_calls--;
-	free(buf);
 }
 
 static struct tt_instance *
@@ -382,6 +409,9 @@ tt_producer_sync(struct tt_producer *p)
 void
 tt_producer_close(struct tt_producer *p)
 {
+	for (int i = 0; i < p->ndeferred; i++)
+		free(p->deferred[i].buf);
+	p->ndeferred = 0;
 	for (int i = 0; i < TT_MAX_WRITERS; i++)
 		if (tt_writer_owner[i] == p) {
 			shm_writer_free(tt_writers[i]);
@@ -443,18 +473,16 @@ tt_producer_instance(struct tt_producer *p, const char *name)
 }
 
 struct shm_writer *
-tt_producer_writer(struct tt_producer *p, uint32_t buffer)
+tt_producer_writer_unannounced(struct tt_producer *p, uint32_t buffer)
 {
-	Perfetto__Protos__RegisterTraceWriterRequest req =
-	    PERFETTO__PROTOS__REGISTER_TRACE_WRITER_REQUEST__INIT;
 	struct shm_writer	*w;
 	const char		*cause;
 	int			 i;
 
 	if (p->arb == NULL)
 		return NULL;
-	if ((w = shm_writer_new(p->arb, buffer, SHM_POLICY_DROP, &cause)) ==
-	    NULL)
+	if ((w = shm_writer_new(p->arb, buffer, p->stall_writers ?
+	    SHM_POLICY_STALL : SHM_POLICY_DROP, &cause)) == NULL)
 		return NULL;
 	for (i = 0; i < TT_MAX_WRITERS; i++)
 		if (tt_writers[i] == NULL) {
@@ -462,10 +490,40 @@ tt_producer_writer(struct tt_producer *p, uint32_t buffer)
 			tt_writer_owner[i] = p;
 			break;
 		}
+	return w;
+}
+
+int
+tt_producer_writer_announce(struct tt_producer *p, uint16_t writer_id,
+    uint32_t buffer)
+{
+	Perfetto__Protos__RegisterTraceWriterRequest req =
+	    PERFETTO__PROTOS__REGISTER_TRACE_WRITER_REQUEST__INIT;
+
 	req.has_trace_writer_id = req.has_target_buffer = 1;
-	req.trace_writer_id = shm_writer_id(w);
+	req.trace_writer_id = writer_id;
 	req.target_buffer = buffer;
-	tt_p_call_msg(p, TT_P_REGWRITER, &req.base);
+	return tt_p_call_msg(p, TT_P_REGWRITER, &req.base);
+}
+
+int
+tt_producer_writer_retire(struct tt_producer *p, uint16_t writer_id)
+{
+	Perfetto__Protos__UnregisterTraceWriterRequest req =
+	    PERFETTO__PROTOS__UNREGISTER_TRACE_WRITER_REQUEST__INIT;
+
+	req.has_trace_writer_id = 1;
+	req.trace_writer_id = writer_id;
+	return tt_p_call_msg(p, TT_P_UNREGWRITER, &req.base);
+}
+
+struct shm_writer *
+tt_producer_writer(struct tt_producer *p, uint32_t buffer)
+{
+	struct shm_writer	*w;
+
+	if ((w = tt_producer_writer_unannounced(p, buffer)) != NULL)
+		tt_producer_writer_announce(p, shm_writer_id(w), buffer);
 	return w;
 }
 

@@ -186,3 +186,39 @@ tt_read_file(const char *path, uint8_t **data, size_t *len)
 	*len = off;
 	return 0;
 }
+
+long
+tt_proc_rss_kb(pid_t pid)
+{
+	char	 path[64], line[256];
+	FILE	*f;
+	long	 kb = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+double
+tt_proc_cpu_s(pid_t pid)
+{
+	char		 path[64];
+	FILE		*f;
+	unsigned long	 utime, stime;
+	int		 n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	n = fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+	    "%lu %lu", &utime, &stime);
+	fclose(f);
+	if (n != 2)
+		return -1;
+	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}

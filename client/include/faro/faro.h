@@ -38,7 +38,7 @@ struct faro_init_args {
 	const char	*socket;	/* NULL: $PERFETTO_PRODUCER_SOCK_NAME,
 					   /run/perfetto/traced-producer.sock
 					   or /tmp/perfetto-producer */
-	uint32_t	 smb_size;	/* SMB size hint in bytes, 0: service's */
+	uint32_t	 smb_size;	/* SMB size hint in bytes, 0: 1 MiB */
 	uint32_t	 smb_page_size;	/* page size hint in bytes, 0: service's */
 	uint32_t	 commit_batch;	/* full chunks per CommitData, 0: 1 */
 	uint32_t	 stall_max_ms;	/* stall policy bound, 0: 1000 */
