@@ -15,7 +15,7 @@
 
 #include <event2/event.h>
 
-#include "ipc_sock.h"
+#include "libipc/ipc_sock.h"
 #include "log.h"
 #include "proc.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "cli/background.h"
 
 int

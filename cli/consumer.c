@@ -15,9 +15,9 @@
 
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 
-#include "ipc_client.h"
-#include "ipc_sockname.h"
-#include "log.h"
+#include "libipc/ipc_client.h"
+#include "libipc/ipc_sockname.h"
+#include "base/log.h"
 #include "cli/consumer.h"
 #include "cli/progress.h"
 #include "cli/query.h"

@@ -15,7 +15,7 @@
 
 #include <event2/event.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "cli/background.h"
 #include "cli/config_load.h"
 #include "cli/consumer.h"

@@ -10,9 +10,9 @@
 
 #include "protos/perfetto/ipc/producer_port.pb-c.h"
 
-#include "ipc_client.h"
-#include "ipc_sockname.h"
-#include "log.h"
+#include "libipc/ipc_client.h"
+#include "libipc/ipc_sockname.h"
+#include "base/log.h"
 #include "cli/flags.h"
 #include "cli/triggers.h"
 

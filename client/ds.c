@@ -16,8 +16,8 @@
 #include "protos/perfetto/config/data_source_config.pb-c.h"
 
 #include "faro_int.h"
-#include "log.h"
-#include "producer_endpoint.h"
+#include "base/log.h"
+#include "libipc/producer_endpoint.h"
 
 /*
  * tls_self is valid only while tls_epoch matches faro_epoch: a thread

@@ -19,8 +19,8 @@
 #include <event2/thread.h>
 
 #include "faro_int.h"
-#include "log.h"
-#include "producer_endpoint.h"
+#include "base/log.h"
+#include "libipc/producer_endpoint.h"
 
 #define COMMIT_TICK_MS	100	/* partial batches go out at least this often */
 

@@ -27,8 +27,8 @@
 #include "faro/data_source.h"
 #include "faro/track_event.h"
 
-#include "pbw.h"
-#include "shm_arbiter.h"
+#include "libshm/pbw.h"
+#include "libshm/shm_arbiter.h"
 
 #define FARO_MAX_DS		32
 

@@ -34,7 +34,7 @@
 #include "protos/perfetto/config/track_event/track_event_config.pb-c.h"
 
 #include "faro_int.h"
-#include "log.h"
+#include "base/log.h"
 
 /* TracePacket */
 #define TP_TIMESTAMP		8

@@ -18,7 +18,7 @@
 #include "ipc_conn.h"
 #include "ipc_host.h"
 #include "ipc_sock.h"
-#include "log.h"
+#include "base/log.h"
 
 #define RETRY_FIRST_MS	100
 #define RETRY_MAX_MS	30000

@@ -15,7 +15,7 @@
 #include <event2/event.h>
 
 #include "ipc_conn.h"
-#include "log.h"
+#include "base/log.h"
 
 /* Reads per readable event, so one busy peer cannot starve the rest. */
 #define CONN_READS_PER_EVENT	16

@@ -20,7 +20,7 @@
 #include "ipc_conn.h"
 #include "ipc_host.h"
 #include "ipc_sock.h"
-#include "log.h"
+#include "base/log.h"
 
 #define HOST_SERVICES_MAX	64
 

@@ -17,7 +17,7 @@
 
 #include "ipc_sock.h"
 #include "ipc_sockname.h"
-#include "log.h"
+#include "base/log.h"
 
 int
 ipc_sock_addr(const char *path, struct sockaddr_un *sun, socklen_t *len,

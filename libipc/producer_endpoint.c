@@ -16,9 +16,9 @@
 
 #include "ipc_client.h"
 #include "ipc_sockname.h"
-#include "log.h"
+#include "base/log.h"
 #include "producer_endpoint.h"
-#include "shm_abi.h"
+#include "libshm/shm_abi.h"
 
 #define RECONNECT_MS	500
 #define SERVICE_NAME	"ProducerPort"

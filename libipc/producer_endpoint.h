@@ -41,7 +41,7 @@
 
 #include "protos/perfetto/config/data_source_config.pb-c.h"
 
-#include "shm_arbiter.h"
+#include "libshm/shm_arbiter.h"
 
 struct event_base;
 struct producer_ep;

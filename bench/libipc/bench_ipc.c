@@ -18,8 +18,8 @@
 
 #include <event2/event.h>
 
-#include "ipc_client.h"
-#include "ipc_host.h"
+#include "libipc/ipc_client.h"
+#include "libipc/ipc_host.h"
 
 #define CHUNK	(60 * 1024)
 

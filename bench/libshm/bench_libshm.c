@@ -18,9 +18,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "pbw.h"
-#include "shm_abi.h"
-#include "shm_arbiter.h"
+#include "libshm/pbw.h"
+#include "libshm/shm_abi.h"
+#include "libshm/shm_arbiter.h"
 #include "daemons/traced/trace_buffer.h"
 
 struct bsvc {

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "traced.h"
 
 #define NPACKETS	4096

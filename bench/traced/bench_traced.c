@@ -26,7 +26,7 @@
 
 #include <event2/event.h>
 
-#include "shm_arbiter.h"
+#include "libshm/shm_arbiter.h"
 #include "traced_test.h"
 
 static double

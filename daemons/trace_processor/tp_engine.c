@@ -16,7 +16,7 @@
 #include <zlib.h>
 
 #include "config.h"
-#include "log.h"
+#include "base/log.h"
 #include "tp_int.h"
 #include "tp_sql_guard.h"
 #include "ops/tp_ops.h"

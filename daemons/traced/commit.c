@@ -17,7 +17,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "traced.h"
 #include "trace_buffer.h"
 #include "protos/perfetto/common/commit_data_request.pb-c.h"

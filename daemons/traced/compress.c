@@ -15,8 +15,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "log.h"
-#include "pbw.h"
+#include "base/log.h"
+#include "libshm/pbw.h"
 #include "traced.h"
 
 struct compress_sink {

@@ -22,8 +22,8 @@
 
 #include <event2/event.h>
 
-#include "log.h"
-#include "ipc_host.h"
+#include "base/log.h"
+#include "libipc/ipc_host.h"
 #include "traced.h"
 #include "trace_buffer.h"
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"

@@ -22,7 +22,7 @@
 
 #include <event2/event.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "traced.h"
 
 struct tflush {

@@ -16,8 +16,8 @@
 
 #include <event2/event.h>
 
-#include "log.h"
-#include "ipc_host.h"
+#include "base/log.h"
+#include "libipc/ipc_host.h"
 #include "daemons/traced/sandbox.h"
 #include "traced.h"
 

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "traced.h"
 
 /* TracePacket fields a producer may not set (upstream numbers). */

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "ipc_host.h"
+#include "base/log.h"
+#include "libipc/ipc_host.h"
 #include "traced.h"
 #include "protos/perfetto/common/data_source_descriptor.pb-c.h"
 #include "protos/perfetto/common/commit_data_request.pb-c.h"

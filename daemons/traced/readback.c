@@ -15,7 +15,7 @@
 #include <time.h>
 #include <string.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "traced.h"
 #include "trace_buffer.h"
 

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "traced.h"
 #include "trace_buffer.h"
 #include "protos/perfetto/trace/trace_packet.pb-c.h"

@@ -14,7 +14,7 @@
 
 #include <event2/event.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "traced.h"
 #include "trace_buffer.h"
 

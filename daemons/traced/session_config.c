@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "traced.h"
 
 typedef Perfetto__Protos__TraceConfig			TraceConfig;

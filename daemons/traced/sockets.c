@@ -28,8 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "ipc_sockname.h"
+#include "base/log.h"
+#include "libipc/ipc_sockname.h"
 #include "traced.h"
 
 #define SD_LISTEN_FDS_START	3

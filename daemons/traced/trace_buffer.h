@@ -42,8 +42,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shm_abi.h"
-#include "shm_arbiter.h"	/* struct shm_patch */
+#include "libshm/shm_abi.h"
+#include "libshm/shm_arbiter.h"	/* struct shm_patch */
 
 /* BufferConfig.FillPolicy values. */
 enum trace_buffer_policy {

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "traced.h"
 
 #define TRACE_FILE_STAGE	(256 * 1024)

@@ -46,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "traced.h"
 
 /* Field state words: kind in the top 2 bits, argument below. */

@@ -35,8 +35,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "shm_abi.h"
-#include "ipc_frame.h"
+#include "libshm/shm_abi.h"
+#include "libipc/ipc_frame.h"
 
 #ifndef TAILQ_FOREACH_SAFE
 #define TAILQ_FOREACH_SAFE(var, head, field, tvar)			\

@@ -17,7 +17,7 @@
 
 #include <event2/event.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "traced.h"
 
 typedef Perfetto__Protos__TraceConfig__TriggerConfig__Trigger Trigger;

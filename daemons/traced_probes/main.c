@@ -41,9 +41,9 @@
 #include "daemons/traced_probes/probe_ds.h"
 #include "ps/procfs.h"
 #include "ps/ps_ds.h"
-#include "log.h"
+#include "base/log.h"
 #include "daemons/traced_probes/sandbox.h"
-#include "producer_endpoint.h"
+#include "libipc/producer_endpoint.h"
 #include "daemons/traced_probes/broker.h"
 #include "tfs.h"
 

@@ -22,7 +22,7 @@
 
 #include <linux/capability.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "daemons/traced_probes/sandbox.h"
 #include "ps/procfs.h"
 

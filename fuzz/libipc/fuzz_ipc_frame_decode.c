@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "ipc_frame.h"
+#include "libipc/ipc_frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ipc_frame.h"
+#include "libipc/ipc_frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -20,8 +20,8 @@
 
 #include <event2/event.h>
 
-#include "ipc_host.h"
-#include "log.h"
+#include "libipc/ipc_host.h"
+#include "base/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shm_abi.h"
+#include "libshm/shm_abi.h"
 #include "daemons/traced/trace_buffer.h"
 
 #define FZ_PAGE		4096u

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "traced.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);

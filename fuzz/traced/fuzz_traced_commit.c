@@ -13,7 +13,7 @@
 
 #include <event2/event.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "traced.h"
 #include "protos/perfetto/common/commit_data_request.pb-c.h"
 #include "protos/perfetto/common/data_source_descriptor.pb-c.h"

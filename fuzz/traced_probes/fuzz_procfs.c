@@ -16,7 +16,7 @@
 #include "protos/perfetto/trace/sys_stats/sys_stats.pb-c.h"
 #include "protos/perfetto/trace/system_info/cpu_info.pb-c.h"
 
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "procfs.h"
 #include "ps_parse.h"
 #include "sys_stats_parse.h"

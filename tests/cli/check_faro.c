@@ -18,7 +18,7 @@
 #include "protos/perfetto/config/trace_config.pb-c.h"
 #include "protos/perfetto/trace/trace.pb-c.h"
 
-#include "log.h"
+#include "base/log.h"
 #include "cli/background.h"
 #include "cli/config_load.h"
 #include "cli/flags.h"

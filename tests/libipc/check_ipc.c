@@ -20,9 +20,9 @@
 
 #include <event2/event.h>
 
-#include "ipc_client.h"
-#include "ipc_frame.h"
-#include "ipc_host.h"
+#include "libipc/ipc_client.h"
+#include "libipc/ipc_frame.h"
+#include "libipc/ipc_host.h"
 #include "protos/perfetto/ipc/producer_port.pb-c.h"
 
 /* ---- fixture: one base, one host, a private socket directory ---- */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ipc_frame.h"
+#include "libipc/ipc_frame.h"
 
 /* Builds a stream of frames: BindService names "svc0", "svc1", ... */
 static size_t

@@ -22,8 +22,8 @@
 
 #include <event2/event.h>
 
-#include "ipc_sockname.h"
-#include "proc.h"
+#include "libipc/ipc_sockname.h"
+#include "base/proc.h"
 
 /* A datagram socket bound to name ("@x" abstract); returns the fd. */
 static int

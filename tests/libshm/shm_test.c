@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "shm_test.h"
 
 void

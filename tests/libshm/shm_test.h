@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shm_abi.h"
-#include "shm_arbiter.h"
+#include "libshm/shm_abi.h"
+#include "libshm/shm_arbiter.h"
 #include "daemons/traced/trace_buffer.h"
 
 struct svc {

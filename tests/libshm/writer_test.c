@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "shm_test.h"
 
 START_TEST(test_pbw_flat)

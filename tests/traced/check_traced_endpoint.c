@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "producer_endpoint.h"
+#include "libipc/producer_endpoint.h"
 #include "tt_fixture.h"
 
 struct ep_state {

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ipc_client.h"
+#include "libipc/ipc_client.h"
 #include "tt_fixture.h"
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 #include "protos/perfetto/ipc/producer_port.pb-c.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ipc_client.h"
+#include "libipc/ipc_client.h"
 #include "tt_fixture.h"
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 

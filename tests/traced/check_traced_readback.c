@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "traced.h"
 #include "tt_fixture.h"
 

@@ -10,7 +10,7 @@
 
 #include <event2/event.h>
 
-#include "ipc_client.h"
+#include "libipc/ipc_client.h"
 #include "traced_test.h"
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 

@@ -10,7 +10,7 @@
 #include <check.h>
 #include <event2/event.h>
 
-#include "shm_arbiter.h"
+#include "libshm/shm_arbiter.h"
 #include "traced_test.h"
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 

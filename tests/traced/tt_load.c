@@ -28,7 +28,7 @@
 #include <faro/faro.h>
 #include <faro/track_event.h>
 
-#include "shm_arbiter.h"
+#include "libshm/shm_arbiter.h"
 #include "traced_test.h"
 #include "tt_load.h"
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"

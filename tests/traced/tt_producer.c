@@ -15,9 +15,9 @@
 
 #include <event2/event.h>
 
-#include "ipc_client.h"
-#include "producer_endpoint.h"
-#include "shm_arbiter.h"
+#include "libipc/ipc_client.h"
+#include "libipc/producer_endpoint.h"
+#include "libshm/shm_arbiter.h"
 #include "traced_test.h"
 #include "protos/perfetto/ipc/producer_port.pb-c.h"
 #include "protos/perfetto/common/commit_data_request.pb-c.h"

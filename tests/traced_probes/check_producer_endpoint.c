@@ -19,9 +19,9 @@
 #include "protos/perfetto/common/commit_data_request.pb-c.h"
 #include "protos/perfetto/ipc/producer_port.pb-c.h"
 
-#include "ipc_host.h"
-#include "producer_endpoint.h"
-#include "shm_abi.h"
+#include "libipc/ipc_host.h"
+#include "libipc/producer_endpoint.h"
+#include "libshm/shm_abi.h"
 
 /* ---- the fake service ---- */
 

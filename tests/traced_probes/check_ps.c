@@ -28,7 +28,7 @@
 #include "protos/perfetto/trace/ps/process_stats.pb-c.h"
 #include "protos/perfetto/trace/ps/process_tree.pb-c.h"
 
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "procfs.h"
 #include "ps_ds.h"
 #include "ps_parse.h"

@@ -13,7 +13,7 @@
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 
 #include "daemons/traced_probes/probe_ds.h"
-#include "producer_endpoint.h"
+#include "libipc/producer_endpoint.h"
 #include "check_ps_session.h"
 
 static void

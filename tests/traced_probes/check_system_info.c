@@ -18,7 +18,7 @@
 
 #include "protos/perfetto/trace/system_info/cpu_info.pb-c.h"
 
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "procfs.h"
 #include "system_info_ds.h"
 #include "check_ps_session.h"

@@ -21,7 +21,7 @@
 
 #include "httpd.h"
 #include "httpd_conn.h"
-#include "log.h"
+#include "base/log.h"
 #include "metrics/pbbuf.h"
 #include "pbdec.h"
 #include "query.h"

@@ -26,7 +26,7 @@
 #include <event2/http.h>
 
 #include "httpd_conn.h"
-#include "log.h"
+#include "base/log.h"
 
 enum conn_phase { PH_IDLE, PH_HEAD, PH_BODY, PH_EXEMPT };
 

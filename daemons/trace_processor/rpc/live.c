@@ -13,10 +13,10 @@
 #include <event2/event.h>
 
 #include "traceconfig/traceconfig.h"
-#include "ipc_client.h"
-#include "ipc_sockname.h"
+#include "libipc/ipc_client.h"
+#include "libipc/ipc_sockname.h"
 #include "live.h"
-#include "log.h"
+#include "base/log.h"
 #include "metrics/metrics.h"
 #include "metrics/pbbuf.h"
 #include "pbdec.h"

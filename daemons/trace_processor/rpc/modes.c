@@ -13,7 +13,7 @@
 
 #include "httpd.h"
 #include "live.h"
-#include "log.h"
+#include "base/log.h"
 #include "daemons/trace_processor/sandbox.h"
 #include "metrics/metrics.h"
 #include "metrics/pbbuf.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "metrics/metrics.h"
 #include "metrics/pbbuf.h"
 #include "pbdec.h"

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "controller.h"
-#include "log.h"
+#include "base/log.h"
 
 #define STATE_PREFIX	"ftrace-state."
 #define STATE_MAGIC	"faro-ftrace-state 1"

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 
 #include "ftrace_ds.h"
-#include "log.h"
+#include "base/log.h"
 #include "ps/ps_ds.h"
-#include "producer_endpoint.h"
+#include "libipc/producer_endpoint.h"
 #include "source.h"
 
 /* TracePacket.previous_packet_dropped */

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "ksyms.h"
-#include "log.h"
+#include "base/log.h"
 #include "tfs.h"
 
 #define LINE_MAX_LEN	1024		/* address, type, name, module */

@@ -15,7 +15,7 @@
 #include "controller.h"
 #include "format.h"
 #include "ksyms.h"
-#include "log.h"
+#include "base/log.h"
 #include "source.h"
 #include "stats.h"
 #include "syscall_table.h"

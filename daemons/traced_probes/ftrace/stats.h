@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "pbw.h"
+#include "libshm/pbw.h"
 
 struct ftrace_cpu_stat {
 	uint64_t	entries;

@@ -36,7 +36,7 @@
 #include <stdint.h>
 
 #include "format.h"
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "ring_page.h"
 
 /*

@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "pbw.h"
-#include "shm_arbiter.h"
+#include "libshm/pbw.h"
+#include "libshm/shm_arbiter.h"
 
 /* TracePacket field numbers. */
 enum {

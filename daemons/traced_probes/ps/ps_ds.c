@@ -9,10 +9,10 @@
 
 #include <event2/event.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "packet.h"
 #include "procfs.h"
-#include "producer_endpoint.h"
+#include "libipc/producer_endpoint.h"
 #include "ps_ds.h"
 #include "ps_parse.h"
 

@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "procfs.h"
 #include "ps_parse.h"
 

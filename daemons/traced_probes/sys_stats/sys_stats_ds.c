@@ -14,10 +14,10 @@
 
 #include "protos/perfetto/trace/sys_stats/sys_stats.pb-c.h"
 
-#include "log.h"
+#include "base/log.h"
 #include "packet.h"
 #include "procfs.h"
-#include "producer_endpoint.h"
+#include "libipc/producer_endpoint.h"
 #include "sys_stats_ds.h"
 #include "sys_stats_parse.h"
 

@@ -7,7 +7,7 @@
 
 #include "protos/perfetto/common/sys_stats_counters.pb-c.h"
 
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "procfs.h"
 #include "sys_stats_parse.h"
 

@@ -10,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "packet.h"
 #include "procfs.h"
-#include "producer_endpoint.h"
+#include "libipc/producer_endpoint.h"
 #include "system_info_ds.h"
 
 #define SI_MAX_CPUS	1024

@@ -19,7 +19,7 @@
 #include "tt_fixture.h"
 #include "http_client.h"
 #include "metrics/metrics.h"
-#include "pbw.h"
+#include "libshm/pbw.h"
 #include "rpc/httpd.h"
 #include "rpc/live.h"
 #include "rpc/rpc.h"
