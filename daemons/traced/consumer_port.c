@@ -37,7 +37,7 @@ typedef Perfetto__Protos__ReadBuffersResponse__Slice	Slice;
 #define CPORT_BACKLOG_MAX	(4 * 1024 * 1024)
 #define CPORT_MAX_SLICES	4096
 
-struct cport_read {
+struct consumer_port_read {
 	struct tconsumer	*consumer;
 	struct ipc_reply	*reply;
 	struct event		*ev;
@@ -54,7 +54,7 @@ struct cport_read {
 	    &perfetto__protos__##fn##__descriptor))
 
 static struct tconsumer *
-cport_consumer(struct ipc_call *call, struct traced *svc)
+consumer_port_consumer(struct ipc_call *call, struct traced *svc)
 {
 	struct tconsumer	*c;
 
@@ -71,7 +71,7 @@ cport_consumer(struct ipc_call *call, struct traced *svc)
 /* ---- notifications from the session code ------------------------- */
 
 static void
-cport_send_disabled(struct ipc_reply *r, const char *error)
+consumer_port_send_disabled(struct ipc_reply *r, const char *error)
 {
 	Perfetto__Protos__EnableTracingResponse res =
 	    PERFETTO__PROTOS__ENABLE_TRACING_RESPONSE__INIT;
@@ -84,16 +84,17 @@ cport_send_disabled(struct ipc_reply *r, const char *error)
 }
 
 void
-cport_tracing_disabled(struct tconsumer *c, const char *error)
+consumer_port_tracing_disabled(struct tconsumer *c, const char *error)
 {
 	if (c->enable_reply == NULL)
 		return;
-	cport_send_disabled(c->enable_reply, error);
+	consumer_port_send_disabled(c->enable_reply, error);
 	c->enable_reply = NULL;
 }
 
 static void
-cport_observe_send(struct tconsumer *c, Perfetto__Protos__ObservableEvents *ev)
+consumer_port_observe_send(struct tconsumer *c,
+    Perfetto__Protos__ObservableEvents *ev)
 {
 	Perfetto__Protos__ObserveEventsResponse res =
 	    PERFETTO__PROTOS__OBSERVE_EVENTS_RESPONSE__INIT;
@@ -106,7 +107,7 @@ cport_observe_send(struct tconsumer *c, Perfetto__Protos__ObservableEvents *ev)
 }
 
 void
-cport_instance_state(struct tconsumer *c, struct tinstance *inst)
+consumer_port_instance_state(struct tconsumer *c, struct tinstance *inst)
 {
 	Perfetto__Protos__ObservableEvents ev =
 	    PERFETTO__PROTOS__OBSERVABLE_EVENTS__INIT;
@@ -130,11 +131,11 @@ cport_instance_state(struct tconsumer *c, struct tinstance *inst)
 	    PERFETTO__PROTOS__OBSERVABLE_EVENTS__DATA_SOURCE_INSTANCE_STATE__DATA_SOURCE_INSTANCE_STATE_STOPPED;
 	ev.n_instance_state_changes = 1;
 	ev.instance_state_changes = &chp;
-	cport_observe_send(c, &ev);
+	consumer_port_observe_send(c, &ev);
 }
 
 void
-cport_all_started(struct tconsumer *c)
+consumer_port_all_started(struct tconsumer *c)
 {
 	Perfetto__Protos__ObservableEvents ev =
 	    PERFETTO__PROTOS__OBSERVABLE_EVENTS__INIT;
@@ -144,11 +145,11 @@ cport_all_started(struct tconsumer *c)
 		return;
 	ev.has_all_data_sources_started = 1;
 	ev.all_data_sources_started = 1;
-	cport_observe_send(c, &ev);
+	consumer_port_observe_send(c, &ev);
 }
 
 static void
-cport_read_free(struct cport_read *rd)
+consumer_port_read_free(struct consumer_port_read *rd)
 {
 	if (rd->reply != NULL)
 		ipc_reply_free(rd->reply);
@@ -159,14 +160,14 @@ cport_read_free(struct cport_read *rd)
 }
 
 void
-cport_consumer_gone(struct tconsumer *c)
+consumer_port_consumer_gone(struct tconsumer *c)
 {
 	if (c->enable_reply != NULL)
 		ipc_reply_free(c->enable_reply);
 	if (c->observe_reply != NULL)
 		ipc_reply_free(c->observe_reply);
 	if (c->read != NULL)
-		cport_read_free(c->read);
+		consumer_port_read_free(c->read);
 	c->enable_reply = c->observe_reply = NULL;
 	c->read = NULL;
 }
@@ -174,7 +175,7 @@ cport_consumer_gone(struct tconsumer *c)
 /* ---- ReadBuffers --------------------------------------------------- */
 
 static int
-cport_read_flush(struct cport_read *rd, int has_more)
+consumer_port_read_flush(struct consumer_port_read *rd, int has_more)
 {
 	Perfetto__Protos__ReadBuffersResponse res =
 	    PERFETTO__PROTOS__READ_BUFFERS_RESPONSE__INIT;
@@ -199,15 +200,15 @@ cport_read_flush(struct cport_read *rd, int has_more)
 }
 
 static int
-cport_read_slice(struct cport_read *rd, const uint8_t *p, size_t len,
-    int last)
+consumer_port_read_slice(struct consumer_port_read *rd, const uint8_t *p,
+    size_t len, int last)
 {
 	Slice	*s;
 
 	/* protobuf overhead per slice: tags, lengths, the bool. */
 	if (rd->nslices == CPORT_MAX_SLICES ||
 	    rd->used + len + rd->nslices * 16 + 16 > CPORT_REPLY_MAX) {
-		if (rd->nslices > 0 && cport_read_flush(rd, 1) == -1)
+		if (rd->nslices > 0 && consumer_port_read_flush(rd, 1) == -1)
 			return -1;
 	}
 	s = &rd->slices[rd->nslices++];
@@ -225,28 +226,28 @@ cport_read_slice(struct cport_read *rd, const uint8_t *p, size_t len,
 
 /* One packet: cut into slices that fit in a frame. */
 static int
-cport_read_sink(void *arg, const uint8_t *body, size_t blen,
+consumer_port_read_sink(void *arg, const uint8_t *body, size_t blen,
     const uint8_t *trailer, size_t tlen)
 {
-	struct cport_read	*rd = arg;
+	struct consumer_port_read	*rd = arg;
 	size_t			 n;
 
 	while (blen > 0) {
 		n = blen < TRACED_MAX_SLICE ? blen : TRACED_MAX_SLICE;
-		if (cport_read_slice(rd, body, n, n == blen && tlen == 0) == -1)
+		if (consumer_port_read_slice(rd, body, n, n == blen && tlen == 0) == -1)
 			return -1;
 		body += n;
 		blen -= n;
 	}
-	if (tlen > 0 && cport_read_slice(rd, trailer, tlen, 1) == -1)
+	if (tlen > 0 && consumer_port_read_slice(rd, trailer, tlen, 1) == -1)
 		return -1;
 	return 0;
 }
 
 static void
-cport_read_step(evutil_socket_t fd, short ev, void *arg)
+consumer_port_read_step(evutil_socket_t fd, short ev, void *arg)
 {
-	struct cport_read	*rd = arg;
+	struct consumer_port_read	*rd = arg;
 	struct tconsumer	*c = rd->consumer;
 	struct tsession		*s = c->session;
 	struct timeval		 tv = { 0, 0 };
@@ -260,7 +261,7 @@ cport_read_step(evutil_socket_t fd, short ev, void *arg)
 		return;
 	}
 	if (s != NULL && !s->writing_file &&
-	    readback_session(s, CPORT_READ_BUDGET, cport_read_sink, rd,
+	    readback_session(s, CPORT_READ_BUDGET, consumer_port_read_sink, rd,
 	    &more) == -1)
 		more = 0;
 	if (rd->failed || !ipc_reply_alive(rd->reply))
@@ -270,20 +271,20 @@ cport_read_step(evutil_socket_t fd, short ev, void *arg)
 		return;
 	}
 	if (!rd->failed)
-		cport_read_flush(rd, 0);
+		consumer_port_read_flush(rd, 0);
 	c->read = NULL;
-	cport_read_free(rd);
+	consumer_port_read_free(rd);
 }
 
 static void
-cport_read_buffers(struct ipc_call *call, void *arg)
+consumer_port_read_buffers(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
-	struct cport_read	*rd;
+	struct consumer_port_read	*rd;
 	struct timeval		 tv = { 0, 0 };
 
-	if ((c = cport_consumer(call, svc)) == NULL)
+	if ((c = consumer_port_consumer(call, svc)) == NULL)
 		return;
 	if (c->read != NULL) {
 		/* One read at a time per connection. */
@@ -292,7 +293,7 @@ cport_read_buffers(struct ipc_call *call, void *arg)
 	}
 	if ((rd = calloc(1, sizeof(*rd))) == NULL ||
 	    (rd->data = malloc(CPORT_REPLY_MAX)) == NULL ||
-	    (rd->ev = evtimer_new(svc->base, cport_read_step, rd)) == NULL) {
+	    (rd->ev = evtimer_new(svc->base, consumer_port_read_step, rd)) == NULL) {
 		if (rd != NULL)
 			free(rd->data);
 		free(rd);
@@ -308,7 +309,7 @@ cport_read_buffers(struct ipc_call *call, void *arg)
 /* ---- methods ------------------------------------------------------- */
 
 static void
-cport_enable_tracing(struct ipc_call *call, void *arg)
+consumer_port_enable_tracing(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
@@ -317,7 +318,7 @@ cport_enable_tracing(struct ipc_call *call, void *arg)
 	const char		*cause;
 	int			 fd = -1;
 
-	if ((c = cport_consumer(call, svc)) == NULL ||
+	if ((c = consumer_port_consumer(call, svc)) == NULL ||
 	    (req = CPORT_ARGS(Perfetto__Protos__EnableTracingRequest,
 	    enable_tracing_request, call)) == NULL)
 		return;
@@ -325,7 +326,7 @@ cport_enable_tracing(struct ipc_call *call, void *arg)
 	    req->attach_notification_only) {
 		/* After Attach: only wait for the end of the session. */
 		if (c->session == NULL || c->session->state == TS_DISABLED)
-			cport_send_disabled(call->reply, NULL);
+			consumer_port_send_disabled(call->reply, NULL);
 		else {
 			if (c->enable_reply != NULL)
 				ipc_reply_free(c->enable_reply);
@@ -334,7 +335,7 @@ cport_enable_tracing(struct ipc_call *call, void *arg)
 		goto out;
 	}
 	if (req->trace_config == NULL) {
-		cport_send_disabled(call->reply, "no trace config");
+		consumer_port_send_disabled(call->reply, "no trace config");
 		goto out;
 	}
 	cfg = req->trace_config;
@@ -343,7 +344,7 @@ cport_enable_tracing(struct ipc_call *call, void *arg)
 		fd = ipc_call_take_fd(call);
 	if (session_enable(c, cfg, fd, &cause) == -1) {
 		log_warnx("%s: refused: %s", __func__, cause);
-		cport_send_disabled(call->reply, cause);
+		consumer_port_send_disabled(call->reply, cause);
 		goto out;
 	}
 	if (c->enable_reply != NULL)
@@ -351,18 +352,18 @@ cport_enable_tracing(struct ipc_call *call, void *arg)
 	c->enable_reply = call->reply;
 	/* The session may already be over (e.g. no start trigger). */
 	if (c->session != NULL && c->session->state == TS_DISABLED)
-		cport_tracing_disabled(c, NULL);
+		consumer_port_tracing_disabled(c, NULL);
 out:
 	perfetto__protos__enable_tracing_request__free_unpacked(req, NULL);
 }
 
 static void
-cport_start_tracing(struct ipc_call *call, void *arg)
+consumer_port_start_tracing(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
 
-	if ((c = cport_consumer(call, svc)) == NULL)
+	if ((c = consumer_port_consumer(call, svc)) == NULL)
 		return;
 	if (c->session == NULL) {
 		ipc_reply_fail(call->reply);
@@ -375,14 +376,14 @@ cport_start_tracing(struct ipc_call *call, void *arg)
 }
 
 static void
-cport_change_trace_config(struct ipc_call *call, void *arg)
+consumer_port_change_trace_config(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
 	Perfetto__Protos__ChangeTraceConfigRequest *req;
 	const char		*cause;
 
-	if ((c = cport_consumer(call, svc)) == NULL ||
+	if ((c = consumer_port_consumer(call, svc)) == NULL ||
 	    (req = CPORT_ARGS(Perfetto__Protos__ChangeTraceConfigRequest,
 	    change_trace_config_request, call)) == NULL)
 		return;
@@ -397,12 +398,12 @@ cport_change_trace_config(struct ipc_call *call, void *arg)
 }
 
 static void
-cport_disable_tracing(struct ipc_call *call, void *arg)
+consumer_port_disable_tracing(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
 
-	if ((c = cport_consumer(call, svc)) == NULL)
+	if ((c = consumer_port_consumer(call, svc)) == NULL)
 		return;
 	if (c->session != NULL)
 		session_disable(c->session, NULL);
@@ -411,16 +412,16 @@ cport_disable_tracing(struct ipc_call *call, void *arg)
 }
 
 static void
-cport_free_buffers(struct ipc_call *call, void *arg)
+consumer_port_free_buffers(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
 
-	if ((c = cport_consumer(call, svc)) == NULL)
+	if ((c = consumer_port_consumer(call, svc)) == NULL)
 		return;
 	if (c->session != NULL) {
 		/* The answer to EnableTracing, if still owed, comes first. */
-		cport_tracing_disabled(c, NULL);
+		consumer_port_tracing_disabled(c, NULL);
 		session_free(c->session);
 	}
 	ipc_reply_send_empty(call->reply,
@@ -428,7 +429,7 @@ cport_free_buffers(struct ipc_call *call, void *arg)
 }
 
 static void
-cport_flush_done(struct tsession *s, int success, void *arg)
+consumer_port_flush_done(struct tsession *s, int success, void *arg)
 {
 	struct ipc_reply	*r = arg;
 	ProtobufCMessage	 m;
@@ -444,31 +445,31 @@ cport_flush_done(struct tsession *s, int success, void *arg)
 }
 
 static void
-cport_flush(struct ipc_call *call, void *arg)
+consumer_port_flush(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
 	Perfetto__Protos__FlushRequest *req;
 
-	if ((c = cport_consumer(call, svc)) == NULL ||
+	if ((c = consumer_port_consumer(call, svc)) == NULL ||
 	    (req = CPORT_ARGS(Perfetto__Protos__FlushRequest, flush_request,
 	    call)) == NULL)
 		return;
 	if (c->session == NULL || flush_start(c->session, req->timeout_ms,
-	    req->flags, cport_flush_done, call->reply) == -1)
+	    req->flags, consumer_port_flush_done, call->reply) == -1)
 		ipc_reply_fail(call->reply);
 	perfetto__protos__flush_request__free_unpacked(req, NULL);
 }
 
 static void
-cport_detach(struct ipc_call *call, void *arg)
+consumer_port_detach(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
 	Perfetto__Protos__DetachRequest *req;
 	const char		*cause;
 
-	if ((c = cport_consumer(call, svc)) == NULL ||
+	if ((c = consumer_port_consumer(call, svc)) == NULL ||
 	    (req = CPORT_ARGS(Perfetto__Protos__DetachRequest, detach_request,
 	    call)) == NULL)
 		return;
@@ -482,7 +483,7 @@ cport_detach(struct ipc_call *call, void *arg)
 }
 
 static void
-cport_attach(struct ipc_call *call, void *arg)
+consumer_port_attach(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
@@ -492,7 +493,7 @@ cport_attach(struct ipc_call *call, void *arg)
 	    PERFETTO__PROTOS__ATTACH_RESPONSE__INIT;
 	const char		*cause;
 
-	if ((c = cport_consumer(call, svc)) == NULL ||
+	if ((c = consumer_port_consumer(call, svc)) == NULL ||
 	    (req = CPORT_ARGS(Perfetto__Protos__AttachRequest, attach_request,
 	    call)) == NULL)
 		return;
@@ -507,26 +508,26 @@ cport_attach(struct ipc_call *call, void *arg)
 }
 
 static void
-cport_get_trace_stats(struct ipc_call *call, void *arg)
+consumer_port_get_trace_stats(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
 	Perfetto__Protos__GetTraceStatsResponse res =
 	    PERFETTO__PROTOS__GET_TRACE_STATS_RESPONSE__INIT;
 
-	if ((c = cport_consumer(call, svc)) == NULL)
+	if ((c = consumer_port_consumer(call, svc)) == NULL)
 		return;
 	if (c->session == NULL ||
-	    (res.trace_stats = svcpkt_stats_new(c->session)) == NULL) {
+	    (res.trace_stats = service_packets_stats_new(c->session)) == NULL) {
 		ipc_reply_fail(call->reply);
 		return;
 	}
 	ipc_reply_send_msg(call->reply, &res.base, 0, -1);
-	svcpkt_stats_free(res.trace_stats);
+	service_packets_stats_free(res.trace_stats);
 }
 
 static void
-cport_observe_events(struct ipc_call *call, void *arg)
+consumer_port_observe_events(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
@@ -535,7 +536,7 @@ cport_observe_events(struct ipc_call *call, void *arg)
 	    PERFETTO__PROTOS__OBSERVE_EVENTS_RESPONSE__INIT;
 	size_t			 i;
 
-	if ((c = cport_consumer(call, svc)) == NULL ||
+	if ((c = consumer_port_consumer(call, svc)) == NULL ||
 	    (req = CPORT_ARGS(Perfetto__Protos__ObserveEventsRequest,
 	    observe_events_request, call)) == NULL)
 		return;
@@ -553,13 +554,13 @@ cport_observe_events(struct ipc_call *call, void *arg)
 		c->observe_reply = call->reply;
 		/* Tell a late observer what already happened. */
 		if (c->session != NULL && c->session->did_notify_all_started)
-			cport_all_started(c);
+			consumer_port_all_started(c);
 	}
 	perfetto__protos__observe_events_request__free_unpacked(req, NULL);
 }
 
 static const char *
-cport_state_name(enum tsession_state st)
+consumer_port_state_name(enum tsession_state st)
 {
 	switch (st) {
 	case TS_CONFIGURED:	return "CONFIGURED";
@@ -571,7 +572,7 @@ cport_state_name(enum tsession_state st)
 }
 
 static void
-cport_query_service_state(struct ipc_call *call, void *arg)
+consumer_port_query_service_state(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
@@ -593,7 +594,7 @@ cport_query_service_state(struct ipc_call *call, void *arg)
 	size_t			 n, i, nkb = 0, first, batch;
 	int			 sessions_only;
 
-	if ((c = cport_consumer(call, svc)) == NULL ||
+	if ((c = consumer_port_consumer(call, svc)) == NULL ||
 	    (req = CPORT_ARGS(Perfetto__Protos__QueryServiceStateRequest,
 	    query_service_state_request, call)) == NULL)
 		return;
@@ -664,7 +665,7 @@ cport_query_service_state(struct ipc_call *call, void *arg)
 			ts[i].has_id = ts[i].has_consumer_uid = 1;
 			ts[i].id = s->id;
 			ts[i].consumer_uid = (int32_t)s->uid;
-			ts[i].state = (char *)cport_state_name(s->state);
+			ts[i].state = (char *)consumer_port_state_name(s->state);
 			ts[i].unique_session_name = s->cfg->unique_session_name;
 			ts[i].buffer_size_kb = kb + nkb;
 			for (size_t b = 0; b < s->nbuffers; b++)
@@ -736,7 +737,7 @@ out:
 }
 
 static void
-cport_query_capabilities(struct ipc_call *call, void *arg)
+consumer_port_query_capabilities(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	Perfetto__Protos__QueryCapabilitiesResponse res =
@@ -748,7 +749,7 @@ cport_query_capabilities(struct ipc_call *call, void *arg)
 	    PERFETTO__PROTOS__OBSERVABLE_EVENTS__TYPE__TYPE_ALL_DATA_SOURCES_STARTED,
 	};
 
-	if (cport_consumer(call, svc) == NULL)
+	if (consumer_port_consumer(call, svc) == NULL)
 		return;
 	caps.has_has_query_capabilities = 1;
 	caps.has_query_capabilities = 1;
@@ -764,12 +765,12 @@ cport_query_capabilities(struct ipc_call *call, void *arg)
 }
 
 static void
-cport_save_trace_for_bugreport(struct ipc_call *call, void *arg)
+consumer_port_save_trace_for_bugreport(struct ipc_call *call, void *arg)
 {
 	Perfetto__Protos__SaveTraceForBugreportResponse res =
 	    PERFETTO__PROTOS__SAVE_TRACE_FOR_BUGREPORT_RESPONSE__INIT;
 
-	if (cport_consumer(call, arg) == NULL)
+	if (consumer_port_consumer(call, arg) == NULL)
 		return;
 	res.has_success = 1;
 	res.success = 0;
@@ -778,7 +779,7 @@ cport_save_trace_for_bugreport(struct ipc_call *call, void *arg)
 }
 
 /* A CloneSession waiting for the source session's flush. */
-struct cport_clone {
+struct consumer_port_clone {
 	struct traced		*svc;
 	uint64_t		 conn_id;
 	uint64_t		 src_id;
@@ -788,7 +789,7 @@ struct cport_clone {
 };
 
 static void
-cport_clone_reply(struct ipc_reply *r, struct tsession *s, int was_file,
+consumer_port_clone_reply(struct ipc_reply *r, struct tsession *s, int was_file,
     const char *error)
 {
 	Perfetto__Protos__CloneSessionResponse res =
@@ -809,9 +810,9 @@ cport_clone_reply(struct ipc_reply *r, struct tsession *s, int was_file,
 }
 
 static void
-cport_clone_flushed(struct tsession *src, int success, void *arg)
+consumer_port_clone_flushed(struct tsession *src, int success, void *arg)
 {
-	struct cport_clone	*cl = arg;
+	struct consumer_port_clone	*cl = arg;
 	struct tconsumer	*c;
 	struct tsession		*s = NULL;
 	const char		*cause = "the source session went away";
@@ -831,23 +832,23 @@ cport_clone_flushed(struct tsession *src, int success, void *arg)
 		}
 		if (cl->fd != -1)
 			close(cl->fd);
-		cport_clone_reply(cl->reply, s, was_file, cause);
+		consumer_port_clone_reply(cl->reply, s, was_file, cause);
 	}
 	free(cl);
 }
 
 static void
-cport_clone_session(struct ipc_call *call, void *arg)
+consumer_port_clone_session(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
 	struct tsession		*s, *src = NULL;
-	struct cport_clone	*cl;
+	struct consumer_port_clone	*cl;
 	Perfetto__Protos__CloneSessionRequest *req;
 	const char		*cause = NULL;
 	int			 fd, skip_filter;
 
-	if ((c = cport_consumer(call, svc)) == NULL ||
+	if ((c = consumer_port_consumer(call, svc)) == NULL ||
 	    (req = CPORT_ARGS(Perfetto__Protos__CloneSessionRequest,
 	    clone_session_request, call)) == NULL)
 		return;
@@ -879,7 +880,7 @@ cport_clone_session(struct ipc_call *call, void *arg)
 	if (cause != NULL) {
 		if (fd != -1)
 			close(fd);
-		cport_clone_reply(call->reply, NULL, 0, cause);
+		consumer_port_clone_reply(call->reply, NULL, 0, cause);
 		return;
 	}
 	cl->svc = svc;
@@ -890,12 +891,12 @@ cport_clone_session(struct ipc_call *call, void *arg)
 	cl->skip_filter = skip_filter;
 	/* Flush first so the copy holds what producers still buffer. */
 	if (src->state != TS_STARTED ||
-	    flush_start(src, 0, 0, cport_clone_flushed, cl) == -1)
-		cport_clone_flushed(src, 1, cl);
+	    flush_start(src, 0, 0, consumer_port_clone_flushed, cl) == -1)
+		consumer_port_clone_flushed(src, 1, cl);
 }
 
 static void
-cport_disconnect(const struct ipc_peer *peer, void *arg)
+consumer_port_disconnect(const struct ipc_peer *peer, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tconsumer	*c;
@@ -904,29 +905,29 @@ cport_disconnect(const struct ipc_peer *peer, void *arg)
 		service_consumer_disconnect(c);
 }
 
-static const struct ipc_method cport_methods[] = {
-	{ "EnableTracing",		cport_enable_tracing },
-	{ "DisableTracing",		cport_disable_tracing },
-	{ "ReadBuffers",		cport_read_buffers },
-	{ "FreeBuffers",		cport_free_buffers },
-	{ "Flush",			cport_flush },
-	{ "StartTracing",		cport_start_tracing },
-	{ "ChangeTraceConfig",		cport_change_trace_config },
-	{ "Detach",			cport_detach },
-	{ "Attach",			cport_attach },
-	{ "GetTraceStats",		cport_get_trace_stats },
-	{ "ObserveEvents",		cport_observe_events },
-	{ "QueryServiceState",		cport_query_service_state },
-	{ "QueryCapabilities",		cport_query_capabilities },
-	{ "SaveTraceForBugreport",	cport_save_trace_for_bugreport },
-	{ "CloneSession",		cport_clone_session },
+static const struct ipc_method consumer_port_methods[] = {
+	{ "EnableTracing",		consumer_port_enable_tracing },
+	{ "DisableTracing",		consumer_port_disable_tracing },
+	{ "ReadBuffers",		consumer_port_read_buffers },
+	{ "FreeBuffers",		consumer_port_free_buffers },
+	{ "Flush",			consumer_port_flush },
+	{ "StartTracing",		consumer_port_start_tracing },
+	{ "ChangeTraceConfig",		consumer_port_change_trace_config },
+	{ "Detach",			consumer_port_detach },
+	{ "Attach",			consumer_port_attach },
+	{ "GetTraceStats",		consumer_port_get_trace_stats },
+	{ "ObserveEvents",		consumer_port_observe_events },
+	{ "QueryServiceState",		consumer_port_query_service_state },
+	{ "QueryCapabilities",		consumer_port_query_capabilities },
+	{ "SaveTraceForBugreport",	consumer_port_save_trace_for_bugreport },
+	{ "CloneSession",		consumer_port_clone_session },
 };
 
 int
-cport_register(struct traced *svc, struct ipc_host *host)
+consumer_port_register(struct traced *svc, struct ipc_host *host)
 {
 	return ipc_host_add_service_named(host,
-	    &perfetto__protos__consumer_port__descriptor, cport_methods,
-	    sizeof(cport_methods) / sizeof(cport_methods[0]), cport_disconnect,
-	    svc);
+	    &perfetto__protos__consumer_port__descriptor, consumer_port_methods,
+	    sizeof(consumer_port_methods) / sizeof(consumer_port_methods[0]),
+	    consumer_port_disconnect, svc);
 }

@@ -143,7 +143,7 @@ flush_start(struct tsession *s, uint32_t timeout_ms, uint64_t flags,
 			    j->state == TI_STARTED && !j->no_flush)
 				ids[n++] = j->id;
 		f->pending[f->npending++] = inst->producer->id;
-		pport_flush(inst->producer, f->id, ids, n, flags);
+		producer_port_flush(inst->producer, f->id, ids, n, flags);
 	}
 	free(ids);
 	if (f->npending == 0) {

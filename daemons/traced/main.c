@@ -144,9 +144,9 @@ main(int argc, char *argv[])
 	    ts.set_permissions ? ts.consumer_mode : 0660,
 	    ts.set_permissions ? ts.consumer_group : NULL);
 	for (i = 0; i < svc.nproducer_host; i++)
-		if (pport_register(&svc, svc.producer_host[i]) == -1)
+		if (producer_port_register(&svc, svc.producer_host[i]) == -1)
 			fatalx("main: cannot serve ProducerPort");
-	if (cport_register(&svc, svc.consumer_host) == -1)
+	if (consumer_port_register(&svc, svc.consumer_host) == -1)
 		fatalx("main: cannot serve ConsumerPort");
 
 	/* Confinement: everything privileged is open; from here on none. */

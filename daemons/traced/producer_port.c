@@ -32,7 +32,7 @@ typedef Perfetto__Protos__GetAsyncCommandResponse	AsyncCmd;
 	    &perfetto__protos__##fn##__descriptor))
 
 static struct tproducer *
-pport_producer(struct ipc_call *call, struct traced *svc)
+producer_port_producer(struct ipc_call *call, struct traced *svc)
 {
 	struct tproducer	*p;
 
@@ -48,7 +48,7 @@ pport_producer(struct ipc_call *call, struct traced *svc)
 /* ---- commands ------------------------------------------------------ */
 
 static void
-pport_send(struct tproducer *p, AsyncCmd *cmd, int fd)
+producer_port_send(struct tproducer *p, AsyncCmd *cmd, int fd)
 {
 	if (p->cmds == NULL) {
 		log_debug("%s: producer %u has no command stream yet",
@@ -60,7 +60,7 @@ pport_send(struct tproducer *p, AsyncCmd *cmd, int fd)
 }
 
 void
-pport_setup_tracing(struct tproducer *p)
+producer_port_setup_tracing(struct tproducer *p)
 {
 	AsyncCmd	cmd = PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__INIT;
 	Perfetto__Protos__GetAsyncCommandResponse__SetupTracing st =
@@ -78,11 +78,11 @@ pport_setup_tracing(struct tproducer *p)
 		st.shared_buffer_page_size_kb =
 		    (uint32_t)(p->smb->abi.page_size / 1024);
 	}
-	pport_send(p, &cmd, p->smb_from_producer ? -1 : p->smb->region.fd);
+	producer_port_send(p, &cmd, p->smb_from_producer ? -1 : p->smb->region.fd);
 }
 
 static void
-pport_send_ds(struct tproducer *p, struct tinstance *inst, int start)
+producer_port_send_ds(struct tproducer *p, struct tinstance *inst, int start)
 {
 	AsyncCmd	cmd = PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__INIT;
 	Perfetto__Protos__GetAsyncCommandResponse__SetupDataSource su =
@@ -110,24 +110,24 @@ pport_send_ds(struct tproducer *p, struct tinstance *inst, int start)
 		    PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_SETUP_DATA_SOURCE;
 		cmd.setup_data_source = &su;
 	}
-	pport_send(p, &cmd, -1);
+	producer_port_send(p, &cmd, -1);
 	perfetto__protos__data_source_config__free_unpacked(c, NULL);
 }
 
 void
-pport_setup_ds(struct tproducer *p, struct tinstance *inst)
+producer_port_setup_ds(struct tproducer *p, struct tinstance *inst)
 {
-	pport_send_ds(p, inst, 0);
+	producer_port_send_ds(p, inst, 0);
 }
 
 void
-pport_start_ds(struct tproducer *p, struct tinstance *inst)
+producer_port_start_ds(struct tproducer *p, struct tinstance *inst)
 {
-	pport_send_ds(p, inst, 1);
+	producer_port_send_ds(p, inst, 1);
 }
 
 void
-pport_stop_ds(struct tproducer *p, uint64_t id)
+producer_port_stop_ds(struct tproducer *p, uint64_t id)
 {
 	AsyncCmd	cmd = PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__INIT;
 	Perfetto__Protos__GetAsyncCommandResponse__StopDataSource st =
@@ -137,11 +137,11 @@ pport_stop_ds(struct tproducer *p, uint64_t id)
 	st.instance_id = id;
 	cmd.cmd_case = PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_STOP_DATA_SOURCE;
 	cmd.stop_data_source = &st;
-	pport_send(p, &cmd, -1);
+	producer_port_send(p, &cmd, -1);
 }
 
 void
-pport_flush(struct tproducer *p, uint64_t request_id, uint64_t *ids,
+producer_port_flush(struct tproducer *p, uint64_t request_id, uint64_t *ids,
     size_t n, uint64_t flags)
 {
 	AsyncCmd	cmd = PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__INIT;
@@ -158,11 +158,11 @@ pport_flush(struct tproducer *p, uint64_t request_id, uint64_t *ids,
 	}
 	cmd.cmd_case = PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_FLUSH;
 	cmd.flush = &fl;
-	pport_send(p, &cmd, -1);
+	producer_port_send(p, &cmd, -1);
 }
 
 void
-pport_clear_incremental(struct tproducer *p, uint64_t *ids, size_t n)
+producer_port_clear_incremental(struct tproducer *p, uint64_t *ids, size_t n)
 {
 	AsyncCmd	cmd = PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__INIT;
 	Perfetto__Protos__GetAsyncCommandResponse__ClearIncrementalState ci =
@@ -173,13 +173,13 @@ pport_clear_incremental(struct tproducer *p, uint64_t *ids, size_t n)
 	cmd.cmd_case =
 	    PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_CLEAR_INCREMENTAL_STATE;
 	cmd.clear_incremental_state = &ci;
-	pport_send(p, &cmd, -1);
+	producer_port_send(p, &cmd, -1);
 }
 
 /* ---- methods ------------------------------------------------------- */
 
 static void
-pport_initialize_connection(struct ipc_call *call, void *arg)
+producer_port_initialize_connection(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tproducer	*p;
@@ -223,7 +223,7 @@ pport_initialize_connection(struct ipc_call *call, void *arg)
 			log_warnx("%s: producer %u: its SMB is unusable (%s), "
 			    "using ours", __func__, p->id, cause);
 		} else
-			pport_setup_tracing(p);	/* sent once the stream is up */
+			producer_port_setup_tracing(p);	/* sent once the stream is up */
 	}
 	res.has_using_shmem_provided_by_producer = 1;
 	res.using_shmem_provided_by_producer = p->smb_from_producer;
@@ -236,7 +236,7 @@ out:
 }
 
 static void
-pport_register_data_source(struct ipc_call *call, void *arg)
+producer_port_register_data_source(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tproducer	*p;
@@ -247,7 +247,7 @@ pport_register_data_source(struct ipc_call *call, void *arg)
 	uint8_t			*buf = NULL;
 	size_t			 len;
 
-	if ((p = pport_producer(call, svc)) == NULL ||
+	if ((p = producer_port_producer(call, svc)) == NULL ||
 	    (req = PPORT_ARGS(Perfetto__Protos__RegisterDataSourceRequest,
 	    register_data_source_request, call)) == NULL)
 		return;
@@ -275,7 +275,7 @@ pport_register_data_source(struct ipc_call *call, void *arg)
 }
 
 static void
-pport_update_data_source(struct ipc_call *call, void *arg)
+producer_port_update_data_source(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tproducer	*p;
@@ -284,7 +284,7 @@ pport_update_data_source(struct ipc_call *call, void *arg)
 	uint8_t			*buf;
 	size_t			 len;
 
-	if ((p = pport_producer(call, svc)) == NULL ||
+	if ((p = producer_port_producer(call, svc)) == NULL ||
 	    (req = PPORT_ARGS(Perfetto__Protos__UpdateDataSourceRequest,
 	    update_data_source_request, call)) == NULL)
 		return;
@@ -307,13 +307,13 @@ pport_update_data_source(struct ipc_call *call, void *arg)
 }
 
 static void
-pport_unregister_data_source(struct ipc_call *call, void *arg)
+producer_port_unregister_data_source(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tproducer	*p;
 	Perfetto__Protos__UnregisterDataSourceRequest *req;
 
-	if ((p = pport_producer(call, svc)) == NULL ||
+	if ((p = producer_port_producer(call, svc)) == NULL ||
 	    (req = PPORT_ARGS(Perfetto__Protos__UnregisterDataSourceRequest,
 	    unregister_data_source_request, call)) == NULL)
 		return;
@@ -327,13 +327,13 @@ pport_unregister_data_source(struct ipc_call *call, void *arg)
 }
 
 static void
-pport_commit_data(struct ipc_call *call, void *arg)
+producer_port_commit_data(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tproducer	*p;
 	Perfetto__Protos__CommitDataRequest *req;
 
-	if ((p = pport_producer(call, svc)) == NULL ||
+	if ((p = producer_port_producer(call, svc)) == NULL ||
 	    (req = PPORT_ARGS(Perfetto__Protos__CommitDataRequest,
 	    commit_data_request, call)) == NULL)
 		return;
@@ -344,12 +344,12 @@ pport_commit_data(struct ipc_call *call, void *arg)
 }
 
 static void
-pport_get_async_command(struct ipc_call *call, void *arg)
+producer_port_get_async_command(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tproducer	*p;
 
-	if ((p = pport_producer(call, svc)) == NULL)
+	if ((p = producer_port_producer(call, svc)) == NULL)
 		return;
 	/* One stream per producer: a second call replaces the first. */
 	if (p->cmds != NULL)
@@ -357,17 +357,17 @@ pport_get_async_command(struct ipc_call *call, void *arg)
 	p->cmds = call->reply;
 	call->reply = NULL;
 	if (p->setup_tracing_pending && p->smb != NULL)
-		pport_setup_tracing(p);
+		producer_port_setup_tracing(p);
 }
 
 static void
-pport_register_trace_writer(struct ipc_call *call, void *arg)
+producer_port_register_trace_writer(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tproducer	*p;
 	Perfetto__Protos__RegisterTraceWriterRequest *req;
 
-	if ((p = pport_producer(call, svc)) == NULL ||
+	if ((p = producer_port_producer(call, svc)) == NULL ||
 	    (req = PPORT_ARGS(Perfetto__Protos__RegisterTraceWriterRequest,
 	    register_trace_writer_request, call)) == NULL)
 		return;
@@ -382,13 +382,13 @@ pport_register_trace_writer(struct ipc_call *call, void *arg)
 }
 
 static void
-pport_unregister_trace_writer(struct ipc_call *call, void *arg)
+producer_port_unregister_trace_writer(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tproducer	*p;
 	Perfetto__Protos__UnregisterTraceWriterRequest *req;
 
-	if ((p = pport_producer(call, svc)) == NULL ||
+	if ((p = producer_port_producer(call, svc)) == NULL ||
 	    (req = PPORT_ARGS(Perfetto__Protos__UnregisterTraceWriterRequest,
 	    unregister_trace_writer_request, call)) == NULL)
 		return;
@@ -400,13 +400,13 @@ pport_unregister_trace_writer(struct ipc_call *call, void *arg)
 }
 
 static void
-pport_notify_started(struct ipc_call *call, void *arg)
+producer_port_notify_started(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tproducer	*p;
 	Perfetto__Protos__NotifyDataSourceStartedRequest *req;
 
-	if ((p = pport_producer(call, svc)) == NULL ||
+	if ((p = producer_port_producer(call, svc)) == NULL ||
 	    (req = PPORT_ARGS(Perfetto__Protos__NotifyDataSourceStartedRequest,
 	    notify_data_source_started_request, call)) == NULL)
 		return;
@@ -418,13 +418,13 @@ pport_notify_started(struct ipc_call *call, void *arg)
 }
 
 static void
-pport_notify_stopped(struct ipc_call *call, void *arg)
+producer_port_notify_stopped(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tproducer	*p;
 	Perfetto__Protos__NotifyDataSourceStoppedRequest *req;
 
-	if ((p = pport_producer(call, svc)) == NULL ||
+	if ((p = producer_port_producer(call, svc)) == NULL ||
 	    (req = PPORT_ARGS(Perfetto__Protos__NotifyDataSourceStoppedRequest,
 	    notify_data_source_stopped_request, call)) == NULL)
 		return;
@@ -436,13 +436,13 @@ pport_notify_stopped(struct ipc_call *call, void *arg)
 }
 
 static void
-pport_activate_triggers(struct ipc_call *call, void *arg)
+producer_port_activate_triggers(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tproducer	*p;
 	Perfetto__Protos__ActivateTriggersRequest *req;
 
-	if ((p = pport_producer(call, svc)) == NULL ||
+	if ((p = producer_port_producer(call, svc)) == NULL ||
 	    (req = PPORT_ARGS(Perfetto__Protos__ActivateTriggersRequest,
 	    activate_triggers_request, call)) == NULL)
 		return;
@@ -453,11 +453,11 @@ pport_activate_triggers(struct ipc_call *call, void *arg)
 }
 
 static void
-pport_sync(struct ipc_call *call, void *arg)
+producer_port_sync(struct ipc_call *call, void *arg)
 {
 	struct traced		*svc = arg;
 
-	if (pport_producer(call, svc) == NULL)
+	if (producer_port_producer(call, svc) == NULL)
 		return;
 	/* Calls are served in order: everything before this is done. */
 	ipc_reply_send_empty(call->reply,
@@ -465,7 +465,7 @@ pport_sync(struct ipc_call *call, void *arg)
 }
 
 static void
-pport_disconnect(const struct ipc_peer *peer, void *arg)
+producer_port_disconnect(const struct ipc_peer *peer, void *arg)
 {
 	struct traced		*svc = arg;
 	struct tproducer	*p;
@@ -475,26 +475,26 @@ pport_disconnect(const struct ipc_peer *peer, void *arg)
 }
 
 /* Handlers by method name, matched against the service descriptor. */
-static const struct ipc_method pport_methods[] = {
-	{ "InitializeConnection",	pport_initialize_connection },
-	{ "RegisterDataSource",		pport_register_data_source },
-	{ "UnregisterDataSource",	pport_unregister_data_source },
-	{ "CommitData",			pport_commit_data },
-	{ "GetAsyncCommand",		pport_get_async_command },
-	{ "RegisterTraceWriter",	pport_register_trace_writer },
-	{ "UnregisterTraceWriter",	pport_unregister_trace_writer },
-	{ "NotifyDataSourceStarted",	pport_notify_started },
-	{ "NotifyDataSourceStopped",	pport_notify_stopped },
-	{ "ActivateTriggers",		pport_activate_triggers },
-	{ "Sync",			pport_sync },
-	{ "UpdateDataSource",		pport_update_data_source },
+static const struct ipc_method producer_port_methods[] = {
+	{ "InitializeConnection",	producer_port_initialize_connection },
+	{ "RegisterDataSource",		producer_port_register_data_source },
+	{ "UnregisterDataSource",	producer_port_unregister_data_source },
+	{ "CommitData",			producer_port_commit_data },
+	{ "GetAsyncCommand",		producer_port_get_async_command },
+	{ "RegisterTraceWriter",	producer_port_register_trace_writer },
+	{ "UnregisterTraceWriter",	producer_port_unregister_trace_writer },
+	{ "NotifyDataSourceStarted",	producer_port_notify_started },
+	{ "NotifyDataSourceStopped",	producer_port_notify_stopped },
+	{ "ActivateTriggers",		producer_port_activate_triggers },
+	{ "Sync",			producer_port_sync },
+	{ "UpdateDataSource",		producer_port_update_data_source },
 };
 
 int
-pport_register(struct traced *svc, struct ipc_host *host)
+producer_port_register(struct traced *svc, struct ipc_host *host)
 {
 	return ipc_host_add_service_named(host,
-	    &perfetto__protos__producer_port__descriptor, pport_methods,
-	    sizeof(pport_methods) / sizeof(pport_methods[0]), pport_disconnect,
-	    svc);
+	    &perfetto__protos__producer_port__descriptor, producer_port_methods,
+	    sizeof(producer_port_methods) / sizeof(producer_port_methods[0]),
+	    producer_port_disconnect, svc);
 }

@@ -123,7 +123,7 @@ readback_session(struct tsession *s, size_t budget, packet_sink_fn *sink,
 		rc = readback_plain(s, budget, f.sink, f.arg, NULL, has_more);
 	if (rc == 0 && !*has_more && !session_waiting_for_trigger(s)) {
 		before = bytes;
-		rc = svcpkt_emit_stats(s, f.sink, f.arg, &bytes);
+		rc = service_packets_emit_stats(s, f.sink, f.arg, &bytes);
 		if (s->filter != NULL && bytes > before) {
 			s->filter_stats.input_packets++;
 			s->filter_stats.input_bytes += bytes - before;
@@ -150,7 +150,7 @@ readback_plain(struct tsession *s, size_t budget, packet_sink_fn *sink,
 	*has_more = 0;
 	if (session_waiting_for_trigger(s))
 		return 0;
-	if (svcpkt_emit_head(s, sink, arg, &bytes) == -1)
+	if (service_packets_emit_head(s, sink, arg, &bytes) == -1)
 		return -1;
 	for (i = 0; i < s->nbuffers; i++) {
 		if ((tb = svc->buffers[s->buffers[i]]) == NULL)
@@ -184,7 +184,7 @@ readback_plain(struct tsession *s, size_t budget, packet_sink_fn *sink,
 	}
 	if (cur_buffer != NULL)
 		*cur_buffer = -1;
-	return svcpkt_emit_tail(s, sink, arg, &bytes);
+	return service_packets_emit_tail(s, sink, arg, &bytes);
 }
 
 static int

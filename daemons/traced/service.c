@@ -478,7 +478,7 @@ service_consumer_disconnect(struct tconsumer *c)
 		session_free(c->session);
 		c->session = NULL;
 	}
-	cport_consumer_gone(c);
+	consumer_port_consumer_gone(c);
 	TAILQ_REMOVE(&c->svc->consumers, c, entry);
 	free(c);
 }

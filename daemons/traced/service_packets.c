@@ -24,7 +24,7 @@
 typedef Perfetto__Protos__TracePacket	TracePacket;
 
 /* 16 bytes readers scan for to resynchronise in a damaged trace. */
-static const uint8_t svcpkt_sync_marker[16] = {
+static const uint8_t service_packets_sync_marker[16] = {
 	0x82, 0x47, 0x7a, 0x76, 0xb2, 0x8d, 0x42, 0xba,
 	0x81, 0xdc, 0x33, 0x32, 0x6d, 0x57, 0xa0, 0x79,
 };
@@ -32,7 +32,7 @@ static const uint8_t svcpkt_sync_marker[16] = {
 #define SVCPKT_MAX_PENDING_CLOCKS	16
 
 static void
-svcpkt_header(const struct tsession *s, TracePacket *pkt)
+service_packets_header(const struct tsession *s, TracePacket *pkt)
 {
 	pkt->optional_trusted_uid_case =
 	    PERFETTO__PROTOS__TRACE_PACKET__OPTIONAL_TRUSTED_UID_TRUSTED_UID;
@@ -44,7 +44,7 @@ svcpkt_header(const struct tsession *s, TracePacket *pkt)
 
 /* Packs and hands one packet to the sink. */
 static int
-svcpkt_emit(const TracePacket *pkt, packet_sink_fn *sink, void *arg,
+service_packets_emit(const TracePacket *pkt, packet_sink_fn *sink, void *arg,
     size_t *bytes)
 {
 	uint8_t	*buf;
@@ -63,7 +63,7 @@ svcpkt_emit(const TracePacket *pkt, packet_sink_fn *sink, void *arg,
 }
 
 void
-svcpkt_snapshot_clocks(struct tsession *s)
+service_packets_snapshot_clocks(struct tsession *s)
 {
 	static const struct {
 		clockid_t	clk;
@@ -116,7 +116,7 @@ svcpkt_snapshot_clocks(struct tsession *s)
 	cs.primary_trace_clock = b != NULL && b->has_primary_trace_clock &&
 	    b->primary_trace_clock != 0 ? b->primary_trace_clock :
 	    PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME;
-	svcpkt_header(s, &pkt);
+	service_packets_header(s, &pkt);
 	pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_CLOCK_SNAPSHOT;
 	pkt.clock_snapshot = &cs;
 	len = perfetto__protos__trace_packet__get_packed_size(&pkt);
@@ -131,7 +131,7 @@ svcpkt_snapshot_clocks(struct tsession *s)
 }
 
 static int
-svcpkt_system_info(const struct tsession *s, packet_sink_fn *sink,
+service_packets_system_info(const struct tsession *s, packet_sink_fn *sink,
     void *arg, size_t *bytes)
 {
 	Perfetto__Protos__SystemInfo	 si = PERFETTO__PROTOS__SYSTEM_INFO__INIT;
@@ -160,14 +160,14 @@ svcpkt_system_info(const struct tsession *s, packet_sink_fn *sink,
 		si.has_hz = 1;
 		si.hz = v;
 	}
-	svcpkt_header(s, &pkt);
+	service_packets_header(s, &pkt);
 	pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_SYSTEM_INFO;
 	pkt.system_info = &si;
-	return svcpkt_emit(&pkt, sink, arg, bytes);
+	return service_packets_emit(&pkt, sink, arg, bytes);
 }
 
 static int
-svcpkt_lifecycle(struct tsession *s, packet_sink_fn *sink, void *arg,
+service_packets_lifecycle(struct tsession *s, packet_sink_fn *sink, void *arg,
     size_t *bytes)
 {
 	static const int cases[TL_COUNT] = {
@@ -198,7 +198,7 @@ svcpkt_lifecycle(struct tsession *s, packet_sink_fn *sink, void *arg,
 			/* Every member of the oneof is a bool here. */
 			ev.event_type_case = cases[i];
 			ev.tracing_started = 1;
-			svcpkt_header(s, &pkt);
+			service_packets_header(s, &pkt);
 			pkt.has_timestamp = 1;
 			pkt.timestamp = s->lifecycle[i][j];
 			pkt.has_timestamp_clock_id = 1;
@@ -207,7 +207,7 @@ svcpkt_lifecycle(struct tsession *s, packet_sink_fn *sink, void *arg,
 			pkt.data_case =
 			    PERFETTO__PROTOS__TRACE_PACKET__DATA_SERVICE_EVENT;
 			pkt.service_event = &ev;
-			if (svcpkt_emit(&pkt, sink, arg, bytes) == -1)
+			if (service_packets_emit(&pkt, sink, arg, bytes) == -1)
 				return -1;
 		}
 		s->nlifecycle[i] = 0;
@@ -230,7 +230,7 @@ svcpkt_lifecycle(struct tsession *s, packet_sink_fn *sink, void *arg,
  * upstream), packed now and emitted with the next lifecycle events.
  */
 void
-svcpkt_slow_start(struct tsession *s)
+service_packets_slow_start(struct tsession *s)
 {
 	Perfetto__Protos__TracingServiceEvent__DataSources__DataSource
 	    ds[TRACED_MAX_LISTED_DATA_SOURCES], *dsp[TRACED_MAX_LISTED_DATA_SOURCES];
@@ -264,7 +264,7 @@ svcpkt_slow_start(struct tsession *s)
 	ev.event_type_case =
 	    PERFETTO__PROTOS__TRACING_SERVICE_EVENT__EVENT_TYPE_SLOW_STARTING_DATA_SOURCES;
 	ev.slow_starting_data_sources = &list;
-	svcpkt_header(s, &pkt);
+	service_packets_header(s, &pkt);
 	pkt.has_timestamp = 1;
 	pkt.timestamp = session_now_ns(CLOCK_BOOTTIME);
 	pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_SERVICE_EVENT;
@@ -285,7 +285,7 @@ svcpkt_slow_start(struct tsession *s)
  * system info, then lifecycle events.
  */
 int
-svcpkt_emit_head(struct tsession *s, packet_sink_fn *sink, void *arg,
+service_packets_emit_head(struct tsession *s, packet_sink_fn *sink, void *arg,
     size_t *bytes)
 {
 	const Perfetto__Protos__TraceConfig__BuiltinDataSource *b =
@@ -308,21 +308,21 @@ svcpkt_emit_head(struct tsession *s, packet_sink_fn *sink, void *arg,
 		return -1;
 	if (s->should_emit_sync) {
 		perfetto__protos__trace_packet__init(&pkt);
-		svcpkt_header(s, &pkt);
+		service_packets_header(s, &pkt);
 		pkt.data_case =
 		    PERFETTO__PROTOS__TRACE_PACKET__DATA_SYNCHRONIZATION_MARKER;
-		pkt.synchronization_marker.data = (uint8_t *)svcpkt_sync_marker;
-		pkt.synchronization_marker.len = sizeof(svcpkt_sync_marker);
-		if (svcpkt_emit(&pkt, sink, arg, bytes) == -1)
+		pkt.synchronization_marker.data = (uint8_t *)service_packets_sync_marker;
+		pkt.synchronization_marker.len = sizeof(service_packets_sync_marker);
+		if (service_packets_emit(&pkt, sink, arg, bytes) == -1)
 			return -1;
 		s->should_emit_sync = 0;
 	}
 	if (!s->did_emit_initial && (b == NULL || !b->disable_trace_config)) {
 		perfetto__protos__trace_packet__init(&pkt);
-		svcpkt_header(s, &pkt);
+		service_packets_header(s, &pkt);
 		pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_CONFIG;
 		pkt.trace_config = s->cfg;
-		if (svcpkt_emit(&pkt, sink, arg, bytes) == -1)
+		if (service_packets_emit(&pkt, sink, arg, bytes) == -1)
 			return -1;
 	}
 	if (b == NULL || !b->disable_trace_config) {
@@ -331,7 +331,7 @@ svcpkt_emit_head(struct tsession *s, packet_sink_fn *sink, void *arg,
 			    PERFETTO__PROTOS__TRIGGER__INIT;
 
 			perfetto__protos__trace_packet__init(&pkt);
-			svcpkt_header(s, &pkt);
+			service_packets_header(s, &pkt);
 			t.trigger_name = s->triggers[i].name;
 			t.producer_name = s->triggers[i].producer_name;
 			t.has_trusted_producer_uid = 1;
@@ -340,7 +340,7 @@ svcpkt_emit_head(struct tsession *s, packet_sink_fn *sink, void *arg,
 			pkt.timestamp = s->triggers[i].ts_ns;
 			pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRIGGER;
 			pkt.trigger = &t;
-			if (svcpkt_emit(&pkt, sink, arg, bytes) == -1)
+			if (service_packets_emit(&pkt, sink, arg, bytes) == -1)
 				return -1;
 		}
 		s->triggers_emitted = s->ntriggers;
@@ -349,34 +349,34 @@ svcpkt_emit_head(struct tsession *s, packet_sink_fn *sink, void *arg,
 		Perfetto__Protos__TraceUuid u = PERFETTO__PROTOS__TRACE_UUID__INIT;
 
 		perfetto__protos__trace_packet__init(&pkt);
-		svcpkt_header(s, &pkt);
+		service_packets_header(s, &pkt);
 		u.has_msb = u.has_lsb = 1;
 		u.msb = s->uuid_msb;
 		u.lsb = s->uuid_lsb;
 		pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_UUID;
 		pkt.trace_uuid = &u;
-		if (svcpkt_emit(&pkt, sink, arg, bytes) == -1)
+		if (service_packets_emit(&pkt, sink, arg, bytes) == -1)
 			return -1;
 		if ((b == NULL || !b->disable_system_info) &&
-		    svcpkt_system_info(s, sink, arg, bytes) == -1)
+		    service_packets_system_info(s, sink, arg, bytes) == -1)
 			return -1;
 		s->did_emit_initial = 1;
 	}
-	return svcpkt_lifecycle(s, sink, arg, bytes);
+	return service_packets_lifecycle(s, sink, arg, bytes);
 }
 
 /* At the end of a read that drained everything. */
 int
-svcpkt_emit_tail(struct tsession *s, packet_sink_fn *sink, void *arg,
+service_packets_emit_tail(struct tsession *s, packet_sink_fn *sink, void *arg,
     size_t *bytes)
 {
 	session_lifecycle(s, TL_READ_COMPLETED);
-	return svcpkt_lifecycle(s, sink, arg, bytes);
+	return service_packets_lifecycle(s, sink, arg, bytes);
 }
 
 /* After the tail, once: the session's TraceStats. */
 int
-svcpkt_emit_stats(struct tsession *s, packet_sink_fn *sink, void *arg,
+service_packets_emit_stats(struct tsession *s, packet_sink_fn *sink, void *arg,
     size_t *bytes)
 {
 	Perfetto__Protos__TraceStats	*st;
@@ -386,19 +386,20 @@ svcpkt_emit_stats(struct tsession *s, packet_sink_fn *sink, void *arg,
 	if (!s->should_emit_stats)
 		return 0;
 	s->should_emit_stats = 0;
-	if ((st = svcpkt_stats_new(s)) == NULL)
+	if ((st = service_packets_stats_new(s)) == NULL)
 		return 0;
-	svcpkt_header(s, &pkt);
+	service_packets_header(s, &pkt);
 	pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_STATS;
 	pkt.trace_stats = st;
-	rc = svcpkt_emit(&pkt, sink, arg, bytes);
-	svcpkt_stats_free(st);
+	rc = service_packets_emit(&pkt, sink, arg, bytes);
+	service_packets_stats_free(st);
 	return rc;
 }
 
 /* FilterStats, when the session has a trace filter (best effort). */
 static void
-svcpkt_filter_stats(const struct tsession *s, Perfetto__Protos__TraceStats *st)
+service_packets_filter_stats(const struct tsession *s,
+    Perfetto__Protos__TraceStats *st)
 {
 	Perfetto__Protos__TraceStats__FilterStats	*fs;
 	const struct trace_filter_stats			*f = &s->filter_stats;
@@ -424,7 +425,7 @@ svcpkt_filter_stats(const struct tsession *s, Perfetto__Protos__TraceStats *st)
 
 /* TraceStats of a session (GetTraceStats and the final packet). */
 Perfetto__Protos__TraceStats *
-svcpkt_stats_new(struct tsession *s)
+service_packets_stats_new(struct tsession *s)
 {
 	struct traced				*svc = s->svc;
 	Perfetto__Protos__TraceStats		*st;
@@ -496,13 +497,13 @@ svcpkt_stats_new(struct tsession *s)
 		st->final_flush_outcome = s->final_flush_outcome;
 	}
 	if (s->filter != NULL)
-		svcpkt_filter_stats(s, st);
+		service_packets_filter_stats(s, st);
 	(void)p;
 	return st;
 }
 
 void
-svcpkt_stats_free(Perfetto__Protos__TraceStats *st)
+service_packets_stats_free(Perfetto__Protos__TraceStats *st)
 {
 	if (st == NULL)
 		return;

@@ -170,7 +170,7 @@ session_instance_state(struct tinstance *inst, enum tinstance_state st)
 {
 	inst->state = st;
 	if (inst->session->consumer != NULL)
-		cport_instance_state(inst->session->consumer, inst);
+		consumer_port_instance_state(inst->session->consumer, inst);
 }
 
 /*
@@ -274,9 +274,9 @@ session_instance_setup(struct tsession *s, const TraceConfigDS *cds,
 	    "buffer %u", __func__, s->id, ds->name, p->id,
 	    p->name ? p->name : "", inst->buffer);
 	if (s->consumer != NULL)
-		cport_instance_state(s->consumer, inst);
+		consumer_port_instance_state(s->consumer, inst);
 	service_producer_allow(p, inst->buffer);
-	pport_setup_ds(p, inst);
+	producer_port_setup_ds(p, inst);
 	return inst;
 }
 
@@ -285,7 +285,7 @@ session_instance_start(struct tsession *s, struct tinstance *inst)
 {
 	session_instance_state(inst, inst->will_notify_on_start ?
 	    TI_STARTING : TI_STARTED);
-	pport_start_ds(inst->producer, inst);
+	producer_port_start_ds(inst->producer, inst);
 	(void)s;
 }
 
@@ -300,7 +300,7 @@ session_instance_stop(struct tinstance *inst, int immediately)
 		session_instance_state(inst, TI_STOPPING);
 	else
 		session_instance_state(inst, TI_STOPPED);
-	pport_stop_ds(inst->producer, inst->id);
+	producer_port_stop_ds(inst->producer, inst->id);
 }
 
 static int
@@ -394,7 +394,7 @@ session_enable(struct tconsumer *c, TraceConfig *cfg, int fd,
 
 		while ((o = TAILQ_FIRST(&svc->sessions)) != NULL) {
 			if (o->consumer != NULL)
-				cport_tracing_disabled(o->consumer,
+				consumer_port_tracing_disabled(o->consumer,
 				    "aborted for a higher-priority exclusive "
 				    "session");
 			o->disabled_notified = 1;
@@ -636,7 +636,7 @@ session_snapshot_cb(evutil_socket_t fd, short ev, void *arg)
 	s->should_emit_sync = 1;
 	if (s->cfg->builtin_data_sources == NULL ||
 	    !s->cfg->builtin_data_sources->disable_clock_snapshotting)
-		svcpkt_snapshot_clocks(s);
+		service_packets_snapshot_clocks(s);
 	if (s->cfg->builtin_data_sources != NULL &&
 	    s->cfg->builtin_data_sources->snapshot_interval_ms)
 		ms = s->cfg->builtin_data_sources->snapshot_interval_ms;
@@ -678,7 +678,7 @@ session_clear_incr_cb(evutil_socket_t fd, short ev, void *arg)
 			    j->handles_incremental_state_clear &&
 			    j->state == TI_STARTED)
 				ids[n++] = j->id;
-		pport_clear_incremental(inst->producer, ids, n);
+		producer_port_clear_incremental(inst->producer, ids, n);
 		free(ids);
 	}
 	session_timer(s, &s->ev_clear_incr,
@@ -702,7 +702,7 @@ session_all_started_cb(evutil_socket_t fd, short ev, void *arg)
 		return;
 	log_info("%s: session %" PRIu64 ": data sources slow to start",
 	    __func__, s->id);
-	svcpkt_slow_start(s);
+	service_packets_slow_start(s);
 }
 
 /* The timeout after which slow starters are named (upstream's 20 s). */
@@ -761,7 +761,7 @@ session_start(struct tsession *s)
 	s->start_realtime_ns = session_now_ns(CLOCK_REALTIME);
 	if (s->cfg->builtin_data_sources == NULL ||
 	    !s->cfg->builtin_data_sources->disable_clock_snapshotting)
-		svcpkt_snapshot_clocks(s);
+		service_packets_snapshot_clocks(s);
 	session_lifecycle(s, TL_TRACING_STARTED);
 	session_start_timers(s);
 	TAILQ_FOREACH_SAFE(inst, &s->instances, entry, next)
@@ -784,7 +784,7 @@ session_maybe_all_started(struct tsession *s)
 	s->did_notify_all_started = 1;
 	session_lifecycle(s, TL_ALL_STARTED);
 	if (s->consumer != NULL)
-		cport_all_started(s->consumer);
+		consumer_port_all_started(s->consumer);
 }
 
 /* ---- stop ----------------------------------------------------------- */
@@ -881,7 +881,7 @@ session_finish_disable(struct tsession *s)
 	log_info("%s: session %" PRIu64 " disabled", __func__, s->id);
 	if (s->consumer != NULL && !s->disabled_notified) {
 		s->disabled_notified = 1;
-		cport_tracing_disabled(s->consumer, s->end_error[0] != '\0' ?
+		consumer_port_tracing_disabled(s->consumer, s->end_error[0] != '\0' ?
 		    s->end_error : NULL);
 	}
 }
@@ -1032,7 +1032,7 @@ session_datasource_removed(struct tdatasource *ds)
 				continue;
 			if (inst->state != TI_STOPPED) {
 				session_instance_state(inst, TI_STOPPED);
-				pport_stop_ds(inst->producer, inst->id);
+				producer_port_stop_ds(inst->producer, inst->id);
 			}
 			session_instance_free(inst);
 		}

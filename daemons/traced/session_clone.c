@@ -120,7 +120,7 @@ session_clone(struct tconsumer *c, struct tsession *src, int fd,
 	s->uuid_lsb = (int64_t)r[0];
 	if (s->cfg->builtin_data_sources == NULL ||
 	    !s->cfg->builtin_data_sources->disable_clock_snapshotting)
-		svcpkt_snapshot_clocks(s);
+		service_packets_snapshot_clocks(s);
 	s->id = ++svc->last_session_id;
 	s->consumer = c;
 	c->session = s;

@@ -51,7 +51,7 @@ smb_setup(struct tproducer *p, const Perfetto__Protos__TraceConfig *cfg)
 	p->svc->smb_bytes += smb->region.size;
 	log_debug("%s: producer %u: SMB %zu KiB, pages %zu KiB", __func__,
 	    p->id, size / 1024, page / 1024);
-	pport_setup_tracing(p);
+	producer_port_setup_tracing(p);
 	return 0;
 }
 

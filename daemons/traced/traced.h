@@ -113,8 +113,6 @@ int	trace_file_append(struct trace_file *, const uint8_t *, size_t,
 int	trace_file_flush(struct trace_file *);
 void	trace_file_close(struct trace_file *);
 
-/* ---- service.c: the registry ------------------------------------- */
-
 #include "protos/perfetto/config/trace_config.pb-c.h"
 
 /* ---- trace_filter.c ------------------------------------------------ */
@@ -143,6 +141,8 @@ struct trace_filter_stats {
 	uint64_t	 time_taken_ns;	/* one packet in 16 timed, scaled */
 	uint64_t	*discarded;	/* bytes per buffer, config order */
 };
+
+/* ---- service.c: the registry ------------------------------------- */
 
 /* Limits (upstream's where it has one). */
 #define TRACED_MAX_SESSIONS		15
@@ -184,7 +184,7 @@ struct traced_stats {
 
 struct tproducer;
 struct tdatasource;
-struct cport_read;
+struct consumer_port_read;
 
 /* A producer's SMB: the memfd and the ABI view over it. */
 struct smb {
@@ -404,7 +404,7 @@ struct tconsumer {
 	struct ipc_reply	*enable_reply;	/* answered when disabled */
 	struct ipc_reply	*observe_reply;
 	uint32_t		 observe_mask;
-	struct cport_read	*read;		/* ReadBuffers in progress */
+	struct consumer_port_read	*read;		/* ReadBuffers in progress */
 };
 
 /* service.c */
@@ -463,17 +463,17 @@ void		 session_instance_started(struct tproducer *, uint64_t);
 void		 session_instance_stopped(struct tproducer *, uint64_t);
 void		 session_datasource_added(struct tdatasource *);
 void		 session_datasource_removed(struct tdatasource *);
-
-/* trigger.c */
-void		 session_activate_triggers(struct tproducer *, char **,
-		    size_t);
-int		 session_waiting_for_trigger(const struct tsession *);
 int		 session_detach(struct tconsumer *, const char *,
 		    const char **);
 struct tsession	*session_attach(struct tconsumer *, const char *,
 		    const char **);
 struct tsession	*session_find_detached(struct traced *, uid_t,
 		    const char *);
+
+/* trigger.c */
+void		 session_activate_triggers(struct tproducer *, char **,
+		    size_t);
+int		 session_waiting_for_trigger(const struct tsession *);
 
 /* session_clone.c */
 struct tsession	*session_clone(struct tconsumer *, struct tsession *src,
@@ -528,32 +528,34 @@ int	compress_end(struct compress_sink *, packet_sink_fn *, void *);
 
 /* service_packets.c */
 struct Perfetto__Protos__TraceStats;
-void	svcpkt_snapshot_clocks(struct tsession *);
-void	svcpkt_slow_start(struct tsession *);
-int	svcpkt_emit_head(struct tsession *, packet_sink_fn *, void *,
+void	service_packets_snapshot_clocks(struct tsession *);
+void	service_packets_slow_start(struct tsession *);
+int	service_packets_emit_head(struct tsession *, packet_sink_fn *, void *,
 	    size_t *bytes);
-int	svcpkt_emit_tail(struct tsession *, packet_sink_fn *, void *,
+int	service_packets_emit_tail(struct tsession *, packet_sink_fn *, void *,
 	    size_t *bytes);
-int	svcpkt_emit_stats(struct tsession *, packet_sink_fn *, void *,
+int	service_packets_emit_stats(struct tsession *, packet_sink_fn *, void *,
 	    size_t *bytes);
-struct Perfetto__Protos__TraceStats *svcpkt_stats_new(struct tsession *);
-void	svcpkt_stats_free(struct Perfetto__Protos__TraceStats *);
+struct Perfetto__Protos__TraceStats *service_packets_stats_new(
+	    struct tsession *);
+void	service_packets_stats_free(struct Perfetto__Protos__TraceStats *);
 
 /* producer_port.c */
-int	pport_register(struct traced *, struct ipc_host *);
-void	pport_setup_tracing(struct tproducer *);
-void	pport_setup_ds(struct tproducer *, struct tinstance *);
-void	pport_start_ds(struct tproducer *, struct tinstance *);
-void	pport_stop_ds(struct tproducer *, uint64_t id);
-void	pport_flush(struct tproducer *, uint64_t request_id, uint64_t *ids,
+int	producer_port_register(struct traced *, struct ipc_host *);
+void	producer_port_setup_tracing(struct tproducer *);
+void	producer_port_setup_ds(struct tproducer *, struct tinstance *);
+void	producer_port_start_ds(struct tproducer *, struct tinstance *);
+void	producer_port_stop_ds(struct tproducer *, uint64_t id);
+void	producer_port_flush(struct tproducer *, uint64_t request_id, uint64_t *ids,
 	    size_t n, uint64_t flags);
-void	pport_clear_incremental(struct tproducer *, uint64_t *ids, size_t n);
+void	producer_port_clear_incremental(struct tproducer *, uint64_t *ids,
+	    size_t n);
 
 /* consumer_port.c */
-int	cport_register(struct traced *, struct ipc_host *);
-void	cport_tracing_disabled(struct tconsumer *, const char *error);
-void	cport_instance_state(struct tconsumer *, struct tinstance *);
-void	cport_all_started(struct tconsumer *);
-void	cport_consumer_gone(struct tconsumer *);
+int	consumer_port_register(struct traced *, struct ipc_host *);
+void	consumer_port_tracing_disabled(struct tconsumer *, const char *error);
+void	consumer_port_instance_state(struct tconsumer *, struct tinstance *);
+void	consumer_port_all_started(struct tconsumer *);
+void	consumer_port_consumer_gone(struct tconsumer *);
 
 #endif
