@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/output.h"
+#include "libshm/pbw.h"
 
 #define WBUF_SIZE	(256u * 1024)
 
@@ -112,16 +113,9 @@ int
 output_packet(struct output *out, const uint8_t *data, size_t len, char *err,
     size_t errlen)
 {
-	uint8_t hdr[11];
-	size_t h = 0;
-	uint64_t v = len;
+	uint8_t hdr[PBW_PACKET_HDR_MAX];
+	size_t h = pbw_trace_packet_header(hdr, len);
 
-	/* Trace.packet: field 1, wire type 2, then a varint length. */
-	hdr[h++] = 0x0a;
-	do {
-		hdr[h++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v != 0);
 	if (buffered_write(out, hdr, h, err, errlen) == -1 ||
 	    buffered_write(out, data, len, err, errlen) == -1)
 		return -1;

@@ -97,6 +97,19 @@ pbw_put_varint(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/*
+ * The framing of one packet in a Trace file (Trace.packet, field 1, then
+ * the length): writes it to hdr and returns its size. What the service,
+ * the faro command and trace_processor --live write before each packet.
+ */
+#define PBW_PACKET_HDR_MAX	11
+static inline size_t
+pbw_trace_packet_header(uint8_t hdr[PBW_PACKET_HDR_MAX], uint64_t len)
+{
+	hdr[0] = 0x0a;
+	return (size_t)(pbw_put_varint(hdr + 1, len) - hdr);
+}
+
 static inline uint32_t
 pbw_tag(uint32_t field, enum pbw_wire_type wt)
 {

@@ -156,13 +156,12 @@ compress_sink(void *arg, const uint8_t *body, size_t blen,
     const uint8_t *trailer, size_t tlen)
 {
 	struct compress_sink	*c = arg;
-	uint8_t			 hdr[11];
+	uint8_t			 hdr[PBW_PACKET_HDR_MAX];
 	size_t			 h;
 
 	if (c->failed)
 		return -1;
-	hdr[0] = 0x0a;		/* Trace.packet */
-	h = (size_t)(pbw_put_varint(hdr + 1, blen + tlen) - hdr);
+	h = pbw_trace_packet_header(hdr, blen + tlen);
 	if (compress_push(c, hdr, h, 0) == -1 ||
 	    compress_push(c, body, blen, 0) == -1 ||
 	    (tlen > 0 && compress_push(c, trailer, tlen, 0) == -1))

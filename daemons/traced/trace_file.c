@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "libshm/pbw.h"
 #include "traced.h"
 
 #define TRACE_FILE_STAGE	(256 * 1024)
@@ -119,20 +120,13 @@ int
 trace_file_append(struct trace_file *tf, const uint8_t *body, size_t blen,
     const uint8_t *trailer, size_t tlen)
 {
-	uint8_t		hdr[11];
-	size_t		hlen = 0;
-	uint64_t	v = blen + tlen, total;
+	uint8_t		hdr[PBW_PACKET_HDR_MAX];
+	size_t		hlen;
+	uint64_t	total;
 
 	if (tf->closed)
 		return -1;
-	hdr[hlen++] = 0x0a;
-	do {
-		hdr[hlen] = (uint8_t)(v & 0x7f);
-		v >>= 7;
-		if (v != 0)
-			hdr[hlen] |= 0x80;
-		hlen++;
-	} while (v != 0);
+	hlen = pbw_trace_packet_header(hdr, blen + tlen);
 	total = tf->written + tf->used + hlen + blen + tlen;
 	if (tf->max_bytes != 0 && total >= tf->max_bytes) {
 		tf->full = 1;

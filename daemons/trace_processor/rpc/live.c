@@ -15,6 +15,8 @@
 #include "traceconfig/traceconfig.h"
 #include "libipc/ipc_client.h"
 #include "libipc/ipc_sockname.h"
+#include "libshm/pbw.h"
+#include "protos/perfetto/ipc/consumer_port.pb-c.h"
 #include "live.h"
 #include "base/log.h"
 #include "metrics/metrics.h"
@@ -224,16 +226,9 @@ live_ent_add(struct live *l, size_t bytes, size_t packets, int64_t ts_hi)
 static void
 live_batch_packet(struct live *l, const uint8_t *data, size_t len)
 {
-	uint8_t hdr[11];
-	size_t h = 0, need;
-	uint64_t v = len;
+	uint8_t hdr[PBW_PACKET_HDR_MAX];
+	size_t h = pbw_trace_packet_header(hdr, len), need;
 
-	hdr[h++] = 0x0a;	/* Trace.packet = 1 */
-	while (v >= 0x80) {
-		hdr[h++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	hdr[h++] = (uint8_t)v;
 	need = l->batchlen + h + len;
 	if (need > l->batchcap) {
 		size_t cap = l->batchcap ? l->batchcap : 65536;
@@ -423,18 +418,15 @@ live_on_tick(evutil_socket_t fd, short ev, void *arg)
 	if (!l->bound || !l->tracing || l->reading)
 		return;
 	if (l->m_flush != 0) {
-		uint8_t req[8];
-		size_t n = 0;
-		uint32_t to = l->opts.period_ms < LIVE_FLUSH_MS ?
-		    l->opts.period_ms : LIVE_FLUSH_MS;
+		Perfetto__Protos__FlushRequest fr =
+		    PERFETTO__PROTOS__FLUSH_REQUEST__INIT;
+		uint8_t req[16];
+		size_t n;
 
-		/* FlushRequest { timeout_ms = 1 } */
-		req[n++] = 0x08;
-		while (to >= 0x80) {
-			req[n++] = (uint8_t)(to | 0x80);
-			to >>= 7;
-		}
-		req[n++] = (uint8_t)to;
+		fr.has_timeout_ms = 1;
+		fr.timeout_ms = l->opts.period_ms < LIVE_FLUSH_MS ?
+		    l->opts.period_ms : LIVE_FLUSH_MS;
+		n = perfetto__protos__flush_request__pack(&fr, req);
 		l->flush_ts = boot_ns();
 		if (ipc_client_invoke(l->cl, l->sid, l->m_flush, req, n, -1, 0,
 		    live_on_flush, l) != 0)
