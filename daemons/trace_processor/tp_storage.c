@@ -62,13 +62,16 @@ static const char schema_sql[] =
 	" category TEXT, name TEXT, depth INTEGER, stack_id INTEGER,"
 	" parent_stack_id INTEGER, parent_id INTEGER, arg_set_id INTEGER,"
 	" thread_ts INTEGER, thread_dur INTEGER,"
-	" thread_instruction_count INTEGER, thread_instruction_delta INTEGER);"
+	" thread_instruction_count INTEGER, thread_instruction_delta INTEGER,"
+	/* upstream's aliases, computed, never stored */
+	" cat TEXT AS (category) VIRTUAL, slice_id INTEGER AS (id) VIRTUAL);"
 	"CREATE VIEW slices AS SELECT * FROM slice;"
 	"CREATE TABLE flow(id INTEGER PRIMARY KEY, slice_out INTEGER,"
 	" slice_in INTEGER, trace_id INTEGER, arg_set_id INTEGER);"
 	"CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER,"
 	" track_id INTEGER, value REAL, arg_set_id INTEGER);"
-	"CREATE VIEW counters AS SELECT * FROM counter;"
+	"CREATE VIEW counters AS SELECT v.*, t.name, t.unit FROM counter v"
+	" JOIN counter_track t ON v.track_id = t.id ORDER BY ts;"
 	/*
 	 * Keys and value types repeat on every row: each (flat_key, key,
 	 * value_type) is stored once, args is a view. Rows are clustered by
@@ -84,7 +87,16 @@ static const char schema_sql[] =
 	"CREATE VIEW args AS SELECT a.id AS id, a.arg_set_id AS arg_set_id,"
 	" k.flat_key AS flat_key, k.key AS key, a.int_value AS int_value,"
 	" a.string_value AS string_value, a.real_value AS real_value,"
-	" k.value_type AS value_type"
+	" k.value_type AS value_type,"
+	/* a value as upstream shows one, whatever its type */
+	" CASE k.value_type WHEN 'int' THEN CAST(a.int_value AS TEXT)"
+	" WHEN 'uint' THEN printf('%u', a.int_value)"
+	" WHEN 'string' THEN a.string_value"
+	" WHEN 'real' THEN CAST(a.real_value AS TEXT)"
+	" WHEN 'pointer' THEN printf('0x%x', a.int_value)"
+	" WHEN 'bool' THEN (CASE WHEN a.int_value != 0 THEN 'true'"
+	" ELSE 'false' END)"
+	" WHEN 'json' THEN a.string_value ELSE NULL END AS display_value"
 	" FROM __args a JOIN __arg_keys k ON k.id = a.key_id;"
 
 	/*
