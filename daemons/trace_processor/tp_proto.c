@@ -398,8 +398,9 @@ clock_to_boot(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 	}
 	v = ts;
 	if (c->incremental) {
-		c->last += ts;
-		v = c->last;
+		if (__builtin_add_overflow(c->last, ts, &v))
+			goto range;
+		c->last = v;
 	}
 	/* The last snapshot at or before v, else the first one. */
 	lo = 0;
@@ -412,8 +413,15 @@ clock_to_boot(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 		else
 			hi = mid;
 	}
-	*out = c->pts[lo].boot + (v - c->pts[lo].clk) * c->mult;
+	/* Hostile values must not overflow: a counted drop instead. */
+	if (__builtin_sub_overflow(v, c->pts[lo].clk, &v) ||
+	    __builtin_mul_overflow(v, c->mult, &v) ||
+	    __builtin_add_overflow(c->pts[lo].boot, v, out))
+		goto range;
 	return 0;
+range:
+	tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE, 1);
+	return -1;
 }
 
 /* Track descriptors ---------------------------------------------------- */

@@ -26,6 +26,10 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "Malformed TrackEvents, or on an unknown or missing track." },
 	[ST_TRACK_EVENT_TOKENIZER_ERRORS] = { "track_event_tokenizer_errors",
 	    "info", "analysis", "Malformed track descriptors or timestamps." },
+	[ST_TRACK_EVENT_INVALID_TIMESTAMP] = {
+	    "track_event_invalid_timestamp", "error", "analysis",
+	    "TrackEvents whose timestamp was out of range (microseconds too"
+	    " large, a delta past the range): dropped." },
 	[ST_MISPLACED_END_EVENT] = { "misplaced_end_event", "data_loss",
 	    "analysis", "End events with no matching begin." },
 	[ST_CLOCK_SYNC_FAILURE] = { "clock_sync_failure", "error",

@@ -99,39 +99,66 @@ tp_proto_thread_descriptor(struct tp *tp, struct tp_seq *s,
 		    TP_NAME_TRACK);
 }
 
+/*
+ * *ref = us microseconds in nanoseconds (delta: added to *ref). 1 when
+ * that leaves int64's range (a hostile or broken trace); *ref is then
+ * left as it was.
+ */
+static int
+us_add(int64_t *ref, int64_t us, int delta)
+{
+	int64_t ns, r;
+
+	if (__builtin_mul_overflow(us, 1000, &ns))
+		return 1;
+	if (!delta) {
+		*ref = ns;
+		return 0;
+	}
+	if (__builtin_add_overflow(*ref, ns, &r))
+		return 1;
+	*ref = r;
+	return 0;
+}
+
 int
 tp_proto_te_times(struct tp *tp, struct tp_seq *s, const uint8_t *buf,
     size_t len, int has_ts, int64_t *ts, int64_t *thread_ts)
 {
 	struct pb it;
 	struct pb_field f;
-	int legacy_ts = 0;
+	int legacy_ts = 0, bad_ts = 0;
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		switch (f.id) {
 		case 1:		/* timestamp_delta_us */
-			s->ref_ts += (int64_t)f.u * 1000;
+			bad_ts |= us_add(&s->ref_ts, (int64_t)f.u, 1);
 			*ts = s->ref_ts;
 			legacy_ts = 1;
 			break;
 		case 16:	/* timestamp_absolute_us */
-			s->ref_ts = (int64_t)f.u * 1000;
+			bad_ts |= us_add(&s->ref_ts, (int64_t)f.u, 0);
 			*ts = s->ref_ts;
 			legacy_ts = 1;
 			break;
 		case 2:		/* thread_time_delta_us */
-			s->ref_thread_ts += (int64_t)f.u * 1000;
+			bad_ts |= us_add(&s->ref_thread_ts, (int64_t)f.u, 1);
 			*thread_ts = s->ref_thread_ts;
 			break;
 		case 17:	/* thread_time_absolute_us */
-			s->ref_thread_ts = (int64_t)f.u * 1000;
+			bad_ts |= us_add(&s->ref_thread_ts, (int64_t)f.u, 0);
 			*thread_ts = s->ref_thread_ts;
 			break;
 		}
 	}
 	if (it.err) {
 		tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
+		return -1;
+	}
+	/* Out of range, or before the clock's start: dropped, as upstream. */
+	if (bad_ts || (legacy_ts && *ts < 0)) {
+		tp_stat_inc(tp, ST_TRACK_EVENT_INVALID_TIMESTAMP, 1);
 		return -1;
 	}
 	if (!has_ts && !legacy_ts) {

@@ -278,6 +278,54 @@ same_as_wrapped(const struct pbbuf *t, uint32_t id, const uint8_t *z,
 	return same;
 }
 
+/*
+ * Legacy microsecond timestamps that leave int64's range once in
+ * nanoseconds (absolute, or a delta past it) drop their event, counted
+ * as track_event_invalid_timestamp, as upstream; no overflow.
+ */
+START_TEST(test_te_timestamp_overflow)
+{
+	static const int64_t bad[] = { -9223372036854776LL,
+	    9223372036854776LL };
+	struct pbbuf t = trace_build(0, 0), pk = { 0 }, m = { 0 };
+	struct tp *tp;
+	char *err = NULL, *v;
+	size_t i;
+
+	put_instant(&t, 1000, "good");
+	for (i = 0; i < 2; i++) {
+		pbb_uint(&pk, 10, 7);
+		pbb_uint(&m, 16, (uint64_t)bad[i]);	/* timestamp_absolute_us */
+		pbb_uint(&m, 9, 3);
+		pbb_uint(&m, 11, 42);
+		pbb_bytes(&m, 23, "bad", 3);
+		put_msg(&pk, 11, &m);
+		put_msg(&t, 1, &pk);
+	}
+	/* A delta that runs past the range from a valid absolute. */
+	pbb_uint(&pk, 10, 7);
+	pbb_uint(&m, 16, 1000);
+	pbb_uint(&m, 1, (uint64_t)INT64_MAX);	/* timestamp_delta_us */
+	pbb_uint(&m, 9, 3);
+	pbb_uint(&m, 11, 42);
+	pbb_bytes(&m, 23, "bad", 3);
+	put_msg(&pk, 11, &m);
+	put_msg(&t, 1, &pk);
+	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
+	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	v = query1(tp, "SELECT GROUP_CONCAT(name) FROM slice");
+	ck_assert_str_eq(v, "good");
+	free(v);
+	v = query1(tp, "SELECT value FROM stats WHERE name ="
+	    " 'track_event_invalid_timestamp'");
+	ck_assert_str_eq(v, "3");
+	free(v);
+	tp_free(tp);
+	free(t.buf);
+}
+END_TEST
+
 START_TEST(test_compressed_packets)
 {
 	struct pbbuf t = trace_build(30, 0);
@@ -846,6 +894,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_hostile_proto);
 	tcase_add_test(tc, test_json_chunking);
 	tcase_add_test(tc, test_sorting_service_marks);
+	tcase_add_test(tc, test_te_timestamp_overflow);
 	tcase_add_test(tc, test_hostile_json);
 	tcase_add_test(tc, test_json_strict);
 	tcase_add_test(tc, test_deep_track_chain);
