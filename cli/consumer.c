@@ -224,31 +224,15 @@ static void
 on_read_buffers(struct ipc_client *cl, struct ipc_result *res, void *arg)
 {
 	struct session *s = arg;
-	Perfetto__Protos__ReadBuffersResponse *r;
 	char err[512];
-	size_t i;
 
 	if (s->done || reply_failed(s, cl, res, "ReadBuffers"))
 		return;
-	r = perfetto__protos__read_buffers_response__unpack(NULL, res->len,
-	    res->data);
-	if (r == NULL) {
-		session_fail(s, "ReadBuffers: traced sent a malformed reply");
+	if (output_reply_untrusted(s->out, res->data, res->len, err,
+	    sizeof(err)) == -1) {
+		session_fail(s, "ReadBuffers: %s", err);
 		return;
 	}
-	for (i = 0; i < r->n_slices; i++) {
-		const Perfetto__Protos__ReadBuffersResponse__Slice *sl =
-		    r->slices[i];
-
-		if (output_slice_untrusted(s->out, sl->data.data, sl->data.len,
-		    sl->last_slice_for_packet, err, sizeof(err)) == -1) {
-			perfetto__protos__read_buffers_response__free_unpacked(
-			    r, NULL);
-			session_fail(s, "%s", err);
-			return;
-		}
-	}
-	perfetto__protos__read_buffers_response__free_unpacked(r, NULL);
 	s->prog.bytes = s->out->bytes;
 	if (res->has_more)
 		arm_timeout(s, READ_IDLE_MS);	/* traced is still sending */

@@ -23,6 +23,7 @@ output_open(struct output *out, const char *path, int no_clobber, char *err,
 
 	memset(out, 0, sizeof(*out));
 	out->fd = -1;
+	consumer_read_init(&out->rd, OUTPUT_MAX_PACKET);
 	if ((out->path = strdup(path)) == NULL ||
 	    (out->wbuf = malloc(WBUF_SIZE)) == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -124,39 +125,39 @@ output_packet(struct output *out, const uint8_t *data, size_t len, char *err,
 	return 0;
 }
 
-int
-output_slice_untrusted(struct output *out, const uint8_t *data, size_t len,
-    int last, char *err, size_t errlen)
-{
-	uint8_t *np;
-	size_t ncap;
+struct output_write {
+	struct output	*out;
+	char		*err;
+	size_t		 errlen;
+};
 
-	if (out->pkt_len == 0 && last)	/* the common case: whole packet */
-		return output_packet(out, data, len, err, errlen);
-	if (len > OUTPUT_MAX_PACKET - out->pkt_len) {
+static int
+output_write_packet(void *arg, const uint8_t *pkt, size_t len)
+{
+	struct output_write *w = arg;
+
+	return output_packet(w->out, pkt, len, w->err, w->errlen);
+}
+
+int
+output_reply_untrusted(struct output *out, const uint8_t *reply, size_t len,
+    char *err, size_t errlen)
+{
+	struct output_write w = { out, err, errlen };
+	uint64_t skipped = out->rd.skipped;
+	int rc;
+
+	err[0] = '\0';
+	rc = consumer_read_reply_untrusted(&out->rd, reply, len,
+	    output_write_packet, &w);
+	if (rc == -1 && err[0] == '\0')
+		snprintf(err, errlen, "traced sent a malformed reply");
+	else if (rc == 0 && out->rd.skipped != skipped) {
 		snprintf(err, errlen, "traced sent a packet larger than %u "
 		    "bytes", OUTPUT_MAX_PACKET);
-		return -1;
+		rc = -1;
 	}
-	if (out->pkt_len + len > out->pkt_cap) {
-		ncap = out->pkt_cap ? out->pkt_cap : 4096;
-		while (ncap < out->pkt_len + len)
-			ncap *= 2;
-		if ((np = realloc(out->pkt, ncap)) == NULL) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		out->pkt = np;
-		out->pkt_cap = ncap;
-	}
-	if (len > 0)
-		memcpy(out->pkt + out->pkt_len, data, len);
-	out->pkt_len += len;
-	if (!last)
-		return 0;
-	len = out->pkt_len;
-	out->pkt_len = 0;
-	return output_packet(out, out->pkt, len, err, errlen);
+	return rc;
 }
 
 uint64_t
@@ -205,7 +206,7 @@ output_close(struct output *out, int rm_if_empty, char *err, size_t errlen)
 		}
 	}
 	free(out->path);
-	free(out->pkt);
+	consumer_read_free(&out->rd);
 	free(out->wbuf);
 	memset(out, 0, sizeof(*out));
 	out->fd = -1;

@@ -10,14 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libipc/consumer_read.h"
+
 struct output {
 	int		 fd;		/* -1 when closed */
 	char		*path;		/* "-" for stdout */
 	uint64_t	 bytes;		/* written by us */
 	uint64_t	 packets;
-	uint8_t		*pkt;		/* packet being reassembled */
-	size_t		 pkt_len;
-	size_t		 pkt_cap;
+	struct consumer_read rd;	/* packets joined from slices */
 	uint8_t		*wbuf;		/* write buffer */
 	size_t		 wlen;
 };
@@ -31,9 +31,13 @@ struct output {
  */
 int	output_open(struct output *, const char *path, int no_clobber,
 	    char *err, size_t errlen);
-/* Appends one ReadBuffers slice; a slice with last set ends a packet. */
-int	output_slice_untrusted(struct output *, const uint8_t *data,
-	    size_t len, int last, char *err, size_t errlen);
+/*
+ * Writes the packets one ReadBuffers reply completes (a packet may span
+ * replies). -1 with err: a malformed reply, a packet over
+ * OUTPUT_MAX_PACKET, or a failed write.
+ */
+int	output_reply_untrusted(struct output *, const uint8_t *reply,
+	    size_t len, char *err, size_t errlen);
 /* Writes one whole packet as a Trace field. */
 int	output_packet(struct output *, const uint8_t *data, size_t len,
 	    char *err, size_t errlen);

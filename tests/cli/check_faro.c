@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "protos/perfetto/config/trace_config.pb-c.h"
+#include "protos/perfetto/ipc/consumer_port.pb-c.h"
 #include "protos/perfetto/trace/trace.pb-c.h"
 
 #include "base/log.h"
@@ -608,6 +610,39 @@ read_all(const char *path, size_t *len)
 	return (uint8_t *)b;
 }
 
+/* One ReadBuffersResponse of n slices (data, len, last), fed to out. */
+static int
+reply_feed(struct output *out, char *err, size_t errlen, int n, ...)
+{
+	Perfetto__Protos__ReadBuffersResponse r =
+	    PERFETTO__PROTOS__READ_BUFFERS_RESPONSE__INIT;
+	Perfetto__Protos__ReadBuffersResponse__Slice sl[4], *slp[4];
+	uint8_t *buf;
+	size_t len;
+	va_list ap;
+	int i, rc;
+
+	va_start(ap, n);
+	for (i = 0; i < n; i++) {
+		perfetto__protos__read_buffers_response__slice__init(&sl[i]);
+		sl[i].has_data = 1;
+		sl[i].data.data = (uint8_t *)va_arg(ap, const uint8_t *);
+		sl[i].data.len = va_arg(ap, size_t);
+		sl[i].has_last_slice_for_packet = 1;
+		sl[i].last_slice_for_packet = va_arg(ap, int);
+		slp[i] = &sl[i];
+	}
+	va_end(ap);
+	r.n_slices = (size_t)n;
+	r.slices = slp;
+	len = perfetto__protos__read_buffers_response__get_packed_size(&r);
+	ck_assert_ptr_nonnull(buf = malloc(len + 1));
+	perfetto__protos__read_buffers_response__pack(&r, buf);
+	rc = output_reply_untrusted(out, buf, len, err, errlen);
+	free(buf);
+	return rc;
+}
+
 START_TEST(test_output_framing)
 {
 	struct output out;
@@ -625,17 +660,13 @@ START_TEST(test_output_framing)
 	}
 	ck_assert_int_eq(output_open(&out, tmppath("t.pftrace"), 0, err,
 	    sizeof(err)), 0);
-	/* One whole packet, one split across three slices, one empty. */
-	ck_assert_int_eq(output_slice_untrusted(&out, (const uint8_t *)"\x40\x02",
-	    2, 1, err, sizeof(err)), 0);
-	ck_assert_int_eq(output_slice_untrusted(&out, big, 100, 0, err,
-	    sizeof(err)), 0);
-	ck_assert_int_eq(output_slice_untrusted(&out, big, 100, 0, err,
-	    sizeof(err)), 0);
-	ck_assert_int_eq(output_slice_untrusted(&out, big, 100, 1, err,
-	    sizeof(err)), 0);
-	ck_assert_int_eq(output_slice_untrusted(&out, NULL, 0, 1, err,
-	    sizeof(err)), 0);
+	/* One whole packet, one split across three slices and two
+	 * replies, one empty: as traced answers ReadBuffers. */
+	ck_assert_int_eq(reply_feed(&out, err, sizeof(err), 2,
+	    (const uint8_t *)"\x40\x02", (size_t)2, 1, big, (size_t)100, 0), 0);
+	ck_assert_int_eq(reply_feed(&out, err, sizeof(err), 3, big,
+	    (size_t)100, 0, big, (size_t)100, 1, (const uint8_t *)"",
+	    (size_t)0, 1), 0);
 	ck_assert(out.packets == 3);
 	ck_assert(out.bytes == 2 + 2 + 3 + 300 + 2);
 	ck_assert_int_eq(output_close(&out, 0, err, sizeof(err)), 0);
@@ -649,6 +680,22 @@ START_TEST(test_output_framing)
 	ck_assert_uint_eq(tr->n_packet, 3);
 	perfetto__protos__trace__free_unpacked(tr, NULL);
 	free(data);
+
+	/* Past the limit the read fails, however the packet is sliced; a
+	 * reply that is no ReadBuffersResponse too. */
+	ck_assert_int_eq(output_open(&out, tmppath("t2.pftrace"), 0, err,
+	    sizeof(err)), 0);
+	out.rd.max = 150;
+	ck_assert_int_eq(reply_feed(&out, err, sizeof(err), 2, big,
+	    (size_t)100, 0, big, (size_t)100, 1), -1);
+	ck_assert_ptr_nonnull(strstr(err, "larger than"));
+	ck_assert_int_eq(reply_feed(&out, err, sizeof(err), 1, big,
+	    (size_t)200, 1), -1);
+	ck_assert_int_eq(output_reply_untrusted(&out, (const uint8_t *)"\xff",
+	    1, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "malformed"));
+	ck_assert(out.packets == 0);
+	ck_assert_int_eq(output_close(&out, 1, err, sizeof(err)), 0);
 }
 END_TEST
 

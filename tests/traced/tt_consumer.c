@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,9 @@
 
 #include <event2/event.h>
 
+#include "libipc/consumer_read.h"
 #include "libipc/ipc_client.h"
+#include "libshm/pbw.h"
 #include "traced_test.h"
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 
@@ -245,54 +248,40 @@ tt_buf_put(struct tt_buf *b, const void *data, size_t len)
 	return 0;
 }
 
+/* A whole packet: appended to the trace with its Trace framing. */
+static int
+tt_trace_packet(void *arg, const uint8_t *pkt, size_t len)
+{
+	struct tt_buf	*out = arg;
+	uint8_t		 hdr[PBW_PACKET_HDR_MAX];
+	size_t		 h = pbw_trace_packet_header(hdr, len);
+
+	if (tt_buf_put(out, hdr, h) == -1)
+		return -1;
+	return tt_buf_put(out, pkt, len);
+}
+
 /* Joins the slices of every ReadBuffersResponse into Trace framing. */
 int
 tt_consumer_read(struct tt_consumer *c, uint8_t **trace, size_t *len)
 {
-	struct tt_reply	 r;
-	Perfetto__Protos__ReadBuffersResponse *res;
-	struct tt_buf	 out = { NULL, 0, 0 }, pkt = { NULL, 0, 0 };
-	size_t		 off = 0, i, j;
-	int		 rc = 0;
+	struct tt_reply		 r;
+	struct consumer_read	 rd;
+	struct tt_buf		 out = { NULL, 0, 0 };
+	size_t			 off = 0, i;
+	int			 rc = 0;
 
 	if (tt_consumer_call(c, TT_C_READ, NULL, -1, &r, 30000) == -1) {
 		tt_reply_free(&r);
 		return -1;
 	}
-	for (i = 0; i < (size_t)r.nreplies; off += r.lens[i], i++) {
-		res = perfetto__protos__read_buffers_response__unpack(NULL,
-		    r.lens[i], r.data + off);
-		if (res == NULL)
-			continue;
-		for (j = 0; j < res->n_slices && rc == 0; j++) {
-			const Perfetto__Protos__ReadBuffersResponse__Slice *s =
-			    res->slices[j];
-			uint8_t	 hdr[11];
-			size_t	 h = 0;
-			uint64_t v;
-
-			rc = tt_buf_put(&pkt, s->data.data, s->data.len);
-			if (rc == -1 || !s->last_slice_for_packet)
-				continue;
-			hdr[h++] = 0x0a;
-			v = pkt.len;
-			do {
-				hdr[h] = v & 0x7f;
-				v >>= 7;
-				if (v)
-					hdr[h] |= 0x80;
-				h++;
-			} while (v);
-			if ((rc = tt_buf_put(&out, hdr, h)) == 0)
-				rc = tt_buf_put(&out, pkt.p, pkt.len);
-			pkt.len = 0;
-		}
-		perfetto__protos__read_buffers_response__free_unpacked(res,
-		    NULL);
-	}
-	free(pkt.p);
+	consumer_read_init(&rd, SIZE_MAX);
+	for (i = 0; i < (size_t)r.nreplies && rc == 0; off += r.lens[i], i++)
+		rc = consumer_read_reply_untrusted(&rd, r.data + off,
+		    r.lens[i], tt_trace_packet, &out);
+	consumer_read_free(&rd);
 	tt_reply_free(&r);
-	if (rc == -1) {
+	if (rc != 0) {
 		free(out.p);
 		return -1;
 	}

@@ -13,6 +13,7 @@
 #include <event2/event.h>
 
 #include "traceconfig/traceconfig.h"
+#include "libipc/consumer_read.h"
 #include "libipc/ipc_client.h"
 #include "libipc/ipc_sockname.h"
 #include "libshm/pbw.h"
@@ -101,10 +102,8 @@ struct live {
 	/* Packets of one reply, framed as a Trace, parsed in one go. */
 	uint8_t			*batch;
 	size_t			 batchlen, batchcap, batchpkts;
-	/* A packet still arriving in slices. */
-	uint8_t			*part;
-	size_t			 partlen, partcap;
-	int			 part_bad;
+	/* Packets joined from ReadBuffers slices. */
+	struct consumer_read	 rd;
 	/* Refreshing. */
 	uint64_t		 gen, rpc_gen;
 	uint64_t		 refreshed_ms;
@@ -292,61 +291,20 @@ live_maintain(struct live *l, uint64_t now)
 	l->st.engine_bytes = tp_mem_bytes(l->tp);
 }
 
-/* ReadBuffersResponse: slices { data = 1; last_slice_for_packet = 2 }. */
-static void
-live_slices_untrusted(struct live *l, const uint8_t *buf, size_t len)
+/* A whole packet of the read: into the batch the engine parses. */
+static int
+live_read_packet(void *arg, const uint8_t *pkt, size_t len)
 {
-	struct pb it, is;
-	struct pb_field f, g;
-	const uint8_t *data;
-	size_t dlen;
-	int last;
+	live_batch_packet(arg, pkt, len);
+	return 0;
+}
 
-	pb_init(&it, buf, len);
-	while (pb_next_untrusted(&it, &f) == 1) {
-		if (f.id != 2 || f.wire != PB_LEN)
-			continue;
-		data = NULL;
-		dlen = 0;
-		last = 0;
-		pb_init(&is, f.data, f.len);
-		while (pb_next_untrusted(&is, &g) == 1) {
-			if (g.id == 1 && g.wire == PB_LEN) {
-				data = g.data;
-				dlen = g.len;
-			} else if (g.id == 2 && g.wire == PB_VARINT)
-				last = g.u != 0;
-		}
-		if (is.err || l->partlen + dlen > l->opts.window_bytes) {
-			/* Drop the packet, not the stream. */
-			l->part_bad = 1;
-		} else if (dlen > 0) {
-			if (l->partcap - l->partlen < dlen) {
-				size_t cap = l->partcap ? l->partcap : 4096;
-				uint8_t *np;
-
-				while (cap - l->partlen < dlen)
-					cap *= 2;
-				if ((np = realloc(l->part, cap)) == NULL)
-					l->part_bad = 1;
-				else {
-					l->part = np;
-					l->partcap = cap;
-				}
-			}
-			if (!l->part_bad) {
-				memcpy(l->part + l->partlen, data, dlen);
-				l->partlen += dlen;
-			}
-		}
-		if (last) {
-			if (!l->part_bad)
-				live_batch_packet(l, l->part, l->partlen);
-			l->partlen = 0;
-			l->part_bad = 0;
-		}
-	}
-	if (it.err)
+/* One ReadBuffers reply; a packet larger than the window is dropped. */
+static void
+live_reply_untrusted(struct live *l, const uint8_t *buf, size_t len)
+{
+	if (consumer_read_reply_untrusted(&l->rd, buf, len, live_read_packet,
+	    l) == -1)
 		log_warnx("%s: malformed ReadBuffersResponse", __func__);
 	live_batch_parse(l);
 }
@@ -364,7 +322,7 @@ live_on_read(struct ipc_client *cl, struct ipc_result *res, void *arg)
 		log_debug("%s: %s", __func__, res->error ? res->error : "?");
 		return;
 	}
-	live_slices_untrusted(l, res->data, res->len);
+	live_reply_untrusted(l, res->data, res->len);
 	if (!res->has_more) {
 		int64_t lag = boot_ns() - LIVE_LAG_NS, safe;
 
@@ -514,7 +472,7 @@ live_on_event(struct ipc_client *cl, enum ipc_client_event ev, void *arg)
 	    ipc_client_strerror(cl));
 	l->st.connected = 0;
 	l->bound = l->tracing = l->reading = 0;
-	l->partlen = 0;
+	consumer_read_reset(&l->rd);
 	ipc_client_free(cl);
 	l->cl = NULL;
 	/* A new session once traced is back; the window stays. */
@@ -601,6 +559,7 @@ live_new(struct event_base *base, const struct tp_config *cfg,
 	l->opts = *opts;
 	if (l->opts.period_ms == 0)
 		l->opts.period_ms = 1000;
+	consumer_read_init(&l->rd, l->opts.window_bytes);
 	snprintf(l->sock, sizeof(l->sock), "%s", opts->consumer_sock ?
 	    opts->consumer_sock : ipc_sockname(IPC_PORT_CONSUMER));
 	l->horizon = INT64_MIN;
@@ -640,7 +599,7 @@ live_free(struct live *l)
 	free(l->batch);
 	if (l->metrics_text != NULL)
 		evbuffer_free(l->metrics_text);
-	free(l->part);
+	consumer_read_free(&l->rd);
 	free(l->enable_req);
 	free(l);
 }
