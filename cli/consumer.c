@@ -15,6 +15,7 @@
 
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 
+#include "libipc/consumer_endpoint.h"
 #include "libipc/ipc_client.h"
 #include "libipc/ipc_sockname.h"
 #include "base/log.h"
@@ -30,33 +31,6 @@ typedef Perfetto__Protos__TraceConfig TraceConfig;
 /* Longest silence from traced while reading the buffers back. */
 #define READ_IDLE_MS		30000
 
-enum method {
-	M_ENABLE,
-	M_DISABLE,
-	M_READ,
-	M_FLUSH,
-	M_DETACH,
-	M_ATTACH,
-	M_STATS,
-	M_OBSERVE,
-	M_QUERY,
-	M_CLONE,
-	M__COUNT
-};
-
-static const char *const method_names[M__COUNT] = {
-	[M_ENABLE] = "EnableTracing",
-	[M_DISABLE] = "DisableTracing",
-	[M_READ] = "ReadBuffers",
-	[M_FLUSH] = "Flush",
-	[M_DETACH] = "Detach",
-	[M_ATTACH] = "Attach",
-	[M_STATS] = "GetTraceStats",
-	[M_OBSERVE] = "ObserveEvents",
-	[M_QUERY] = "QueryServiceState",
-	[M_CLONE] = "CloneSession",
-};
-
 struct session {
 	struct event_base	*base;
 	const struct faro_opts	*o;
@@ -66,8 +40,7 @@ struct session {
 	const char		*sock;
 	struct ipc_client	*cl;
 	int			 connected;
-	uint32_t		 sid;
-	uint32_t		 mid[M__COUNT];
+	struct consumer_ep	 ep;
 	int			 write_into_file;
 	int			 done;
 	int			 exit_code;
@@ -135,20 +108,20 @@ session_fail(struct session *s, const char *fmt, ...)
 }
 
 static uint64_t
-invoke(struct session *s, enum method m, const ProtobufCMessage *args,
-    int fd, ipc_result_fn *cb)
+invoke(struct session *s, enum consumer_method m,
+    const ProtobufCMessage *args, int fd, ipc_result_fn *cb)
 {
 	uint64_t id;
 
-	if (s->mid[m] == 0) {
+	if (!consumer_ep_has(&s->ep, m)) {
 		session_fail(s, "traced at %s has no ConsumerPort.%s method",
-		    s->sock, method_names[m]);
+		    s->sock, consumer_method_name(m));
 		return 0;
 	}
-	id = ipc_client_invoke_msg(s->cl, s->sid, s->mid[m], args, fd, 0,
-	    cb, s);
+	id = consumer_ep_invoke(&s->ep, m, args, fd, 0, cb, s);
 	if (id == 0)
-		session_fail(s, "cannot send %s to traced", method_names[m]);
+		session_fail(s, "cannot send %s to traced",
+		    consumer_method_name(m));
 	return id;
 }
 
@@ -252,7 +225,7 @@ session_read_back(struct session *s)
 		return;
 	}
 	s->reading = 1;
-	if (invoke(s, M_READ, &req.base, -1, on_read_buffers) != 0)
+	if (invoke(s, CM_READ, &req.base, -1, on_read_buffers) != 0)
 		arm_timeout(s, READ_IDLE_MS);
 }
 
@@ -322,7 +295,7 @@ session_disable(struct session *s)
 	Perfetto__Protos__DisableTracingRequest req =
 	    PERFETTO__PROTOS__DISABLE_TRACING_REQUEST__INIT;
 
-	invoke(s, M_DISABLE, &req.base, -1, on_disable);
+	invoke(s, CM_DISABLE, &req.base, -1, on_disable);
 }
 
 static void
@@ -344,11 +317,11 @@ session_stop(struct session *s)
 	Perfetto__Protos__FlushRequest req =
 	    PERFETTO__PROTOS__FLUSH_REQUEST__INIT;
 
-	if (s->mid[M_FLUSH] == 0) {
+	if (!consumer_ep_has(&s->ep, CM_FLUSH)) {
 		session_disable(s);
 		return;
 	}
-	invoke(s, M_FLUSH, &req.base, -1, on_flush);
+	invoke(s, CM_FLUSH, &req.base, -1, on_flush);
 }
 
 static void
@@ -440,9 +413,9 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 		return;
 	if (s->write_into_file && s->out != NULL)
 		s->prog.bytes = output_file_size(s->out);
-	else if (s->stats_req == 0 && s->mid[M_STATS] != 0)
-		s->stats_req = ipc_client_invoke_msg(s->cl, s->sid,
-		    s->mid[M_STATS], &req.base, -1, 0, on_stats, s);
+	else if (s->stats_req == 0)
+		s->stats_req = consumer_ep_invoke(&s->ep, CM_STATS, &req.base,
+		    -1, 0, on_stats, s);
 	progress_draw(&s->prog);
 }
 
@@ -504,7 +477,7 @@ session_detach(struct session *s, const char *key)
 	    PERFETTO__PROTOS__DETACH_REQUEST__INIT;
 
 	req.key = (char *)key;
-	invoke(s, M_DETACH, &req.base, -1, on_detach);
+	invoke(s, CM_DETACH, &req.base, -1, on_detach);
 }
 
 static void
@@ -538,8 +511,8 @@ start_trace(struct session *s)
 	if (s->prog.fd != -1)
 		types[oreq.n_events_to_observe++] =
 		    PERFETTO__PROTOS__OBSERVABLE_EVENTS__TYPE__TYPE_DATA_SOURCES_INSTANCES;
-	if (oreq.n_events_to_observe > 0 && s->mid[M_OBSERVE] != 0)
-		ipc_client_invoke_msg(s->cl, s->sid, s->mid[M_OBSERVE],
+	if (oreq.n_events_to_observe > 0)
+		consumer_ep_invoke(&s->ep, CM_OBSERVE,
 		    &oreq.base, -1, 0, on_events, s);
 
 	if (dur != 0)
@@ -549,7 +522,7 @@ start_trace(struct session *s)
 		log_info("Connected to traced at %s, starting tracing",
 		    s->sock);
 	req.trace_config = s->cfg;
-	if (invoke(s, M_ENABLE, &req.base,
+	if (invoke(s, CM_ENABLE, &req.base,
 	    s->write_into_file ? s->out->fd : -1, on_enable_tracing) == 0)
 		return;
 	if (s->o->detach_key != NULL) {
@@ -613,7 +586,7 @@ on_attach(struct ipc_client *cl, struct ipc_result *res, void *arg)
 		perfetto__protos__attach_response__free_unpacked(r, NULL);
 	req.has_attach_notification_only = 1;
 	req.attach_notification_only = 1;
-	if (invoke(s, M_ENABLE, &req.base, -1, on_attach_end) == 0)
+	if (invoke(s, CM_ENABLE, &req.base, -1, on_attach_end) == 0)
 		return;
 	if (s->o->stop) {
 		s->stopping = 1;
@@ -628,7 +601,7 @@ start_attach(struct session *s)
 	    PERFETTO__PROTOS__ATTACH_REQUEST__INIT;
 
 	req.key = (char *)s->o->attach_key;
-	invoke(s, M_ATTACH, &req.base, -1, on_attach);
+	invoke(s, CM_ATTACH, &req.base, -1, on_attach);
 }
 
 static void
@@ -680,7 +653,7 @@ start_clone(struct session *s)
 		req.skip_trace_filter = req.for_bugreport = 1;
 	}
 	/* traced decides whether it writes the clone into the file itself. */
-	if (invoke(s, M_CLONE, &req.base, s->out->fd, on_clone) != 0)
+	if (invoke(s, CM_CLONE, &req.base, s->out->fd, on_clone) != 0)
 		arm_timeout(s, CLONE_TIMEOUT_MS);
 }
 
@@ -737,25 +710,21 @@ start_query(struct session *s)
 	Perfetto__Protos__QueryServiceStateRequest req =
 	    PERFETTO__PROTOS__QUERY_SERVICE_STATE_REQUEST__INIT;
 
-	invoke(s, M_QUERY, &req.base, -1, on_query);
+	invoke(s, CM_QUERY, &req.base, -1, on_query);
 }
 
 static void
 on_bind(struct ipc_client *cl, const struct ipc_binding *b, void *arg)
 {
 	struct session *s = arg;
-	int i;
 
 	if (s->done)
 		return;
-	if (b == NULL) {
+	if (consumer_ep_bind(&s->ep, cl, b) == -1) {
 		session_fail(s, "traced at %s does not offer the ConsumerPort "
 		    "service (is it a producer socket?)", s->sock);
 		return;
 	}
-	s->sid = b->service_id;
-	for (i = 0; i < M__COUNT; i++)
-		s->mid[i] = ipc_binding_method_id(b, method_names[i]);
 	switch (s->o->mode) {
 	case FARO_MODE_TRACE:
 		start_trace(s);

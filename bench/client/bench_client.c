@@ -197,7 +197,7 @@ main(int argc, char **argv)
 			    off / up_off);
 	}
 	cfg->data_sources[0]->config->track_event_config = NULL;
-	tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL, 0);
+	tt_consumer_call(&c, CM_DISABLE, NULL, -1, NULL, 0);
 	tt_wait(base, &c.enable_done, 5000);
 	tt_consumer_close(&c);
 	tt_config_free(cfg);

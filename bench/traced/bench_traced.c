@@ -128,7 +128,7 @@ main(int argc, char *argv[])
 			producer_main(td.producer_sock, i, secs, pad);
 	for (i = 0; i < n; i++)
 		waitpid(pids[i], &status, 0);
-	tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL, 0);
+	tt_consumer_call(&c, CM_DISABLE, NULL, -1, NULL, 0);
 	tt_wait(base, &c.enable_done, 30000);
 	t1 = now_s();
 	c1 = tt_proc_cpu_s(td.pid);

@@ -99,7 +99,7 @@ main(int argc, char *argv[])
 	pingpong_stop();
 	tt_spin(base, 200);
 	c1 = proc_cpu(probes);
-	tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL, 0);
+	tt_consumer_call(&c, CM_DISABLE, NULL, -1, NULL, 0);
 	tt_wait(base, &c.enable_done, 10000);
 	if (tt_consumer_read(&c, &data, &len) == -1 ||
 	    tt_trace_parse(&t, data, len) == -1) {

@@ -119,7 +119,7 @@ run(const char *mode, int secs, struct result *r)
 	w0 = proc_cpu(worker);
 	b0 = proc_cpu(probes);
 	tt_spin(base, secs * 1000);
-	tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL, 0);
+	tt_consumer_call(&c, CM_DISABLE, NULL, -1, NULL, 0);
 	tt_wait(base, &c.enable_done, 10000);
 	r->worker = proc_cpu(worker) - w0;
 	r->broker = proc_cpu(probes) - b0;

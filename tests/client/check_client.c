@@ -412,7 +412,7 @@ stop_and_read(struct tt_consumer *c, struct tt_trace *t)
 	uint8_t *data;
 	size_t len;
 
-	ck_assert_int_eq(tt_consumer_call(c, TT_C_DISABLE, NULL, -1, NULL,
+	ck_assert_int_eq(tt_consumer_call(c, CM_DISABLE, NULL, -1, NULL,
 	    0), 0);
 	ck_assert_int_eq(tt_wait(base, &c->enable_done, 10000), 0);
 	ck_assert_int_eq(tt_consumer_read(c, &data, &len), 0);
@@ -462,7 +462,7 @@ flush_session(struct tt_consumer *c)
 
 	fr.has_timeout_ms = 1;
 	fr.timeout_ms = 20000;
-	ck_assert_int_eq(tt_consumer_call(c, TT_C_FLUSH, &fr.base, -1, NULL,
+	ck_assert_int_eq(tt_consumer_call(c, CM_FLUSH, &fr.base, -1, NULL,
 	    30000), 0);
 }
 
@@ -588,7 +588,7 @@ START_TEST(test_trace_processor)
 	emit_events(10);
 	pthread_create(&th, NULL, emit_thread, (void *)(intptr_t)10);
 	pthread_join(th, NULL);
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL,
+	ck_assert_int_eq(tt_consumer_call(&c, CM_DISABLE, NULL, -1, NULL,
 	    0), 0);
 	ck_assert_int_eq(tt_wait(base, &c.enable_done, 10000), 0);
 	ck_assert_int_eq(tt_consumer_read(&c, &data, &len), 0);

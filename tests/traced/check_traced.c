@@ -85,7 +85,7 @@ START_TEST(test_end_to_end_read)
 	ck_assert_uint_eq(t.ntest, 0);
 	tt_trace_free(&t);
 	free(trace);
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_FREE, NULL, -1, NULL, 0),
+	ck_assert_int_eq(tt_consumer_call(&c, CM_FREE, NULL, -1, NULL, 0),
 	    0);
 	tt_consumer_close(&c);
 	tt_producer_close(&p);

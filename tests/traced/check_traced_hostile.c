@@ -390,7 +390,7 @@ START_TEST(test_commit_flood)
 		    IPC_INVOKE_DROP_REPLY, NULL, NULL);
 	tt_spin(base, 50);
 	/* The service still answers others while it works through them. */
-	ck_assert_int_eq(tt_consumer_call(&w.c, TT_C_CAPS, NULL, -1, NULL,
+	ck_assert_int_eq(tt_consumer_call(&w.c, CM_CAPABILITIES, NULL, -1, NULL,
 	    20000), 0);
 	ck_assert_int_eq(tt_producer_sync(&w.evil), 0);
 	world_check(&w, &disc, &inv, &evil);

@@ -117,7 +117,7 @@ START_TEST(test_commit_after_stop)
 	order_up(&o, 0, 1);
 	w = tt_producer_writer(&o.p, o.in->target_buffer);
 	tt_write_packets(w, "stop", 0, 10, BIG);
-	ck_assert_int_eq(tt_consumer_call(&o.c, TT_C_DISABLE, NULL, -1, NULL,
+	ck_assert_int_eq(tt_consumer_call(&o.c, CM_DISABLE, NULL, -1, NULL,
 	    0), 0);
 	WAIT_UNTIL(o.in->stopped);
 	ck_assert_int_eq(o.in->stopped, 1);
@@ -152,14 +152,14 @@ START_TEST(test_flush_ack_after_timeout)
 	o.p.no_auto_flush = 1;
 	fr.has_timeout_ms = 1;
 	fr.timeout_ms = 200;
-	ck_assert_int_eq(tt_consumer_call(&o.c, TT_C_FLUSH, &fr.base, -1, NULL,
+	ck_assert_int_eq(tt_consumer_call(&o.c, CM_FLUSH, &fr.base, -1, NULL,
 	    0), -1);
 	ck_assert_int_eq(o.p.flushes, 1);
 	late_id = o.p.last_flush_id;
 	/* A second flush is pending when the first one's ack arrives. */
 	fr.timeout_ms = 400;
-	ck_assert_int_ne(ipc_client_invoke_msg(o.c.cl, o.c.sid,
-	    o.c.m[TT_C_FLUSH], &fr.base, -1, IPC_INVOKE_DROP_REPLY, NULL,
+	ck_assert_int_ne(consumer_ep_invoke(&o.c.ep, CM_FLUSH, &fr.base,
+	    -1, IPC_INVOKE_DROP_REPLY, NULL,
 	    NULL), 0);
 	WAIT_UNTIL(o.p.flushes == 2);
 	ck_assert_int_eq(o.p.flushes, 2);
@@ -176,7 +176,7 @@ START_TEST(test_flush_ack_after_timeout)
 	perfetto__protos__trace_stats__free_unpacked(st, NULL);
 	/* An answered flush still succeeds. */
 	o.p.no_auto_flush = 0;
-	ck_assert_int_eq(tt_consumer_call(&o.c, TT_C_FLUSH, &fr.base, -1, NULL,
+	ck_assert_int_eq(tt_consumer_call(&o.c, CM_FLUSH, &fr.base, -1, NULL,
 	    0), 0);
 	order_nothing_discarded(&o);
 	disable_and_wait(&o.c);

@@ -38,7 +38,7 @@ START_TEST(test_flush)
 	tt_write_packets(w, "fl", 0, 5, 0);	/* held in the writer */
 	fr.has_timeout_ms = 1;
 	fr.timeout_ms = 3000;
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_FLUSH, &fr.base, -1, NULL,
+	ck_assert_int_eq(tt_consumer_call(&c, CM_FLUSH, &fr.base, -1, NULL,
 	    0), 0);
 	ck_assert_int_eq(p.flushes, 1);
 	/* Read while tracing: the flushed data is there. */
@@ -49,7 +49,7 @@ START_TEST(test_flush)
 	/* A producer that does not answer makes the flush fail. */
 	p.no_auto_flush = 1;
 	fr.timeout_ms = 300;
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_FLUSH, &fr.base, -1, NULL,
+	ck_assert_int_eq(tt_consumer_call(&c, CM_FLUSH, &fr.base, -1, NULL,
 	    0), -1);
 	st = tt_consumer_stats(&c);
 	ck_assert_ptr_nonnull(st);
@@ -96,7 +96,7 @@ START_TEST(test_observe_and_notify)
 	ck_assert_int_eq(c.observe_all_started, 1);
 	ck_assert_int_ge(c.observe_started, 1);
 	/* Stop waits for the producer's word, not for the 5 s timeout. */
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL, 0),
+	ck_assert_int_eq(tt_consumer_call(&c, CM_DISABLE, NULL, -1, NULL, 0),
 	    0);
 	WAIT_UNTIL(in->stopped);
 	ck_assert_int_eq(in->stopped, 1);
@@ -131,7 +131,7 @@ START_TEST(test_deferred_start)
 	ck_assert_ptr_nonnull(in);
 	ck_assert_int_eq(in->setup, 1);
 	ck_assert_int_eq(in->started, 0);
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_START, NULL, -1, NULL, 0),
+	ck_assert_int_eq(tt_consumer_call(&c, CM_START, NULL, -1, NULL, 0),
 	    0);
 	ck_assert_ptr_nonnull(wait_started(&p, "tt.ds"));
 	disable_and_wait(&c);
@@ -168,7 +168,7 @@ START_TEST(test_producer_filters)
 	d->producer_name_regex_filter = calloc(1, sizeof(char *));
 	d->producer_name_regex_filter[0] = strdup("app\\.t.*");
 	ch.trace_config = cfg2;
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_CHANGE, &ch.base, -1, NULL,
+	ck_assert_int_eq(tt_consumer_call(&c, CM_CHANGE_CONFIG, &ch.base, -1, NULL,
 	    0), 0);
 	ck_assert_ptr_nonnull(wait_started(&p2, "tt.ds"));
 	disable_and_wait(&c);
@@ -239,7 +239,7 @@ START_TEST(test_buffers_by_name)
 	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
 	in = wait_started(&p, "tt.ds");
 	ck_assert_ptr_nonnull(in);
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_QUERY, NULL, -1, &r, 0), 0);
+	ck_assert_int_eq(tt_consumer_call(&c, CM_QUERY, NULL, -1, &r, 0), 0);
 	q = perfetto__protos__query_service_state_response__unpack(NULL,
 	    r.lens[0], r.data);
 	ck_assert_ptr_nonnull(q);
@@ -271,7 +271,7 @@ START_TEST(test_capabilities_and_unsupported)
 	Perfetto__Protos__SaveTraceForBugreportResponse *sb;
 
 	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_CAPS, NULL, -1, &r, 0), 0);
+	ck_assert_int_eq(tt_consumer_call(&c, CM_CAPABILITIES, NULL, -1, &r, 0), 0);
 	qc = perfetto__protos__query_capabilities_response__unpack(NULL, r.len,
 	    r.data);
 	ck_assert_ptr_nonnull(qc);
@@ -279,7 +279,7 @@ START_TEST(test_capabilities_and_unsupported)
 	ck_assert_uint_eq(qc->capabilities->n_observable_events, 2);
 	perfetto__protos__query_capabilities_response__free_unpacked(qc, NULL);
 	tt_reply_free(&r);
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_BUGREPORT, NULL, -1, &r, 0),
+	ck_assert_int_eq(tt_consumer_call(&c, CM_BUGREPORT, NULL, -1, &r, 0),
 	    0);
 	sb = perfetto__protos__save_trace_for_bugreport_response__unpack(NULL,
 	    r.len, r.data);
@@ -290,11 +290,11 @@ START_TEST(test_capabilities_and_unsupported)
 	    NULL);
 	tt_reply_free(&r);
 	/* Calls that need a session fail cleanly without one. */
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_STATS, NULL, -1, NULL, 0),
+	ck_assert_int_eq(tt_consumer_call(&c, CM_STATS, NULL, -1, NULL, 0),
 	    -1);
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_FLUSH, NULL, -1, NULL, 0),
+	ck_assert_int_eq(tt_consumer_call(&c, CM_FLUSH, NULL, -1, NULL, 0),
 	    -1);
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_FREE, NULL, -1, NULL, 0), 0);
+	ck_assert_int_eq(tt_consumer_call(&c, CM_FREE, NULL, -1, NULL, 0), 0);
 	tt_consumer_close(&c);
 }
 END_TEST

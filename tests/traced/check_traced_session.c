@@ -272,7 +272,7 @@ START_TEST(test_detach_attach)
 
 	in = running(&p, &c, cfg);
 	dreq.key = (char *)"tt-key";
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_DETACH, &dreq.base, -1,
+	ck_assert_int_eq(tt_consumer_call(&c, CM_DETACH, &dreq.base, -1,
 	    NULL, 0), 0);
 	tt_consumer_close(&c);
 	tt_spin(base, 200);
@@ -284,10 +284,10 @@ START_TEST(test_detach_attach)
 
 	ck_assert_int_eq(tt_consumer_connect(&c2, base, td.consumer_sock), 0);
 	areq.key = (char *)"wrong";
-	ck_assert_int_eq(tt_consumer_call(&c2, TT_C_ATTACH, &areq.base, -1,
+	ck_assert_int_eq(tt_consumer_call(&c2, CM_ATTACH, &areq.base, -1,
 	    NULL, 0), -1);
 	areq.key = (char *)"tt-key";
-	ck_assert_int_eq(tt_consumer_call(&c2, TT_C_ATTACH, &areq.base, -1,
+	ck_assert_int_eq(tt_consumer_call(&c2, CM_ATTACH, &areq.base, -1,
 	    &r, 0), 0);
 	ares = perfetto__protos__attach_response__unpack(NULL, r.len, r.data);
 	ck_assert_ptr_nonnull(ares);
@@ -321,7 +321,7 @@ START_TEST(test_consumer_gone)
 	WAIT_UNTIL(in->stopped);
 	ck_assert_int_eq(in->stopped, 1);
 	ck_assert_int_eq(tt_consumer_connect(&c2, base, td.consumer_sock), 0);
-	ck_assert_int_eq(tt_consumer_call(&c2, TT_C_QUERY, NULL, -1, &r, 0),
+	ck_assert_int_eq(tt_consumer_call(&c2, CM_QUERY, NULL, -1, &r, 0),
 	    0);
 	q = perfetto__protos__query_service_state_response__unpack(NULL,
 	    r.lens[0], r.data);
@@ -672,7 +672,7 @@ START_TEST(test_exclusive_and_semaphores)
 	cfg->exclusive_prio = 0;
 	ck_assert_int_eq(tt_consumer_enable_wait_error(&c, cfg, -1, 3000), 0);
 	ck_assert_ptr_nonnull(strstr(c.enable_error, "exclusive"));
-	ck_assert_int_eq(tt_consumer_call(&b, TT_C_FREE, NULL, -1, NULL, 0), 0);
+	ck_assert_int_eq(tt_consumer_call(&b, CM_FREE, NULL, -1, NULL, 0), 0);
 	/* A semaphore with no room for others. */
 	sem.name = (char *)"sem";
 	sem.has_max_other_session_count = 1;

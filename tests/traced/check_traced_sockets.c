@@ -175,7 +175,7 @@ START_TEST(test_socket_activation)
 	close(pipefd[0]);
 	ck_assert_int_eq(tt_producer_connect(&p, base, ps, "act"), 0);
 	ck_assert_int_eq(tt_consumer_connect(&c, base, cs), 0);
-	ck_assert_int_eq(tt_consumer_call(&c, TT_C_CAPS, NULL, -1, NULL, 0),
+	ck_assert_int_eq(tt_consumer_call(&c, CM_CAPABILITIES, NULL, -1, NULL, 0),
 	    0);
 	tt_consumer_close(&c);
 	tt_producer_close(&p);

@@ -12,6 +12,7 @@
 #ifndef FARO_TRACED_TEST_H
 #define FARO_TRACED_TEST_H
 
+#include "libipc/consumer_endpoint.h"
 #include <sys/types.h>
 
 #include <stddef.h>
@@ -160,8 +161,7 @@ void	tt_producer_release_commits(struct tt_producer *);
 struct tt_consumer {
 	struct event_base	*base;
 	struct ipc_client	*cl;
-	uint32_t		 sid;
-	uint32_t		 m[20];
+	struct consumer_ep	 ep;		/* methods as CM_* */
 	int			 bound;
 	int			 failed;
 	int			 disconnected;
@@ -174,12 +174,6 @@ struct tt_consumer {
 	int			 observe_all_started;
 	int			 observe_started;
 	int			 observe_stopped;
-};
-
-enum {
-	TT_C_ENABLE = 1, TT_C_DISABLE, TT_C_READ, TT_C_FREE, TT_C_FLUSH,
-	TT_C_START, TT_C_CHANGE, TT_C_DETACH, TT_C_ATTACH, TT_C_STATS,
-	TT_C_OBSERVE, TT_C_QUERY, TT_C_CAPS, TT_C_BUGREPORT, TT_C_CLONE,
 };
 
 /* Reply data of a synchronous call, all replies of a stream joined. */

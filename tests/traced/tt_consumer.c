@@ -19,12 +19,6 @@
 
 #define TT_WAIT_MS	10000
 
-static const char *tt_cmethods[] = {
-	NULL, "EnableTracing", "DisableTracing", "ReadBuffers", "FreeBuffers",
-	"Flush", "StartTracing", "ChangeTraceConfig", "Detach", "Attach",
-	"GetTraceStats", "ObserveEvents", "QueryServiceState",
-	"QueryCapabilities", "SaveTraceForBugreport", "CloneSession",
-};
 
 static void
 tt_c_event(struct ipc_client *cl, enum ipc_client_event ev, void *arg)
@@ -41,14 +35,10 @@ tt_c_bound(struct ipc_client *cl, const struct ipc_binding *b, void *arg)
 {
 	struct tt_consumer	*c = arg;
 
-	(void)cl;
-	if (b == NULL) {
+	if (consumer_ep_bind(&c->ep, cl, b) == -1) {
 		c->failed = 1;
 		return;
 	}
-	c->sid = b->service_id;
-	for (int i = 1; i <= TT_C_CLONE; i++)
-		c->m[i] = ipc_binding_method_id(b, tt_cmethods[i]);
 	c->bound = 1;
 }
 
@@ -107,7 +97,7 @@ tt_consumer_enable(struct tt_consumer *c,
 	c->enable_disabled = 0;
 	c->enable_error[0] = '\0';
 	req.trace_config = (Perfetto__Protos__TraceConfig *)cfg;
-	if (ipc_client_invoke_msg(c->cl, c->sid, c->m[TT_C_ENABLE], &req.base,
+	if (consumer_ep_invoke(&c->ep, CM_ENABLE, &req.base,
 	    fd, 0, tt_c_enable_reply, c) == 0)
 		return -1;
 	return 0;
@@ -124,7 +114,7 @@ tt_consumer_enable_notify(struct tt_consumer *c)
 	c->enable_error[0] = '\0';
 	req.has_attach_notification_only = 1;
 	req.attach_notification_only = 1;
-	if (ipc_client_invoke_msg(c->cl, c->sid, c->m[TT_C_ENABLE], &req.base,
+	if (consumer_ep_invoke(&c->ep, CM_ENABLE, &req.base,
 	    -1, 0, tt_c_enable_reply, c) == 0)
 		return -1;
 	return 0;
@@ -195,12 +185,8 @@ tt_consumer_call(struct tt_consumer *c, int method,
 
 	if (r != NULL)
 		memset(r, 0, sizeof(*r));
-	if (args != NULL)
-		id = ipc_client_invoke_msg(c->cl, c->sid, c->m[method], args,
-		    fd, 0, tt_c_reply, &k);
-	else
-		id = ipc_client_invoke(c->cl, c->sid, c->m[method], "", 0, fd,
-		    0, tt_c_reply, &k);
+	id = consumer_ep_invoke(&c->ep, (enum consumer_method)method, args,
+	    fd, 0, tt_c_reply, &k);
 	if (id == 0)
 		return -1;
 	if (tt_wait(c->base, &k.done, timeout_ms ? timeout_ms : TT_WAIT_MS) ==
@@ -271,7 +257,7 @@ tt_consumer_read(struct tt_consumer *c, uint8_t **trace, size_t *len)
 	size_t			 off = 0, i;
 	int			 rc = 0;
 
-	if (tt_consumer_call(c, TT_C_READ, NULL, -1, &r, 30000) == -1) {
+	if (tt_consumer_call(c, CM_READ, NULL, -1, &r, 30000) == -1) {
 		tt_reply_free(&r);
 		return -1;
 	}
@@ -330,7 +316,7 @@ tt_consumer_observe(struct tt_consumer *c, uint32_t mask)
 		t[n++] = 2;
 	req.n_events_to_observe = n;
 	req.events_to_observe = t;
-	return ipc_client_invoke_msg(c->cl, c->sid, c->m[TT_C_OBSERVE],
+	return consumer_ep_invoke(&c->ep, CM_OBSERVE,
 	    &req.base, -1, 0, tt_c_observe, c) == 0 ? -1 : 0;
 }
 
@@ -343,7 +329,7 @@ tt_consumer_stats(struct tt_consumer *c)
 	uint8_t		*buf;
 	size_t		 len;
 
-	if (tt_consumer_call(c, TT_C_STATS, NULL, -1, &r, 0) == -1)
+	if (tt_consumer_call(c, CM_STATS, NULL, -1, &r, 0) == -1)
 		return NULL;
 	res = perfetto__protos__get_trace_stats_response__unpack(NULL, r.len,
 	    r.data);

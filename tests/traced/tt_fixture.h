@@ -69,7 +69,7 @@ wait_state(struct tt_consumer *c, int nproducers, int nsessions)
 	int		 np, ns;
 
 	for (int i = 0; i < 2000; i++) {
-		if (tt_consumer_call(c, TT_C_QUERY, NULL, -1, &r, 0) == -1)
+		if (tt_consumer_call(c, CM_QUERY, NULL, -1, &r, 0) == -1)
 			return -1;
 		q = perfetto__protos__query_service_state_response__unpack(NULL,
 		    r.lens[0], r.data);
@@ -122,7 +122,7 @@ clone_session(struct tt_consumer *c,
 	Perfetto__Protos__CloneSessionResponse	*res;
 	struct tt_reply				 r;
 
-	ck_assert_int_eq(tt_consumer_call(c, TT_C_CLONE, &req->base, -1, &r,
+	ck_assert_int_eq(tt_consumer_call(c, CM_CLONE, &req->base, -1, &r,
 	    0), 0);
 	res = perfetto__protos__clone_session_response__unpack(NULL, r.len,
 	    r.data);
@@ -135,7 +135,7 @@ clone_session(struct tt_consumer *c,
 static __attribute__((unused)) void
 disable_and_wait(struct tt_consumer *c)
 {
-	ck_assert_int_eq(tt_consumer_call(c, TT_C_DISABLE, NULL, -1, NULL, 0),
+	ck_assert_int_eq(tt_consumer_call(c, CM_DISABLE, NULL, -1, NULL, 0),
 	    0);
 	ck_assert_int_eq(tt_wait(base, &c->enable_done, 10000), 0);
 	ck_assert_int_eq(c->enable_disabled, 1);

@@ -465,8 +465,8 @@ tt_load_run(struct tt_traced *td, const struct tt_load_opts *o,
 	res->write_s = load_now() - t1;
 	fr.has_timeout_ms = 1;
 	fr.timeout_ms = 10000;
-	if (tt_consumer_call(&c, TT_C_FLUSH, &fr.base, -1, NULL, 0) == -1 ||
-	    tt_consumer_call(&c, TT_C_DISABLE, NULL, -1, NULL, 0) == -1 ||
+	if (tt_consumer_call(&c, CM_FLUSH, &fr.base, -1, NULL, 0) == -1 ||
+	    tt_consumer_call(&c, CM_DISABLE, NULL, -1, NULL, 0) == -1 ||
 	    tt_wait(base, &c.enable_done, LOAD_WAIT_MS) == -1 ||
 	    tt_consumer_read(&c, &trace, &len) == -1) {
 		snprintf(err, errlen, "flush, stop or read failed");

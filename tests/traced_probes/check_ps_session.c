@@ -165,15 +165,15 @@ pss_run(struct pss *s, Perfetto__Protos__TraceConfig *cfg, int run_ms,
 	tt_spin(s->base, run_ms);
 	fr.has_timeout_ms = 1;
 	fr.timeout_ms = 5000;
-	if (tt_consumer_call(&s->c, TT_C_FLUSH, &fr.base, -1, NULL,
+	if (tt_consumer_call(&s->c, CM_FLUSH, &fr.base, -1, NULL,
 	    10000) == -1 ||
-	    tt_consumer_call(&s->c, TT_C_DISABLE, NULL, -1, NULL, 0) == -1 ||
+	    tt_consumer_call(&s->c, CM_DISABLE, NULL, -1, NULL, 0) == -1 ||
 	    tt_wait(s->base, &s->c.enable_done, 10000) == -1 ||
 	    tt_consumer_read(&s->c, &data, &len) == -1)
 		return -1;
 	rc = tt_trace_parse(t, data, len);
 	free(data);
-	tt_consumer_call(&s->c, TT_C_FREE, NULL, -1, NULL, 5000);
+	tt_consumer_call(&s->c, CM_FREE, NULL, -1, NULL, 5000);
 	return rc;
 }
 

@@ -58,7 +58,7 @@ wait_ftrace_registered(struct tt_consumer *c)
 	int found = 0;
 
 	for (int i = 0; i < 2000 && !found; i++) {
-		if (tt_consumer_call(c, TT_C_QUERY, NULL, -1, &r, 0) == -1)
+		if (tt_consumer_call(c, CM_QUERY, NULL, -1, &r, 0) == -1)
 			return -1;
 		q = perfetto__protos__query_service_state_response__unpack(NULL,
 		    r.lens[0], r.data);

@@ -64,8 +64,8 @@ probes_session_end(struct event_base *base, struct tt_consumer *c,
 
 	fr.has_timeout_ms = 1;
 	fr.timeout_ms = 5000;
-	if (tt_consumer_call(c, TT_C_FLUSH, &fr.base, -1, NULL, 10000) == -1 ||
-	    tt_consumer_call(c, TT_C_DISABLE, NULL, -1, NULL, 0) == -1 ||
+	if (tt_consumer_call(c, CM_FLUSH, &fr.base, -1, NULL, 10000) == -1 ||
+	    tt_consumer_call(c, CM_DISABLE, NULL, -1, NULL, 0) == -1 ||
 	    tt_wait(base, &c->enable_done, 10000) == -1 ||
 	    tt_consumer_read(c, data, len) == -1)
 		return -1;

@@ -13,6 +13,7 @@
 #include <event2/event.h>
 
 #include "traceconfig/traceconfig.h"
+#include "libipc/consumer_endpoint.h"
 #include "libipc/consumer_read.h"
 #include "libipc/ipc_client.h"
 #include "libipc/ipc_sockname.h"
@@ -81,8 +82,7 @@ struct live {
 	uint8_t			*enable_req;	/* EnableTracingRequest */
 	size_t			 enable_len;
 	struct ipc_client	*cl;
-	uint32_t		 sid;
-	uint32_t		 m_enable, m_read, m_flush;
+	struct consumer_ep	 ep;
 	int64_t			 flush_ts;	/* boot time the Flush was asked */
 	int			 flush_ok;
 	int64_t			 safe_ts;	/* tp_checkpoint's upto */
@@ -340,7 +340,7 @@ live_on_read(struct ipc_client *cl, struct ipc_result *res, void *arg)
 static void
 live_read(struct live *l)
 {
-	if (ipc_client_invoke(l->cl, l->sid, l->m_read, NULL, 0, -1, 0,
+	if (consumer_ep_invoke(&l->ep, CM_READ, NULL, -1, 0,
 	    live_on_read, l) != 0)
 		l->reading = 1;
 	else
@@ -375,18 +375,16 @@ live_on_tick(evutil_socket_t fd, short ev, void *arg)
 		live_evict(l, now_ms());
 	if (!l->bound || !l->tracing || l->reading)
 		return;
-	if (l->m_flush != 0) {
+	/* Optional: without it, what was read is LIVE_LAG_NS behind. */
+	if (consumer_ep_has(&l->ep, CM_FLUSH)) {
 		Perfetto__Protos__FlushRequest fr =
 		    PERFETTO__PROTOS__FLUSH_REQUEST__INIT;
-		uint8_t req[16];
-		size_t n;
 
 		fr.has_timeout_ms = 1;
 		fr.timeout_ms = l->opts.period_ms < LIVE_FLUSH_MS ?
 		    l->opts.period_ms : LIVE_FLUSH_MS;
-		n = perfetto__protos__flush_request__pack(&fr, req);
 		l->flush_ts = boot_ns();
-		if (ipc_client_invoke(l->cl, l->sid, l->m_flush, req, n, -1, 0,
+		if (consumer_ep_invoke(&l->ep, CM_FLUSH, &fr.base, -1, 0,
 		    live_on_flush, l) != 0)
 			l->reading = 1;
 		return;
@@ -423,16 +421,12 @@ live_on_bind(struct ipc_client *cl, const struct ipc_binding *b, void *arg)
 {
 	struct live *l = arg;
 
-	if (b == NULL) {
+	if (consumer_ep_bind(&l->ep, cl, b) == -1) {
 		log_warnx("%s: traced has no ConsumerPort", __func__);
 		return;
 	}
-	l->sid = b->service_id;
-	l->m_enable = ipc_binding_method_id(b, "EnableTracing");
-	l->m_read = ipc_binding_method_id(b, "ReadBuffers");
-	/* Optional: without it, what was read is LIVE_LAG_NS behind. */
-	l->m_flush = ipc_binding_method_id(b, "Flush");
-	if (l->m_enable == 0 || l->m_read == 0) {
+	if (!consumer_ep_has(&l->ep, CM_ENABLE) ||
+	    !consumer_ep_has(&l->ep, CM_READ)) {
 		log_warnx("%s: ConsumerPort lacks EnableTracing/ReadBuffers",
 		    __func__);
 		return;
@@ -441,7 +435,7 @@ live_on_bind(struct ipc_client *cl, const struct ipc_binding *b, void *arg)
 	/* A new session: its sequences and clocks start again. */
 	if (l->tp == NULL || l->tp_used)
 		(void)live_engine_new(l);
-	if (ipc_client_invoke(cl, l->sid, l->m_enable, l->enable_req,
+	if (consumer_ep_invoke_raw(&l->ep, CM_ENABLE, l->enable_req,
 	    l->enable_len, -1, 0, live_on_enable, l) == 0) {
 		log_warnx("%s: EnableTracing could not be sent", __func__);
 		return;
@@ -472,6 +466,7 @@ live_on_event(struct ipc_client *cl, enum ipc_client_event ev, void *arg)
 	    ipc_client_strerror(cl));
 	l->st.connected = 0;
 	l->bound = l->tracing = l->reading = 0;
+	memset(&l->ep, 0, sizeof(l->ep));	/* its client goes now */
 	consumer_read_reset(&l->rd);
 	ipc_client_free(cl);
 	l->cl = NULL;
