@@ -426,6 +426,24 @@ range:
 
 /* Track descriptors ---------------------------------------------------- */
 
+/*
+ * Upstream's type of a named track below a thread, a process or none
+ * (scope): siblings of one name are merged unless the descriptor asks
+ * for none (sibling_merge_behavior NONE).
+ */
+static const char *
+te_child_kind(const struct tp_desc *d, const char *scope)
+{
+	if (strcmp(scope, "thread") == 0)
+		return d->no_merge ? "thread_track_event" :
+		    "thread_merged_track_event";
+	if (strcmp(scope, "process") == 0)
+		return d->no_merge ? "process_track_event" :
+		    "process_merged_track_event";
+	return d->no_merge ? "global_track_event" :
+	    "global_merged_track_event";
+}
+
 static void
 process_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
     struct tp_desc *d)
@@ -579,6 +597,9 @@ track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 			if (f.wire == PB_LEN)
 				counter_desc_untrusted(f.data, f.len, &nd);
 			break;
+		case 15:	/* sibling_merge_behavior: 2 is NONE */
+			nd.no_merge = f.wire == PB_VARINT && f.u == 2;
+			break;
 		}
 	}
 	if (!nd.has_uuid || it.err) {
@@ -629,6 +650,15 @@ desc_find(struct tp_proto *p, uint64_t uuid)
 }
 
 /* The track of a descriptor uuid, created on first use. -1: unknown. */
+/* Is the descriptor uuid a thread's or a process's own track? */
+static int
+desc_is_root(struct tp_proto *p, uint64_t uuid)
+{
+	const struct tp_desc *a = desc_find(p, uuid);
+
+	return a != NULL && (a->has_thread || a->has_process);
+}
+
 int64_t
 tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout)
 {
@@ -702,17 +732,27 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout)
 		shared = 1;
 	} else if (utid != TP_NULL) {
 		id = tp_track_new(tp, TT_THREAD, d->name, utid);
+		tp_track_kind(tp, id, d->has_thread ? "thread_track_event" :
+		    te_child_kind(d, "thread"));
 	} else if (upid != TP_NULL) {
 		id = tp_track_new(tp, TT_PROCESS, d->name, upid);
+		tp_track_kind(tp, id, d->has_process ? "process_track_event" :
+		    te_child_kind(d, "process"));
 	} else {
 		id = tp_track_new(tp, TT_TRACK, d->name, TP_NULL);
+		tp_track_kind(tp, id, te_child_kind(d, "global"));
 	}
 	if (id < 0) {
 		(void)tp_hash_del(&p->uuid_tracks, uuid);
 		return -1;
 	}
-	/* Shared thread/process tracks have no single parent. */
-	if (!shared && parent != TP_NULL && parent != id)
+	/*
+	 * Shared thread/process tracks have no single parent; nor, as
+	 * upstream, has a track whose parent is a thread's or a process's
+	 * own (root) track: its thread or process says where it belongs.
+	 */
+	if (!shared && parent != TP_NULL && parent != id &&
+	    !desc_is_root(p, d->parent))
 		tp->tracks[id].parent_id = parent;
 	if (d->desc != NULL && tp->tracks[id].desc == NULL)
 		tp->tracks[id].desc = strdup(d->desc);

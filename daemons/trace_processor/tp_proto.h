@@ -46,6 +46,7 @@ struct tp_desc {
 	int		 has_thread, has_process;
 	int64_t		 pid, tid;
 	int		 is_counter;
+	int		 no_merge;	/* sibling_merge_behavior NONE */
 	int		 builtin;
 	char		*unit;
 	int64_t		 mult;
