@@ -832,9 +832,14 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 	}
 	case EV_TASK_RENAME:
 		utid = tp_thread_get(tp, (int32_t)e.v[1]);
-		if (e.s[3] != NULL)
-			tp_thread_set_name(tp, utid, e.s[3], e.slen[3],
-			    TP_NAME_RENAME);
+		if (e.s[3] == NULL)
+			break;
+		tp_thread_set_name(tp, utid, e.s[3], e.slen[3],
+		    TP_NAME_RENAME);
+		/* A main thread's new comm names its process, as upstream. */
+		upid = tp->threads[utid].upid;
+		if (upid != TP_NULL && tp->procs[upid].pid == e.v[1])
+			tp_process_name_from_comm(tp, upid, e.s[3], e.slen[3]);
 		break;
 	case EV_SCHED_PROCESS_FREE:
 		tp_thread_end(tp, (int32_t)e.v[2], ts);

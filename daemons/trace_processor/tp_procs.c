@@ -148,6 +148,19 @@ tp_process_set_name(struct tp *tp, int64_t upid, const char *s, size_t len)
 	if (len == 0)
 		return;
 	tp_setstr(&tp->procs[upid].name, s, len);
+	tp->procs[upid].name_weak = 0;
+}
+
+void
+tp_process_name_from_comm(struct tp *tp, int64_t upid, const char *s,
+    size_t len)
+{
+	struct tp_process *p = &tp->procs[upid];
+
+	if (len == 0 || (p->name != NULL && !p->name_weak))
+		return;
+	tp_setstr(&p->name, s, len);
+	p->name_weak = 1;
 }
 
 void
