@@ -824,6 +824,9 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 			    ts);
 			utid = tp_thread_new(tp, child, ts);
 			tp->threads[utid].upid = upid;
+			if (e.s[2] != NULL)
+				tp_process_set_name(tp, upid, e.s[2], e.slen[2],
+				    TP_PNAME_SYSTEM);
 		}
 		if (e.s[2] != NULL)
 			tp_thread_set_name(tp, utid, e.s[2], e.slen[2],
@@ -839,7 +842,8 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		/* A main thread's new comm names its process, as upstream. */
 		upid = tp->threads[utid].upid;
 		if (upid != TP_NULL && tp->procs[upid].pid == e.v[1])
-			tp_process_name_from_comm(tp, upid, e.s[3], e.slen[3]);
+			tp_process_set_name(tp, upid, e.s[3], e.slen[3],
+			    TP_PNAME_SYSTEM);
 		break;
 	case EV_SCHED_PROCESS_FREE:
 		tp_thread_end(tp, (int32_t)e.v[2], ts);

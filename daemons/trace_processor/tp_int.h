@@ -149,7 +149,7 @@ struct tp_process {
 	int64_t		 uid;
 	int64_t		 start_ts, end_ts;
 	char		*name;
-	int		 name_weak;	/* from its main thread's comm */
+	int		 name_prio;	/* enum tp_pname of its name's source */
 	char		*cmdline;
 	uint64_t	 pub;		/* hash of the row last written */
 };
@@ -344,11 +344,11 @@ int64_t	 tp_process_new(struct tp *, int64_t pid, int64_t parent_upid,
 int64_t	 tp_thread_in_process(struct tp *, int64_t tid, int64_t pid);
 void	 tp_thread_set_name(struct tp *, int64_t utid, const char *, size_t,
 	    int prio);
-void	 tp_process_set_name(struct tp *, int64_t upid, const char *, size_t);
-/* A main thread renamed (task_rename): the process's name, unless a
- * stronger source (process tree, descriptors, metadata) named it. */
-void	 tp_process_name_from_comm(struct tp *, int64_t upid, const char *,
-	    size_t);
+/* Who named a process, as upstream ranks them: a name never yields to a
+ * lower source; of equal ones the latest wins. */
+enum tp_pname { TP_PNAME_DESCRIPTOR = 2, TP_PNAME_SYSTEM = 4 };
+void	 tp_process_set_name(struct tp *, int64_t upid, const char *, size_t,
+	    enum tp_pname);
 void	 tp_process_set_cmdline(struct tp *, int64_t upid, const char *,
 	    size_t);
 void	 tp_thread_end(struct tp *, int64_t tid, int64_t ts);

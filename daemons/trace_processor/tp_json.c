@@ -589,7 +589,8 @@ metadata_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 	    v->type != J_STR)
 		return;
 	if (name->slen == 12 && memcmp(name->s, "process_name", 12) == 0)
-		tp_process_set_name(tp, tp_process_get(tp, pid), v->s, v->slen);
+		tp_process_set_name(tp, tp_process_get(tp, pid), v->s, v->slen,
+		    TP_PNAME_SYSTEM);
 	else if (name->slen == 11 && memcmp(name->s, "thread_name", 11) == 0)
 		tp_thread_set_name(tp, tp_thread_in_process(tp, tid, pid), v->s,
 		    v->slen, TP_NAME_TRACK);

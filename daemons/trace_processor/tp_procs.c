@@ -143,24 +143,15 @@ tp_thread_set_name(struct tp *tp, int64_t utid, const char *s, size_t len,
 }
 
 void
-tp_process_set_name(struct tp *tp, int64_t upid, const char *s, size_t len)
-{
-	if (len == 0)
-		return;
-	tp_setstr(&tp->procs[upid].name, s, len);
-	tp->procs[upid].name_weak = 0;
-}
-
-void
-tp_process_name_from_comm(struct tp *tp, int64_t upid, const char *s,
-    size_t len)
+tp_process_set_name(struct tp *tp, int64_t upid, const char *s, size_t len,
+    enum tp_pname prio)
 {
 	struct tp_process *p = &tp->procs[upid];
 
-	if (len == 0 || (p->name != NULL && !p->name_weak))
+	if (len == 0 || (int)prio < p->name_prio)
 		return;
 	tp_setstr(&p->name, s, len);
-	p->name_weak = 1;
+	p->name_prio = prio;
 }
 
 void

@@ -481,9 +481,11 @@ process_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 		return;
 	upid = tp_process_get(tp, d->pid);
 	if (name != NULL)
-		tp_process_set_name(tp, upid, (const char *)name, namelen);
+		tp_process_set_name(tp, upid, (const char *)name, namelen,
+		    TP_PNAME_DESCRIPTOR);
 	else if (cmd != NULL && tp->procs[upid].name == NULL)
-		tp_process_set_name(tp, upid, (const char *)cmd, cmdlen);
+		tp_process_set_name(tp, upid, (const char *)cmd, cmdlen,
+		    TP_PNAME_DESCRIPTOR);
 	if (cl > 0)
 		tp_process_set_cmdline(tp, upid, cmdline, cl);
 }

@@ -246,7 +246,7 @@ tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
 		if (f.wire != PB_LEN)
 			continue;
 		if (f.id == 1) {
-			int64_t pid = -1, ppid = -1, uid = TP_NULL, upid, utid;
+			int64_t pid = -1, ppid = -1, uid = TP_NULL, upid, utid, parent;
 			const uint8_t *argv0 = NULL;
 			size_t argv0len = 0, cl = 0, nargs = 0;
 			int is_comm = 0;
@@ -282,13 +282,12 @@ tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
 				tp_stat_inc(tp, ST_PROCESS_TRACKER_ERRORS, 1);
 				continue;
 			}
+			/* The parent first, so upids come in upstream's
+			 * order. */
+			parent = ppid >= 0 ? tp_process_get(tp, ppid) : TP_NULL;
 			upid = tp_process_get(tp, pid);
-			if (ppid >= 0 && tp->procs[upid].parent_upid == TP_NULL) {
-				/* tp_process_get may move tp->procs: index after. */
-				int64_t parent = tp_process_get(tp, ppid);
-
+			if (tp->procs[upid].parent_upid == TP_NULL)
 				tp->procs[upid].parent_upid = parent;
-			}
 			if (uid != TP_NULL)
 				tp->procs[upid].uid = uid;
 			cmd = cmdline;
@@ -303,7 +302,7 @@ tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
 					cl = n;
 				}
 				tp_process_set_name(tp, upid,
-				    (const char *)argv0, n);
+				    (const char *)argv0, n, TP_PNAME_SYSTEM);
 			}
 			if (cl > 0)
 				tp_process_set_cmdline(tp, upid, cmd, cl);
