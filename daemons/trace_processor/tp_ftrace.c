@@ -143,32 +143,71 @@ state_get(struct tp *tp, int64_t utid)
 	return &ft->states[utid];
 }
 
-void
-tp_task_state_str(int64_t state, char *buf, size_t len)
-{
-	static const char letters[] = "SDTtXZPI";
-	size_t n = 0;
-	int i;
+/* Decoded task state flags: the low six bits keep the kernel's values. */
+enum {
+	TS_PARKED = 0x40, TS_DEAD = 0x80, TS_WAKEKILL = 0x100,
+	TS_WAKING = 0x200, TS_NOLOAD = 0x400, TS_IDLE = 0x4000,
+	TS_PREEMPTED = 0x8000
+};
 
-	/* Kernels >= 4.14 report preemption as TASK_REPORT_MAX (0x100). */
-	if (state & 0x100) {
-		snprintf(buf, len, "R+");
-		return;
+/* Kernels without a recorded release are read as 4.4, as upstream. */
+static unsigned
+task_state_decode(unsigned raw, int kver, int *valid)
+{
+	unsigned f = raw & 0x3f;
+
+	*valid = 1;
+	if (kver == 0)
+		kver = 4004;
+	if (kver >= 4014) {
+		/* 4.14 masks to TASK_REPORT: 0x80 is TASK_REPORT_IDLE and
+		 * 0x100 TASK_REPORT_MAX, meaning preempted. */
+		f |= raw & 0x40 ? TS_PARKED : 0;
+		f |= raw & 0x80 ? TS_IDLE : 0;
+		f |= raw & 0x100 ? TS_PREEMPTED : 0;
+		if (raw & 0xfe00)
+			*valid = 0;
+		return f;
 	}
-	if ((state & 0xff) == 0) {
-		snprintf(buf, len, "R");
-		return;
-	}
+	f |= raw & 0x40 ? TS_DEAD : 0;
+	f |= raw & 0x80 ? TS_WAKEKILL : 0;
+	f |= raw & 0x100 ? TS_WAKING : 0;
+	f |= raw & 0x200 ? TS_PARKED : 0;
+	f |= raw & 0x400 ? TS_NOLOAD : 0;
+	if (f == (0x2 | TS_NOLOAD))
+		f = TS_IDLE;
+	/* TASK_STATE_MAX (preemption) is 0x1000 from 4.8, 0x800 before. */
+	if (raw & (kver >= 4008 ? 0x1000 : 0x800))
+		f |= TS_PREEMPTED;
+	return f;
+}
+
+int
+tp_task_state_str(int64_t state, int kver, char *buf, size_t len)
+{
+	static const struct { unsigned flag; char c; } letters[] = {
+		{ 0x1, 'S' }, { 0x2, 'D' }, { 0x4, 'T' }, { 0x8, 't' },
+		{ 0x10, 'X' }, { 0x20, 'Z' }, { TS_PARKED, 'P' },
+		{ TS_DEAD, 'x' }, { TS_WAKEKILL, 'K' }, { TS_WAKING, 'W' },
+		{ TS_NOLOAD, 'N' }, { TS_IDLE, 'I' },
+	};
+	int valid;
+	unsigned f = task_state_decode((uint16_t)state, kver, &valid);
+	size_t i, n = 0;
+
 	buf[0] = '\0';
-	for (i = 0; i < 8; i++) {
-		if (!(state & (1 << i)))
-			continue;
-		if (n > 0 && n + 1 < len)
-			buf[n++] = '|';
-		if (n + 1 < len)
-			buf[n++] = letters[i];
-		buf[n] = '\0';
+	if (!valid)
+		return 0;
+	if ((f & ~TS_PREEMPTED) == 0) {
+		snprintf(buf, len, f & TS_PREEMPTED ? "R+" : "R");
+		return 1;
 	}
+	/* Upstream keeps at most three letters. */
+	for (i = 0; i < sizeof(letters) / sizeof(letters[0]); i++)
+		if ((f & letters[i].flag) && n < 3 && n + 1 < len)
+			buf[n++] = letters[i].c;
+	buf[n] = '\0';
+	return 1;
 }
 
 /* Upstream's blocked: any state but runnable and running. */
@@ -185,7 +224,7 @@ row_write(struct tp *tp, int64_t utid, struct state_row *r)
 	if (r->id < 0)
 		return;
 	tp_thread_state_insert(tp, r->id, r->ts, r->dur, r->cpu, utid,
-	    r->state, r->io_wait, r->waker, r->blocked_fn[0] != '\0' ?
+	    r->state[0] != '\0' ? r->state : NULL, r->io_wait, r->waker, r->blocked_fn[0] != '\0' ?
 	    r->blocked_fn : NULL);
 	r->id = -1;
 }
@@ -270,13 +309,18 @@ tp_ftrace_sched_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	if (next_comm != NULL && next_pid != 0)
 		tp_thread_set_name(tp, next_utid, next_comm, next_comm_len,
 		    TP_NAME_SCHED);
-	tp_task_state_str(prev_state, st, sizeof(st));
+	if (!tp_task_state_str(prev_state, tp->kernel_version, st, sizeof(st)))
+		tp_stat_inc(tp, ST_TASK_STATE_INVALID, 1);
 
-	if (c->sched_id >= 0) {
-		if (c->utid != prev_utid)
-			tp_stat_inc(tp, ST_MISMATCHED_SCHED_SWITCH_TIDS, 1);
+	if (c->sched_id >= 0 && c->pid == prev_pid)
 		tp_sched_insert(tp, c->sched_id, c->ts, ts - c->ts, cpu,
-		    c->utid, st, c->prio);
+		    c->utid, st[0] != '\0' ? st : NULL, c->prio);
+	else if (c->sched_id >= 0) {
+		/* Events were lost between the two switches: the slice's
+		 * end is unknown, so it stays open (dur -1), as upstream. */
+		tp_stat_inc(tp, ST_MISMATCHED_SCHED_SWITCH_TIDS, 1);
+		tp_sched_insert(tp, c->sched_id, c->ts, -1, cpu, c->utid,
+		    NULL, c->prio);
 	}
 	c->sched_id = tp->next_sched++;
 	c->ts = ts;

@@ -242,6 +242,9 @@ struct tp {
 	int			 in_txn;
 	enum tp_format		 format;
 	uint64_t		 bytes_in;
+	/* Linux release from system_info as major * 1000 + minor; 0 when
+	 * unknown. Task state bits moved between releases. */
+	int			 kernel_version;
 
 	/* Next ids per table. */
 	int64_t			 next_slice, next_counter, next_arg,
@@ -489,7 +492,8 @@ void	 tp_ftrace_end(struct tp *);
 /* Writes the open sched slices and thread states; they stay open. */
 void	 tp_ftrace_write_open(struct tp *);
 void	 tp_ftrace_free(struct tp *);
-/* Kernel task state bits into upstream's letters ("S", "R+", "D|K"). */
-void	 tp_task_state_str(int64_t state, char *, size_t);
+/* A sched_switch prev_state into upstream's letters ("S", "R+", "DK") for
+ * the kernel that wrote it; 0 (NULL) if the bits are invalid for it. */
+int	 tp_task_state_str(int64_t state, int kernel_version, char *, size_t);
 
 #endif

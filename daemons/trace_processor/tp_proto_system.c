@@ -3,6 +3,7 @@
  * tracks with upstream's names), and the service's packets (trace stats,
  * ftrace stats, system info, trace uuid) into stats and metadata.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,25 @@ ftrace_stats_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 	}
 }
 
+/* "6.1.0-13-amd64" -> 6001, as major * 1000 + minor; 0 unless both parse
+ * whole (upstream reads "6.1-rc1" as unknown too). */
+static int
+kernel_version_parse(const char *s)
+{
+	char *end;
+	unsigned long major, minor;
+
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	major = strtoul(s, &end, 10);
+	if (*end != '.' || major > 1000 || !isdigit((unsigned char)end[1]))
+		return 0;
+	minor = strtoul(end + 1, &end, 10);
+	if ((*end != '.' && *end != '\0') || minor > 999)
+		return 0;
+	return (int)(major * 1000 + minor);
+}
+
 static void
 system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 {
@@ -124,6 +144,7 @@ system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 	struct pb it, ut;
 	struct pb_field f, uf;
 	char *s;
+	int linux_ = 0;
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
@@ -137,6 +158,11 @@ system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 				    (s = pb_strdup(&uf)) == NULL)
 					continue;
 				tp_metadata_str(tp, uts[uf.id], s);
+				if (uf.id == 1)
+					linux_ = strcmp(s, "Linux") == 0;
+				else if (uf.id == 3)
+					tp->kernel_version = linux_ ?
+					    kernel_version_parse(s) : 0;
 				free(s);
 			}
 			break;
