@@ -210,12 +210,11 @@ tp_task_state_str(int64_t state, int kver, char *buf, size_t len)
 	return 1;
 }
 
-/* Upstream's blocked: any state but runnable and running. */
+/* Upstream's blocked: any state but "R" and "Running" (so "R+" too). */
 static int
 state_blocked(const char *st)
 {
-	return strcmp(st, "R") != 0 && strcmp(st, "R+") != 0 &&
-	    strcmp(st, "Running") != 0;
+	return strcmp(st, "R") != 0 && strcmp(st, "Running") != 0;
 }
 
 static void
@@ -229,12 +228,15 @@ row_write(struct tp *tp, int64_t utid, struct state_row *r)
 	r->id = -1;
 }
 
+/* lost: events were lost, so the end is unknown and dur stays -1. */
 static void
-state_close(struct tp *tp, int64_t utid, struct open_state *s, int64_t ts)
+state_close(struct tp *tp, int64_t utid, struct open_state *s, int64_t ts,
+    int lost)
 {
 	if (s->cur.id < 0)
 		return;
-	s->cur.dur = ts - s->cur.ts;
+	if (!lost)
+		s->cur.dur = ts - s->cur.ts;
 	if (!state_blocked(s->cur.state)) {
 		row_write(tp, utid, &s->cur);
 		return;
@@ -332,12 +334,15 @@ tp_ftrace_sched_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	    next_comm ? next_comm : "");
 
 	/* The idle task has no thread states. */
+	/* A task switched out that was not running: its switch-in was
+	 * lost, so the state before it has no known end. */
 	if (prev_pid != 0 && (s = state_get(tp, prev_utid)) != NULL) {
-		state_close(tp, prev_utid, s, ts);
+		state_close(tp, prev_utid, s, ts, s->cur.id >= 0 &&
+		    strcmp(s->cur.state, "Running") != 0);
 		state_open(tp, prev_utid, s, ts, st, TP_NULL, TP_NULL);
 	}
 	if (next_pid != 0 && (s = state_get(tp, next_utid)) != NULL) {
-		state_close(tp, next_utid, s, ts);
+		state_close(tp, next_utid, s, ts, 0);
 		state_open(tp, next_utid, s, ts, "Running", cpu, TP_NULL);
 	}
 }
@@ -358,10 +363,20 @@ tp_ftrace_sched_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 	if (pid == 0 || (s = state_get(tp, utid)) == NULL)
 		return;
 	/* Already running or runnable: nothing changes. */
-	if (s->cur.id >= 0 && s->cur.state[0] == 'R')
+	if (s->cur.id >= 0 && !state_blocked(s->cur.state))
 		return;
-	state_close(tp, utid, s, ts);
+	state_close(tp, utid, s, ts, 0);
 	state_open(tp, utid, s, ts, "R", TP_NULL, waker);
+}
+
+/* A new task is runnable from its creation, woken by its creator. */
+static void
+task_runnable(struct tp *tp, int64_t utid, int64_t creator, int64_t ts)
+{
+	struct open_state *s = state_get(tp, utid);
+
+	if (s != NULL)
+		state_open(tp, utid, s, ts, "R", TP_NULL, creator);
 }
 
 void
@@ -852,22 +867,24 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 			tp_ftrace_print(tp, ts, pid, e.s[2], e.slen[2]);
 		break;
 	case EV_TASK_NEWTASK: {
-		int64_t child = (int32_t)e.v[1];
+		int64_t child = (int32_t)e.v[1], creator;
 
 		/* A new thread joins its creator's process; else a new
 		 * process with a new main thread. */
-		utid = tp_thread_get(tp, pid);
+		creator = utid = tp_thread_get(tp, pid);
 		if (e.v[3] & CLONE_THREAD) {
 			upid = tp->threads[utid].upid;
 			if (upid == TP_NULL)
 				upid = tp_process_get(tp, pid);
 			utid = tp_thread_new(tp, child, ts);
 			tp->threads[utid].upid = upid;
+			task_runnable(tp, utid, creator, ts);
 		} else {
 			upid = tp_process_new(tp, child, tp->threads[utid].upid,
 			    ts);
 			utid = tp_thread_new(tp, child, ts);
 			tp->threads[utid].upid = upid;
+			task_runnable(tp, utid, creator, ts);
 			if (e.s[2] != NULL)
 				tp_process_set_name(tp, upid, e.s[2], e.slen[2],
 				    TP_PNAME_SYSTEM);
