@@ -137,6 +137,7 @@ struct tp_track {
 struct tp_thread {
 	int64_t		 tid;
 	int64_t		 upid;		/* TP_NULL until known */
+	int64_t		 older;		/* the utid this tid had before */
 	int64_t		 start_ts, end_ts;
 	char		*name;
 	int		 name_prio;	/* higher sources win */
@@ -340,6 +341,7 @@ void	 tp_procs_init(struct tp *);
 void	 tp_procs_free(struct tp *);
 int64_t	 tp_thread_get(struct tp *, int64_t tid);
 int64_t	 tp_thread_new(struct tp *, int64_t tid, int64_t ts);
+/* A new process comes with its main thread. */
 int64_t	 tp_process_get(struct tp *, int64_t pid);
 int64_t	 tp_process_new(struct tp *, int64_t pid, int64_t parent_upid,
 	    int64_t ts);

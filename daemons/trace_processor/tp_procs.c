@@ -1,6 +1,8 @@
 /*
  * Threads and processes. A tid or pid maps to the live utid/upid; a new
  * task with a reused id gets a new row, so utid/upid survive pid reuse.
+ * The threads of one tid form a list, newest first, so that a tid named
+ * with its pid finds the thread of that process, as upstream finds it.
  * Row 0 of each table is the idle task (tid 0, pid 0), as upstream.
  */
 #include <stdlib.h>
@@ -51,6 +53,7 @@ int64_t
 tp_thread_new(struct tp *tp, int64_t tid, int64_t ts)
 {
 	struct tp_thread *t;
+	uint64_t *u;
 
 	if (grow((void **)&tp->threads, &tp->capthreads, tp->nthreads,
 	    sizeof(*t)) == -1)
@@ -59,6 +62,8 @@ tp_thread_new(struct tp *tp, int64_t tid, int64_t ts)
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->upid = TP_NULL;
+	t->older = (u = tp_hash_get(&tp->tid_map, (uint64_t)tid)) != NULL ?
+	    (int64_t)*u : TP_NULL;
 	t->start_ts = ts;
 	t->end_ts = TP_NULL;
 	(void)tp_hash_put(&tp->tid_map, (uint64_t)tid, tp->nthreads);
@@ -98,30 +103,37 @@ int64_t
 tp_process_get(struct tp *tp, int64_t pid)
 {
 	uint64_t *u = tp_hash_get(&tp->pid_map, (uint64_t)pid);
+	int64_t upid;
 
 	if (u != NULL)
 		return (int64_t)*u;
-	return tp_process_new(tp, pid, TP_NULL, TP_NULL);
+	upid = tp_process_new(tp, pid, TP_NULL, TP_NULL);
+	/* A process comes with its main thread, as upstream numbers utids. */
+	(void)tp_thread_in_process(tp, pid, pid);
+	return upid;
 }
 
 int64_t
 tp_thread_in_process(struct tp *tp, int64_t tid, int64_t pid)
 {
-	int64_t utid = tp_thread_get(tp, tid);
 	int64_t upid = tp_process_get(tp, pid);
-	struct tp_thread *t = &tp->threads[utid];
+	uint64_t *u = tp_hash_get(&tp->tid_map, (uint64_t)tid);
+	int64_t utid = u != NULL ? (int64_t)*u : TP_NULL;
+	struct tp_thread *t;
 
-	if (t->upid == TP_NULL) {
-		t->upid = upid;
-	} else if (t->upid != upid) {
-		/* The tid now belongs to another process: a reused tid. */
-		if (tp->procs[t->upid].pid != pid) {
-			utid = tp_thread_new(tp, tid, TP_NULL);
-			tp->threads[utid].upid = upid;
-		} else {
-			tp->threads[utid].upid = upid;
-		}
+	/* The newest live thread of this tid that is in no process yet or
+	 * in one with this pid; else the tid was reused: a new thread. */
+	for (; utid != TP_NULL; utid = t->older) {
+		t = &tp->threads[utid];
+		if (t->end_ts != TP_NULL)
+			continue;
+		if (t->upid == TP_NULL)
+			t->upid = upid;
+		if (tp->procs[t->upid].pid == pid)
+			return utid;
 	}
+	utid = tp_thread_new(tp, tid, TP_NULL);
+	tp->threads[utid].upid = upid;
 	return utid;
 }
 
@@ -166,13 +178,22 @@ tp_thread_end(struct tp *tp, int64_t tid, int64_t ts)
 {
 	uint64_t *u = tp_hash_get(&tp->tid_map, (uint64_t)tid);
 	struct tp_thread *t;
+	int64_t older;
 
 	if (u == NULL)
 		return;
 	t = &tp->threads[*u];
 	t->end_ts = ts;
-	/* A later event for this tid is a new thread. */
-	(void)tp_hash_del(&tp->tid_map, (uint64_t)tid);
+	/* A later event for this tid is a new thread, or an older one
+	 * still alive in another process. */
+	for (older = t->older; older != TP_NULL &&
+	    tp->threads[older].end_ts != TP_NULL;
+	    older = tp->threads[older].older)
+		;
+	if (older != TP_NULL)
+		(void)tp_hash_put(&tp->tid_map, (uint64_t)tid, (uint64_t)older);
+	else
+		(void)tp_hash_del(&tp->tid_map, (uint64_t)tid);
 	if (t->upid != TP_NULL && tp->procs[t->upid].pid == tid) {
 		tp->procs[t->upid].end_ts = ts;
 		(void)tp_hash_del(&tp->pid_map, (uint64_t)tid);

@@ -444,9 +444,15 @@ te_child_kind(const struct tp_desc *d, const char *scope)
 	    "global_merged_track_event";
 }
 
+/*
+ * Process and thread descriptors are read twice, as upstream reads them:
+ * in file order for the track they describe (apply 0), and in time order
+ * for the process and thread tables (apply 1), so that upids and utids are
+ * numbered in the order upstream numbers them.
+ */
 static void
 process_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
-    struct tp_desc *d)
+    struct tp_desc *d, int apply)
 {
 	struct pb it;
 	struct pb_field f;
@@ -477,7 +483,7 @@ process_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 			}
 		}
 	}
-	if (!d->has_process)
+	if (!d->has_process || !apply)
 		return;
 	upid = tp_process_get(tp, d->pid);
 	if (name != NULL)
@@ -492,7 +498,7 @@ process_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 
 static void
 thread_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
-    struct tp_desc *d)
+    struct tp_desc *d, int apply)
 {
 	struct pb it;
 	struct pb_field f;
@@ -517,6 +523,8 @@ thread_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 	if (!has_tid)
 		return;
 	d->has_thread = 1;
+	if (!apply)
+		return;
 	utid = has_pid ? tp_thread_in_process(tp, d->tid, d->pid) :
 	    tp_thread_get(tp, d->tid);
 	if (name != NULL)
@@ -589,11 +597,13 @@ track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 			break;
 		case 3:
 			if (f.wire == PB_LEN)
-				process_desc_untrusted(tp, f.data, f.len, &nd);
+				process_desc_untrusted(tp, f.data, f.len, &nd,
+				    0);
 			break;
 		case 4:
 			if (f.wire == PB_LEN)
-				thread_desc_untrusted(tp, f.data, f.len, &nd);
+				thread_desc_untrusted(tp, f.data, f.len, &nd,
+				    0);
 			break;
 		case 8:
 			if (f.wire == PB_LEN)
@@ -1042,6 +1052,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	switch (pk.data.id) {
 	case 60:	/* track_descriptor */
 		track_descriptor_untrusted(tp, pk.data.data, pk.data.len);
+		push_packet(tp, ts, NULL, TP_NULL, buf, len);
 		break;
 	case 6:		/* clock_snapshot */
 		clock_snapshot_untrusted(tp, pk.seq, pk.data.data, pk.data.len);
@@ -1051,13 +1062,9 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 			tp_proto_thread_descriptor(tp, s, pk.data.data,
 			    pk.data.len);
 		break;
-	case 43: {	/* process_descriptor (legacy) */
-		struct tp_desc d;
-
-		memset(&d, 0, sizeof(d));
-		process_desc_untrusted(tp, pk.data.data, pk.data.len, &d);
+	case 43:	/* process_descriptor (legacy) */
+		push_packet(tp, ts, NULL, TP_NULL, buf, len);
 		break;
-	}
 	case 1:		/* ftrace_events: kernel_symbols live in g */
 		tp_proto_ftrace_bundle(tp, g, pk.data.data, pk.data.len);
 		break;
@@ -1241,10 +1248,29 @@ tp_proto_free(struct tp *tp)
 
 /* Sorted parse --------------------------------------------------------- */
 
+/* A track descriptor's process and thread, in time order. */
+static void
+desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct tp_desc d;
+	struct pb it;
+	struct pb_field f;
+
+	memset(&d, 0, sizeof(d));
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 3 && f.wire == PB_LEN)
+			process_desc_untrusted(tp, f.data, f.len, &d, 1);
+		else if (f.id == 4 && f.wire == PB_LEN)
+			thread_desc_untrusted(tp, f.data, f.len, &d, 1);
+	}
+}
+
 void
 tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
 	struct tp_pkt pk;
+	struct tp_desc d;
 	int64_t thread_ts;
 
 	switch (it->kind) {
@@ -1281,6 +1307,13 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		break;
 	case 7:
 		tp_proto_sys_stats(tp, it->ts, pk.data.data, pk.data.len);
+		break;
+	case 60:
+		desc_apply(tp, pk.data.data, pk.data.len);
+		break;
+	case 43:
+		memset(&d, 0, sizeof(d));
+		process_desc_untrusted(tp, pk.data.data, pk.data.len, &d, 1);
 		break;
 	}
 }

@@ -260,112 +260,134 @@ process_name_len(int64_t ppid, const char *a, size_t n, size_t nargs)
 	return n;
 }
 
+/* One ProcessTree.Process: its upid (after its parent's), name, cmdline,
+ * uid and main thread. Upstream skips a process with no cmdline. */
+static void
+process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct pb pt;
+	struct pb_field pf;
+	int64_t pid = -1, ppid = -1, uid = TP_NULL, upid, utid, parent;
+	const uint8_t *argv0 = NULL;
+	size_t argv0len = 0, cl = 0, nargs = 0;
+	int is_comm = 0;
+	char cmdline[4096];
+	const char *cmd;
+
+	pb_init(&pt, buf, len);
+	while (pb_next_untrusted(&pt, &pf) == 1) {
+		if (pf.id == 1)
+			pid = (int32_t)pf.u;
+		else if (pf.id == 2)
+			ppid = (int32_t)pf.u;
+		else if (pf.id == 5)
+			uid = (int32_t)pf.u;
+		else if (pf.id == 9)
+			is_comm = pf.u != 0;
+		else if (pf.id == 3 && pf.wire == PB_LEN) {
+			nargs++;
+			if (argv0 == NULL) {
+				argv0 = pf.data;
+				argv0len = pf.len;
+			}
+			if (cl + pf.len + 1 < sizeof(cmdline)) {
+				if (cl > 0)
+					cmdline[cl++] = ' ';
+				memcpy(cmdline + cl, pf.data, pf.len);
+				cl += pf.len;
+			}
+		}
+	}
+	if (pid < 0 || pt.err) {
+		tp_stat_inc(tp, ST_PROCESS_TRACKER_ERRORS, 1);
+		return;
+	}
+	if (nargs == 0)
+		return;
+	/* The parent first, so upids come in upstream's order. */
+	parent = ppid >= 0 ? tp_process_get(tp, ppid) : TP_NULL;
+	upid = tp_process_get(tp, pid);
+	if (tp->procs[upid].parent_upid == TP_NULL)
+		tp->procs[upid].parent_upid = parent;
+	if (uid != TP_NULL)
+		tp->procs[upid].uid = uid;
+	cmd = cmdline;
+	if (argv0 != NULL) {
+		size_t n = process_name_len(ppid, (const char *)argv0,
+		    argv0len, nargs);
+
+		/* A kworker's name without its last queue is its whole
+		 * cmdline too, as upstream. */
+		if (n < argv0len && ppid == 2) {
+			cmd = (const char *)argv0;
+			cl = n;
+		}
+		tp_process_set_name(tp, upid, (const char *)argv0, n,
+		    TP_PNAME_SYSTEM);
+	}
+	if (cl > 0)
+		tp_process_set_cmdline(tp, upid, cmd, cl);
+	/* When the cmdline is the main thread's comm (kernel threads), it
+	 * names that thread. */
+	if (is_comm && cl > 0) {
+		utid = tp_thread_get(tp, pid);
+		tp_thread_set_name(tp, utid, cmd, cl, TP_NAME_TREE);
+	}
+}
+
+/* One ProcessTree.Thread: its process and name. */
+static void
+process_tree_thread(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct pb pt;
+	struct pb_field pf;
+	int64_t tid = -1, tgid = -1, utid;
+	const uint8_t *name = NULL;
+	size_t namelen = 0;
+
+	pb_init(&pt, buf, len);
+	while (pb_next_untrusted(&pt, &pf) == 1) {
+		if (pf.id == 1)
+			tid = (int32_t)pf.u;
+		else if (pf.id == 3)
+			tgid = (int32_t)pf.u;
+		else if (pf.id == 2 && pf.wire == PB_LEN) {
+			name = pf.data;
+			namelen = pf.len;
+		}
+	}
+	if (tid < 0 || pt.err) {
+		tp_stat_inc(tp, ST_PROCESS_TRACKER_ERRORS, 1);
+		return;
+	}
+	utid = tgid >= 0 ? tp_thread_in_process(tp, tid, tgid) :
+	    tp_thread_get(tp, tid);
+	if (name != NULL)
+		tp_thread_set_name(tp, utid, (const char *)name, namelen,
+		    TP_NAME_TREE);
+}
+
+/* All processes, then all threads, as upstream reads a tree. */
 void
 tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
     size_t len)
 {
-	struct pb it, pt;
-	struct pb_field f, pf;
+	struct pb it;
+	struct pb_field f;
+	int pass;
 
-	pb_init(&it, buf, len);
-	while (pb_next_untrusted(&it, &f) == 1) {
-		if (f.wire != PB_LEN)
-			continue;
-		if (f.id == 1) {
-			int64_t pid = -1, ppid = -1, uid = TP_NULL, upid, utid, parent;
-			const uint8_t *argv0 = NULL;
-			size_t argv0len = 0, cl = 0, nargs = 0;
-			int is_comm = 0;
-			char cmdline[4096];
-			const char *cmd;
-
-			pb_init(&pt, f.data, f.len);
-			while (pb_next_untrusted(&pt, &pf) == 1) {
-				if (pf.id == 1)
-					pid = (int32_t)pf.u;
-				else if (pf.id == 2)
-					ppid = (int32_t)pf.u;
-				else if (pf.id == 5)
-					uid = (int32_t)pf.u;
-				else if (pf.id == 9)
-					is_comm = pf.u != 0;
-				else if (pf.id == 3 && pf.wire == PB_LEN) {
-					nargs++;
-					if (argv0 == NULL) {
-						argv0 = pf.data;
-						argv0len = pf.len;
-					}
-					if (cl + pf.len + 1 < sizeof(cmdline)) {
-						if (cl > 0)
-							cmdline[cl++] = ' ';
-						memcpy(cmdline + cl, pf.data,
-						    pf.len);
-						cl += pf.len;
-					}
-				}
-			}
-			if (pid < 0 || pt.err) {
-				tp_stat_inc(tp, ST_PROCESS_TRACKER_ERRORS, 1);
+	(void)ts;
+	for (pass = 1; pass <= 2; pass++) {
+		pb_init(&it, buf, len);
+		while (pb_next_untrusted(&it, &f) == 1) {
+			if (f.wire != PB_LEN || f.id != (uint32_t)pass)
 				continue;
-			}
-			/* The parent first, so upids come in upstream's
-			 * order. */
-			parent = ppid >= 0 ? tp_process_get(tp, ppid) : TP_NULL;
-			upid = tp_process_get(tp, pid);
-			if (tp->procs[upid].parent_upid == TP_NULL)
-				tp->procs[upid].parent_upid = parent;
-			if (uid != TP_NULL)
-				tp->procs[upid].uid = uid;
-			cmd = cmdline;
-			if (argv0 != NULL) {
-				size_t n = process_name_len(ppid,
-				    (const char *)argv0, argv0len, nargs);
-
-				/* A kworker's name without its last queue is
-				 * its whole cmdline too, as upstream. */
-				if (n < argv0len && ppid == 2) {
-					cmd = (const char *)argv0;
-					cl = n;
-				}
-				tp_process_set_name(tp, upid,
-				    (const char *)argv0, n, TP_PNAME_SYSTEM);
-			}
-			if (cl > 0)
-				tp_process_set_cmdline(tp, upid, cmd, cl);
-			/* The main thread exists with its process; when the
-			 * cmdline is its comm (kernel threads), it names it. */
-			utid = tp_thread_in_process(tp, pid, pid);
-			if (is_comm && cl > 0)
-				tp_thread_set_name(tp, utid, cmd, cl,
-				    TP_NAME_TREE);
-		} else if (f.id == 2) {
-			int64_t tid = -1, tgid = -1, utid;
-			const uint8_t *name = NULL;
-			size_t namelen = 0;
-
-			pb_init(&pt, f.data, f.len);
-			while (pb_next_untrusted(&pt, &pf) == 1) {
-				if (pf.id == 1)
-					tid = (int32_t)pf.u;
-				else if (pf.id == 3)
-					tgid = (int32_t)pf.u;
-				else if (pf.id == 2 && pf.wire == PB_LEN) {
-					name = pf.data;
-					namelen = pf.len;
-				}
-			}
-			if (tid < 0 || pt.err) {
-				tp_stat_inc(tp, ST_PROCESS_TRACKER_ERRORS, 1);
-				continue;
-			}
-			utid = tgid >= 0 ? tp_thread_in_process(tp, tid, tgid) :
-			    tp_thread_get(tp, tid);
-			if (name != NULL)
-				tp_thread_set_name(tp, utid,
-				    (const char *)name, namelen, TP_NAME_TREE);
+			if (pass == 1)
+				process_tree_process(tp, f.data, f.len);
+			else
+				process_tree_thread(tp, f.data, f.len);
 		}
 	}
-	(void)ts;
 }
 
 void
