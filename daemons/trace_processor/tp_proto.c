@@ -532,6 +532,24 @@ thread_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 		    TP_NAME_TRACK);
 }
 
+/* A track descriptor's process and thread, in time order. */
+static void
+desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct tp_desc d;
+	struct pb it;
+	struct pb_field f;
+
+	memset(&d, 0, sizeof(d));
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 3 && f.wire == PB_LEN)
+			process_desc_untrusted(tp, f.data, f.len, &d, 1);
+		else if (f.id == 4 && f.wire == PB_LEN)
+			thread_desc_untrusted(tp, f.data, f.len, &d, 1);
+	}
+}
+
 static void
 counter_desc_untrusted(const uint8_t *buf, size_t len, struct tp_desc *d)
 {
@@ -1052,7 +1070,12 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	switch (pk.data.id) {
 	case 60:	/* track_descriptor */
 		track_descriptor_untrusted(tp, pk.data.data, pk.data.len);
-		push_packet(tp, ts, NULL, TP_NULL, buf, len);
+		/* Without a time of its own it would take the newest one
+		 * seen, maybe another sequence's, and hold back the rest. */
+		if (pk.has_ts)
+			push_packet(tp, ts, NULL, TP_NULL, buf, len);
+		else
+			desc_apply(tp, pk.data.data, pk.data.len);
 		break;
 	case 6:		/* clock_snapshot */
 		clock_snapshot_untrusted(tp, pk.seq, pk.data.data, pk.data.len);
@@ -1062,9 +1085,17 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 			tp_proto_thread_descriptor(tp, s, pk.data.data,
 			    pk.data.len);
 		break;
-	case 43:	/* process_descriptor (legacy) */
-		push_packet(tp, ts, NULL, TP_NULL, buf, len);
+	case 43: {	/* process_descriptor (legacy) */
+		struct tp_desc d;
+
+		memset(&d, 0, sizeof(d));
+		if (pk.has_ts)
+			push_packet(tp, ts, NULL, TP_NULL, buf, len);
+		else
+			process_desc_untrusted(tp, pk.data.data, pk.data.len,
+			    &d, 1);
 		break;
+	}
 	case 1:		/* ftrace_events: kernel_symbols live in g */
 		tp_proto_ftrace_bundle(tp, g, pk.data.data, pk.data.len);
 		break;
@@ -1247,24 +1278,6 @@ tp_proto_free(struct tp *tp)
 }
 
 /* Sorted parse --------------------------------------------------------- */
-
-/* A track descriptor's process and thread, in time order. */
-static void
-desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
-{
-	struct tp_desc d;
-	struct pb it;
-	struct pb_field f;
-
-	memset(&d, 0, sizeof(d));
-	pb_init(&it, buf, len);
-	while (pb_next_untrusted(&it, &f) == 1) {
-		if (f.id == 3 && f.wire == PB_LEN)
-			process_desc_untrusted(tp, f.data, f.len, &d, 1);
-		else if (f.id == 4 && f.wire == PB_LEN)
-			thread_desc_untrusted(tp, f.data, f.len, &d, 1);
-	}
-}
 
 void
 tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
