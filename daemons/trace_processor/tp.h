@@ -90,7 +90,7 @@ const char	*tp_error(const struct tp *);
 /* The database, for queries; owned by the engine. */
 sqlite3		*tp_db(struct tp *);
 
-/* Sum of error and data-loss stats (for the shell's import summary). */
+/* Error and data-loss stats above zero (for the shell's import summary). */
 int64_t		 tp_error_stats(struct tp *);
 
 #endif

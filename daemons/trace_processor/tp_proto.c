@@ -59,6 +59,18 @@ struct tp_proto {
 
 	struct clock_map *clocks;
 	size_t		 nclocks;
+	/*
+	 * Upstream's conversion cache, kept only to count its misses the
+	 * same way: 8 paths, each valid between two snapshots of its clock,
+	 * emptied by every snapshot, a victim picked by minstd_rand.
+	 */
+	struct {
+		uint64_t	 key;
+		int64_t		 lo, hi;	/* [lo, hi), clock units */
+		int		 used;
+	}		 ccache[8];
+	uint64_t	 crand;
+	int		 ftrace_errs_seen;	/* of sequence 0 */
 	int64_t		 last_ts;
 	int		 depth;		/* compressed_packets nesting */
 	int		 resolving;	/* parent chain being resolved */
@@ -319,6 +331,54 @@ clock_add(struct clock_map *c, int64_t clk, int64_t boot)
 	c->n++;
 }
 
+/* The snapshot whose range holds v: the last at or before it, else the
+ * first. */
+static size_t
+clock_pt_find(const struct clock_map *c, int64_t v)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->pts[mid].clk <= v)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Counts clock_sync_cache_miss as upstream's converter would: a hit is a
+ * cached path of this clock whose range holds v; a miss looks the path up
+ * and caches it (not when there is none).
+ */
+static void
+clock_cache_lookup(struct tp *tp, uint64_t key, const struct clock_map *c,
+    int64_t v)
+{
+	struct tp_proto *p = tp->proto;
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		if (p->ccache[i].used && p->ccache[i].key == key &&
+		    v >= p->ccache[i].lo && v < p->ccache[i].hi)
+			return;
+	tp_stat_inc(tp, ST_CLOCK_SYNC_CACHE_MISS, 1);
+	if (c == NULL || c->n == 0)
+		return;
+	if (p->crand == 0)
+		p->crand = 1;
+	p->crand = p->crand * 48271 % 2147483647;
+	i = clock_pt_find(c, v);
+	p->ccache[p->crand % 8].key = key;
+	p->ccache[p->crand % 8].lo = i == 0 ? INT64_MIN : c->pts[i].clk;
+	p->ccache[p->crand % 8].hi = i + 1 == c->n ? INT64_MAX :
+	    c->pts[i + 1].clk;
+	p->ccache[p->crand % 8].used = 1;
+}
+
 static void
 clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
     size_t len)
@@ -358,6 +418,7 @@ clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 		tp_stat_inc(tp, ST_INVALID_CLOCK_SNAPSHOTS, 1);
 		return;
 	}
+	memset(p->ccache, 0, sizeof(p->ccache));
 	for (i = 0; i < n; i++) {
 		struct clock_map *c;
 		uint64_t key = cl[i].id;
@@ -374,6 +435,17 @@ clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 		c->last = cl[i].ts;
 		clock_add(c, cl[i].ts, boot);
 	}
+	/* Upstream converts each clock of the snapshot for its table. */
+	for (i = 0; i < n; i++) {
+		uint64_t key = cl[i].id;
+
+		if (cl[i].id == CLOCK_BOOTTIME)
+			continue;
+		if (cl[i].id >= 64 && cl[i].id < 128)
+			key |= (uint64_t)seq << 32;
+		clock_cache_lookup(tp, key, clock_find(p, key, 0),
+		    cl[i].inc ? 0 : cl[i].ts);
+	}
 }
 
 /* A timestamp of clock `id` into BOOTTIME; -1 when there is no path. */
@@ -383,7 +455,7 @@ clock_to_boot(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 {
 	struct clock_map *c;
 	uint64_t key = id;
-	size_t lo, hi;
+	size_t lo;
 	int64_t v;
 
 	if (id == CLOCK_BOOTTIME || id == 0) {
@@ -393,7 +465,15 @@ clock_to_boot(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 	if (id >= 64 && id < 128)
 		key |= (uint64_t)seq << 32;
 	if ((c = clock_find(tp->proto, key, 0)) == NULL || c->n == 0) {
-		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE, 1);
+		/*
+		 * Upstream tries such a packet again at the end of the trace
+		 * (one more miss) before it gives up on it.
+		 */
+		clock_cache_lookup(tp, key, NULL, ts);
+		clock_cache_lookup(tp, key, NULL, ts);
+		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK, 1);
+		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE_UNDEFERRABLE_PACKET_LOSS,
+		    1);
 		return -1;
 	}
 	v = ts;
@@ -402,17 +482,8 @@ clock_to_boot(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 			goto range;
 		c->last = v;
 	}
-	/* The last snapshot at or before v, else the first one. */
-	lo = 0;
-	hi = c->n;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (c->pts[mid].clk <= v)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	clock_cache_lookup(tp, key, c, v);
+	lo = clock_pt_find(c, v);
 	/* Hostile values must not overflow: a counted drop instead. */
 	if (__builtin_sub_overflow(v, c->pts[lo].clk, &v) ||
 	    __builtin_mul_overflow(v, c->mult, &v) ||
@@ -1116,8 +1187,9 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 34:	/* ftrace_stats */
 	case 45:	/* system_info */
 	case 89:	/* trace_uuid */
-		tp_proto_service_packet(tp, pk.data.id, pk.data.data,
-		    pk.data.len);
+		tp_proto_service_packet(tp, pk.data.id,
+		    s != NULL ? &s->ftrace_errs_seen : &p->ftrace_errs_seen,
+		    pk.data.data, pk.data.len);
 		break;
 	case 2:		/* process_tree */
 	case 9:		/* process_stats */

@@ -36,6 +36,7 @@ struct tp_seq {
 	int		 valid;
 	/* legacy delta timestamps, in ns */
 	int64_t		 ref_ts, ref_thread_ts;
+	int		 ftrace_errs_seen;	/* setup errors counted */
 };
 
 struct tp_desc {
@@ -80,8 +81,8 @@ void	 tp_proto_track_event(struct tp *, struct tp_gen *, int64_t ts,
 	    int64_t thread_ts, const uint8_t *, size_t);
 
 /* tp_proto_system.c */
-void	 tp_proto_service_packet(struct tp *, uint32_t field, const uint8_t *,
-	    size_t);
+void	 tp_proto_service_packet(struct tp *, uint32_t field, int *errs_seen,
+	    const uint8_t *, size_t);
 void	 tp_proto_process_tree(struct tp *, int64_t ts, const uint8_t *,
 	    size_t);
 void	 tp_proto_process_stats(struct tp *, int64_t ts, const uint8_t *,

@@ -20,6 +20,93 @@ pb_strdup(const struct pb_field *f)
 }
 
 static void
+filter_stats_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	static const struct { uint32_t id; enum tp_stat st; } fields[] = {
+		{ 1, ST_FILTER_INPUT_PACKETS },
+		{ 2, ST_FILTER_INPUT_BYTES },
+		{ 3, ST_FILTER_OUTPUT_BYTES },
+		{ 4, ST_FILTER_ERRORS },
+		{ 5, ST_FILTER_TIME_TAKEN_NS },
+	};
+	struct pb it;
+	struct pb_packed pk;
+	struct pb_field f;
+	uint64_t v;
+	int64_t idx = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		tp->stats[fields[i].st] = 0;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 20 && f.wire == PB_VARINT) {
+			if (idx < 4096)
+				tp_stat_set_indexed(tp,
+				    ST_TRACED_BUF_BYTES_FILTERED_OUT, idx,
+				    (int64_t)f.u);
+			idx++;
+		} else if (f.id == 20 && f.wire == PB_LEN) {
+			pb_packed_init(&pk, &f);
+			while (pb_packed_varint_untrusted(&pk, &v) == 1) {
+				if (idx < 4096)
+					tp_stat_set_indexed(tp,
+					    ST_TRACED_BUF_BYTES_FILTERED_OUT,
+					    idx, (int64_t)v);
+				idx++;
+			}
+		}
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			if (fields[i].id == f.id && f.wire == PB_VARINT)
+				tp->stats[fields[i].st] = (int64_t)f.u;
+	}
+}
+
+static void
+buffer_stats_untrusted(struct tp *tp, int64_t idx, const uint8_t *buf,
+    size_t len)
+{
+	static const struct { uint32_t id; enum tp_stat st; } fields[] = {
+		{ 12, ST_TRACED_BUF_BUFFER_SIZE },
+		{ 1, ST_TRACED_BUF_BYTES_WRITTEN },
+		{ 13, ST_TRACED_BUF_BYTES_OVERWRITTEN },
+		{ 14, ST_TRACED_BUF_BYTES_READ },
+		{ 15, ST_TRACED_BUF_PADDING_BYTES_WRITTEN },
+		{ 16, ST_TRACED_BUF_PADDING_BYTES_CLEARED },
+		{ 2, ST_TRACED_BUF_CHUNKS_WRITTEN },
+		{ 10, ST_TRACED_BUF_CHUNKS_REWRITTEN },
+		{ 3, ST_TRACED_BUF_CHUNKS_OVERWRITTEN },
+		{ 18, ST_TRACED_BUF_CHUNKS_DISCARDED },
+		{ 17, ST_TRACED_BUF_CHUNKS_READ },
+		{ 20, ST_TRACED_BUF_CHUNKS_RELOCATED },
+		{ 11, ST_TRACED_BUF_CHUNKS_COMMITTED_OUT_OF_ORDER },
+		{ 4, ST_TRACED_BUF_WRITE_WRAP_COUNT },
+		{ 5, ST_TRACED_BUF_PATCHES_SUCCEEDED },
+		{ 6, ST_TRACED_BUF_PATCHES_FAILED },
+		{ 7, ST_TRACED_BUF_READAHEADS_SUCCEEDED },
+		{ 8, ST_TRACED_BUF_READAHEADS_FAILED },
+		{ 9, ST_TRACED_BUF_ABI_VIOLATIONS },
+		{ 19, ST_TRACED_BUF_TRACE_WRITER_PACKET_LOSS },
+	};
+	int64_t v[sizeof(fields) / sizeof(fields[0])];
+	struct pb it;
+	struct pb_field f;
+	size_t i;
+
+	if (idx >= 4096)
+		return;
+	/* Every counter gets a row, 0 when the service left it out. */
+	memset(v, 0, sizeof(v));
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			if (fields[i].id == f.id && f.wire == PB_VARINT)
+				v[i] = (int64_t)f.u;
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		tp_stat_set_indexed(tp, fields[i].st, idx, v[i]);
+}
+
+static void
 trace_stats_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 {
 	static const struct { uint32_t id; enum tp_stat st; } top[] = {
@@ -35,85 +122,196 @@ trace_stats_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 		{ 13, ST_TRACED_FLUSHES_SUCCEEDED },
 		{ 14, ST_TRACED_FLUSHES_FAILED },
 	};
-	static const struct { uint32_t id; enum tp_stat st; } buf_fields[] = {
-		{ 12, ST_TRACED_BUF_BUFFER_SIZE },
-		{ 1, ST_TRACED_BUF_BYTES_WRITTEN },
-		{ 13, ST_TRACED_BUF_BYTES_OVERWRITTEN },
-		{ 14, ST_TRACED_BUF_BYTES_READ },
-		{ 2, ST_TRACED_BUF_CHUNKS_WRITTEN },
-		{ 3, ST_TRACED_BUF_CHUNKS_OVERWRITTEN },
-		{ 18, ST_TRACED_BUF_CHUNKS_DISCARDED },
-		{ 17, ST_TRACED_BUF_CHUNKS_READ },
-		{ 6, ST_TRACED_BUF_PATCHES_FAILED },
-		{ 9, ST_TRACED_BUF_ABI_VIOLATIONS },
-		{ 19, ST_TRACED_BUF_TRACE_WRITER_PACKET_LOSS },
-	};
-	struct pb it, bt;
-	struct pb_field f, bf;
+	struct pb it;
+	struct pb_field f;
+	const uint8_t *filter = NULL;
+	size_t filterlen = 0;
 	int64_t idx = 0;
+	uint64_t outcome = 0;
 	size_t i;
 
+	/* Later TraceStats packets supersede earlier ones, as upstream,
+	 * which reads a missing field as 0. */
+	for (i = 0; i < sizeof(top) / sizeof(top[0]); i++)
+		tp->stats[top[i].st] = 0;
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.id == 1 && f.wire == PB_LEN) {
-			pb_init(&bt, f.data, f.len);
-			while (pb_next_untrusted(&bt, &bf) == 1)
-				for (i = 0; i < sizeof(buf_fields) /
-				    sizeof(buf_fields[0]); i++)
-					if (buf_fields[i].id == bf.id)
-						tp_stat_set_indexed(tp,
-						    buf_fields[i].st, idx,
-						    (int64_t)bf.u);
-			idx++;
+			buffer_stats_untrusted(tp, idx++, f.data, f.len);
 			continue;
 		}
-		/* Later TraceStats packets supersede earlier ones. */
+		if (f.id == 11 && f.wire == PB_LEN) {
+			filter = f.data;
+			filterlen = f.len;
+			continue;
+		}
+		if (f.id == 15 && f.wire == PB_VARINT)
+			outcome = f.u;
 		for (i = 0; i < sizeof(top) / sizeof(top[0]); i++)
 			if (top[i].id == f.id && f.wire == PB_VARINT)
 				tp->stats[top[i].st] = (int64_t)f.u;
 	}
+	if (filter != NULL)
+		filter_stats_untrusted(tp, filter, filterlen);
+	/* Counted, not set: each stats packet tells its own outcome. */
+	if (outcome == 1)
+		tp_stat_inc(tp, ST_TRACED_FINAL_FLUSH_SUCCEEDED, 1);
+	else if (outcome == 2)
+		tp_stat_inc(tp, ST_TRACED_FINAL_FLUSH_FAILED, 1);
+}
+
+/* Seconds as a double into ns, saturating where upstream's cast would
+ * overflow. */
+static int64_t
+secs_to_ns(double s)
+{
+	double ns = s * 1e9;
+
+	if (ns >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (!(ns > -9223372036854775808.0))
+		return INT64_MIN;
+	return (int64_t)ns;
 }
 
 static void
-ftrace_stats_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+ftrace_cpu_stats_untrusted(struct tp *tp, int end, const uint8_t *buf,
+    size_t len)
 {
-	struct pb it, ct;
-	struct pb_field f, cf;
-	int phase = 0;
+	/* Counters with a begin, an end and a delta, by field number. */
+	static const struct { uint32_t id; enum tp_stat begin; } ctr[] = {
+		{ 2, ST_FTRACE_CPU_ENTRIES_BEGIN },
+		{ 3, ST_FTRACE_CPU_OVERRUN_BEGIN },
+		{ 4, ST_FTRACE_CPU_COMMIT_OVERRUN_BEGIN },
+		{ 5, ST_FTRACE_CPU_BYTES_BEGIN },
+		{ 8, ST_FTRACE_CPU_DROPPED_EVENTS_BEGIN },
+		{ 9, ST_FTRACE_CPU_READ_EVENTS_BEGIN },
+	};
+	int64_t v[sizeof(ctr) / sizeof(ctr[0])], begin;
+	uint64_t cpu = 0;
+	double now = 0, oldest = 0;
+	struct pb it;
+	struct pb_field f;
+	size_t i;
+
+	memset(v, 0, sizeof(v));
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1 && f.wire == PB_VARINT)
+			cpu = f.u;
+		else if (f.id == 6 && f.wire == PB_FIXED64)
+			oldest = pb_double(&f);
+		else if (f.id == 7 && f.wire == PB_FIXED64)
+			now = pb_double(&f);
+		else if (f.wire == PB_VARINT)
+			for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
+				if (ctr[i].id == f.id)
+					v[i] = (int64_t)f.u;
+	}
+	if (cpu >= 4096)
+		return;
+	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++) {
+		tp_stat_set_indexed(tp, ctr[i].begin + end, (int64_t)cpu,
+		    v[i]);
+		/* A delta only when the start of the trace told the begin. */
+		if (end && tp_stat_get_indexed(tp, ctr[i].begin, (int64_t)cpu,
+		    &begin))
+			tp_stat_set_indexed(tp, ctr[i].begin + 2,
+			    (int64_t)cpu, (int64_t)((uint64_t)v[i] -
+			    (uint64_t)begin));
+	}
+	tp_stat_set_indexed(tp, ST_FTRACE_CPU_NOW_TS_BEGIN + end, (int64_t)cpu,
+	    secs_to_ns(now));
+	tp_stat_set_indexed(tp, ST_FTRACE_CPU_OLDEST_EVENT_TS_BEGIN + end,
+	    (int64_t)cpu, secs_to_ns(oldest));
+}
+
+/*
+ * FtraceStats, at the start and the end of the trace: per cpu counters
+ * (ends minus begins as deltas), kprobe counters, and at the start the
+ * events and categories that failed to enable, counted once per sequence.
+ */
+static void
+ftrace_stats_untrusted(struct tp *tp, int *errs_seen, const uint8_t *buf,
+    size_t len)
+{
+	struct pb it, kt;
+	struct pb_packed pk;
+	struct pb_field f, kf;
+	int64_t kp[2] = { 0, 0 }, errs = 0, atrace = 0, excl = 0, begin;
+	uint64_t u;
+	int phase = 0, end, i;
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1)
-		if (f.id == 1)
+		if (f.id == 1 && f.wire == PB_VARINT)
 			phase = (int)f.u;
-	if (phase != 2)		/* END_OF_TRACE only */
+	if (phase != 1 && phase != 2)	/* START_OF_TRACE, END_OF_TRACE */
 		return;
+	end = phase == 2;
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
-		int64_t cpu = 0, entries = 0, overrun = 0, dropped = 0;
-
-		if (f.id != 2 || f.wire != PB_LEN)
-			continue;
-		pb_init(&ct, f.data, f.len);
-		while (pb_next_untrusted(&ct, &cf) == 1) {
-			if (cf.wire != PB_VARINT)
-				continue;
-			if (cf.id == 1)
-				cpu = (int64_t)cf.u;
-			else if (cf.id == 2)
-				entries = (int64_t)cf.u;
-			else if (cf.id == 3)
-				overrun = (int64_t)cf.u;
-			else if (cf.id == 8)
-				dropped = (int64_t)cf.u;
+		switch (f.id) {
+		case 2:
+			if (f.wire == PB_LEN)
+				ftrace_cpu_stats_untrusted(tp, end, f.data,
+				    f.len);
+			break;
+		case 5:		/* atrace_errors: the last one counts */
+			if (f.wire == PB_LEN)
+				atrace = f.len > 0;
+			break;
+		case 13:	/* exclusive_feature_error */
+			if (f.wire == PB_LEN)
+				excl = f.len > 0;
+			break;
+		case 6:		/* unknown_ftrace_events */
+		case 7:		/* failed_ftrace_events */
+			if (f.wire == PB_LEN)
+				errs++;
+			break;
+		case 9:		/* ftrace_parse_errors, 12: zero data length */
+			if (f.wire == PB_VARINT) {
+				if (f.u == 12)
+					tp_stat_inc(tp,
+					    ST_FTRACE_ABI_ERRORS_SKIPPED_ZERO_DATA_LENGTH,
+					    1);
+				break;
+			}
+			if (f.wire != PB_LEN)
+				break;
+			pb_packed_init(&pk, &f);
+			while (pb_packed_varint_untrusted(&pk, &u) == 1)
+				if (u == 12)
+					tp_stat_inc(tp,
+					    ST_FTRACE_ABI_ERRORS_SKIPPED_ZERO_DATA_LENGTH,
+					    1);
+			break;
+		case 10:	/* kprobe_stats: hits, misses */
+			if (f.wire != PB_LEN)
+				break;
+			pb_init(&kt, f.data, f.len);
+			while (pb_next_untrusted(&kt, &kf) == 1)
+				if ((kf.id == 1 || kf.id == 2) &&
+				    kf.wire == PB_VARINT)
+					kp[kf.id - 1] = (int64_t)kf.u;
+			break;
 		}
-		if (cpu < 0 || cpu >= 4096)
-			continue;
-		tp_stat_set_indexed(tp, ST_FTRACE_CPU_ENTRIES_END, cpu,
-		    entries);
-		tp_stat_set_indexed(tp, ST_FTRACE_CPU_OVERRUN_END, cpu,
-		    overrun);
-		tp_stat_set_indexed(tp, ST_FTRACE_CPU_DROPPED_EVENTS_END, cpu,
-		    dropped);
+	}
+	for (i = 0; i < 2; i++) {
+		enum tp_stat st = i == 0 ? ST_FTRACE_KPROBE_HITS_BEGIN :
+		    ST_FTRACE_KPROBE_MISSES_BEGIN;
+
+		tp->stats[st + end] = kp[i];
+		/* Upstream reads a begin of 0 as none. */
+		if (end && (begin = tp->stats[st]) != 0)
+			tp->stats[st + 2] = (int64_t)((uint64_t)kp[i] -
+			    (uint64_t)begin);
+	}
+	errs += atrace + excl;
+	if (!end && errs > 0 && !*errs_seen) {
+		tp_stat_inc(tp, ST_FTRACE_SETUP_ERRORS, errs);
+		*errs_seen = 1;
 	}
 }
 
@@ -217,16 +415,17 @@ trace_uuid_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 	tp_metadata_str(tp, "trace_uuid", s);
 }
 
+/* errs_seen: the sequence's ftrace setup errors were counted already. */
 void
-tp_proto_service_packet(struct tp *tp, uint32_t field, const uint8_t *buf,
-    size_t len)
+tp_proto_service_packet(struct tp *tp, uint32_t field, int *errs_seen,
+    const uint8_t *buf, size_t len)
 {
 	switch (field) {
 	case 35:
 		trace_stats_untrusted(tp, buf, len);
 		break;
 	case 34:
-		ftrace_stats_untrusted(tp, buf, len);
+		ftrace_stats_untrusted(tp, errs_seen, buf, len);
 		break;
 	case 45:
 		system_info_untrusted(tp, buf, len);

@@ -33,7 +33,14 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	[ST_MISPLACED_END_EVENT] = { "misplaced_end_event", "data_loss",
 	    "analysis", "End events with no matching begin." },
 	[ST_CLOCK_SYNC_FAILURE] = { "clock_sync_failure", "error",
-	    "analysis", "Timestamps in a clock with no path to BOOTTIME." },
+	    "analysis", "Timestamps that overflowed on their way to BOOTTIME." },
+	[ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK] = {
+	    "clock_sync_failure_unknown_source_clock", "error", "analysis",
+	    "Timestamps in a clock no snapshot named." },
+	[ST_CLOCK_SYNC_FAILURE_UNDEFERRABLE_PACKET_LOSS] = {
+	    "clock_sync_failure_undeferrable_packet_loss", "data_loss",
+	    "analysis", "Packets dropped as their timestamp could not be"
+	    " converted." },
 	[ST_INVALID_CLOCK_SNAPSHOTS] = { "invalid_clock_snapshots", "error",
 	    "analysis", "" },
 	[ST_FTRACE_BUNDLE_TOKENIZER_ERRORS] = {
@@ -96,6 +103,38 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "trace", "" },
 	[ST_TRACED_FLUSHES_FAILED] = { "traced_flushes_failed", "data_loss",
 	    "trace", "" },
+	[ST_TRACED_FINAL_FLUSH_SUCCEEDED] = {
+	    "traced_final_flush_succeeded", "info", "trace", "" },
+	[ST_TRACED_FINAL_FLUSH_FAILED] = { "traced_final_flush_failed",
+	    "data_loss", "trace", "" },
+	[ST_FILTER_ERRORS] = { "filter_errors", "error", "trace", "" },
+	[ST_FILTER_INPUT_BYTES] = { "filter_input_bytes", "info", "trace",
+	    "" },
+	[ST_FILTER_INPUT_PACKETS] = { "filter_input_packets", "info", "trace",
+	    "" },
+	[ST_FILTER_OUTPUT_BYTES] = { "filter_output_bytes", "info", "trace",
+	    "" },
+	[ST_FILTER_TIME_TAKEN_NS] = { "filter_time_taken_ns", "info", "trace",
+	    "" },
+	[ST_FTRACE_KPROBE_HITS_BEGIN] = { "ftrace_kprobe_hits_begin", "info",
+	    "trace", "" },
+	[ST_FTRACE_KPROBE_HITS_END] = { "ftrace_kprobe_hits_end", "info",
+	    "trace", "" },
+	[ST_FTRACE_KPROBE_HITS_DELTA] = { "ftrace_kprobe_hits_delta", "info",
+	    "trace", "" },
+	[ST_FTRACE_KPROBE_MISSES_BEGIN] = { "ftrace_kprobe_misses_begin",
+	    "info", "trace", "" },
+	[ST_FTRACE_KPROBE_MISSES_END] = { "ftrace_kprobe_misses_end", "info",
+	    "trace", "" },
+	[ST_FTRACE_KPROBE_MISSES_DELTA] = { "ftrace_kprobe_misses_delta",
+	    "data_loss", "trace", "kretprobe misses while tracing." },
+	[ST_FTRACE_SETUP_ERRORS] = { "ftrace_setup_errors", "notice", "trace",
+	    "Ftrace events or atrace categories that failed to enable." },
+	[ST_FTRACE_ABI_ERRORS_SKIPPED_ZERO_DATA_LENGTH] = {
+	    "ftrace_abi_errors_skipped_zero_data_length", "info", "analysis",
+	    "" },
+	[ST_CLOCK_SYNC_CACHE_MISS] = { "clock_sync_cache_miss", "info",
+	    "analysis", "" },
 	[ST_TRACED_BUF_BUFFER_SIZE] = { "traced_buf_buffer_size", "info",
 	    "trace", "" },
 	[ST_TRACED_BUF_BYTES_WRITTEN] = { "traced_buf_bytes_written", "info",
@@ -104,26 +143,84 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "info", "trace", "" },
 	[ST_TRACED_BUF_BYTES_READ] = { "traced_buf_bytes_read", "info",
 	    "trace", "" },
+	[ST_TRACED_BUF_BYTES_FILTERED_OUT] = {
+	    "traced_buf_bytes_filtered_out", "info", "trace", "" },
+	[ST_TRACED_BUF_PADDING_BYTES_WRITTEN] = {
+	    "traced_buf_padding_bytes_written", "info", "trace", "" },
+	[ST_TRACED_BUF_PADDING_BYTES_CLEARED] = {
+	    "traced_buf_padding_bytes_cleared", "info", "trace", "" },
 	[ST_TRACED_BUF_CHUNKS_WRITTEN] = { "traced_buf_chunks_written", "info",
 	    "trace", "" },
+	[ST_TRACED_BUF_CHUNKS_REWRITTEN] = { "traced_buf_chunks_rewritten",
+	    "info", "trace", "" },
+	[ST_TRACED_BUF_CHUNKS_RELOCATED] = { "traced_buf_chunks_relocated",
+	    "info", "trace", "" },
 	[ST_TRACED_BUF_CHUNKS_OVERWRITTEN] = {
 	    "traced_buf_chunks_overwritten", "info", "trace", "" },
 	[ST_TRACED_BUF_CHUNKS_DISCARDED] = { "traced_buf_chunks_discarded",
 	    "info", "trace", "" },
 	[ST_TRACED_BUF_CHUNKS_READ] = { "traced_buf_chunks_read", "info",
 	    "trace", "" },
+	[ST_TRACED_BUF_CHUNKS_COMMITTED_OUT_OF_ORDER] = {
+	    "traced_buf_chunks_committed_out_of_order", "info", "trace", "" },
+	[ST_TRACED_BUF_WRITE_WRAP_COUNT] = { "traced_buf_write_wrap_count",
+	    "info", "trace", "" },
+	[ST_TRACED_BUF_PATCHES_SUCCEEDED] = { "traced_buf_patches_succeeded",
+	    "info", "trace", "" },
 	[ST_TRACED_BUF_PATCHES_FAILED] = { "traced_buf_patches_failed",
 	    "data_loss", "trace", "" },
+	[ST_TRACED_BUF_READAHEADS_SUCCEEDED] = {
+	    "traced_buf_readaheads_succeeded", "info", "trace", "" },
+	[ST_TRACED_BUF_READAHEADS_FAILED] = { "traced_buf_readaheads_failed",
+	    "info", "trace", "" },
 	[ST_TRACED_BUF_ABI_VIOLATIONS] = { "traced_buf_abi_violations",
 	    "data_loss", "trace", "" },
 	[ST_TRACED_BUF_TRACE_WRITER_PACKET_LOSS] = {
 	    "traced_buf_trace_writer_packet_loss", "data_loss", "trace", "" },
-	[ST_FTRACE_CPU_OVERRUN_END] = { "ftrace_cpu_overrun_end", "info",
+	[ST_FTRACE_CPU_ENTRIES_BEGIN] = { "ftrace_cpu_entries_begin", "info",
 	    "trace", "" },
 	[ST_FTRACE_CPU_ENTRIES_END] = { "ftrace_cpu_entries_end", "info",
 	    "trace", "" },
+	[ST_FTRACE_CPU_ENTRIES_DELTA] = { "ftrace_cpu_entries_delta", "info",
+	    "trace", "" },
+	[ST_FTRACE_CPU_OVERRUN_BEGIN] = { "ftrace_cpu_overrun_begin", "info",
+	    "trace", "" },
+	[ST_FTRACE_CPU_OVERRUN_END] = { "ftrace_cpu_overrun_end", "info",
+	    "trace", "" },
+	[ST_FTRACE_CPU_OVERRUN_DELTA] = { "ftrace_cpu_overrun_delta", "info",
+	    "trace", "" },
+	[ST_FTRACE_CPU_COMMIT_OVERRUN_BEGIN] = {
+	    "ftrace_cpu_commit_overrun_begin", "info", "trace", "" },
+	[ST_FTRACE_CPU_COMMIT_OVERRUN_END] = {
+	    "ftrace_cpu_commit_overrun_end", "info", "trace", "" },
+	[ST_FTRACE_CPU_COMMIT_OVERRUN_DELTA] = {
+	    "ftrace_cpu_commit_overrun_delta", "error", "trace", "" },
+	[ST_FTRACE_CPU_BYTES_BEGIN] = { "ftrace_cpu_bytes_begin", "info",
+	    "trace", "" },
+	[ST_FTRACE_CPU_BYTES_END] = { "ftrace_cpu_bytes_end", "info",
+	    "trace", "" },
+	[ST_FTRACE_CPU_BYTES_DELTA] = { "ftrace_cpu_bytes_delta", "info",
+	    "trace", "" },
+	[ST_FTRACE_CPU_DROPPED_EVENTS_BEGIN] = {
+	    "ftrace_cpu_dropped_events_begin", "info", "trace", "" },
 	[ST_FTRACE_CPU_DROPPED_EVENTS_END] = {
 	    "ftrace_cpu_dropped_events_end", "info", "trace", "" },
+	[ST_FTRACE_CPU_DROPPED_EVENTS_DELTA] = {
+	    "ftrace_cpu_dropped_events_delta", "error", "trace", "" },
+	[ST_FTRACE_CPU_READ_EVENTS_BEGIN] = { "ftrace_cpu_read_events_begin",
+	    "info", "trace", "" },
+	[ST_FTRACE_CPU_READ_EVENTS_END] = { "ftrace_cpu_read_events_end",
+	    "info", "trace", "" },
+	[ST_FTRACE_CPU_READ_EVENTS_DELTA] = { "ftrace_cpu_read_events_delta",
+	    "info", "trace", "" },
+	[ST_FTRACE_CPU_NOW_TS_BEGIN] = { "ftrace_cpu_now_ts_begin", "info",
+	    "trace", "" },
+	[ST_FTRACE_CPU_NOW_TS_END] = { "ftrace_cpu_now_ts_end", "info",
+	    "trace", "" },
+	[ST_FTRACE_CPU_OLDEST_EVENT_TS_BEGIN] = {
+	    "ftrace_cpu_oldest_event_ts_begin", "info", "trace", "" },
+	[ST_FTRACE_CPU_OLDEST_EVENT_TS_END] = {
+	    "ftrace_cpu_oldest_event_ts_end", "info", "trace", "" },
 	[ST_FTRACE_CPU_HAS_DATA_LOSS] = { "ftrace_cpu_has_data_loss",
 	    "data_loss", "trace", "" },
 };
@@ -141,22 +238,44 @@ tp_stat_set_indexed(struct tp *tp, enum tp_stat s, int64_t idx, int64_t v)
 	    ((uint64_t)s << 32) | ((uint64_t)idx & 0xffffffff), (uint64_t)v);
 }
 
+/* 1 and the value when the indexed stat was set, else 0. */
+int
+tp_stat_get_indexed(struct tp *tp, enum tp_stat s, int64_t idx, int64_t *v)
+{
+	uint64_t *p = tp_hash_get(&tp->istats,
+	    ((uint64_t)s << 32) | ((uint64_t)idx & 0xffffffff));
+
+	if (p == NULL)
+		return 0;
+	*v = (int64_t)*p;
+	return 1;
+}
+
+/* What the shell lists after loading: errors and data losses. */
+static int
+stat_is_error(int s)
+{
+	return strcmp(stat_descs[s].severity, "error") == 0 ||
+	    strcmp(stat_descs[s].severity, "data_loss") == 0;
+}
+
 int64_t
 tp_error_stats(struct tp *tp)
 {
-	int64_t n = 0;
+	int64_t n = 0, v;
 	size_t i;
 	int s;
 
 	for (s = 0; s < ST_INDEXED_FIRST; s++)
-		if (strcmp(stat_descs[s].severity, "info") != 0)
-			n += tp->stats[s];
+		if (stat_is_error(s) && tp->stats[s] > 0)
+			n++;
 	for (i = 0; i < tp->istats.cap; i++) {
 		if (!tp->istats.used[i])
 			continue;
 		s = (int)(tp->istats.slots[i].key >> 32);
-		if (strcmp(stat_descs[s].severity, "data_loss") == 0)
-			n += (int64_t)tp->istats.slots[i].val;
+		v = (int64_t)tp->istats.slots[i].val;
+		if (stat_is_error(s) && v > 0)
+			n++;
 	}
 	return n;
 }

@@ -1,3 +1,3 @@
 -- trace: system.textproto
 SELECT name, idx, severity, source, value FROM stats
-WHERE value != 0 ORDER BY name, idx;
+WHERE value != 0 AND name NOT GLOB '*_duration_ns' ORDER BY name, idx;

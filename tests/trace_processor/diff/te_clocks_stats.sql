@@ -1,2 +1,3 @@
 -- trace: te_clocks.textproto
-SELECT name, value FROM stats WHERE name = 'clock_sync_failure';
+SELECT name, severity, value FROM stats WHERE name GLOB 'clock_sync*'
+AND value != 0 ORDER BY name;
