@@ -685,12 +685,10 @@ event_args_untrusted(struct tp *tp, const struct tp_gen *g, uint32_t evid,
 					tp_arg_str(tp, set, key, key,
 					    (const char *)ff.data, ff.len,
 					    NULL);
-				else if (ff.id == 4)
+				else if (ff.id == 4 || ff.id == 5)
+					/* Upstream stores uint_value as int. */
 					tp_arg_int(tp, set, key, key,
 					    (int64_t)ff.u, "int");
-				else if (ff.id == 5)
-					tp_arg_int(tp, set, key, key,
-					    (int64_t)ff.u, "uint");
 			}
 		}
 		return set;
@@ -868,6 +866,10 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		break;
 	case EV_TASK_NEWTASK: {
 		int64_t child = (int32_t)e.v[1], creator;
+
+		/* Boot-time tracing sees init create the idle tasks. */
+		if (child == 0)
+			break;
 
 		/* A new thread joins its creator's process; else a new
 		 * process with a new main thread. */

@@ -201,6 +201,7 @@ struct tp_process {
 	char		*name;
 	int		 name_prio;	/* enum tp_pname of its name's source */
 	char		*cmdline;
+	int64_t		 arg_set_id;	/* is_kthread; TP_NULL if none */
 	uint64_t	 pub;		/* hash of the row last written */
 };
 

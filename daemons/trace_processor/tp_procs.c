@@ -93,6 +93,7 @@ tp_process_new(struct tp *tp, int64_t pid, int64_t parent_upid, int64_t ts)
 	p->pid = pid;
 	p->parent_upid = parent_upid;
 	p->uid = TP_NULL;
+	p->arg_set_id = TP_NULL;
 	p->start_ts = ts;
 	p->end_ts = TP_NULL;
 	(void)tp_hash_put(&tp->pid_map, (uint64_t)pid, tp->nprocs);

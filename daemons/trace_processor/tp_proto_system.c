@@ -467,6 +467,7 @@ process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 	struct pb pt;
 	struct pb_field pf;
 	int64_t pid = -1, ppid = -1, uid = TP_NULL, upid, utid, parent;
+	int64_t start = TP_NULL, kthread = TP_NULL;
 	const uint8_t *argv0 = NULL;
 	size_t argv0len = 0, cl = 0, nargs = 0;
 	int is_comm = 0;
@@ -483,6 +484,11 @@ process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 			uid = (int32_t)pf.u;
 		else if (pf.id == 9)
 			is_comm = pf.u != 0;
+		else if (pf.id == 7 && pf.wire == PB_VARINT &&
+		    pf.u <= INT64_MAX)
+			start = (int64_t)pf.u;	/* boot time: trace time */
+		else if (pf.id == 8 && pf.wire == PB_VARINT)
+			kthread = pf.u != 0;
 		else if (pf.id == 3 && pf.wire == PB_LEN) {
 			nargs++;
 			if (argv0 == NULL) {
@@ -510,6 +516,14 @@ process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 		tp->procs[upid].parent_upid = parent;
 	if (uid != TP_NULL)
 		tp->procs[upid].uid = uid;
+	if (start != TP_NULL && tp->procs[upid].start_ts == TP_NULL)
+		tp->procs[upid].start_ts = start;
+	/* Linux 6.4+ says whether it is a kernel thread. */
+	if (kthread != TP_NULL && tp->procs[upid].arg_set_id == TP_NULL) {
+		tp->procs[upid].arg_set_id = tp_arg_set_new(tp);
+		tp_arg_int(tp, tp->procs[upid].arg_set_id, "is_kthread",
+		    "is_kthread", kthread, "bool");
+	}
 	cmd = cmdline;
 	if (argv0 != NULL) {
 		size_t n = process_name_len(ppid, (const char *)argv0,
@@ -540,7 +554,7 @@ process_tree_thread(struct tp *tp, const uint8_t *buf, size_t len)
 {
 	struct pb pt;
 	struct pb_field pf;
-	int64_t tid = -1, tgid = -1, utid;
+	int64_t tid = -1, tgid = -1, utid, upid, parent;
 	const uint8_t *name = NULL;
 	size_t namelen = 0;
 
@@ -561,9 +575,16 @@ process_tree_thread(struct tp *tp, const uint8_t *buf, size_t len)
 	}
 	utid = tgid >= 0 ? tp_thread_in_process(tp, tid, tgid) :
 	    tp_thread_get(tp, tid);
-	if (name != NULL)
-		tp_thread_set_name(tp, utid, (const char *)name, namelen,
-		    TP_NAME_TREE);
+	if (name == NULL)
+		return;
+	/* A kworker's main thread drops its last queue, as its process. */
+	upid = tp->threads[utid].upid;
+	if (tid == tgid && upid != TP_NULL &&
+	    (parent = tp->procs[upid].parent_upid) != TP_NULL &&
+	    tp->procs[parent].pid == 2)
+		namelen = process_name_len(2, (const char *)name, namelen, 2);
+	tp_thread_set_name(tp, utid, (const char *)name, namelen,
+	    TP_NAME_TREE);
 }
 
 /* All processes, then all threads, as upstream reads a tree. */

@@ -771,15 +771,16 @@ write_processes(struct tp *tp)
 	size_t i;
 
 	if (write_prepared(tp, "INSERT OR REPLACE INTO process(upid, pid, name,"
-	    " start_ts, end_ts, parent_upid, uid, cmdline)"
-	    " VALUES(?,?,?,?,?,?,?,?)", &st) == -1)
+	    " start_ts, end_ts, parent_upid, uid, cmdline, arg_set_id)"
+	    " VALUES(?,?,?,?,?,?,?,?,?)", &st) == -1)
 		return -1;
 	for (i = 0; i < tp->nprocs; i++) {
 		struct tp_process *p = &tp->procs[i];
 		uint64_t h;
 
-		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(row_hash_i(0,
-		    p->pid), p->start_ts), p->end_ts), p->parent_upid), p->uid);
+		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(row_hash_i(
+		    row_hash_i(0, p->pid), p->start_ts), p->end_ts),
+		    p->parent_upid), p->uid), p->arg_set_id);
 		if (row_unchanged(&p->pub, row_hash_s(row_hash_s(h, p->name),
 		    p->cmdline)))
 			continue;
@@ -791,6 +792,7 @@ write_processes(struct tp *tp)
 		bind_i64n(st, 6, p->parent_upid);
 		bind_i64n(st, 7, p->uid);
 		bind_str(st, 8, p->cmdline, p->cmdline ? strlen(p->cmdline) : 0);
+		bind_i64n(st, 9, p->arg_set_id);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
