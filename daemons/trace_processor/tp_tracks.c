@@ -179,15 +179,25 @@ slice_pop(struct tp_track *t)
 	free(s->cat);
 }
 
-/* Complete (X) slices that ended by ts leave the stack first. */
+/*
+ * Complete (X) slices that ended by ts leave the stack before a slice of
+ * duration dur (-1: not known yet) starts at ts. Intervals are closed on
+ * the left and open on the right, so only an instant stays for another
+ * instant at its time, which nests under it, as upstream.
+ */
 static void
-stack_unwind(struct tp *tp, int64_t track, int64_t ts)
+stack_unwind(struct tp *tp, int64_t track, int64_t ts, int64_t dur)
 {
 	struct tp_track *t = &tp->tracks[track];
+	struct tp_open_slice *s;
 
-	while (t->depth > 0 && t->stack[t->depth - 1].end >= 0 &&
-	    t->stack[t->depth - 1].end <= ts)
+	while (t->depth > 0) {
+		s = &t->stack[t->depth - 1];
+		if (s->end < 0 || s->end > ts ||
+		    (s->end == ts && s->end == s->ts && dur == 0))
+			break;
 		slice_pop(t);
+	}
 }
 
 static struct tp_open_slice *
@@ -234,7 +244,7 @@ tp_slice_begin(struct tp *tp, int64_t track, int64_t ts, const char *cat,
 	if (track < 0)
 		return -1;
 	tp_seen_ts(tp, ts);
-	stack_unwind(tp, track, ts);
+	stack_unwind(tp, track, ts, -1);
 	if ((s = stack_push(tp, track, ts, cat, name, arg_set_id,
 	    thread_ts)) == NULL)
 		return -1;
@@ -257,7 +267,7 @@ tp_slice_complete(struct tp *tp, int64_t track, int64_t ts, int64_t dur,
 	}
 	tp_seen_ts(tp, ts);
 	tp_seen_ts(tp, ts + dur);
-	stack_unwind(tp, track, ts);
+	stack_unwind(tp, track, ts, dur);
 	t = &tp->tracks[track];
 	/* Ill-nested input: the child ends after its complete parent. */
 	if (t->depth > 0 && t->stack[t->depth - 1].end >= 0 &&
@@ -269,13 +279,6 @@ tp_slice_complete(struct tp *tp, int64_t track, int64_t ts, int64_t dur,
 	t = &tp->tracks[track];
 	slice_write(tp, track, s, t->depth - 1, dur, thread_dur);
 	s = &t->stack[t->depth - 1];
-	if (dur == 0) {
-		/* Instants never hold children. */
-		int64_t id = s->id;
-
-		slice_pop(t);
-		return id;
-	}
 	s->end = ts + dur;
 	return s->id;
 }
@@ -291,7 +294,7 @@ tp_slice_end(struct tp *tp, int64_t track, int64_t ts, const char *name,
 	if (track < 0)
 		return -1;
 	tp_seen_ts(tp, ts);
-	stack_unwind(tp, track, ts);
+	stack_unwind(tp, track, ts, -1);
 	t = &tp->tracks[track];
 	/* Complete slices still open above cannot be ended by an E (one
 	 * that ends later outlives the slice ended here). */
@@ -333,7 +336,7 @@ tp_slice_top(struct tp *tp, int64_t track, int64_t ts)
 
 	if (track < 0)
 		return -1;
-	stack_unwind(tp, track, ts);
+	stack_unwind(tp, track, ts, -1);
 	t = &tp->tracks[track];
 	return t->depth > 0 ? t->stack[t->depth - 1].id : -1;
 }
