@@ -253,8 +253,8 @@ parse_plain(struct tp *tp, const uint8_t *buf, size_t len)
 		tp->format = f;
 		tp_metadata_str(tp, "trace_type", f == FMT_PROTO ? "proto" :
 		    f == FMT_JSON ? "json" : "systrace");
-		/* Upstream names the idle task (utid 0) in proto traces. */
-		if (f == FMT_PROTO)
+		/* Upstream names the idle task (utid 0) in kernel traces. */
+		if (f == FMT_PROTO || f == FMT_SYSTRACE)
 			tp_thread_set_name(tp, 0, "swapper", 7, TP_NAME_TREE);
 	}
 	switch (tp->format) {

@@ -182,32 +182,65 @@ task_state_decode(unsigned raw, int kver, int *valid)
 	return f;
 }
 
-int
-tp_task_state_str(int64_t state, int kver, char *buf, size_t len)
+/* Upstream's letters, in the order it prints them. */
+static const struct { unsigned flag; char c; } state_letters[] = {
+	{ 0x1, 'S' }, { 0x2, 'D' }, { 0x4, 'T' }, { 0x8, 't' },
+	{ 0x10, 'X' }, { 0x20, 'Z' }, { TS_PARKED, 'P' },
+	{ TS_DEAD, 'x' }, { TS_WAKEKILL, 'K' }, { TS_WAKING, 'W' },
+	{ TS_NOLOAD, 'N' }, { TS_IDLE, 'I' },
+};
+#define NSTATE_LETTERS	(sizeof(state_letters) / sizeof(state_letters[0]))
+
+static int
+state_print(unsigned f, char *buf, size_t len)
 {
-	static const struct { unsigned flag; char c; } letters[] = {
-		{ 0x1, 'S' }, { 0x2, 'D' }, { 0x4, 'T' }, { 0x8, 't' },
-		{ 0x10, 'X' }, { 0x20, 'Z' }, { TS_PARKED, 'P' },
-		{ TS_DEAD, 'x' }, { TS_WAKEKILL, 'K' }, { TS_WAKING, 'W' },
-		{ TS_NOLOAD, 'N' }, { TS_IDLE, 'I' },
-	};
-	int valid;
-	unsigned f = task_state_decode((uint16_t)state, kver, &valid);
 	size_t i, n = 0;
 
-	buf[0] = '\0';
-	if (!valid)
-		return 0;
 	if ((f & ~TS_PREEMPTED) == 0) {
 		snprintf(buf, len, f & TS_PREEMPTED ? "R+" : "R");
 		return 1;
 	}
 	/* Upstream keeps at most three letters. */
-	for (i = 0; i < sizeof(letters) / sizeof(letters[0]); i++)
-		if ((f & letters[i].flag) && n < 3 && n + 1 < len)
-			buf[n++] = letters[i].c;
+	for (i = 0; i < NSTATE_LETTERS; i++)
+		if ((f & state_letters[i].flag) && n < 3 && n + 1 < len)
+			buf[n++] = state_letters[i].c;
 	buf[n] = '\0';
 	return 1;
+}
+
+int
+tp_task_state_str(int64_t state, int kver, char *buf, size_t len)
+{
+	int valid;
+	unsigned f = task_state_decode((uint16_t)state, kver, &valid);
+
+	buf[0] = '\0';
+	return valid ? state_print(f, buf, len) : 0;
+}
+
+int
+tp_task_state_text(const char *s, size_t slen, char *buf, size_t len)
+{
+	unsigned f = 0;
+	size_t i, j;
+
+	buf[0] = '\0';
+	if (slen == 0)
+		return 0;
+	if (s[0] == 'R')
+		return state_print(slen == 2 && s[1] == '+' ? TS_PREEMPTED : 0,
+		    buf, len);
+	for (i = 0; i < slen; i++) {
+		if (s[i] == '|')
+			continue;
+		for (j = 0; j < NSTATE_LETTERS && state_letters[j].c != s[i];
+		    j++)
+			;
+		if (j == NSTATE_LETTERS)
+			return 0;
+		f |= state_letters[j].flag;
+	}
+	return state_print(f, buf, len);
 }
 
 /* Upstream's blocked: any state but "R" and "Running" (so "R+" too). */
@@ -267,8 +300,8 @@ state_open(struct tp *tp, int64_t utid, struct open_state *s, int64_t ts,
  * open or held; nothing when it has run since. fn: the caller's symbol,
  * NULL when the sequence does not name it (upstream leaves it NULL then,
  * with no hex fallback). */
-static void
-state_blocked_reason(struct tp *tp, int64_t tid, int64_t io_wait,
+void
+tp_ftrace_blocked_reason(struct tp *tp, int64_t tid, int64_t io_wait,
     const char *fn, size_t fnlen)
 {
 	struct open_state *s;
@@ -292,13 +325,12 @@ state_blocked_reason(struct tp *tp, int64_t tid, int64_t io_wait,
 void
 tp_ftrace_sched_switch(struct tp *tp, int64_t ts, uint32_t cpu,
     const char *prev_comm, size_t prev_comm_len, int64_t prev_pid,
-    int64_t prev_prio, int64_t prev_state, const char *next_comm,
+    int64_t prev_prio, const char *st, const char *next_comm,
     size_t next_comm_len, int64_t next_pid, int64_t next_prio)
 {
 	struct cpu_state *c = cpu_get(tp, cpu);
 	struct open_state *s;
 	int64_t prev_utid, next_utid;
-	char st[16];
 
 	if (c == NULL)
 		return;
@@ -311,7 +343,7 @@ tp_ftrace_sched_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	if (next_comm != NULL && next_pid != 0)
 		tp_thread_set_name(tp, next_utid, next_comm, next_comm_len,
 		    TP_NAME_SCHED);
-	if (!tp_task_state_str(prev_state, tp->kernel_version, st, sizeof(st)))
+	if (st[0] == '\0')
 		tp_stat_inc(tp, ST_TASK_STATE_INVALID, 1);
 
 	if (c->sched_id >= 0 && c->pid == prev_pid)
@@ -377,6 +409,49 @@ task_runnable(struct tp *tp, int64_t utid, int64_t creator, int64_t ts)
 
 	if (s != NULL)
 		state_open(tp, utid, s, ts, "R", TP_NULL, creator);
+}
+
+static void
+task_new(struct tp *tp, int64_t ts, int64_t pid, int64_t child,
+    const char *comm, size_t commlen, int64_t flags)
+{
+	int64_t creator, utid, upid;
+
+	/* Boot-time tracing sees init create the idle tasks. */
+	if (child == 0)
+		return;
+	/* A new thread joins its creator's process; else a new process
+	 * with a new main thread, named by its comm. */
+	creator = utid = tp_thread_get(tp, pid);
+	if (flags & CLONE_THREAD) {
+		upid = tp->threads[utid].upid;
+		if (upid == TP_NULL)
+			upid = tp_process_get(tp, pid);
+	} else {
+		upid = tp_process_new(tp, child, tp->threads[utid].upid, ts);
+		if (comm != NULL)
+			tp_process_set_name(tp, upid, comm, commlen,
+			    TP_PNAME_SYSTEM);
+	}
+	utid = tp_thread_new(tp, child, ts);
+	tp->threads[utid].upid = upid;
+	task_runnable(tp, utid, creator, ts);
+	if (comm != NULL)
+		tp_thread_set_name(tp, utid, comm, commlen, TP_NAME_RENAME);
+}
+
+static void
+task_rename(struct tp *tp, int64_t tid, const char *comm, size_t len)
+{
+	int64_t utid = tp_thread_get(tp, tid), upid;
+
+	if (comm == NULL)
+		return;
+	tp_thread_set_name(tp, utid, comm, len, TP_NAME_RENAME);
+	/* A main thread's new comm names its process, as upstream. */
+	upid = tp->threads[utid].upid;
+	if (upid != TP_NULL && tp->procs[upid].pid == tid)
+		tp_process_set_name(tp, upid, comm, len, TP_PNAME_SYSTEM);
 }
 
 void
@@ -834,14 +909,15 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
     uint32_t cpu, int64_t pid, uint32_t evid, const uint8_t *buf, size_t len)
 {
 	struct ev_fields e;
-	int64_t utid, upid;
-	char sym[KSYM_MAX];
+	char sym[KSYM_MAX], st[TP_STATE_MAX];
 
 	ev_fields_untrusted(buf, len, &e);
 	switch (evid) {
 	case EV_SCHED_SWITCH:
+		(void)tp_task_state_str(e.v[4], tp->kernel_version, st,
+		    sizeof(st));
 		tp_ftrace_sched_switch(tp, ts, cpu, e.s[1], e.slen[1],
-		    (int32_t)e.v[2], (int32_t)e.v[3], e.v[4], e.s[5], e.slen[5],
+		    (int32_t)e.v[2], (int32_t)e.v[3], st, e.s[5], e.slen[5],
 		    (int32_t)e.v[6], (int32_t)e.v[7]);
 		break;
 	case EV_SCHED_WAKING:
@@ -864,49 +940,12 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		if (e.s[2] != NULL)
 			tp_ftrace_print(tp, ts, pid, e.s[2], e.slen[2]);
 		break;
-	case EV_TASK_NEWTASK: {
-		int64_t child = (int32_t)e.v[1], creator;
-
-		/* Boot-time tracing sees init create the idle tasks. */
-		if (child == 0)
-			break;
-
-		/* A new thread joins its creator's process; else a new
-		 * process with a new main thread. */
-		creator = utid = tp_thread_get(tp, pid);
-		if (e.v[3] & CLONE_THREAD) {
-			upid = tp->threads[utid].upid;
-			if (upid == TP_NULL)
-				upid = tp_process_get(tp, pid);
-			utid = tp_thread_new(tp, child, ts);
-			tp->threads[utid].upid = upid;
-			task_runnable(tp, utid, creator, ts);
-		} else {
-			upid = tp_process_new(tp, child, tp->threads[utid].upid,
-			    ts);
-			utid = tp_thread_new(tp, child, ts);
-			tp->threads[utid].upid = upid;
-			task_runnable(tp, utid, creator, ts);
-			if (e.s[2] != NULL)
-				tp_process_set_name(tp, upid, e.s[2], e.slen[2],
-				    TP_PNAME_SYSTEM);
-		}
-		if (e.s[2] != NULL)
-			tp_thread_set_name(tp, utid, e.s[2], e.slen[2],
-			    TP_NAME_RENAME);
+	case EV_TASK_NEWTASK:
+		task_new(tp, ts, pid, (int32_t)e.v[1], e.s[2],
+		    e.slen[2], e.v[3]);
 		break;
-	}
 	case EV_TASK_RENAME:
-		utid = tp_thread_get(tp, (int32_t)e.v[1]);
-		if (e.s[3] == NULL)
-			break;
-		tp_thread_set_name(tp, utid, e.s[3], e.slen[3],
-		    TP_NAME_RENAME);
-		/* A main thread's new comm names its process, as upstream. */
-		upid = tp->threads[utid].upid;
-		if (upid != TP_NULL && tp->procs[upid].pid == e.v[1])
-			tp_process_set_name(tp, upid, e.s[3], e.slen[3],
-			    TP_PNAME_SYSTEM);
+		task_rename(tp, (int32_t)e.v[1], e.s[3], e.slen[3]);
 		break;
 	case EV_SCHED_PROCESS_FREE:
 		tp_thread_end(tp, (int32_t)e.v[2], ts);
@@ -917,7 +956,8 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 
 		if (ksym_lookup(g, (uint64_t)e.v[2], &fn, &fnlen) != 0)
 			fn = NULL, fnlen = 0;
-		state_blocked_reason(tp, (int32_t)e.v[1], e.v[3], fn, fnlen);
+		tp_ftrace_blocked_reason(tp, (int32_t)e.v[1], e.v[3], fn,
+		    fnlen);
 		break;
 	}
 	case EV_WORKQUEUE_START:
@@ -1014,7 +1054,7 @@ tp_ftrace_compact_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	struct cpu_state *c = cpu_get(tp, cpu);
 	const char *comm = (const char *)buf + sizeof(r);
 	size_t commlen = len - sizeof(r);
-	char prev_comm[COMM_MAX];
+	char prev_comm[COMM_MAX], st[TP_STATE_MAX];
 	int64_t prev_pid, prev_prio, set, utid;
 
 	if (c == NULL || len < sizeof(r))
@@ -1035,9 +1075,10 @@ tp_ftrace_compact_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	tp_arg_int(tp, set, "next_pid", "next_pid", r.next_pid, "int");
 	tp_arg_int(tp, set, "next_prio", "next_prio", r.next_prio, "int");
 	tp_ftrace_insert(tp, ts, "sched_switch", cpu, utid, set, TP_NULL);
+	(void)tp_task_state_str(r.prev_state, tp->kernel_version, st,
+	    sizeof(st));
 	tp_ftrace_sched_switch(tp, ts, cpu, prev_comm, strlen(prev_comm),
-	    prev_pid, prev_prio, r.prev_state, comm, commlen, r.next_pid,
-	    r.next_prio);
+	    prev_pid, prev_prio, st, comm, commlen, r.next_pid, r.next_prio);
 }
 
 void

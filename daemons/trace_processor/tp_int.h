@@ -529,10 +529,13 @@ void	 tp_ftrace_compact_waking(struct tp *, int64_t ts, uint32_t cpu,
 	    const uint8_t *, size_t);
 void	 tp_ftrace_sched_switch(struct tp *, int64_t ts, uint32_t cpu,
 	    const char *prev_comm, size_t prev_comm_len, int64_t prev_pid,
-	    int64_t prev_prio, int64_t prev_state, const char *next_comm,
+	    int64_t prev_prio, const char *prev_state, const char *next_comm,
 	    size_t next_comm_len, int64_t next_pid, int64_t next_prio);
 void	 tp_ftrace_sched_waking(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t waker_tid, int64_t pid, const char *comm, size_t comm_len);
+/* sched_blocked_reason, binary or text (fn: the caller or NULL). */
+void	 tp_ftrace_blocked_reason(struct tp *, int64_t tid, int64_t io_wait,
+	    const char *fn, size_t fn_len);
 void	 tp_ftrace_print(struct tp *, int64_t ts, int64_t tid,
 	    const char *buf, size_t len);
 /* kind: upstream's track type ("cpu_frequency"); name: the track's. */
@@ -547,7 +550,10 @@ void	 tp_ftrace_end(struct tp *);
 void	 tp_ftrace_write_open(struct tp *);
 void	 tp_ftrace_free(struct tp *);
 /* A sched_switch prev_state into upstream's letters ("S", "R+", "DK") for
- * the kernel that wrote it; 0 (NULL) if the bits are invalid for it. */
+ * the kernel that wrote it; 0 (and "") if the bits are invalid for it. */
+#define TP_STATE_MAX	8
 int	 tp_task_state_str(int64_t state, int kernel_version, char *, size_t);
+/* The same from ftrace text ("D|K", "R+"), whatever the kernel. */
+int	 tp_task_state_text(const char *, size_t, char *, size_t);
 
 #endif

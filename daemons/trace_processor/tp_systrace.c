@@ -116,24 +116,6 @@ kv_int(const struct kv *kv, size_t n, const char *k, int64_t dflt)
 	return e != NULL && parse_i64(e->v, e->vlen, &v) == 0 ? v : dflt;
 }
 
-/* "R", "S", "D", "R+", "D|K", ... back into kernel state bits. */
-static int64_t
-state_bits(const char *s, size_t len)
-{
-	static const char letters[] = "SDTtXZPI";
-	int64_t v = 0;
-	size_t i;
-	const char *l;
-
-	if (len >= 2 && s[0] == 'R' && s[1] == '+')
-		return 0x100;
-	for (i = 0; i < len; i++)
-		if (s[i] != '|' && s[i] != 'R' &&
-		    (l = strchr(letters, s[i])) != NULL)
-			v |= 1 << (l - letters);
-	return v;
-}
-
 /*
  * Splits a line's header. Returns 0 with the fields set, -1 when the line
  * is not an event line.
@@ -295,12 +277,16 @@ tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	if (strcmp(name, "sched_switch") == 0) {
 		const struct kv *pc = kv_get(kv, n, "prev_comm");
 		const struct kv *nc = kv_get(kv, n, "next_comm");
-		const struct kv *st = kv_get(kv, n, "prev_state");
+		const struct kv *ps = kv_get(kv, n, "prev_state");
+		char st[TP_STATE_MAX] = "";
 
+		if (ps != NULL)
+			(void)tp_task_state_text(ps->v, ps->vlen, st,
+			    sizeof(st));
 		tp_ftrace_sched_switch(tp, ts, (uint32_t)cpu,
 		    pc ? pc->v : NULL, pc ? pc->vlen : 0,
 		    kv_int(kv, n, "prev_pid", 0), kv_int(kv, n, "prev_prio", 0),
-		    st ? state_bits(st->v, st->vlen) : 0,
+		    st,
 		    nc ? nc->v : NULL, nc ? nc->vlen : 0,
 		    kv_int(kv, n, "next_pid", 0), kv_int(kv, n, "next_prio", 0));
 	} else if (strcmp(name, "sched_waking") == 0 ||
@@ -326,37 +312,13 @@ tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		tp_ftrace_cpu_counter(tp, ts, "cpu_idle", "cpuidle",
 		    kv_int(kv, n, "cpu_id", cpu), (double)(uint32_t)kv_int(kv,
 		    n, "state", 0));
-	} else if (strcmp(name, "task_rename") == 0) {
-		const struct kv *c = kv_get(kv, n, "newcomm");
+	} else if (strcmp(name, "sched_blocked_reason") == 0) {
+		/* The caller as the kernel printed it ("fn+0x../0x.."). */
+		const struct kv *c = kv_get(kv, n, "caller");
 
-		if (c != NULL)
-			tp_thread_set_name(tp, tp_thread_get(tp, kv_int(kv, n,
-			    "pid", 0)), c->v, c->vlen, TP_NAME_RENAME);
-	} else if (strcmp(name, "task_newtask") == 0) {
-		const struct kv *c = kv_get(kv, n, "comm");
-		int64_t child = kv_int(kv, n, "pid", -1), cu;
-
-		if (child < 0)
-			return;
-		if (kv_int(kv, n, "clone_flags", 0) & 0x00010000) {
-			int64_t upid = tp->threads[utid].upid;
-
-			cu = tp_thread_new(tp, child, ts);
-			if (upid == TP_NULL)
-				upid = tp_process_get(tp, tgid > 0 ? tgid : tid);
-			tp->threads[cu].upid = upid;
-		} else {
-			int64_t upid;
-
-			cu = tp_thread_new(tp, child, ts);
-			/* Both may grow the tables: index only afterwards. */
-			upid = tp_process_new(tp, child, tp->threads[utid].upid,
-			    ts);
-			tp->threads[cu].upid = upid;
-		}
-		if (c != NULL)
-			tp_thread_set_name(tp, cu, c->v, c->vlen,
-			    TP_NAME_RENAME);
+		tp_ftrace_blocked_reason(tp, kv_int(kv, n, "pid", 0),
+		    kv_int(kv, n, "iowait", 0), c ? c->v : NULL,
+		    c ? c->vlen : 0);
 	} else if (strcmp(name, "sched_process_free") == 0) {
 		tp_thread_end(tp, kv_int(kv, n, "pid", -1), ts);
 	}
