@@ -621,12 +621,18 @@ desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
 	}
 }
 
+/* A counter's unit as upstream picks it: the built-in counter's, else the
+ * enum's, else the free-form unit_name. */
 static void
 counter_desc_untrusted(const uint8_t *buf, size_t len, struct tp_desc *d)
 {
 	static const char *const units[] = { NULL, "ns", "count", "bytes" };
+	static const char *const builtin_units[] = { NULL, "ns", "count" };
 	struct pb it;
 	struct pb_field f;
+	uint64_t unit = 0;
+	const uint8_t *name = NULL;
+	size_t namelen = 0;
 
 	d->is_counter = 1;
 	pb_init(&it, buf, len);
@@ -636,12 +642,13 @@ counter_desc_untrusted(const uint8_t *buf, size_t len, struct tp_desc *d)
 			d->builtin = (int)f.u;
 			break;
 		case 3:
-			if (f.u < 4 && units[f.u] != NULL && d->unit == NULL)
-				d->unit = strdup(units[f.u]);
+			unit = f.u;
 			break;
 		case 6:
-			if (f.wire == PB_LEN)
-				tp_setstr(&d->unit, (const char *)f.data, f.len);
+			if (f.wire == PB_LEN) {
+				name = f.data;
+				namelen = f.len;
+			}
 			break;
 		case 4:
 			d->mult = (int64_t)f.u;
@@ -651,6 +658,14 @@ counter_desc_untrusted(const uint8_t *buf, size_t len, struct tp_desc *d)
 			break;
 		}
 	}
+	free(d->unit);
+	d->unit = NULL;
+	if (d->builtin == 1 || d->builtin == 2)
+		d->unit = strdup(builtin_units[d->builtin]);
+	else if (unit > 0 && unit < 4)
+		d->unit = strdup(units[unit]);
+	else if (name != NULL)
+		d->unit = tp_strndup((const char *)name, namelen);
 }
 
 static void

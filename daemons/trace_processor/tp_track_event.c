@@ -688,6 +688,19 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		    g->pid));
 	}
 
+	/* Legacy thread time (thread_time_* fields) is also a counter of the
+	 * event's thread, as upstream keeps it. */
+	if (thread_ts != TP_NULL && (e.has_type || e.phase != 0) &&
+	    track >= 0 && tp->tracks[track].utid != TP_NULL) {
+		int64_t ct = tp_track_intern(tp, TT_THREAD_COUNTER,
+		    "thread_time", tp->tracks[track].utid);
+
+		tp_track_kind(tp, ct, "thread_time");
+		if (ct >= 0)
+			tp_counter_insert(tp, ts, ct, (double)thread_ts,
+			    TP_NULL);
+	}
+
 	/* Extra counters first: their values may give thread time. */
 	xu = e.n_extra_uuids ? e.extra_uuids : g ? g->extra_uuids : NULL;
 	nxu = e.n_extra_uuids ? e.n_extra_uuids : g ? g->n_extra : 0;
