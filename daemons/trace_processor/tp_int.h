@@ -430,6 +430,11 @@ int64_t	 tp_thread_track(struct tp *, int64_t utid);
 const char *tp_track_type_name(enum tp_track_type);
 /* Says what a track holds, as upstream's track type (a static string). */
 void	 tp_track_kind(struct tp *, int64_t track, const char *kind);
+/* tp_track_intern, and a track it makes gets these string dimensions
+ * (key, value pairs) after its utid/upid/cpu one, as upstream's
+ * dimension_arg_set_id holds them. */
+int64_t	 tp_track_intern_dims(struct tp *, enum tp_track_type, const char *name,
+	    int64_t scope, const char *const *kv, size_t npairs);
 int64_t	 tp_slice_begin(struct tp *, int64_t track, int64_t ts,
 	    const char *cat, const char *name, int64_t arg_set_id,
 	    int64_t thread_ts);

@@ -692,7 +692,7 @@ tp_sysstats_free(struct tp *tp)
 
 static void
 global_counter(struct tp *tp, int64_t ts, const char *kind, const char *name,
-    double v);
+    const char *dim, const char *dim_value, double v);
 
 static void
 disk_counter(struct tp *tp, int64_t ts, const char *dev, const char *what,
@@ -702,7 +702,9 @@ disk_counter(struct tp *tp, int64_t ts, const char *dev, const char *what,
 	int64_t track;
 
 	snprintf(name, sizeof(name), "diskstat.[%s].%s", dev, what);
-	track = tp_track_intern(tp, TT_COUNTER, name, TP_NULL);
+	track = tp_track_intern_dims(tp, TT_COUNTER, name, TP_NULL,
+	    (const char *const[]){ "device_name", dev, "counter_name", what },
+	    2);
 	if (track < 0)
 		return;
 	tp_track_kind(tp, track, "diskstat");
@@ -794,9 +796,10 @@ disk_stat_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
 static void
 psi_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 {
-	static const char *const names[] = { NULL, "psi.cpu.some",
-	    "psi.cpu.full", "psi.io.some", "psi.io.full", "psi.memory.some",
-	    "psi.memory.full" };
+	static const char *const keys[] = { "resource.unspecified",
+	    "cpu.some", "cpu.full", "io.some", "io.full", "mem.some",
+	    "mem.full" };
+	char name[32];
 	struct pb it;
 	struct pb_field f;
 	uint64_t res = 0, total = 0;
@@ -808,19 +811,22 @@ psi_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 		else if (f.id == 2)
 			total = f.u;
 	}
-	if (res == 0 || res > 6) {
+	if (res > 6) {
 		tp_stat_inc(tp, ST_PSI_UNKNOWN_RESOURCE, 1);
 		return;
 	}
-	global_counter(tp, ts, "psi", names[res], (double)total);
+	snprintf(name, sizeof(name), "psi.%s", keys[res]);
+	global_counter(tp, ts, "psi", name, "psi_resource", keys[res],
+	    (double)total);
 }
 
 /* A machine-wide counter; kind is upstream's type for it ("meminfo"). */
 static void
 global_counter(struct tp *tp, int64_t ts, const char *kind, const char *name,
-    double v)
+    const char *dim, const char *dim_value, double v)
 {
-	int64_t track = tp_track_intern(tp, TT_COUNTER, name, TP_NULL);
+	int64_t track = tp_track_intern_dims(tp, TT_COUNTER, name, TP_NULL,
+	    (const char *const[]){ dim, dim_value }, dim != NULL);
 
 	tp_track_kind(tp, track, kind);
 	if (track >= 0)
@@ -843,36 +849,41 @@ key_value_untrusted(const uint8_t *buf, size_t len, uint64_t *k, uint64_t *v)
 	}
 }
 
+/* CpuTimes: every counter at each sample, 0 when absent, as upstream. */
 static void
 cpu_times_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
     size_t len)
 {
-	static const char *const names[] = { NULL, NULL, "cpu.times.user_ns",
-	    "cpu.times.user_nice_ns", "cpu.times.system_mode_ns",
-	    "cpu.times.idle_ns", "cpu.times.io_wait_ns", "cpu.times.irq_ns",
-	    "cpu.times.softirq_ns", "cpu.times.steal_ns" };
+	static const char *const keys[] = { "user_ns", "user_nice_ns",
+	    "system_mode_ns", "idle_ns", "io_wait_ns", "irq_ns", "softirq_ns",
+	    "steal_ns" };
 	struct pb it;
 	struct pb_field f;
-	int64_t cpu = -1;
+	uint64_t v[8] = { 0 };
+	int64_t cpu = -1, track;
+	char name[64];
+	size_t i;
 
 	pb_init(&it, buf, len);
-	while (pb_next_untrusted(&it, &f) == 1)
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.wire != PB_VARINT)
+			continue;
 		if (f.id == 1)
 			cpu = (int64_t)f.u;
+		else if (f.id >= 2 && f.id <= 9)
+			v[f.id - 2] = f.u;
+	}
 	if (cpu < 0 || cpu >= 4096) {
 		tp_stat_inc(tp, ST_INVALID_CPU_TIMES, 1);
 		return;
 	}
-	pb_init(&it, buf, len);
-	while (pb_next_untrusted(&it, &f) == 1) {
-		int64_t track;
-
-		if (f.id < 2 || f.id > 9 || f.wire != PB_VARINT)
-			continue;
-		track = tp_track_intern(tp, TT_CPU_COUNTER, names[f.id], cpu);
+	for (i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "cpu.times.%s", keys[i]);
+		track = tp_track_intern_dims(tp, TT_CPU_COUNTER, name, cpu,
+		    (const char *const[]){ "cpustat_key", keys[i] }, 1);
 		tp_track_kind(tp, track, "cpustat");
 		if (track >= 0)
-			tp_counter_insert(tp, ts, track, (double)f.u, TP_NULL);
+			tp_counter_insert(tp, ts, track, (double)v[i], TP_NULL);
 	}
 }
 
@@ -897,7 +908,7 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 				break;
 			}
 			global_counter(tp, ts, "meminfo", tp_meminfo_names[k],
-			    (double)v * 1024);
+			    "meminfo_key", tp_meminfo_names[k], (double)v * 1024);
 			break;
 		case 2:
 			if (f.wire != PB_LEN)
@@ -909,15 +920,15 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 				break;
 			}
 			global_counter(tp, ts, "vmstat", tp_vmstat_names[k],
-			    (double)v);
+			    "vmstat_key", tp_vmstat_names[k], (double)v);
 			break;
 		case 3:
 			if (f.wire == PB_LEN)
 				cpu_times_untrusted(tp, ts, f.data, f.len);
 			break;
 		case 4:
-			global_counter(tp, ts, "num_forks", "num_forks",
-			    (double)f.u);
+			global_counter(tp, ts, "num_forks", "num_forks", NULL,
+			    NULL, (double)f.u);
 			break;
 		case 13:
 			if (f.wire == PB_LEN)
@@ -929,12 +940,11 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 			break;
 		case 5:
 			global_counter(tp, ts, "num_irq_total", "num_irq_total",
-			    (double)f.u);
+			    NULL, NULL, (double)f.u);
 			break;
 		case 7:
 			global_counter(tp, ts, "num_softirq_total",
-			    "num_softirq_total",
-			    (double)f.u);
+			    "num_softirq_total", NULL, NULL, (double)f.u);
 			break;
 		case 11:
 			if (f.wire == PB_VARINT) {

@@ -37,6 +37,25 @@ tp_track_type_name(enum tp_track_type t)
 	return track_type_names[t];
 }
 
+int64_t
+tp_track_intern_dims(struct tp *tp, enum tp_track_type type, const char *name,
+    int64_t scope, const char *const *kv, size_t npairs)
+{
+	size_t n = tp->ntracks, i;
+	int64_t track = tp_track_intern(tp, type, name, scope);
+	struct tp_track *t;
+
+	if (track < 0 || tp->ntracks == n)
+		return track;
+	t = &tp->tracks[track];
+	if (t->dim_set == TP_NULL)
+		t->dim_set = tp_arg_set_new(tp);
+	for (i = 0; i < npairs; i++)
+		tp_arg_str(tp, t->dim_set, kv[2 * i], kv[2 * i], kv[2 * i + 1],
+		    strlen(kv[2 * i + 1]), NULL);
+	return track;
+}
+
 void
 tp_track_kind(struct tp *tp, int64_t track, const char *kind)
 {
