@@ -23,6 +23,7 @@
 
 #define READ_BLOCK	(1 << 20)
 #define COMMIT_BYTES	(16u << 20)
+#define UUID_HASH_BYTES	4096u
 
 struct tp_gunzip {
 	z_stream	 z;
@@ -281,6 +282,16 @@ tp_parse(struct tp *tp, const void *vbuf, size_t len)
 		return 0;
 	if (tp_txn_begin(tp) == -1)
 		return -1;
+	if (!tp->uuid_in_trace && tp->bytes_in < UUID_HASH_BYTES) {
+		size_t i, n = UUID_HASH_BYTES - (size_t)tp->bytes_in;
+
+		if (tp->bytes_in == 0)
+			tp->uuid_hash = 0xcbf29ce484222325ULL;
+		for (i = 0; i < n && i < len; i++)
+			tp->uuid_hash = (tp->uuid_hash ^ buf[i]) *
+			    0x100000001b3ULL;
+		tp_metadata_uuid(tp, 0, tp->uuid_hash);
+	}
 	tp->bytes_in += len;
 	/* A gzip'd trace: inflate and detect the format inside. */
 	if (tp->gunzip != NULL || (tp->format == FMT_UNKNOWN &&

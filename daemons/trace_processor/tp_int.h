@@ -293,6 +293,10 @@ struct tp {
 	int			 in_txn;
 	enum tp_format		 format;
 	uint64_t		 bytes_in;
+	/* A trace without a TraceUuid is named by a hash of its first
+	 * bytes (FNV-1a 64), as upstream names it. */
+	uint64_t		 uuid_hash;
+	int			 uuid_in_trace;
 	/* Linux release from system_info as major * 1000 + minor; 0 when
 	 * unknown. Task state bits moved between releases. */
 	int			 kernel_version;
@@ -374,6 +378,8 @@ int64_t	 tp_ftrace_insert(struct tp *, int64_t ts, const char *name,
 	    int64_t cpu, int64_t utid, int64_t arg_set_id, int64_t flags);
 void	 tp_flow_insert(struct tp *, int64_t out, int64_t in);
 void	 tp_metadata_str(struct tp *, const char *name, const char *v);
+/* trace_uuid, as upstream prints a 128-bit uuid. */
+void	 tp_metadata_uuid(struct tp *, uint64_t msb, uint64_t lsb);
 void	 tp_metadata_int(struct tp *, const char *name, int64_t v);
 /* A metadata key that collects many values ("multi"). */
 void	 tp_metadata_int_multi(struct tp *, const char *name, int64_t v);

@@ -334,31 +334,51 @@ kernel_version_parse(const char *s)
 	return (int)(major * 1000 + minor);
 }
 
+/* The last occurrence of field id in a message: 1 with it in f, else 0. */
+static int
+field_last(const uint8_t *buf, size_t len, uint32_t id, struct pb_field *f)
+{
+	struct pb it;
+	struct pb_field x;
+	int found = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &x) == 1)
+		if (x.id == id) {
+			*f = x;
+			found = 1;
+		}
+	return found;
+}
+
+/* SystemInfo, its fields in the order upstream records them. */
 static void
 system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 {
 	static const char *const uts[] = { NULL, "system_name",
 	    "system_version", "system_release", "system_machine" };
-	struct pb it, ut;
+	static const uint32_t order[] = { 1, 7, 2, 5, 4, 16 };
 	struct pb_field f, uf;
+	size_t i;
+	uint32_t u;
 	char *s;
 	int linux_ = 0;
 
-	pb_init(&it, buf, len);
-	while (pb_next_untrusted(&it, &f) == 1) {
-		switch (f.id) {
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (!field_last(buf, len, order[i], &f))
+			continue;
+		switch (order[i]) {
 		case 1:
 			if (f.wire != PB_LEN)
 				break;
-			pb_init(&ut, f.data, f.len);
-			while (pb_next_untrusted(&ut, &uf) == 1) {
-				if (uf.id < 1 || uf.id > 4 ||
+			for (u = 1; u <= 4; u++) {
+				if (!field_last(f.data, f.len, u, &uf) ||
 				    (s = pb_strdup(&uf)) == NULL)
 					continue;
-				tp_metadata_str(tp, uts[uf.id], s);
-				if (uf.id == 1)
+				tp_metadata_str(tp, uts[u], s);
+				if (u == 1)
 					linux_ = strcmp(s, "Linux") == 0;
-				else if (uf.id == 3)
+				else if (u == 3)
 					tp->kernel_version = linux_ ?
 					    kernel_version_parse(s) : 0;
 				free(s);
@@ -399,7 +419,6 @@ trace_uuid_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 	struct pb it;
 	struct pb_field f;
 	uint64_t msb = 0, lsb = 0;
-	char s[40];
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
@@ -408,11 +427,8 @@ trace_uuid_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 		else if (f.id == 2)
 			lsb = f.u;
 	}
-	snprintf(s, sizeof(s), "%08x-%04x-%04x-%04x-%012" PRIx64,
-	    (unsigned)(msb >> 32), (unsigned)(msb >> 16) & 0xffff,
-	    (unsigned)msb & 0xffff, (unsigned)(lsb >> 48) & 0xffff,
-	    (uint64_t)(lsb & 0xffffffffffffULL));
-	tp_metadata_str(tp, "trace_uuid", s);
+	tp->uuid_in_trace = 1;
+	tp_metadata_uuid(tp, msb, lsb);
 }
 
 /* errs_seen: the sequence's ftrace setup errors were counted already. */

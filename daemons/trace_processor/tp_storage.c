@@ -3,6 +3,7 @@
  * and the final write of the rows kept in C while importing (threads,
  * processes, tracks, stats).
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -656,13 +657,32 @@ tp_flow_insert(struct tp *tp, int64_t out, int64_t in)
 	tp_val_int(&r[2], in);
 }
 
-/* One metadata row: key_type "single" or "multi" (a value of many). */
+/* One metadata row: key_type "single" (a later value replaces it, in its
+ * row) or "multi" (a value of many). */
 static void
 metadata_insert(struct tp *tp, const char *name, const char *key_type,
     const char *s, int64_t v)
 {
 	sqlite3_stmt *st = tp->stmt[SQ_METADATA];
 
+	if (strcmp(key_type, "single") == 0 &&
+	    sqlite3_prepare_v2(tp->db, "UPDATE metadata SET int_value = ?1,"
+	    " str_value = ?2 WHERE name = ?3 AND key_type = 'single'", -1, &st,
+	    NULL) == SQLITE_OK) {
+		if (s != NULL) {
+			sqlite3_bind_null(st, 1);
+			sqlite3_bind_text(st, 2, s, -1, SQLITE_STATIC);
+		} else {
+			sqlite3_bind_int64(st, 1, v);
+			sqlite3_bind_null(st, 2);
+		}
+		sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+		(void)tp_step_done(tp, st);
+		sqlite3_finalize(st);
+		if (sqlite3_changes(tp->db) > 0)
+			return;
+		st = tp->stmt[SQ_METADATA];
+	}
 	sqlite3_bind_int64(st, 1, tp->next_meta++);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, key_type, -1, SQLITE_STATIC);
@@ -680,6 +700,18 @@ void
 tp_metadata_str(struct tp *tp, const char *name, const char *v)
 {
 	metadata_insert(tp, name, "single", v, 0);
+}
+
+void
+tp_metadata_uuid(struct tp *tp, uint64_t msb, uint64_t lsb)
+{
+	char s[40];
+
+	snprintf(s, sizeof(s), "%08x-%04x-%04x-%04x-%012" PRIx64,
+	    (unsigned)(msb >> 32), (unsigned)(msb >> 16) & 0xffff,
+	    (unsigned)msb & 0xffff, (unsigned)(lsb >> 48) & 0xffff,
+	    (uint64_t)(lsb & 0xffffffffffffULL));
+	tp_metadata_str(tp, "trace_uuid", s);
 }
 
 void
