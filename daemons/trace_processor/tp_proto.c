@@ -26,6 +26,7 @@
 #define MAX_INFLATE	(256u << 20)
 
 #define CLOCK_BOOTTIME		6
+#define CLOCK_TRACE_FILE	11
 #define SEQ_STATE_CLEARED	1
 #define SEQ_NEEDS_STATE		2
 
@@ -51,6 +52,8 @@ struct tp_proto {
 	uint8_t		 hdr[16];	/* a field header spanning chunks */
 	size_t		 hdrlen;
 
+	int		 clock_used;	/* a time was converted: the trace
+					 * time clock is set */
 	struct tp_hash	 seqs;		/* sequence id -> struct tp_seq * */
 	struct tp_hash	 descs_by_uuid;	/* uuid -> index in descs */
 	struct tp_desc	*descs;
@@ -389,10 +392,13 @@ clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 	struct { uint32_t id; int64_t ts; int inc; int64_t mult; } cl[64];
 	size_t n = 0, i;
 	int64_t boot = 0;
-	int has_boot = 0;
+	int has_boot = 0, has_file = 0;
+	uint64_t primary = 0;
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 2 && f.wire == PB_VARINT)
+			primary = f.u;
 		if (f.id != 1 || f.wire != PB_LEN || n == 64)
 			continue;
 		memset(&cl[n], 0, sizeof(cl[n]));
@@ -412,12 +418,18 @@ clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 			boot = cl[n].ts;
 			has_boot = 1;
 		}
+		has_file |= cl[n].id == CLOCK_TRACE_FILE;
 		n++;
 	}
 	if (!has_boot || it.err) {
 		tp_stat_inc(tp, ST_INVALID_CLOCK_SNAPSHOTS, 1);
 		return;
 	}
+	/* Trace time is boot time here: say so, as upstream does while no
+	 * time has been converted yet. */
+	if (!p->clock_used && (primary == CLOCK_BOOTTIME ||
+	    (primary == 0 && !has_file)))
+		tp_metadata_int(tp, "trace_time_clock_id", CLOCK_BOOTTIME);
 	memset(p->ccache, 0, sizeof(p->ccache));
 	for (i = 0; i < n; i++) {
 		struct clock_map *c;
@@ -458,6 +470,7 @@ clock_to_boot(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 	size_t lo;
 	int64_t v;
 
+	tp->proto->clock_used = 1;
 	if (id == CLOCK_BOOTTIME || id == 0) {
 		*out = ts;
 		return 0;
@@ -1141,6 +1154,9 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 			    pk.interned.len);
 	}
 
+	/* A snapshot is read before its packet's own time, as upstream. */
+	if (pk.data.id == 6)
+		clock_snapshot_untrusted(tp, pk.seq, pk.data.data, pk.data.len);
 	ts = pk.ts;
 	if (pk.has_ts) {
 		uint32_t clock = pk.has_clock ? pk.clock_id :
@@ -1162,9 +1178,6 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 			push_packet(tp, ts, NULL, TP_NULL, buf, len);
 		else
 			desc_apply(tp, pk.data.data, pk.data.len);
-		break;
-	case 6:		/* clock_snapshot */
-		clock_snapshot_untrusted(tp, pk.seq, pk.data.data, pk.data.len);
 		break;
 	case 44:	/* thread_descriptor (legacy) */
 		if (s != NULL)

@@ -408,6 +408,10 @@ system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 			break;
 		case 16:
 			tp_metadata_int(tp, "system_ram_bytes", (int64_t)f.u);
+			/* Rounded to the nearest GB, as upstream. */
+			tp_metadata_int(tp, "system_ram_gb",
+			    (int64_t)(f.u / 1000000000 +
+			    (f.u % 1000000000 >= 500000000)));
 			break;
 		}
 	}
