@@ -378,6 +378,11 @@ int64_t	 tp_ftrace_insert(struct tp *, int64_t ts, const char *name,
 	    int64_t cpu, int64_t utid, int64_t arg_set_id, int64_t flags);
 void	 tp_flow_insert(struct tp *, int64_t out, int64_t in);
 void	 tp_metadata_str(struct tp *, const char *name, const char *v);
+/* A JSON text's values as args below flat/key (a debug annotation's
+ * legacy_json_value), flattened as upstream flattens JSON args; -1 when
+ * it does not parse (nothing added). */
+int	 tp_json_args(struct tp *, int64_t set, const char *flat,
+	    const char *key, const char *json, size_t len);
 /* trace_uuid, as upstream prints a 128-bit uuid. */
 void	 tp_metadata_uuid(struct tp *, uint64_t msb, uint64_t lsb);
 void	 tp_metadata_int(struct tp *, const char *name, int64_t v);

@@ -323,9 +323,9 @@ parse_value(struct jparser *j, int depth)
 	return id;
 }
 
-/* Parses one object; the root is node 0. -1 on malformed input. */
+/* Parses one value; the root is node 0. -1 on malformed input. */
 static int
-json_parse(struct jparser *j, const char *buf, size_t len)
+json_parse_value(struct jparser *j, const char *buf, size_t len)
 {
 	j->p = buf;
 	j->end = buf + len;
@@ -340,7 +340,16 @@ json_parse(struct jparser *j, const char *buf, size_t len)
 		j->scratch = p;
 		j->scap = len + 1;
 	}
-	if (parse_value(j, 0) != 0 || j->err || j->nodes[0].type != J_OBJ)
+	if (parse_value(j, 0) != 0 || j->err)
+		return -1;
+	return 0;
+}
+
+/* Parses one object. */
+static int
+json_parse(struct jparser *j, const char *buf, size_t len)
+{
+	if (json_parse_value(j, buf, len) == -1 || j->nodes[0].type != J_OBJ)
 		return -1;
 	return 0;
 }
@@ -515,8 +524,13 @@ args_add(struct tp *tp, const struct jparser *j, int64_t set, int node,
 		}
 		break;
 	case J_ARR:
-		for (c = n->child; c >= 0; c = j->nodes[c].next, i++) {
-			int l = snprintf(key + klen, KEY_MAX - klen, "[%d]", i);
+		/* Nulls take no index, as upstream numbers entries. */
+		for (c = n->child; c >= 0; c = j->nodes[c].next) {
+			int l;
+
+			if (j->nodes[c].type == J_NULL)
+				continue;
+			l = snprintf(key + klen, KEY_MAX - klen, "[%d]", i++);
 
 			if (l < 0 || (size_t)l >= KEY_MAX - klen)
 				break;
@@ -548,6 +562,29 @@ args_add(struct tp *tp, const struct jparser *j, int64_t set, int node,
 	case J_NULL:
 		break;
 	}
+}
+
+int
+tp_json_args(struct tp *tp, int64_t set, const char *flat, const char *key,
+    const char *s, size_t len)
+{
+	struct jparser j;
+	char f[KEY_MAX], k[KEY_MAX];
+	size_t fl = strlen(flat), kl = strlen(key);
+	int rc = -1;
+
+	if (fl >= KEY_MAX || kl >= KEY_MAX)
+		return -1;
+	memcpy(f, flat, fl + 1);
+	memcpy(k, key, kl + 1);
+	memset(&j, 0, sizeof(j));
+	if (json_parse_value(&j, s, len) == 0) {
+		args_add(tp, &j, set, 0, f, fl, k, kl, 0);
+		rc = 0;
+	}
+	free(j.nodes);
+	free(j.scratch);
+	return rc;
 }
 
 static int64_t

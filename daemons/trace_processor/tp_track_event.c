@@ -506,9 +506,10 @@ annotation_untrusted(struct tp *tp, const struct tp_gen *g, int64_t set,
 				    (const char *)f.data, f.len, "string");
 			break;
 		case 9:
+			/* legacy_json_value: its values, flattened. */
 			if (f.wire == PB_LEN)
-				tp_arg_str(tp, set, flat, key,
-				    (const char *)f.data, f.len, "json");
+				(void)tp_json_args(tp, set, flat, key,
+				    (const char *)f.data, f.len);
 			break;
 		case 17:
 			if (tp_gen_string(g, IN_DEBUG_STRINGS, f.u, 2, &s,
@@ -567,30 +568,37 @@ annotation_untrusted(struct tp *tp, const struct tp_gen *g, int64_t set,
 	}
 }
 
+/* A SourceLocation's fields as args below prefix ("source" for an
+ * interned one, "source_location" for one inline, as upstream). */
 static void
-source_location_args(struct tp *tp, int64_t set, const uint8_t *buf,
-    size_t len)
+source_location_args(struct tp *tp, int64_t set, const char *prefix,
+    const uint8_t *buf, size_t len)
 {
+	static const char *const names[] = { NULL, NULL, "file_name",
+	    "function_name", "line_number" };
 	struct pb it;
 	struct pb_field f;
+	char k[64];
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
-		if (f.id == 2 && f.wire == PB_LEN)
-			tp_arg_str(tp, set, "source.file_name",
-			    "source.file_name", (const char *)f.data, f.len,
+		if (f.id < 2 || f.id > 4)
+			continue;
+		snprintf(k, sizeof(k), "%s.%s", prefix, names[f.id]);
+		if (f.id < 4 && f.wire == PB_LEN)
+			tp_arg_str(tp, set, k, k, (const char *)f.data, f.len,
 			    NULL);
-		else if (f.id == 3 && f.wire == PB_LEN)
-			tp_arg_str(tp, set, "source.function_name",
-			    "source.function_name", (const char *)f.data,
-			    f.len, NULL);
 		else if (f.id == 4 && f.wire == PB_VARINT)
-			tp_arg_int(tp, set, "source.line_number",
-			    "source.line_number", (int64_t)f.u, NULL);
+			tp_arg_int(tp, set, k, k, (int64_t)f.u, "uint");
 	}
 }
 
-/* Adds the event's args to set (allocated on first arg if *set is NULL). */
+/*
+ * Adds the event's args to set (allocated on first arg if *set is NULL),
+ * in upstream's order: the interned source location, the event's own
+ * fields (source_location_iid, an inline source_location), then its debug
+ * annotations.
+ */
 static void
 te_args(struct tp *tp, const struct tp_gen *g, int64_t *set,
     const uint8_t *buf, size_t len)
@@ -600,30 +608,38 @@ te_args(struct tp *tp, const struct tp_gen *g, int64_t *set,
 	char flat[KEY_MAX], key[KEY_MAX];
 	const uint8_t *msg;
 	size_t mlen;
+	int pass;
 
-	pb_init(&it, buf, len);
-	while (pb_next_untrusted(&it, &f) == 1) {
-		if (f.wire == PB_LEN && (f.id == 4 || f.id == 33)) {
+	for (pass = 0; pass < 3; pass++) {
+		pb_init(&it, buf, len);
+		while (pb_next_untrusted(&it, &f) == 1) {
+			if (!((f.id == 34 && f.wire == PB_VARINT &&
+			    pass < 2) || (f.id == 33 && f.wire == PB_LEN &&
+			    pass == 1) || (f.id == 4 && f.wire == PB_LEN &&
+			    pass == 2)))
+				continue;
 			if (*set == TP_NULL)
 				*set = tp_arg_set_new(tp);
-		} else if (f.id == 34 && f.wire == PB_VARINT) {
-			if (*set == TP_NULL)
-				*set = tp_arg_set_new(tp);
-		} else {
-			continue;
-		}
-		if (f.id == 4) {
-			strcpy(flat, "debug");
-			strcpy(key, "debug");
-			annotation_untrusted(tp, g, *set, flat, 5, key, 5,
-			    f.data, f.len, 0);
-		} else if (f.id == 33) {
-			source_location_args(tp, *set, f.data, f.len);
-		} else if (tp_gen_lookup(g, IN_SOURCE_LOCATIONS, f.u, &msg,
-		    &mlen) == 0) {
-			source_location_args(tp, *set, msg, mlen);
-		} else {
-			tp_stat_inc(tp, ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
+			if (f.id == 4) {
+				strcpy(flat, "debug");
+				strcpy(key, "debug");
+				annotation_untrusted(tp, g, *set, flat, 5, key,
+				    5, f.data, f.len, 0);
+			} else if (f.id == 33) {
+				source_location_args(tp, *set,
+				    "source_location", f.data, f.len);
+			} else if (pass == 1) {
+				tp_arg_int(tp, *set, "source_location_iid",
+				    "source_location_iid", (int64_t)f.u,
+				    "uint");
+			} else if (tp_gen_lookup(g, IN_SOURCE_LOCATIONS, f.u,
+			    &msg, &mlen) == 0) {
+				source_location_args(tp, *set, "source", msg,
+				    mlen);
+			} else {
+				tp_stat_inc(tp,
+				    ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
+			}
 		}
 	}
 }

@@ -1,2 +1,4 @@
 -- trace: json_events.json
-SELECT name, value FROM stats WHERE value > 0 ORDER BY name;
+-- The *_duration_ns stats time the importer's own run: left out.
+SELECT name, value FROM stats WHERE value > 0
+  AND name NOT GLOB '*_duration_ns' ORDER BY name;
