@@ -1060,11 +1060,25 @@ tp_ftrace_compact_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	if (c == NULL || len < sizeof(r))
 		return;
 	memcpy(&r, buf, sizeof(r));
-	prev_pid = c->pid >= 0 ? c->pid : 0;
-	prev_prio = c->sched_id >= 0 ? c->prio : 0;
-	snprintf(prev_comm, sizeof(prev_comm), "%s", c->comm);
-
+	utid = tp_thread_get(tp, r.next_pid);
+	if (c->pid < 0) {
+		/* A cpu's first switch has no prev fields to imply: upstream
+		 * keeps only who runs next. */
+		tp_stat_inc(tp, ST_COMPACT_SCHED_SWITCH_SKIPPED, 1);
+		if (r.next_pid != 0)
+			tp_thread_set_name(tp, utid, comm, commlen,
+			    TP_NAME_SCHED);
+		c->pid = r.next_pid;
+		c->utid = utid;
+		c->prio = r.next_prio;
+		return;
+	}
+	prev_pid = c->pid;
+	prev_prio = c->prio;
 	utid = tp_thread_get(tp, prev_pid);
+	/* The prev task's name now: it may have been renamed meanwhile. */
+	snprintf(prev_comm, sizeof(prev_comm), "%s",
+	    tp->threads[utid].name != NULL ? tp->threads[utid].name : "");
 	set = tp_arg_set_new(tp);
 	tp_arg_str(tp, set, "prev_comm", "prev_comm", prev_comm,
 	    strlen(prev_comm), NULL);
