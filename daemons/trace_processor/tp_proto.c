@@ -778,7 +778,6 @@ desc_find(struct tp_proto *p, uint64_t uuid)
 	return idx ? &p->descs[*idx] : NULL;
 }
 
-/* The track of a descriptor uuid, created on first use. -1: unknown. */
 /* Is the descriptor uuid a thread's or a process's own track? */
 static int
 desc_is_root(struct tp_proto *p, uint64_t uuid)
@@ -788,6 +787,7 @@ desc_is_root(struct tp_proto *p, uint64_t uuid)
 	return a != NULL && (a->has_thread || a->has_process);
 }
 
+/* The track of a uuid, made on first use; -1 if none can be made. */
 int64_t
 tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout)
 {
@@ -797,11 +797,22 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout)
 	int64_t id, parent = TP_NULL, utid = TP_NULL, upid = TP_NULL;
 	int hops, shared = 0;
 
-	if ((d = desc_find(p, uuid)) == NULL)
-		return -1;
+	d = desc_find(p, uuid);
+	tr = tp_hash_get(&p->uuid_tracks, uuid);
+	if (d == NULL && tr != NULL)
+		return (int64_t)*tr;
+	if (d == NULL) {
+		/* A uuid no descriptor declares: a global track of no name,
+		 * as upstream makes one. */
+		id = tp_track_new(tp, TT_TRACK, NULL, TP_NULL);
+		tp_track_kind(tp, id, "global_merged_track_event");
+		if (id >= 0)
+			(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)id);
+		return id;
+	}
 	if (dout != NULL)
 		*dout = d;
-	if ((tr = tp_hash_get(&p->uuid_tracks, uuid)) != NULL)
+	if (tr != NULL)
 		return (int64_t)*tr;
 	/* Mark before recursing so a parent loop ends here; a hostile
 	 * chain of parents ends at a fixed depth. */
