@@ -1154,15 +1154,18 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 			s->valid = 0;
 		}
 		g = s->gen;
-		if ((pk.flags & SEQ_NEEDS_STATE) && !s->valid) {
-			tp_stat_inc(tp, ST_TOKENIZER_SKIPPED_PACKETS, 1);
-			return;
-		}
 		if (pk.defaults.id != 0)
 			defaults_untrusted(g, pk.defaults.data, pk.defaults.len);
-		if (pk.interned.id != 0)
+		/* Interned data of a lost state would join the wrong one. */
+		if (pk.interned.id != 0 && s->valid)
 			interned_data_untrusted(tp, g, pk.interned.data,
 			    pk.interned.len);
+		else if (pk.interned.id != 0)
+			tp_stat_inc(tp, ST_INTERNED_SKIPPED_STATE_INVALID, 1);
+		if ((pk.flags & SEQ_NEEDS_STATE) && !s->valid) {
+			tp_stat_inc(tp, ST_PACKET_SKIPPED_STATE_INVALID, 1);
+			return;
+		}
 	}
 
 	/* A snapshot is read before its packet's own time, as upstream. */

@@ -17,7 +17,13 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	[ST_SORTER_OUT_OF_ORDER] = { "sorter_push_event_out_of_order",
 	    "error", "trace", "Packets older than the sorting window: dropped." },
 	[ST_TOKENIZER_SKIPPED_PACKETS] = { "tokenizer_skipped_packets",
-	    "info", "analysis", "Packets needing incremental state that was lost." },
+	    "info", "analysis", "" },
+	[ST_PACKET_SKIPPED_STATE_INVALID] = {
+	    "packet_skipped_seq_needs_incremental_state_invalid", "notice",
+	    "analysis", "Packets needing incremental state that was lost." },
+	[ST_INTERNED_SKIPPED_STATE_INVALID] = {
+	    "interned_data_skipped_incremental_state_invalid", "notice",
+	    "analysis", "Interned data sent while the state was lost." },
 	[ST_INTERNED_DATA_TOKENIZER_ERRORS] = {
 	    "interned_data_tokenizer_errors", "info", "analysis",
 	    "Malformed or missing interned data." },
