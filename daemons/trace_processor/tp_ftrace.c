@@ -218,18 +218,17 @@ tp_task_state_str(int64_t state, int kver, char *buf, size_t len)
 	return valid ? state_print(f, buf, len) : 0;
 }
 
-int
-tp_task_state_text(const char *s, size_t slen, char *buf, size_t len)
+int64_t
+tp_task_state_text(const char *s, size_t slen)
 {
 	unsigned f = 0;
 	size_t i, j;
+	int64_t raw;
 
-	buf[0] = '\0';
 	if (slen == 0)
-		return 0;
+		return 0xffff;
 	if (s[0] == 'R')
-		return state_print(slen == 2 && s[1] == '+' ? TS_PREEMPTED : 0,
-		    buf, len);
+		return slen == 2 && s[1] == '+' ? 0x800 : 0;
 	for (i = 0; i < slen; i++) {
 		if (s[i] == '|')
 			continue;
@@ -237,10 +236,18 @@ tp_task_state_text(const char *s, size_t slen, char *buf, size_t len)
 		    j++)
 			;
 		if (j == NSTATE_LETTERS)
-			return 0;
+			return 0xffff;
 		f |= state_letters[j].flag;
 	}
-	return state_print(f, buf, len);
+	/* Back into the bits of a 4.4 kernel, the release text is read as. */
+	raw = f & 0x3f;
+	raw |= f & TS_DEAD ? 0x40 : 0;
+	raw |= f & TS_WAKEKILL ? 0x80 : 0;
+	raw |= f & TS_WAKING ? 0x100 : 0;
+	raw |= f & TS_PARKED ? 0x200 : 0;
+	raw |= f & TS_NOLOAD ? 0x400 : 0;
+	raw |= f & TS_IDLE ? 0x2 | 0x400 : 0;
+	return raw;
 }
 
 /* Upstream's blocked: any state but "R" and "Running" (so "R+" too). */
@@ -1054,8 +1061,8 @@ tp_ftrace_compact_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	struct cpu_state *c = cpu_get(tp, cpu);
 	const char *comm = (const char *)buf + sizeof(r);
 	size_t commlen = len - sizeof(r);
-	char prev_comm[COMM_MAX], st[TP_STATE_MAX];
-	int64_t prev_pid, prev_prio, set, utid;
+	char prev_comm[COMM_MAX];
+	int64_t prev_pid, prev_prio, utid;
 
 	if (c == NULL || len < sizeof(r))
 		return;
@@ -1079,20 +1086,36 @@ tp_ftrace_compact_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	/* The prev task's name now: it may have been renamed meanwhile. */
 	snprintf(prev_comm, sizeof(prev_comm), "%s",
 	    tp->threads[utid].name != NULL ? tp->threads[utid].name : "");
-	set = tp_arg_set_new(tp);
+	tp_ftrace_switch_fields(tp, ts, cpu, prev_comm, strlen(prev_comm),
+	    prev_pid, prev_prio, r.prev_state, comm, commlen, r.next_pid,
+	    r.next_prio);
+}
+
+void
+tp_ftrace_switch_fields(struct tp *tp, int64_t ts, uint32_t cpu,
+    const char *prev_comm, size_t prev_comm_len, int64_t prev_pid,
+    int64_t prev_prio, int64_t prev_state, const char *next_comm,
+    size_t next_comm_len, int64_t next_pid, int64_t next_prio)
+{
+	int64_t set = tp_arg_set_new(tp);
+	char st[TP_STATE_MAX];
+
 	tp_arg_str(tp, set, "prev_comm", "prev_comm", prev_comm,
-	    strlen(prev_comm), NULL);
+	    prev_comm_len, NULL);
 	tp_arg_int(tp, set, "prev_pid", "prev_pid", prev_pid, "int");
 	tp_arg_int(tp, set, "prev_prio", "prev_prio", prev_prio, "int");
-	tp_arg_int(tp, set, "prev_state", "prev_state", r.prev_state, "int");
-	tp_arg_str(tp, set, "next_comm", "next_comm", comm, commlen, NULL);
-	tp_arg_int(tp, set, "next_pid", "next_pid", r.next_pid, "int");
-	tp_arg_int(tp, set, "next_prio", "next_prio", r.next_prio, "int");
-	tp_ftrace_insert(tp, ts, "sched_switch", cpu, utid, set, TP_NULL);
-	(void)tp_task_state_str(r.prev_state, tp->kernel_version, st,
+	tp_arg_int(tp, set, "prev_state", "prev_state", prev_state, "int");
+	tp_arg_str(tp, set, "next_comm", "next_comm", next_comm,
+	    next_comm_len, NULL);
+	tp_arg_int(tp, set, "next_pid", "next_pid", next_pid, "int");
+	tp_arg_int(tp, set, "next_prio", "next_prio", next_prio, "int");
+	tp_ftrace_insert(tp, ts, "sched_switch", cpu, tp_thread_get(tp,
+	    prev_pid), set, TP_NULL);
+	(void)tp_task_state_str(prev_state, tp->kernel_version, st,
 	    sizeof(st));
-	tp_ftrace_sched_switch(tp, ts, cpu, prev_comm, strlen(prev_comm),
-	    prev_pid, prev_prio, st, comm, commlen, r.next_pid, r.next_prio);
+	tp_ftrace_sched_switch(tp, ts, cpu, prev_comm, prev_comm_len,
+	    prev_pid, prev_prio, st, next_comm, next_comm_len, next_pid,
+	    next_prio);
 }
 
 void

@@ -550,6 +550,12 @@ void	 tp_ftrace_sched_switch(struct tp *, int64_t ts, uint32_t cpu,
 	    const char *prev_comm, size_t prev_comm_len, int64_t prev_pid,
 	    int64_t prev_prio, const char *prev_state, const char *next_comm,
 	    size_t next_comm_len, int64_t next_pid, int64_t next_prio);
+/* A sched_switch known field by field (compact or text ftrace): its
+ * ftrace_event row, then its effects. */
+void	 tp_ftrace_switch_fields(struct tp *, int64_t ts, uint32_t cpu,
+	    const char *prev_comm, size_t prev_comm_len, int64_t prev_pid,
+	    int64_t prev_prio, int64_t prev_state, const char *next_comm,
+	    size_t next_comm_len, int64_t next_pid, int64_t next_prio);
 void	 tp_ftrace_sched_waking(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t waker_tid, int64_t pid, const char *comm, size_t comm_len);
 /* sched_blocked_reason, binary or text (fn: the caller or NULL). */
@@ -572,7 +578,8 @@ void	 tp_ftrace_free(struct tp *);
  * the kernel that wrote it; 0 (and "") if the bits are invalid for it. */
 #define TP_STATE_MAX	8
 int	 tp_task_state_str(int64_t state, int kernel_version, char *, size_t);
-/* The same from ftrace text ("D|K", "R+"), whatever the kernel. */
-int	 tp_task_state_text(const char *, size_t, char *, size_t);
+/* ftrace text's prev_state ("D|K", "R+") as a 4.4 kernel's bits, the
+ * release text is read as (0xffff: not a state), as upstream. */
+int64_t	 tp_task_state_text(const char *, size_t);
 
 #endif

@@ -241,57 +241,38 @@ void
 tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
 	const char *s = (const char *)it->data, *ev, *args;
-	size_t len = it->len, evlen, argslen, n, i;
-	int64_t tid, tgid, cpu, ts, set = TP_NULL, utid;
+	size_t len = it->len, evlen, argslen, n;
+	int64_t tid, tgid, cpu, ts;
 	struct kv kv[MAX_FIELDS];
-	char name[128], k[128];
+	char name[128];
 
 	if (line_header(s, len, &tid, &tgid, &cpu, &ts, &ev, &evlen, &args,
 	    &argslen) == -1 || cpu < 0 || cpu >= 4096)
 		return;
 	snprintf(name, sizeof(name), "%.*s", (int)evlen, ev);
-	utid = tgid > 0 ? tp_thread_in_process(tp, tid, tgid) :
-	    tp_thread_get(tp, tid);
+	/* The task of the line exists, in its process when known. */
+	(void)(tgid > 0 ? tp_thread_in_process(tp, tid, tgid) :
+	    tp_thread_get(tp, tid));
+	/* As upstream's text importer: known events only, and only
+	 * sched_switch in ftrace_event. */
 	if (strcmp(name, "tracing_mark_write") == 0 ||
-	    strcmp(name, "print") == 0) {
-		set = tp_arg_set_new(tp);
-		tp_arg_str(tp, set, "buf", "buf", args, argslen, NULL);
-		tp_ftrace_insert(tp, ts, "print", cpu, utid, set, TP_NULL);
+	    strcmp(name, "print") == 0 || strcmp(name, "0") == 0) {
 		tp_ftrace_print(tp, ts, tid, args, argslen);
 		return;
 	}
 	n = split_kv(args, argslen, kv, MAX_FIELDS);
-	if (n > 0)
-		set = tp_arg_set_new(tp);
-	for (i = 0; i < n; i++) {
-		int64_t v;
-
-		snprintf(k, sizeof(k), "%.*s", (int)kv[i].klen, kv[i].k);
-		if (parse_i64(kv[i].v, kv[i].vlen, &v) == 0)
-			tp_arg_int(tp, set, k, k, v, "int");
-		else
-			tp_arg_str(tp, set, k, k, kv[i].v, kv[i].vlen, NULL);
-	}
-	tp_ftrace_insert(tp, ts, name, cpu, utid, set, TP_NULL);
-
 	if (strcmp(name, "sched_switch") == 0) {
 		const struct kv *pc = kv_get(kv, n, "prev_comm");
 		const struct kv *nc = kv_get(kv, n, "next_comm");
 		const struct kv *ps = kv_get(kv, n, "prev_state");
-		char st[TP_STATE_MAX] = "";
 
-		if (ps != NULL)
-			(void)tp_task_state_text(ps->v, ps->vlen, st,
-			    sizeof(st));
-		tp_ftrace_sched_switch(tp, ts, (uint32_t)cpu,
-		    pc ? pc->v : NULL, pc ? pc->vlen : 0,
+		tp_ftrace_switch_fields(tp, ts, (uint32_t)cpu,
+		    pc ? pc->v : "", pc ? pc->vlen : 0,
 		    kv_int(kv, n, "prev_pid", 0), kv_int(kv, n, "prev_prio", 0),
-		    st,
-		    nc ? nc->v : NULL, nc ? nc->vlen : 0,
+		    ps ? tp_task_state_text(ps->v, ps->vlen) : 0xffff,
+		    nc ? nc->v : "", nc ? nc->vlen : 0,
 		    kv_int(kv, n, "next_pid", 0), kv_int(kv, n, "next_prio", 0));
-	} else if (strcmp(name, "sched_waking") == 0 ||
-	    strcmp(name, "sched_wakeup") == 0 ||
-	    strcmp(name, "sched_wakeup_new") == 0) {
+	} else if (strcmp(name, "sched_waking") == 0) {
 		const struct kv *c = kv_get(kv, n, "comm");
 
 		tp_ftrace_sched_waking(tp, ts, (uint32_t)cpu, tid,
