@@ -420,6 +420,10 @@ void	 tp_thread_set_name(struct tp *, int64_t utid, const char *, size_t,
 enum tp_pname { TP_PNAME_DESCRIPTOR = 2, TP_PNAME_SYSTEM = 4 };
 void	 tp_process_set_name(struct tp *, int64_t upid, const char *, size_t,
 	    enum tp_pname);
+/* Appends one argv element to a space-joined cmdline in buf (cap bytes,
+ * *len used); an element that does not fit is left out. */
+void	 tp_cmdline_append(char *buf, size_t cap, size_t *len,
+	    const uint8_t *arg, size_t arglen);
 void	 tp_process_set_cmdline(struct tp *, int64_t upid, const char *,
 	    size_t);
 void	 tp_thread_end(struct tp *, int64_t tid, int64_t ts);

@@ -168,6 +168,18 @@ tp_process_set_name(struct tp *tp, int64_t upid, const char *s, size_t len,
 }
 
 void
+tp_cmdline_append(char *buf, size_t cap, size_t *len, const uint8_t *arg,
+    size_t arglen)
+{
+	if (*len + arglen + 1 >= cap)
+		return;
+	if (*len > 0)
+		buf[(*len)++] = ' ';
+	memcpy(buf + *len, arg, arglen);
+	*len += arglen;
+}
+
+void
 tp_process_set_cmdline(struct tp *tp, int64_t upid, const char *s,
     size_t len)
 {

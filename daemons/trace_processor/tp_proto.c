@@ -559,12 +559,8 @@ process_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 				cmd = f.data;
 				cmdlen = f.len;
 			}
-			if (cl + f.len + 1 < sizeof(cmdline)) {
-				if (cl > 0)
-					cmdline[cl++] = ' ';
-				memcpy(cmdline + cl, f.data, f.len);
-				cl += f.len;
-			}
+			tp_cmdline_append(cmdline, sizeof(cmdline), &cl, f.data,
+			    f.len);
 		}
 	}
 	if (!d->has_process || !apply)

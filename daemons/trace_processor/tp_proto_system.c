@@ -515,12 +515,8 @@ process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 				argv0 = pf.data;
 				argv0len = pf.len;
 			}
-			if (cl + pf.len + 1 < sizeof(cmdline)) {
-				if (cl > 0)
-					cmdline[cl++] = ' ';
-				memcpy(cmdline + cl, pf.data, pf.len);
-				cl += pf.len;
-			}
+			tp_cmdline_append(cmdline, sizeof(cmdline), &cl,
+			    pf.data, pf.len);
 		}
 	}
 	if (pid < 0 || pt.err) {

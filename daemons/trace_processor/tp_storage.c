@@ -657,6 +657,19 @@ tp_flow_insert(struct tp *tp, int64_t out, int64_t in)
 	tp_val_int(&r[2], in);
 }
 
+/* A metadata value: a string, else the integer. */
+static void
+metadata_bind(sqlite3_stmt *st, int icol, int scol, const char *s, int64_t v)
+{
+	if (s != NULL) {
+		sqlite3_bind_null(st, icol);
+		sqlite3_bind_text(st, scol, s, -1, SQLITE_STATIC);
+	} else {
+		sqlite3_bind_int64(st, icol, v);
+		sqlite3_bind_null(st, scol);
+	}
+}
+
 /* One metadata row: key_type "single" (a later value replaces it, in its
  * row) or "multi" (a value of many). */
 static void
@@ -669,13 +682,7 @@ metadata_insert(struct tp *tp, const char *name, const char *key_type,
 	    sqlite3_prepare_v2(tp->db, "UPDATE metadata SET int_value = ?1,"
 	    " str_value = ?2 WHERE name = ?3 AND key_type = 'single'", -1, &st,
 	    NULL) == SQLITE_OK) {
-		if (s != NULL) {
-			sqlite3_bind_null(st, 1);
-			sqlite3_bind_text(st, 2, s, -1, SQLITE_STATIC);
-		} else {
-			sqlite3_bind_int64(st, 1, v);
-			sqlite3_bind_null(st, 2);
-		}
+		metadata_bind(st, 1, 2, s, v);
 		sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
 		(void)tp_step_done(tp, st);
 		sqlite3_finalize(st);
@@ -686,13 +693,7 @@ metadata_insert(struct tp *tp, const char *name, const char *key_type,
 	sqlite3_bind_int64(st, 1, tp->next_meta++);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, key_type, -1, SQLITE_STATIC);
-	if (s != NULL) {
-		sqlite3_bind_null(st, 4);
-		sqlite3_bind_text(st, 5, s, -1, SQLITE_STATIC);
-	} else {
-		sqlite3_bind_int64(st, 4, v);
-		sqlite3_bind_null(st, 5);
-	}
+	metadata_bind(st, 4, 5, s, v);
 	(void)tp_step_done(tp, st);
 }
 
