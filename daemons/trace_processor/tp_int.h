@@ -448,6 +448,8 @@ int64_t	 tp_thread_track(struct tp *, int64_t utid);
 const char *tp_track_type_name(enum tp_track_type);
 /* Says what a track holds, as upstream's track type (a static string). */
 void	 tp_track_kind(struct tp *, int64_t track, const char *kind);
+/* A counter track's unit, set once (NULL: none). */
+void	 tp_track_unit(struct tp *, int64_t track, const char *unit);
 /* tp_track_intern, and a track it makes gets these string dimensions
  * (key, value pairs) after its utid/upid/cpu one, as upstream's
  * dimension_arg_set_id holds them. */

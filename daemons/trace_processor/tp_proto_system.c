@@ -708,7 +708,7 @@ tp_sysstats_free(struct tp *tp)
 
 static void
 global_counter(struct tp *tp, int64_t ts, const char *kind, const char *name,
-    const char *dim, const char *dim_value, double v);
+    const char *unit, const char *dim, const char *dim_value, double v);
 
 static void
 disk_counter(struct tp *tp, int64_t ts, const char *dev, const char *what,
@@ -724,8 +724,7 @@ disk_counter(struct tp *tp, int64_t ts, const char *dev, const char *what,
 	if (track < 0)
 		return;
 	tp_track_kind(tp, track, "diskstat");
-	if (tp->tracks[track].unit == NULL)
-		tp->tracks[track].unit = strdup(unit);
+	tp_track_unit(tp, track, unit);
 	tp_counter_insert(tp, ts, track, v, TP_NULL);
 }
 
@@ -832,21 +831,87 @@ psi_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 		return;
 	}
 	snprintf(name, sizeof(name), "psi.%s", keys[res]);
-	global_counter(tp, ts, "psi", name, "psi_resource", keys[res],
+	global_counter(tp, ts, "psi", name, NULL, "psi_resource", keys[res],
 	    (double)total);
+}
+
+/* ThermalZone: a counter per zone type, in degrees C. */
+static void
+thermal_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
+{
+	struct pb_field f;
+	char type[128] = "";
+	uint64_t temp = 0;
+	int64_t track;
+
+	if (field_last(buf, len, 3, &f) && f.wire == PB_LEN)
+		snprintf(type, sizeof(type), "%.*s", (int)(f.len < 127 ? f.len :
+		    127), (const char *)f.data);
+	if (field_last(buf, len, 2, &f) && f.wire == PB_VARINT)
+		temp = f.u;
+	track = tp_track_intern_dims(tp, TT_COUNTER, type, TP_NULL,
+	    (const char *const[]){ "thermal_zone", type }, 1);
+	if (track < 0)
+		return;
+	tp_track_kind(tp, track, "thermal_temperature_sys");
+	tp_track_unit(tp, track, "C");
+	tp_counter_insert(tp, ts, track, (double)temp, TP_NULL);
+}
+
+/* CpuIdleState: time in each idle state of a cpu, in us. */
+static void
+cpuidle_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
+{
+	struct pb it, et;
+	struct pb_field f, ef;
+	char state[64], name[96];
+	uint64_t cpu = 0, us;
+	int64_t track;
+
+	if (field_last(buf, len, 1, &f) && f.wire == PB_VARINT)
+		cpu = f.u;
+	if (cpu >= 4096)
+		return;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != 2 || f.wire != PB_LEN)
+			continue;
+		state[0] = '\0';
+		us = 0;
+		pb_init(&et, f.data, f.len);
+		while (pb_next_untrusted(&et, &ef) == 1) {
+			if (ef.id == 1 && ef.wire == PB_LEN)
+				snprintf(state, sizeof(state), "%.*s",
+				    (int)(ef.len < 63 ? ef.len : 63),
+				    (const char *)ef.data);
+			else if (ef.id == 2 && ef.wire == PB_VARINT)
+				us = ef.u;
+		}
+		snprintf(name, sizeof(name), "cpuidle%u.%s", (unsigned)cpu,
+		    state);
+		track = tp_track_intern_dims(tp, TT_CPU_COUNTER, name,
+		    (int64_t)cpu, (const char *const[]){ "state", state }, 1);
+		if (track < 0)
+			continue;
+		tp_track_kind(tp, track, "cpu_idle_state");
+		tp_track_unit(tp, track, "us");
+		tp_counter_insert(tp, ts, track, (double)us, TP_NULL);
+	}
 }
 
 /* A machine-wide counter; kind is upstream's type for it ("meminfo"). */
 static void
 global_counter(struct tp *tp, int64_t ts, const char *kind, const char *name,
-    const char *dim, const char *dim_value, double v)
+    const char *unit, const char *dim, const char *dim_value, double v)
 {
 	int64_t track = tp_track_intern_dims(tp, TT_COUNTER, name, TP_NULL,
 	    (const char *const[]){ dim, dim_value }, dim != NULL);
 
+	if (track < 0)
+		return;
 	tp_track_kind(tp, track, kind);
-	if (track >= 0)
-		tp_counter_insert(tp, ts, track, v, TP_NULL);
+	tp_track_unit(tp, track, unit);
+	tp_counter_insert(tp, ts, track, v, TP_NULL);
 }
 
 static void
@@ -924,7 +989,8 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 				break;
 			}
 			global_counter(tp, ts, "meminfo", tp_meminfo_names[k],
-			    "meminfo_key", tp_meminfo_names[k], (double)v * 1024);
+			    "bytes", "meminfo_key", tp_meminfo_names[k],
+			    (double)v * 1024);
 			break;
 		case 2:
 			if (f.wire != PB_LEN)
@@ -936,7 +1002,7 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 				break;
 			}
 			global_counter(tp, ts, "vmstat", tp_vmstat_names[k],
-			    "vmstat_key", tp_vmstat_names[k], (double)v);
+			    NULL, "vmstat_key", tp_vmstat_names[k], (double)v);
 			break;
 		case 3:
 			if (f.wire == PB_LEN)
@@ -944,7 +1010,7 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 			break;
 		case 4:
 			global_counter(tp, ts, "num_forks", "num_forks", NULL,
-			    NULL, (double)f.u);
+			    NULL, NULL, (double)f.u);
 			break;
 		case 13:
 			if (f.wire == PB_LEN)
@@ -954,13 +1020,21 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 			if (f.wire == PB_LEN)
 				psi_untrusted(tp, ts, f.data, f.len);
 			break;
+		case 15:
+			if (f.wire == PB_LEN)
+				thermal_untrusted(tp, ts, f.data, f.len);
+			break;
+		case 16:
+			if (f.wire == PB_LEN)
+				cpuidle_untrusted(tp, ts, f.data, f.len);
+			break;
 		case 5:
 			global_counter(tp, ts, "num_irq_total", "num_irq_total",
-			    NULL, NULL, (double)f.u);
+			    NULL, NULL, NULL, (double)f.u);
 			break;
 		case 7:
 			global_counter(tp, ts, "num_softirq_total",
-			    "num_softirq_total", NULL, NULL, (double)f.u);
+			    "num_softirq_total", NULL, NULL, NULL, (double)f.u);
 			break;
 		case 11:
 			if (f.wire == PB_VARINT) {

@@ -57,6 +57,14 @@ tp_track_intern_dims(struct tp *tp, enum tp_track_type type, const char *name,
 }
 
 void
+tp_track_unit(struct tp *tp, int64_t track, const char *unit)
+{
+	if (unit != NULL && track >= 0 && (size_t)track < tp->ntracks &&
+	    tp->tracks[track].unit == NULL)
+		tp->tracks[track].unit = strdup(unit);
+}
+
+void
 tp_track_kind(struct tp *tp, int64_t track, const char *kind)
 {
 	if (track >= 0 && (size_t)track < tp->ntracks)
