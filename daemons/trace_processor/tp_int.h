@@ -466,7 +466,9 @@ int64_t	 tp_slice_complete(struct tp *, int64_t track, int64_t ts,
  * gets its arg set (allocated if needed) so end args can be added. */
 int64_t	 tp_slice_end(struct tp *, int64_t track, int64_t ts,
 	    const char *name, int64_t thread_ts, int64_t *arg_set_out);
-int64_t	 tp_slice_top(struct tp *, int64_t track, int64_t ts);
+/* The slice open on track at ts (-1: none) and its start. */
+int64_t	 tp_slice_top(struct tp *, int64_t track, int64_t ts,
+	    int64_t *start);
 void	 tp_slices_close_all(struct tp *);
 /* Writes the open slices as they stand (dur -1); they stay open. */
 void	 tp_slices_write_open(struct tp *);

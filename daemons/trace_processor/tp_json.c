@@ -82,6 +82,10 @@ struct tp_json {
 
 	struct jparser	 jp;
 	struct tp_hash	 flows_v1;	/* hash(cat, name, id) -> slice */
+	struct tp_hash	 flows_v1_ts;	/* the same -> the slice's start */
+	/* v1 flow ends waiting for the next slice of their track */
+	struct flow_wait { int64_t track; uint64_t key; } *waits;
+	size_t		 nwaits, capwaits;
 };
 
 enum { K_OTHER, K_EVENTS, K_DISPLAY_UNIT, K_SYSTRACE };
@@ -608,8 +612,10 @@ json_get(struct tp *tp)
 {
 	if (tp->json == NULL) {
 		tp->json = calloc(1, sizeof(*tp->json));
-		if (tp->json != NULL)
+		if (tp->json != NULL) {
 			tp_hash_init(&tp->json->flows_v1);
+			tp_hash_init(&tp->json->flows_v1_ts);
+		}
 	}
 	return tp->json;
 }
@@ -665,14 +671,41 @@ async_key(const struct jparser *j, const struct jnode *r, uint64_t *key,
 	return 0;
 }
 
+/* A slice began on track: the flow ends waiting for it bind to it. */
+static void
+flow_v1_bind_waits(struct tp *tp, struct tp_json *js, int64_t track,
+    int64_t slice)
+{
+	size_t i, n = 0;
+	uint64_t *from;
+
+	for (i = 0; i < js->nwaits; i++) {
+		if (js->waits[i].track != track) {
+			js->waits[n++] = js->waits[i];
+			continue;
+		}
+		if ((from = tp_hash_get(&js->flows_v1, js->waits[i].key)) !=
+		    NULL)
+			tp_flow_insert(tp, (int64_t)*from, slice);
+		else
+			tp_stat_inc(tp, ST_FLOW_END_WITHOUT_START, 1);
+	}
+	js->nwaits = n;
+}
+
+/*
+ * Flow v1 (s, t, f with an id): s and t bind to the slice open on their
+ * thread; f to the next slice that begins there, or with "bp":"e" to the
+ * open one, and leaves the flow open for more ends, as upstream.
+ */
 static void
 flow_v1(struct tp *tp, struct tp_json *js, const struct jparser *j,
     const struct jnode *r, char ph, int64_t track, int64_t ts,
     const char *cat, const char *name)
 {
-	const struct jnode *id = jget(j, r, "id");
-	uint64_t key, *prev;
-	int64_t slice = tp_slice_top(tp, track, ts);
+	const struct jnode *id = jget(j, r, "id"), *bp = jget(j, r, "bp");
+	uint64_t key, *prev, *pts;
+	int64_t slice, start = 0;
 
 	if (id == NULL || (id->type != J_STR && id->type != J_NUM)) {
 		tp_stat_inc(tp, ST_FLOW_INVALID_ID, 1);
@@ -681,24 +714,44 @@ flow_v1(struct tp *tp, struct tp_json *js, const struct jparser *j,
 	key = tp_hash_bytes(tp_hash_bytes(tp_hash_bytes(7, id->s, id->slen),
 	    cat ? cat : "", cat ? strlen(cat) : 0), name ? name : "",
 	    name ? strlen(name) : 0);
+	if (ph == 'f' && !(bp != NULL && bp->type == J_STR &&
+	    bp->slen == 1 && bp->s[0] == 'e')) {
+		if (js->nwaits == js->capwaits) {
+			size_t ncap = js->capwaits ? js->capwaits * 2 : 16;
+			void *p = realloc(js->waits, ncap * sizeof(*js->waits));
+
+			if (p == NULL)
+				return;
+			js->waits = p;
+			js->capwaits = ncap;
+		}
+		js->waits[js->nwaits].track = track;
+		js->waits[js->nwaits++].key = key;
+		return;
+	}
+	slice = tp_slice_top(tp, track, ts, &start);
 	if (slice < 0) {
 		tp_stat_inc(tp, ST_FLOW_NO_ENCLOSING_SLICE, 1);
 		return;
 	}
 	prev = tp_hash_get(&js->flows_v1, key);
-	if (ph == 's') {
+	if (ph == 's' || (ph == 't' && prev != NULL)) {
+		if (prev != NULL)
+			tp_flow_insert(tp, (int64_t)*prev, slice);
 		(void)tp_hash_put(&js->flows_v1, key, (uint64_t)slice);
+		(void)tp_hash_put(&js->flows_v1_ts, key, (uint64_t)start);
 		return;
 	}
 	if (prev == NULL) {
 		tp_stat_inc(tp, ST_FLOW_END_WITHOUT_START, 1);
 		return;
 	}
-	tp_flow_insert(tp, (int64_t)*prev, slice);
-	if (ph == 't')
-		(void)tp_hash_put(&js->flows_v1, key, (uint64_t)slice);
+	/* An end bound to its open slice: the earlier slice is the source. */
+	pts = tp_hash_get(&js->flows_v1_ts, key);
+	if (pts != NULL && (int64_t)*pts > start)
+		tp_flow_insert(tp, slice, (int64_t)*prev);
 	else
-		(void)tp_hash_del(&js->flows_v1, key);
+		tp_flow_insert(tp, (int64_t)*prev, slice);
 }
 
 static void
@@ -868,14 +921,24 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	default:
 		return;
 	}
-	/* Flow v2: bind_id with flow_out / flow_in on the slice itself. */
+	if (id >= 0 && js->nwaits > 0)
+		flow_v1_bind_waits(tp, js, track, id);
+	/* Flow v2: bind_id with flow_out / flow_in on the slice itself. A
+	 * flow_in alone ends the flow here but leaves it open for more ends,
+	 * as upstream. */
 	if (id >= 0 && node_id(jget(j, r, "bind_id"), &bind) == 0) {
+		uint64_t fid = (uint64_t)bind ^ 0x4a534f4eULL, *from;
+
 		n = jget(j, r, "flow_out");
 		if (n != NULL && n->type == J_TRUE)
-			tp_flow_step(tp, (uint64_t)bind ^ 0x4a534f4eULL, id, 0);
+			tp_flow_step(tp, fid, id, 0);
 		else if ((n = jget(j, r, "flow_in")) != NULL &&
-		    n->type == J_TRUE)
-			tp_flow_step(tp, (uint64_t)bind ^ 0x4a534f4eULL, id, 1);
+		    n->type == J_TRUE) {
+			if ((from = tp_hash_get(&tp->flows, fid)) != NULL)
+				tp_flow_insert(tp, (int64_t)*from, id);
+			else
+				tp_stat_inc(tp, ST_FLOW_END_WITHOUT_START, 1);
+		}
 	}
 }
 
@@ -1263,6 +1326,8 @@ tp_json_free(struct tp *tp)
 	free(js->jp.nodes);
 	free(js->jp.scratch);
 	tp_hash_free(&js->flows_v1);
+	tp_hash_free(&js->flows_v1_ts);
+	free(js->waits);
 	free(js);
 	tp->json = NULL;
 }

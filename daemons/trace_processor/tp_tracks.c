@@ -357,7 +357,7 @@ tp_slice_end(struct tp *tp, int64_t track, int64_t ts, const char *name,
 }
 
 int64_t
-tp_slice_top(struct tp *tp, int64_t track, int64_t ts)
+tp_slice_top(struct tp *tp, int64_t track, int64_t ts, int64_t *start)
 {
 	struct tp_track *t;
 
@@ -365,7 +365,10 @@ tp_slice_top(struct tp *tp, int64_t track, int64_t ts)
 		return -1;
 	stack_unwind(tp, track, ts, -1);
 	t = &tp->tracks[track];
-	return t->depth > 0 ? t->stack[t->depth - 1].id : -1;
+	if (t->depth == 0)
+		return -1;
+	*start = t->stack[t->depth - 1].ts;
+	return t->stack[t->depth - 1].id;
 }
 
 void
