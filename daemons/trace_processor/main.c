@@ -2,7 +2,7 @@
  * trace_processor: load a trace into Perfetto's tables and query it.
  *
  *   trace_processor TRACE                 interactive SQL prompt
- *   trace_processor -q FILE.sql TRACE     run the file, print the last
+ *   trace_processor -q FILE.sql TRACE     run the file, print each
  *                                         result as CSV
  *   trace_processor -Q 'SQL' TRACE        the same with a query string
  *
@@ -33,7 +33,7 @@ usage(void)
 	fprintf(stderr,
 	    "usage: trace_processor [-hv] [-q FILE.sql] [-Q SQL] [-i]"
 	    " [--sort-window MB] TRACE\n"
-	    "  -q, --query-file FILE     run the SQL in FILE, print the last"
+	    "  -q, --query-file FILE     run the SQL in FILE, print each"
 	    " result as CSV\n"
 	    "  -Q, --query-string SQL    the same with SQL given inline\n"
 	    "  -i, --interactive         start the prompt after -q/-Q\n"

@@ -94,12 +94,13 @@ result_add_row(struct result *r, sqlite3_stmt *st, int csv)
 }
 
 /*
- * Runs the statements of sql; the last one with columns fills *last.
+ * Runs the statements of sql; the last one with columns fills *last, or,
+ * with each, every one with columns goes to each as it completes.
  * Returns -1 with *err set on the first failing statement.
  */
 static int
 run_statements(sqlite3 *db, const char *sql, struct result *last, int csv,
-    char **err)
+    void (*each)(const struct result *, void *), void *arg, char **err)
 {
 	const char *tail = sql;
 	sqlite3_stmt *st;
@@ -132,6 +133,10 @@ run_statements(sqlite3 *db, const char *sql, struct result *last, int csv,
 			sqlite3_finalize(st);
 			return -1;
 		}
+		if (each != NULL && sqlite3_column_count(st) > 0) {
+			each(last, arg);
+			result_free(last);
+		}
 		sqlite3_finalize(st);
 	}
 	if (!ran) {
@@ -141,30 +146,43 @@ run_statements(sqlite3 *db, const char *sql, struct result *last, int csv,
 	return 0;
 }
 
+struct csv_out {
+	FILE	*out;
+	int	 sets;
+};
+
+/* One result set as CSV; a blank line between sets, as upstream. */
+static void
+csv_print(const struct result *r, void *arg)
+{
+	struct csv_out *o = arg;
+	size_t i;
+	int c;
+
+	if (o->sets++ > 0)
+		fputc('\n', o->out);
+	for (c = 0; c < r->ncols; c++)
+		fprintf(o->out, "%s\"%s\"", c ? "," : "", r->names[c]);
+	fputc('\n', o->out);
+	for (i = 0; i < r->nrows; i++) {
+		for (c = 0; c < r->ncols; c++)
+			fprintf(o->out, "%s%s", c ? "," : "",
+			    r->cells[i * (size_t)r->ncols + (size_t)c]);
+		fputc('\n', o->out);
+	}
+}
+
 int
 shell_run_csv(sqlite3 *db, const char *sql, FILE *out, char **err)
 {
 	struct result r;
-	size_t i;
-	int c;
+	struct csv_out o = { out, 0 };
+	int rc;
 
 	memset(&r, 0, sizeof(r));
-	if (run_statements(db, sql, &r, 1, err) == -1) {
-		result_free(&r);
-		return -1;
-	}
-	for (c = 0; c < r.ncols; c++)
-		fprintf(out, "%s\"%s\"", c ? "," : "", r.names[c]);
-	if (r.ncols > 0)
-		fputc('\n', out);
-	for (i = 0; i < r.nrows; i++) {
-		for (c = 0; c < r.ncols; c++)
-			fprintf(out, "%s%s", c ? "," : "",
-			    r.cells[i * (size_t)r.ncols + (size_t)c]);
-		fputc('\n', out);
-	}
+	rc = run_statements(db, sql, &r, 1, csv_print, &o, err);
 	result_free(&r);
-	return 0;
+	return rc;
 }
 
 static void
@@ -237,7 +255,7 @@ shell_query(sqlite3 *db, const char *sql, FILE *out, int timing)
 	double t0 = now_ms();
 
 	memset(&r, 0, sizeof(r));
-	if (run_statements(db, sql, &r, 0, &err) == -1) {
+	if (run_statements(db, sql, &r, 0, NULL, NULL, &err) == -1) {
 		fprintf(out, "Error: %s\n", err ? err : "?");
 		free(err);
 	} else {

@@ -11,8 +11,9 @@
 #include <sqlite3.h>
 
 /*
- * Runs every statement of sql; prints the result of the last statement
- * that has columns as CSV on out. -1 with *err (malloc'd) on failure.
+ * Runs every statement of sql; prints the result of each statement that
+ * has columns as CSV on out, a blank line between them, as upstream's
+ * shell does. -1 with *err (malloc'd) on failure.
  */
 int	shell_run_csv(sqlite3 *, const char *sql, FILE *out, char **err);
 
