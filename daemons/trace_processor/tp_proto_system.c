@@ -842,20 +842,14 @@ thermal_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 	struct pb_field f;
 	char type[128] = "";
 	uint64_t temp = 0;
-	int64_t track;
 
 	if (field_last(buf, len, 3, &f) && f.wire == PB_LEN)
 		snprintf(type, sizeof(type), "%.*s", (int)(f.len < 127 ? f.len :
 		    127), (const char *)f.data);
 	if (field_last(buf, len, 2, &f) && f.wire == PB_VARINT)
 		temp = f.u;
-	track = tp_track_intern_dims(tp, TT_COUNTER, type, TP_NULL,
-	    (const char *const[]){ "thermal_zone", type }, 1);
-	if (track < 0)
-		return;
-	tp_track_kind(tp, track, "thermal_temperature_sys");
-	tp_track_unit(tp, track, "C");
-	tp_counter_insert(tp, ts, track, (double)temp, TP_NULL);
+	global_counter(tp, ts, "thermal_temperature_sys", type, "C",
+	    "thermal_zone", type, (double)temp);
 }
 
 /* CpuIdleState: time in each idle state of a cpu, in us. */

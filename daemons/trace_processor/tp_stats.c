@@ -16,6 +16,7 @@ struct stat_desc {
 static const struct stat_desc stat_descs[ST_COUNT] = {
 	[ST_SORTER_OUT_OF_ORDER] = { "sorter_push_event_out_of_order",
 	    "error", "trace", "Packets older than the sorting window: dropped." },
+	/* Upstream v58 keeps this at 0 and counts the packets below. */
 	[ST_TOKENIZER_SKIPPED_PACKETS] = { "tokenizer_skipped_packets",
 	    "info", "analysis", "" },
 	[ST_PACKET_SKIPPED_STATE_INVALID] = {
