@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "shell.h"
+#include "psql/psql.h"
 
 #define HISTORY_MAX	1000
 #define COL_MAX		80
@@ -102,18 +103,20 @@ static int
 run_statements(sqlite3 *db, const char *sql, struct result *last, int csv,
     void (*each)(const struct result *, void *), void *arg, char **err)
 {
-	const char *tail = sql;
+	struct psql *ps = psql_of(db);
+	struct psql_iter it;
 	sqlite3_stmt *st;
 	int rc, c, ran = 0;
 
-	while (tail != NULL && *tail != '\0') {
-		if (sqlite3_prepare_v2(db, tail, -1, &st, &tail) != SQLITE_OK) {
-			*err = strdup(sqlite3_errmsg(db));
-			return -1;
-		}
-		if (st == NULL)		/* whitespace or comment */
-			continue;
+	if (ps == NULL) {
+		*err = strdup("out of memory");
+		return -1;
+	}
+	psql_iter_init(&it, "stdin", sql, strlen(sql));
+	while ((rc = psql_next(ps, &it, &st, err)) == 1) {
 		ran = 1;
+		if (st == NULL)		/* a PerfettoSQL statement, run */
+			continue;
 		if (sqlite3_column_count(st) > 0) {
 			result_free(last);
 			last->ncols = sqlite3_column_count(st);
@@ -129,7 +132,8 @@ run_statements(sqlite3 *db, const char *sql, struct result *last, int csv,
 				break;
 			}
 		if (rc != SQLITE_DONE) {
-			*err = strdup(sqlite3_errmsg(db));
+			*err = psql_step_error(ps, rc == SQLITE_NOMEM ?
+			    "out of memory" : sqlite3_errmsg(db));
 			sqlite3_finalize(st);
 			return -1;
 		}
@@ -139,6 +143,8 @@ run_statements(sqlite3 *db, const char *sql, struct result *last, int csv,
 		}
 		sqlite3_finalize(st);
 	}
+	if (rc == -1)
+		return -1;
 	if (!ran) {
 		*err = strdup("No valid SQL to run");
 		return -1;

@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "tp_int.h"
 #include "tp_sql_guard.h"
+#include "psql/psql.h"
 #include "ops/tp_ops.h"
 
 #define READ_BLOCK	(1 << 20)
@@ -150,8 +151,10 @@ tp_free(struct tp *tp)
 	tp_hash_free(&tp->istats);
 	tp_hash_free(&tp->arg_keys);
 	tp_stmts_finalize(tp);
-	if (tp->db != NULL)
+	if (tp->db != NULL) {
+		psql_forget(tp->db);
 		sqlite3_close(tp->db);
+	}
 	tp_sql_guard_free(tp->guard);
 	free(tp);
 }

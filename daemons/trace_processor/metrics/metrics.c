@@ -19,6 +19,7 @@
 #include "metrics.h"
 #include "mproto.h"
 #include "pbbuf.h"
+#include "daemons/trace_processor/psql/psql.h"
 
 /* A user's file may be at most this big. */
 #define METRICS_MAX_FILE	(4u << 20)
@@ -540,11 +541,12 @@ metrics_run_one(struct metrics *mx, sqlite3 *db, struct req *r,
 		free(sql.s);
 		return -1;
 	}
-	rc = sqlite3_exec(db, sql.s ? sql.s : "", NULL, NULL, &emsg);
+	/* Metric SQL may use PerfettoSQL (INCLUDE PERFETTO MODULE, ...). */
+	rc = psql_exec(db, sql.s ? sql.s : "", &emsg);
 	free(sql.s);
-	if (rc != SQLITE_OK) {
+	if (rc != 0) {
 		errf(err, "metric %s: %s", r->name, emsg ? emsg : "?");
-		sqlite3_free(emsg);
+		free(emsg);
 		return -1;
 	}
 	q = sqlite3_mprintf("SELECT * FROM \"%w_output\"", r->name);

@@ -9,6 +9,7 @@
 
 #include "metrics/pbbuf.h"
 #include "query.h"
+#include "daemons/trace_processor/psql/psql.h"
 
 /* QueryResult fields. */
 #define QR_COLUMN_NAMES		1
@@ -37,6 +38,7 @@ enum {
 
 struct tpq {
 	sqlite3		*db;
+	struct psql	*ps;
 	sqlite3_stmt	*stmt;		/* the last statement, or NULL */
 	char		*error;
 	uint32_t	 nstmts;
@@ -86,8 +88,9 @@ struct tpq *
 tpq_start(sqlite3 *db, const char *sql, size_t len)
 {
 	struct tpq *q;
-	const char *p = sql, *end = sql + len, *tail;
+	struct psql_iter it;
 	sqlite3_stmt *st;
+	char *err = NULL;
 	int rc;
 
 	if ((q = calloc(1, sizeof(*q))) == NULL)
@@ -96,32 +99,34 @@ tpq_start(sqlite3 *db, const char *sql, size_t len)
 	q->max_cells = 50000;
 	q->max_bytes = 128 * 1024;
 	clock_gettime(CLOCK_REALTIME, &q->t0);
-	while (p < end && sql_has_more(p, end)) {
-		st = NULL;
-		rc = sqlite3_prepare_v2(db, p, (int)(end - p), &st, &tail);
-		if (rc != SQLITE_OK) {
-			tpq_fail(q, sqlite3_errmsg(db));
-			break;
-		}
-		p = tail;
-		if (st == NULL)
-			continue;
+	if ((q->ps = psql_of(db)) == NULL) {
+		tpq_fail(q, "out of memory");
+		return q;
+	}
+	psql_iter_init(&it, "stdin", sql, len);
+	while ((rc = psql_next(q->ps, &it, &st, &err)) == 1) {
 		q->nstmts++;
+		if (st == NULL)		/* a PerfettoSQL statement, run */
+			continue;
 		if (sqlite3_column_count(st) > 0)
 			q->nstmts_output++;
-		if (!sql_has_more(p, end)) {
+		if (!sql_has_more(it.p, it.end)) {
 			q->stmt = st;
 			break;
 		}
 		/* Not the last one: run it to completion. */
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 			;
+		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE) {
-			tpq_fail(q, sqlite3_errmsg(db));
-			sqlite3_finalize(st);
+			err = psql_step_error(q->ps, sqlite3_errmsg(db));
+			rc = -1;
 			break;
 		}
-		sqlite3_finalize(st);
+	}
+	if (rc == -1) {
+		tpq_fail(q, err ? err : "out of memory");
+		free(err);
 	}
 	if (q->stmt != NULL)
 		q->ncols = sqlite3_column_count(q->stmt);
@@ -163,8 +168,12 @@ tpq_step(struct tpq *q)
 	rc = sqlite3_step(q->stmt);
 	if (rc == SQLITE_ROW)
 		return 1;
-	if (rc != SQLITE_DONE)
-		tpq_fail(q, sqlite3_errmsg(q->db));
+	if (rc != SQLITE_DONE) {
+		char *err = psql_step_error(q->ps, sqlite3_errmsg(q->db));
+
+		tpq_fail(q, err ? err : "out of memory");
+		free(err);
+	}
 	sqlite3_finalize(q->stmt);
 	q->stmt = NULL;
 	return 0;

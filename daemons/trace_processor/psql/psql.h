@@ -1,0 +1,78 @@
+/*
+ * PerfettoSQL: the statements upstream's trace processor adds to SQLite's
+ * dialect, run on an engine's database.
+ *
+ *   INCLUDE PERFETTO MODULE a.b.c;          (or a.b.*, or *)
+ *   CREATE [OR REPLACE] PERFETTO TABLE t[(col TYPE, ...)] AS SELECT ...;
+ *   CREATE [OR REPLACE] PERFETTO VIEW v[(col TYPE, ...)] AS SELECT ...;
+ *   CREATE [OR REPLACE] PERFETTO INDEX i ON t(col, ...);
+ *   CREATE [OR REPLACE] PERFETTO FUNCTION f(arg TYPE, ...)
+ *       RETURNS TYPE | TABLE(col TYPE, ...) AS SELECT ... $arg ...;
+ *   CREATE [OR REPLACE] PERFETTO MACRO m(arg KIND, ...) RETURNS KIND AS
+ *       tokens ... $arg ...;                 used as m!(x, y)
+ *   DROP PERFETTO TABLE|VIEW|INDEX|FUNCTION|MACRO name [ON t];
+ *
+ * Everything else is SQLite's. Callers walk SQL text statement by
+ * statement with psql_next(): it expands macros, runs PerfettoSQL
+ * statements itself and hands back a prepared statement for the rest.
+ * Modules come from the built-in standard library (stdlib/) and from
+ * packages added at start (--add-sql-package): a package's module a.b is
+ * the file a/b.sql under the package's directory, named after it.
+ *
+ * Errors carry the statement's position the way upstream prints them
+ * (a traceback with line, column and a caret).
+ */
+#ifndef FARO_TP_PSQL_H
+#define FARO_TP_PSQL_H
+
+#include <stddef.h>
+
+#include <sqlite3.h>
+
+struct psql;
+
+/* The PerfettoSQL state of db, created on first use; NULL: no memory. */
+struct psql	*psql_of(sqlite3 *db);
+/* Forgets db's state (before sqlite3_close). */
+void		 psql_forget(sqlite3 *db);
+
+/*
+ * Adds module name (dotted) with its SQL text. An existing module is an
+ * error unless override is set. 0, or -1 with *err (malloc'd).
+ */
+int	psql_module_add(struct psql *, const char *name, const char *sql,
+	    int override, char **err);
+/*
+ * Adds every DIR/.../x.sql as module "<basename of DIR>.....x".
+ * Reads the files now (before a sandbox closes the file system).
+ */
+int	psql_package_add_dir(struct psql *, const char *dir, int override,
+	    char **err);
+
+/* A walk over SQL text; file names it in errors ("stdin", a module). */
+struct psql_iter {
+	const char	*file;
+	const char	*base;
+	const char	*p;
+	const char	*end;
+};
+
+void	psql_iter_init(struct psql_iter *, const char *file, const char *sql,
+	    size_t len);
+/*
+ * Takes the next statement of the walk. 1: a statement to step is in
+ * *st (NULL when it was a PerfettoSQL statement, already run); 0: only
+ * blanks and comments were left; -1: error, *err (malloc'd) says where
+ * and why. The text must stay valid until the statement is stepped.
+ */
+int	psql_next(struct psql *, struct psql_iter *, sqlite3_stmt **st,
+	    char **err);
+/*
+ * An error from stepping the statement psql_next() gave last, with its
+ * position, malloc'd.
+ */
+char	*psql_step_error(struct psql *, const char *msg);
+/* Runs all of sql, discarding rows. 0, or -1 with *err (malloc'd). */
+int	psql_exec(sqlite3 *, const char *sql, char **err);
+
+#endif

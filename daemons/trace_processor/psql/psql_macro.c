@@ -1,0 +1,262 @@
+/*
+ * PerfettoSQL macros: CREATE PERFETTO MACRO stores the body as text;
+ * name!(a, b) anywhere in a later statement is replaced, before SQLite
+ * sees it, by the body with each $arg token replaced by the text given
+ * for it. Arguments are split at the commas outside brackets; the result
+ * is expanded again, so macros may use macros (to PSQL_DEPTH_MAX).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "psql_int.h"
+
+struct buf {
+	char	*s;
+	size_t	 len;
+	size_t	 cap;
+	int	 failed;
+};
+
+static void
+buf_add(struct buf *b, const char *s, size_t n)
+{
+	char *ns;
+	size_t cap;
+
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		if ((ns = realloc(b->s, cap)) == NULL) {
+			b->failed = 1;
+			return;
+		}
+		b->s = ns;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static struct psql_macro *
+macro_find(struct psql *ps, const char *name, size_t n)
+{
+	struct psql_macro *m;
+
+	for (m = ps->macros; m != NULL; m = m->next)
+		if (strlen(m->name) == n && strncasecmp(m->name, name, n) == 0)
+			return m;
+	return NULL;
+}
+
+static void
+macro_free(struct psql_macro *m)
+{
+	free(m->name);
+	free(m->body);
+	psql_args_free(&m->args);
+	free(m);
+}
+
+int
+psql_macro_drop(struct psql *ps, const char *name)
+{
+	struct psql_macro **pp, *m;
+
+	for (pp = &ps->macros; (m = *pp) != NULL; pp = &m->next)
+		if (strcasecmp(m->name, name) == 0) {
+			*pp = m->next;
+			macro_free(m);
+			return 0;
+		}
+	return -1;
+}
+
+/* After CREATE [OR REPLACE] PERFETTO MACRO: name(args) RETURNS KIND AS body */
+int
+psql_macro_define(struct psql *ps, struct psql_cur *c, int replace,
+    char **err)
+{
+	struct psql_macro *m;
+	char *kind;
+
+	if ((m = calloc(1, sizeof(*m))) == NULL ||
+	    (m->name = psql_name(c)) == NULL) {
+		*err = psql_fmt("CREATE PERFETTO MACRO: expected a name");
+		goto fail;
+	}
+	if (psql_args_parse(c, &m->args, err) == -1)
+		goto fail;
+	if (!psql_accept(c, "RETURNS") || (kind = psql_name(c)) == NULL) {
+		*err = psql_fmt("%s: expected RETURNS and a type", m->name);
+		goto fail;
+	}
+	free(kind);
+	if (!psql_accept(c, "AS")) {
+		*err = psql_fmt("%s: expected AS and the macro's body",
+		    m->name);
+		goto fail;
+	}
+	if ((m->body = psql_trim(c->p, c->end)) == NULL) {
+		*err = psql_fmt("out of memory");
+		goto fail;
+	}
+	if (macro_find(ps, m->name, strlen(m->name)) != NULL) {
+		if (!replace) {
+			*err = psql_fmt("CREATE PERFETTO MACRO: %s already"
+			    " exists", m->name);
+			goto fail;
+		}
+		psql_macro_drop(ps, m->name);
+	}
+	m->next = ps->macros;
+	ps->macros = m;
+	return 0;
+fail:
+	if (m != NULL)
+		macro_free(m);
+	return -1;
+}
+
+static int	expand(struct psql *, const char *, const char *, struct buf *,
+		    int, char **);
+
+/* Appends m's body with its arguments in place of $name tokens. */
+static int
+substitute(struct psql *ps, struct psql_macro *m, const char **av,
+    const char **ae, struct buf *out, int depth, char **err)
+{
+	struct buf b = { NULL, 0, 0, 0 };
+	const char *p = m->body, *end = p + strlen(p), *t, *e;
+	size_t i;
+	int rc;
+
+	for (t = p; t < end; t = e) {
+		e = psql_token_end(t, end);
+		if (*t == '$')
+			for (i = 0; i < m->args.n; i++)
+				if ((size_t)(e - t - 1) ==
+				    strlen(m->args.v[i].name) &&
+				    strncmp(t + 1, m->args.v[i].name,
+				    (size_t)(e - t - 1)) == 0)
+					break;
+		if (*t == '$' && i < m->args.n)
+			buf_add(&b, av[i], (size_t)(ae[i] - av[i]));
+		else
+			buf_add(&b, t, (size_t)(e - t));
+	}
+	if (b.failed) {
+		free(b.s);
+		*err = psql_fmt("out of memory");
+		return -1;
+	}
+	rc = b.s ? expand(ps, b.s, b.s + b.len, out, depth + 1, err) : 0;
+	free(b.s);
+	return rc;
+}
+
+/* An invocation at t (name), p after '(': arguments, then the body. */
+static const char *
+invoke(struct psql *ps, struct psql_macro *m, const char *p,
+    const char *end, struct buf *out, int depth, char **err)
+{
+	const char *av[64], *ae[64], *start = p;
+	size_t n = 0;
+	int d = 0;
+
+	for (; p < end; p = psql_token_end(p, end)) {
+		if (*p == '(')
+			d++;
+		else if (*p == ')' && d > 0)
+			d--;
+		else if ((*p == ',' && d == 0) || *p == ')') {
+			if (n == 64) {
+				*err = psql_fmt("%s: too many arguments",
+				    m->name);
+				return NULL;
+			}
+			av[n] = psql_skip_blank(start, p);
+			ae[n] = p;
+			while (ae[n] > av[n] && (ae[n][-1] == ' ' ||
+			    ae[n][-1] == '\n' || ae[n][-1] == '\t' ||
+			    ae[n][-1] == '\r'))
+				ae[n]--;
+			n++;
+			start = p + 1;
+			if (*p == ')')
+				break;
+		}
+	}
+	if (p >= end) {
+		*err = psql_fmt("%s: unterminated macro invocation", m->name);
+		return NULL;
+	}
+	if (n == 1 && av[0] == ae[0])
+		n = 0;			/* m!() */
+	if (n != m->args.n) {
+		*err = psql_fmt("%s: expected %zu arguments, got %zu",
+		    m->name, m->args.n, n);
+		return NULL;
+	}
+	if (substitute(ps, m, av, ae, out, depth, err) == -1)
+		return NULL;
+	return p + 1;
+}
+
+static int
+expand(struct psql *ps, const char *p, const char *end, struct buf *out,
+    int depth, char **err)
+{
+	struct psql_macro *m;
+	const char *t, *e, *q;
+
+	if (depth > PSQL_DEPTH_MAX) {
+		*err = psql_fmt("macros nest more than %d deep",
+		    PSQL_DEPTH_MAX);
+		return -1;
+	}
+	for (t = p; t < end; t = e) {
+		e = psql_token_end(t, end);
+		if (psql_ident_char(*t) && *t != '$' && e < end && *e == '!' &&
+		    (q = psql_skip_blank(e + 1, end)) < end && *q == '(') {
+			if ((m = macro_find(ps, t, (size_t)(e - t))) == NULL) {
+				*err = psql_fmt("unknown macro %.*s",
+				    (int)(e - t), t);
+				return -1;
+			}
+			buf_add(out, " ", 1);
+			if ((e = invoke(ps, m, q + 1, end, out, depth,
+			    err)) == NULL)
+				return -1;
+			buf_add(out, " ", 1);
+			continue;
+		}
+		buf_add(out, t, (size_t)(e - t));
+	}
+	if (out->failed) {
+		*err = psql_fmt("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+char *
+psql_macro_expand(struct psql *ps, const char *p, const char *end,
+    char **err)
+{
+	struct buf out = { NULL, 0, 0, 0 };
+
+	if (expand(ps, p, end, &out, 0, err) == -1) {
+		free(out.s);
+		return NULL;
+	}
+	if (out.s == NULL && (out.s = strdup("")) == NULL)
+		*err = psql_fmt("out of memory");
+	return out.s;
+}

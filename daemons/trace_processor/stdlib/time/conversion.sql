@@ -1,0 +1,44 @@
+-- time.conversion: nanosecond timestamps and durations from and to other
+-- units. Trace timestamps are integers in nanoseconds.
+
+CREATE PERFETTO FUNCTION time_from_ns(nanos LONG) RETURNS TIMESTAMP AS
+SELECT $nanos;
+
+CREATE PERFETTO FUNCTION time_from_us(micros LONG) RETURNS TIMESTAMP AS
+SELECT $micros * 1000;
+
+CREATE PERFETTO FUNCTION time_from_ms(millis LONG) RETURNS TIMESTAMP AS
+SELECT $millis * 1000 * 1000;
+
+CREATE PERFETTO FUNCTION time_from_s(seconds LONG) RETURNS TIMESTAMP AS
+SELECT $seconds * 1000 * 1000 * 1000;
+
+CREATE PERFETTO FUNCTION time_from_min(minutes LONG) RETURNS TIMESTAMP AS
+SELECT $minutes * 60 * 1000 * 1000 * 1000;
+
+CREATE PERFETTO FUNCTION time_from_hours(hours LONG) RETURNS TIMESTAMP AS
+SELECT $hours * 60 * 60 * 1000 * 1000 * 1000;
+
+CREATE PERFETTO FUNCTION time_from_days(days LONG) RETURNS TIMESTAMP AS
+SELECT $days * 24 * 60 * 60 * 1000 * 1000 * 1000;
+
+CREATE PERFETTO FUNCTION time_to_ns(nanos LONG) RETURNS LONG AS
+SELECT $nanos;
+
+CREATE PERFETTO FUNCTION time_to_us(nanos LONG) RETURNS LONG AS
+SELECT $nanos / 1000;
+
+CREATE PERFETTO FUNCTION time_to_ms(nanos LONG) RETURNS LONG AS
+SELECT $nanos / (1000 * 1000);
+
+CREATE PERFETTO FUNCTION time_to_s(nanos LONG) RETURNS LONG AS
+SELECT $nanos / (1000 * 1000 * 1000);
+
+CREATE PERFETTO FUNCTION time_to_min(nanos LONG) RETURNS LONG AS
+SELECT $nanos / (60 * 1000 * 1000 * 1000);
+
+CREATE PERFETTO FUNCTION time_to_hours(nanos LONG) RETURNS LONG AS
+SELECT $nanos / (60 * 60 * 1000 * 1000 * 1000);
+
+CREATE PERFETTO FUNCTION time_to_days(nanos LONG) RETURNS LONG AS
+SELECT $nanos / (24 * 60 * 60 * 1000 * 1000 * 1000);
