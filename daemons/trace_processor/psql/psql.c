@@ -107,6 +107,16 @@ run_perfetto(struct psql *ps, const char *sql, char **err)
 	return psql_create(ps, &c, replace, err);
 }
 
+static int
+is_macro_def(const char *s, const char *e)
+{
+	struct psql_cur c = { s, e };
+
+	return psql_accept(&c, "CREATE") && (!psql_accept(&c, "OR") ||
+	    psql_accept(&c, "REPLACE")) && psql_accept(&c, "PERFETTO") &&
+	    psql_accept(&c, "MACRO");
+}
+
 int
 psql_next(struct psql *ps, struct psql_iter *it, sqlite3_stmt **st,
     char **err)
@@ -132,7 +142,10 @@ psql_next(struct psql *ps, struct psql_iter *it, sqlite3_stmt **st,
 	free(ps->last_frame);
 	ps->last_frame = psql_traceback(it->file, it->base, s, s, e, "");
 	at = s;
-	if ((x = psql_macro_expand(ps, s, e, &msg)) == NULL)
+	/* A macro's body is kept as written: it expands where used. */
+	x = is_macro_def(s, e) ? psql_strndup(s, (size_t)(e - s)) :
+	    psql_macro_expand(ps, s, e, &msg);
+	if (x == NULL)
 		goto fail;
 	if ((rc = run_perfetto(ps, x, &msg)) <= 0) {
 		free(x);

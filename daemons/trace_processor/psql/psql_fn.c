@@ -22,6 +22,39 @@
 
 #include "psql_int.h"
 
+/*
+ * Calls nest on the C stack (a body calling a function steps another
+ * statement inside this one): past this depth a call fails, so runaway
+ * recursion is an error and not a stack overflow.
+ */
+#define FN_DEPTH_MAX	100
+
+static int	fn_depth;
+
+/* Steps a body's statement; SQLITE_TOOBIG: calls nest too deep. */
+static int
+fn_step(sqlite3_stmt *st)
+{
+	int rc;
+
+	if (fn_depth >= FN_DEPTH_MAX)
+		return SQLITE_TOOBIG;
+	fn_depth++;
+	rc = sqlite3_step(st);
+	fn_depth--;
+	return rc;
+}
+
+/* The message of a failed step of f's body, malloc'd. */
+static char *
+fn_step_error(const char *name, sqlite3 *db, int rc)
+{
+	if (rc == SQLITE_TOOBIG)
+		return psql_fmt("%s: functions nest more than %d deep", name,
+		    FN_DEPTH_MAX);
+	return psql_fmt("%s: %s", name, sqlite3_errmsg(db));
+}
+
 struct fn {
 	sqlite3			*db;
 	char			*name;
@@ -142,10 +175,10 @@ fn_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			return;
 		}
 	args_bind(f, st, argv);
-	rc = sqlite3_step(st);
+	rc = fn_step(st);
 	if (rc == SQLITE_ROW) {
 		sqlite3_result_value(ctx, sqlite3_column_value(st, 0));
-		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((rc = fn_step(st)) == SQLITE_ROW) {
 			msg = psql_fmt("%s: multiple values were returned when"
 			    " executing function body. Executed SQL was %s",
 			    f->name, f->body);
@@ -156,7 +189,7 @@ fn_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	} else if (rc == SQLITE_DONE)
 		sqlite3_result_null(ctx);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		msg = psql_fmt("%s: %s", f->name, sqlite3_errmsg(f->db));
+		msg = fn_step_error(f->name, f->db, rc);
 		sqlite3_result_error(ctx, msg ? msg : "error", -1);
 		free(msg);
 	}
@@ -284,15 +317,17 @@ static int
 tf_step(struct tf_cursor *c)
 {
 	struct fn *f = ((struct tf_vtab *)c->base.pVtab)->fn;
-	int rc = sqlite3_step(c->st);
+	int rc = fn_step(c->st);
+	char *msg;
 
 	c->row++;
 	c->eof = rc != SQLITE_ROW;
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		return SQLITE_OK;
+	msg = fn_step_error(f->name, f->db, rc);
 	sqlite3_free(c->base.pVtab->zErrMsg);
-	c->base.pVtab->zErrMsg = sqlite3_mprintf("%s: %s", f->name,
-	    sqlite3_errmsg(f->db));
+	c->base.pVtab->zErrMsg = sqlite3_mprintf("%s", msg ? msg : "error");
+	free(msg);
 	return SQLITE_ERROR;
 }
 
@@ -478,15 +513,6 @@ psql_fn_define(struct psql *ps, struct psql_cur *c, int replace,
 		    " function already exists", f->name);
 		goto fail;
 	}
-	/* The body must prepare now, as upstream checks it. */
-	if (sqlite3_prepare_v2(ps->db, f->body, -1, &st, NULL) != SQLITE_OK) {
-		*err = strdup(sqlite3_errmsg(ps->db));
-		goto fail;
-	}
-	sqlite3_finalize(st);
-	if (f->table && psql_columns_check(ps, f->name, f->body, &f->cols, 1,
-	    err) == -1)
-		goto fail;
 	if ((n = calloc(1, sizeof(*n))) == NULL ||
 	    (n->name = strdup(f->name)) == NULL) {
 		free(n);
@@ -510,6 +536,21 @@ psql_fn_define(struct psql *ps, struct psql_cur *c, int replace,
 	}
 	n->next = ps->fns;
 	ps->fns = n;
+	/*
+	 * The body must prepare now, as upstream checks it; the function
+	 * is registered first so that its body may call it (recursion).
+	 */
+	if (sqlite3_prepare_v2(ps->db, f->body, -1, &st, NULL) != SQLITE_OK) {
+		*err = strdup(sqlite3_errmsg(ps->db));
+		fn_unregister(ps, n);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	if (f->table && psql_columns_check(ps, f->name, f->body, &f->cols, 1,
+	    err) == -1) {
+		fn_unregister(ps, n);
+		return -1;
+	}
 	return 0;
 fail:
 	fn_free(f);
