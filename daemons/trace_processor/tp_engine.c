@@ -141,6 +141,7 @@ tp_free(struct tp *tp)
 	tp_systrace_free(tp);
 	tp_ftrace_free(tp);
 	tp_sysstats_free(tp);
+	tp_pending_free(tp);
 	if (tp->gunzip != NULL) {
 		inflateEnd(&tp->gunzip->z);
 		free(tp->gunzip->out);
@@ -345,6 +346,8 @@ tp_eof(struct tp *tp)
 	}
 	tp_sorter_drain(tp, 1);
 	tp_ftrace_end(tp);
+	if (tp_pending_resolve(tp) == -1)
+		rc = -1;
 	tp_slices_close_all(tp);
 	tp_metadata_int(tp, "trace_size_bytes", (int64_t)tp->bytes_in);
 	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)

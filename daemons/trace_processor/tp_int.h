@@ -339,6 +339,7 @@ struct tp {
 	struct tp_ftrace	*ftrace;
 	struct tp_gunzip	*gunzip;
 	struct tp_sysstats	*sysstats;
+	struct tp_pending	*pending;
 };
 
 /* tp_engine.c */
@@ -355,6 +356,12 @@ void	 tp_setstr(char **dst, const char *s, size_t len);
 
 /* tp_stats.c */
 int	 tp_stats_write(struct tp *);
+
+/* tp_pending.c: process counters whose track is made at the end. */
+void	 tp_counter_pending(struct tp *, int64_t ts, int64_t upid,
+	    const char *name, const char *kind, double v);
+int	 tp_pending_resolve(struct tp *);
+void	 tp_pending_free(struct tp *);
 
 /* tp_storage.c: table writers. */
 int	 tp_schema_create(struct tp *);

@@ -774,7 +774,6 @@ counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 		char buf[64];
 		double d;
 		char *end;
-		int64_t track;
 
 		if (v->type != J_NUM && v->type != J_STR)
 			continue;
@@ -785,11 +784,8 @@ counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 			continue;
 		snprintf(cname, sizeof(cname), "%s %.*s", prefix, (int)v->keylen,
 		    v->key);
-		track = tp_track_intern(tp, TT_PROCESS_COUNTER, cname,
-		    tp_process_get(tp, pid));
-		tp_track_kind(tp, track, "json_counter");
-		if (track >= 0)
-			tp_counter_insert(tp, ts, track, d, TP_NULL);
+		tp_counter_pending(tp, ts, tp_process_get(tp, pid), cname,
+		    "json_counter", d);
 	}
 }
 
@@ -866,8 +862,9 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 
 		(void)node_str(jget(j, r, "s"), sc, sizeof(sc));
 		if (sc[0] == 'g') {
-			track = tp_track_intern(tp, TT_TRACK,
-			    "Global Legacy Events", TP_NULL);
+			/* Unnamed, as upstream: keyed apart by discr. */
+			track = tp_track_intern_key(tp, TT_TRACK, NULL,
+			    TP_NULL, 0x676c6f62 /* "glob" */);
 			tp_track_kind(tp, track,
 			    "legacy_chrome_global_instants");
 		} else if (sc[0] == 'p') {
