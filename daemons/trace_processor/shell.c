@@ -106,7 +106,7 @@ run_statements(sqlite3 *db, const char *sql, struct result *last, int csv,
 	struct psql *ps = psql_of(db);
 	struct psql_iter it;
 	sqlite3_stmt *st;
-	int rc, c, ran = 0;
+	int rc, c, ran = 0, quiet;
 
 	if (ps == NULL) {
 		*err = strdup("out of memory");
@@ -117,7 +117,9 @@ run_statements(sqlite3 *db, const char *sql, struct result *last, int csv,
 		ran = 1;
 		if (st == NULL)		/* a PerfettoSQL statement, run */
 			continue;
-		if (sqlite3_column_count(st) > 0) {
+		rc = sqlite3_step(st);
+		quiet = psql_stmt_is_void(st, rc == SQLITE_ROW);
+		if (sqlite3_column_count(st) > 0 && !quiet) {
 			result_free(last);
 			last->ncols = sqlite3_column_count(st);
 			last->names = calloc((size_t)last->ncols,
@@ -126,8 +128,8 @@ run_statements(sqlite3 *db, const char *sql, struct result *last, int csv,
 				last->names[c] = strdup(sqlite3_column_name(st,
 				    c));
 		}
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			if (result_add_row(last, st, csv) == -1) {
+		for (; rc == SQLITE_ROW; rc = sqlite3_step(st))
+			if (!quiet && result_add_row(last, st, csv) == -1) {
 				rc = SQLITE_NOMEM;
 				break;
 			}
@@ -137,7 +139,7 @@ run_statements(sqlite3 *db, const char *sql, struct result *last, int csv,
 			sqlite3_finalize(st);
 			return -1;
 		}
-		if (each != NULL && sqlite3_column_count(st) > 0) {
+		if (each != NULL && sqlite3_column_count(st) > 0 && !quiet) {
 			each(last, arg);
 			result_free(last);
 		}

@@ -29,7 +29,7 @@ psql_of(sqlite3 *db)
 	if ((ps = calloc(1, sizeof(*ps))) == NULL)
 		return NULL;
 	ps->db = db;
-	if (psql_stdlib_add(ps, &err) == -1) {
+	if (psql_stdlib_add(ps, &err) == -1 || psql_legacy_register(ps) == -1) {
 		free(err);
 		psql_modules_free(ps);
 		free(ps);

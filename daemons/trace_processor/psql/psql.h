@@ -72,6 +72,12 @@ int	psql_next(struct psql *, struct psql_iter *, sqlite3_stmt **st,
  * position, malloc'd.
  */
 char	*psql_step_error(struct psql *, const char *msg);
+/*
+ * Is the statement one to print nothing for: a single column named
+ * suppress_query_output, or (has_row: judged on the current row) the
+ * "void" value of a function run for its effect (IMPORT(), ...)?
+ */
+int	psql_stmt_is_void(sqlite3_stmt *, int has_row);
 /* Runs all of sql, discarding rows. 0, or -1 with *err (malloc'd). */
 int	psql_exec(sqlite3 *, const char *sql, char **err);
 

@@ -21,6 +21,7 @@
 #include <strings.h>
 
 #include "psql_int.h"
+#include "daemons/trace_processor/tp_hash.h"
 
 /*
  * Calls nest on the C stack (a body calling a function steps another
@@ -63,6 +64,11 @@ struct fn {
 	int			 table;
 	char			*body;
 	sqlite3_stmt		*cached;	/* scalar: reused unless busy */
+	/* experimental_memoize(): results by integer argument. */
+	int			 memo;
+	struct tp_hash		 memo_index;	/* argument -> memo_vals[i] */
+	sqlite3_value		**memo_vals;
+	size_t			 nmemo;
 };
 
 struct tf_vtab {
@@ -86,6 +92,11 @@ fn_free(void *arg)
 	if (f == NULL)
 		return;
 	sqlite3_finalize(f->cached);
+	while (f->nmemo > 0)
+		sqlite3_value_free(f->memo_vals[--f->nmemo]);
+	free(f->memo_vals);
+	if (f->memo)
+		tp_hash_free(&f->memo_index);
 	free(f->name);
 	free(f->body);
 	psql_args_free(&f->args);
@@ -147,6 +158,42 @@ args_bind(const struct fn *f, sqlite3_stmt *st, sqlite3_value **argv)
 	}
 }
 
+/* A remembered result for the integer argument: 1, set on ctx. */
+static int
+memo_lookup(struct fn *f, sqlite3_context *ctx, sqlite3_value *arg)
+{
+	uint64_t *i;
+
+	if (sqlite3_value_type(arg) != SQLITE_INTEGER ||
+	    (i = tp_hash_get(&f->memo_index,
+	    (uint64_t)sqlite3_value_int64(arg))) == NULL)
+		return 0;
+	sqlite3_result_value(ctx, f->memo_vals[*i]);
+	return 1;
+}
+
+/* Remembers a result; NULL results are not, as upstream. */
+static void
+memo_store(struct fn *f, sqlite3_value *arg, sqlite3_value *v)
+{
+	sqlite3_value **nv, *d;
+
+	if (sqlite3_value_type(arg) != SQLITE_INTEGER ||
+	    sqlite3_value_type(v) == SQLITE_NULL ||
+	    (d = sqlite3_value_dup(v)) == NULL)
+		return;
+	if ((nv = realloc(f->memo_vals, (f->nmemo + 1) * sizeof(*nv))) ==
+	    NULL || tp_hash_put(&f->memo_index,
+	    (uint64_t)sqlite3_value_int64(arg), f->nmemo) == -1) {
+		if (nv != NULL)
+			f->memo_vals = nv;
+		sqlite3_value_free(d);
+		return;
+	}
+	f->memo_vals = nv;
+	f->memo_vals[f->nmemo++] = d;
+}
+
 static void
 fn_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -167,6 +214,8 @@ fn_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			free(msg);
 			return;
 		}
+	if (f->memo && memo_lookup(f, ctx, argv[0]))
+		return;
 	/* A body calling its own function (recursion) needs a new one. */
 	if (st == NULL || sqlite3_stmt_busy(st))
 		if (sqlite3_prepare_v2(f->db, f->body, -1, &st, NULL) !=
@@ -178,6 +227,8 @@ fn_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	rc = fn_step(st);
 	if (rc == SQLITE_ROW) {
 		sqlite3_result_value(ctx, sqlite3_column_value(st, 0));
+		if (f->memo)
+			memo_store(f, argv[0], sqlite3_column_value(st, 0));
 		if ((rc = fn_step(st)) == SQLITE_ROW) {
 			msg = psql_fmt("%s: multiple values were returned when"
 			    " executing function body. Executed SQL was %s",
@@ -455,6 +506,23 @@ psql_fns_free(struct psql *ps)
 }
 
 int
+psql_fn_memoize(struct psql *ps, const char *name, char **err)
+{
+	struct psql_fnname *n = fnname_find(ps, name);
+
+	if (n == NULL || n->table || n->nargs != 1) {
+		*err = psql_fmt("experimental_memoize: %s is not a function of"
+		    " one argument", name);
+		return -1;
+	}
+	if (!n->fn->memo) {
+		tp_hash_init(&n->fn->memo_index);
+		n->fn->memo = 1;
+	}
+	return 0;
+}
+
+int
 psql_fn_drop(struct psql *ps, const char *name, char **err)
 {
 	struct psql_fnname *n = fnname_find(ps, name);
@@ -465,6 +533,27 @@ psql_fn_drop(struct psql *ps, const char *name, char **err)
 	}
 	fn_unregister(ps, n);
 	return 0;
+}
+
+static int
+args_same(const struct psql_args *a, const struct psql_args *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->v[i].name, b->v[i].name) != 0 ||
+		    strcmp(a->v[i].type, b->v[i].type) != 0)
+			return 0;
+	return 1;
+}
+
+static int
+fn_same(const struct fn *a, const struct fn *b)
+{
+	return a->table == b->table && strcmp(a->body, b->body) == 0 &&
+	    args_same(&a->args, &b->args) && args_same(&a->cols, &b->cols);
 }
 
 /*
@@ -508,7 +597,14 @@ psql_fn_define(struct psql *ps, struct psql_cur *c, int replace,
 		    f->name);
 		goto fail;
 	}
-	if ((old = fnname_find(ps, f->name)) != NULL && !replace) {
+	old = fnname_find(ps, f->name);
+	if (old != NULL && fn_same(f, old->fn)) {
+		/* Defined again as it is: nothing to do (and SQLite refuses
+		 * to replace a function while a statement runs). */
+		fn_free(f);
+		return 0;
+	}
+	if (old != NULL && !replace) {
 		*err = psql_fmt("CREATE PERFETTO FUNCTION[prototype=%s(...)]:"
 		    " function already exists", f->name);
 		goto fail;

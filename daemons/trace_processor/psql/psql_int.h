@@ -99,6 +99,10 @@ int		 psql_fn_define(struct psql *, struct psql_cur *, int,
 		    char **err);
 int		 psql_fn_drop(struct psql *, const char *name, char **err);
 void		 psql_fns_free(struct psql *);
+int		 psql_fn_memoize(struct psql *, const char *name, char **err);
+
+/* psql_legacy.c */
+int		 psql_legacy_register(struct psql *);
 
 /* psql_create.c: CREATE/DROP PERFETTO TABLE, VIEW, INDEX. */
 int		 psql_create(struct psql *, struct psql_cur *, int replace,

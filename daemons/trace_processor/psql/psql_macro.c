@@ -209,6 +209,38 @@ invoke(struct psql *ps, struct psql_macro *m, const char *p,
 	return p + 1;
 }
 
+/*
+ * The built-in __intrinsic_stringify!(tokens): the text between the
+ * brackets inside single quotes, as written (upstream does not double
+ * the quotes in it either).
+ */
+#define STRINGIFY	"__intrinsic_stringify"
+
+static const char *
+stringify(const char *p, const char *end, struct buf *out, char **err)
+{
+	const char *s = psql_skip_blank(p, end), *e;
+	int d = 0;
+
+	for (; p < end; p = psql_token_end(p, end)) {
+		if (*p == '(')
+			d++;
+		else if (*p == ')' && d-- == 0)
+			break;
+	}
+	if (p >= end) {
+		*err = psql_fmt(STRINGIFY ": unterminated macro invocation");
+		return NULL;
+	}
+	for (e = p; e > s && (e[-1] == ' ' || e[-1] == '\n' ||
+	    e[-1] == '\t' || e[-1] == '\r'); e--)
+		;
+	buf_add(out, "'", 1);
+	buf_add(out, s, (size_t)(e - s));
+	buf_add(out, "'", 1);
+	return p + 1;
+}
+
 static int
 expand(struct psql *ps, const char *p, const char *end, struct buf *out,
     int depth, char **err)
@@ -225,6 +257,13 @@ expand(struct psql *ps, const char *p, const char *end, struct buf *out,
 		e = psql_token_end(t, end);
 		if (psql_ident_char(*t) && *t != '$' && e < end && *e == '!' &&
 		    (q = psql_skip_blank(e + 1, end)) < end && *q == '(') {
+			if ((size_t)(e - t) == strlen(STRINGIFY) &&
+			    strncasecmp(t, STRINGIFY, (size_t)(e - t)) == 0) {
+				if ((e = stringify(q + 1, end, out, err)) ==
+				    NULL)
+					return -1;
+				continue;
+			}
 			if ((m = macro_find(ps, t, (size_t)(e - t))) == NULL) {
 				*err = psql_fmt("unknown macro %.*s",
 				    (int)(e - t), t);

@@ -108,15 +108,20 @@ tpq_start(sqlite3 *db, const char *sql, size_t len)
 		q->nstmts++;
 		if (st == NULL)		/* a PerfettoSQL statement, run */
 			continue;
-		if (sqlite3_column_count(st) > 0)
-			q->nstmts_output++;
 		if (!sql_has_more(it.p, it.end)) {
+			if (sqlite3_column_count(st) > 0 &&
+			    !psql_stmt_is_void(st, 0))
+				q->nstmts_output++;
 			q->stmt = st;
 			break;
 		}
 		/* Not the last one: run it to completion. */
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			;
+		rc = sqlite3_step(st);
+		if (sqlite3_column_count(st) > 0 &&
+		    !psql_stmt_is_void(st, rc == SQLITE_ROW))
+			q->nstmts_output++;
+		while (rc == SQLITE_ROW)
+			rc = sqlite3_step(st);
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE) {
 			err = psql_step_error(q->ps, sqlite3_errmsg(db));
