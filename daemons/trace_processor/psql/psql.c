@@ -111,6 +111,7 @@ int
 psql_next(struct psql *ps, struct psql_iter *it, sqlite3_stmt **st,
     char **err)
 {
+	struct psql_cur c;
 	const char *s, *e, *tail, *at;
 	char *x, *msg = NULL;
 	int rc, off;
@@ -132,8 +133,20 @@ psql_next(struct psql *ps, struct psql_iter *it, sqlite3_stmt **st,
 	free(ps->last_frame);
 	ps->last_frame = psql_traceback(it->file, it->base, s, s, e, "");
 	at = s;
-	if ((x = psql_macro_expand(ps, s, e, &msg)) == NULL)
+	/* A macro's body is expanded where it is used, not where defined. */
+	c.p = s;
+	c.end = e;
+	if (psql_accept(&c, "CREATE") && (psql_accept(&c, "OR") ?
+	    psql_accept(&c, "REPLACE") : 1) && psql_accept(&c, "PERFETTO") &&
+	    psql_accept(&c, "MACRO"))
+		x = psql_strndup(s, (size_t)(e - s));
+	else
+		x = psql_macro_expand(ps, s, e, &msg);
+	if (x == NULL) {
+		if (msg == NULL)
+			msg = strdup("out of memory");
 		goto fail;
+	}
 	if ((rc = run_perfetto(ps, x, &msg)) <= 0) {
 		free(x);
 		if (rc == 0)
