@@ -19,3 +19,5 @@ SELECT name, is_counter, has_data, has_children, order_id
 FROM _track_event_tracks_ordered_groups ORDER BY name;
 SELECT count(*) AS counter_tracks FROM _counter_track_summary;
 SELECT _is_linux_machine(0) AS linux;
+INCLUDE PERFETTO MODULE slices.flat_slices;
+SELECT * FROM _slice_flattened ORDER BY ts;
