@@ -145,8 +145,11 @@ psql_next(struct psql *ps, struct psql_iter *it, sqlite3_stmt **st,
 	/* A macro's body is kept as written: it expands where used. */
 	x = is_macro_def(s, e) ? psql_strndup(s, (size_t)(e - s)) :
 	    psql_macro_expand(ps, s, e, &msg);
-	if (x == NULL)
+	if (x == NULL) {
+		if (msg == NULL)
+			msg = strdup("out of memory");
 		goto fail;
+	}
 	if ((rc = run_perfetto(ps, x, &msg)) <= 0) {
 		free(x);
 		if (rc == 0)

@@ -13,6 +13,8 @@
 
 /* Statements a module may nest through INCLUDE and macros expand. */
 #define PSQL_DEPTH_MAX	64
+/* Arguments of one macro invocation, items of one intrinsic list. */
+#define PSQL_MACRO_ARGS_MAX	64
 
 /* A cursor over SQL text: p moves, end stays. */
 struct psql_cur {

@@ -4,9 +4,11 @@
  * sees it, by the body with each $arg token replaced by the text given
  * for it. Arguments are split at the commas outside brackets; the result
  * is expanded again, so macros may use macros (to PSQL_DEPTH_MAX).
+ * A few __intrinsic_ token macros (below) work on parenthesised lists.
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -161,12 +163,15 @@ substitute(struct psql *ps, struct psql_macro *m, const char **av,
 	return rc;
 }
 
-/* An invocation at t (name), p after '(': arguments, then the body. */
+/*
+ * Splits the arguments of an invocation, p just after its '(', at the
+ * commas outside brackets, trimmed. The ')' that ends them, or NULL.
+ */
 static const char *
-invoke(struct psql *ps, struct psql_macro *m, const char *p,
-    const char *end, struct buf *out, int depth, char **err)
+args_split(const char *name, const char *p, const char *end,
+    const char **av, const char **ae, size_t *np, char **err)
 {
-	const char *av[64], *ae[64], *start = p;
+	const char *start = p;
 	size_t n = 0;
 	int d = 0;
 
@@ -176,9 +181,9 @@ invoke(struct psql *ps, struct psql_macro *m, const char *p,
 		else if (*p == ')' && d > 0)
 			d--;
 		else if ((*p == ',' && d == 0) || *p == ')') {
-			if (n == 64) {
+			if (n == PSQL_MACRO_ARGS_MAX) {
 				*err = psql_fmt("%s: too many arguments",
-				    m->name);
+				    name);
 				return NULL;
 			}
 			av[n] = psql_skip_blank(start, p);
@@ -194,11 +199,25 @@ invoke(struct psql *ps, struct psql_macro *m, const char *p,
 		}
 	}
 	if (p >= end) {
-		*err = psql_fmt("%s: unterminated macro invocation", m->name);
+		*err = psql_fmt("%s: unterminated macro invocation", name);
 		return NULL;
 	}
 	if (n == 1 && av[0] == ae[0])
 		n = 0;			/* m!() */
+	*np = n;
+	return p;
+}
+
+/* An invocation at t (name), p after '(': arguments, then the body. */
+static const char *
+invoke(struct psql *ps, struct psql_macro *m, const char *p,
+    const char *end, struct buf *out, int depth, char **err)
+{
+	const char *av[PSQL_MACRO_ARGS_MAX], *ae[PSQL_MACRO_ARGS_MAX];
+	size_t n;
+
+	if ((p = args_split(m->name, p, end, av, ae, &n, err)) == NULL)
+		return NULL;
 	if (n != m->args.n) {
 		*err = psql_fmt("%s: expected %zu arguments, got %zu",
 		    m->name, m->args.n, n);
@@ -210,35 +229,85 @@ invoke(struct psql *ps, struct psql_macro *m, const char *p,
 }
 
 /*
- * The built-in __intrinsic_stringify!(tokens): the text between the
- * brackets inside single quotes, as written (upstream does not double
- * the quotes in it either).
+ * The token intrinsics upstream's modules build list-shaped macros from:
+ *   __intrinsic_stringify!(x)                   'x'
+ *   __intrinsic_token_apply!(m, (a, b), (c, d)) m!(a, c), m!(b, d)
+ *   __intrinsic_token_apply_prefix!(...)        , m!(a, c), m!(b, d)
+ *   __intrinsic_token_apply_and_prefix!(...)    AND m!(a, c) AND m!(b, d)
+ * The lists are zipped up to the shortest.
  */
-#define STRINGIFY	"__intrinsic_stringify"
-
 static const char *
-stringify(const char *p, const char *end, struct buf *out, char **err)
+intrinsic(struct psql *ps, const char *name, size_t len, const char *p,
+    const char *end, struct buf *out, int depth, char **err)
 {
-	const char *s = psql_skip_blank(p, end), *e;
-	int d = 0;
+	const char *av[PSQL_MACRO_ARGS_MAX], *ae[PSQL_MACRO_ARGS_MAX];
+	const char *lv[8][PSQL_MACRO_ARGS_MAX], *le[8][PSQL_MACRO_ARGS_MAX];
+	const char *sep;
+	struct buf b = { NULL, 0, 0, 0 };
+	size_t n, i, j, k, items = (size_t)-1, nl[8];
+	char what[64];
+	int rc;
 
-	for (; p < end; p = psql_token_end(p, end)) {
-		if (*p == '(')
-			d++;
-		else if (*p == ')' && d-- == 0)
-			break;
+	snprintf(what, sizeof(what), "%.*s", (int)len, name);
+	if ((p = args_split(what, p, end, av, ae, &n, err)) == NULL)
+		return NULL;
+	if (strcmp(what, "__intrinsic_stringify") == 0) {
+		buf_add(out, "'", 1);
+		for (i = 0; i < n; i++) {
+			if (i > 0)
+				buf_add(out, ", ", 2);
+			/* As written: upstream does not double quotes. */
+			buf_add(out, av[i], (size_t)(ae[i] - av[i]));
+		}
+		buf_add(out, "'", 1);
+		return p + 1;
 	}
-	if (p >= end) {
-		*err = psql_fmt(STRINGIFY ": unterminated macro invocation");
+	if (strcmp(what, "__intrinsic_token_apply") == 0)
+		sep = ", ";
+	else if (strcmp(what, "__intrinsic_token_apply_prefix") == 0)
+		sep = ", ";
+	else if (strcmp(what, "__intrinsic_token_apply_and_prefix") == 0)
+		sep = " AND ";
+	else {
+		*err = psql_fmt("unknown macro %s", what);
 		return NULL;
 	}
-	for (e = p; e > s && (e[-1] == ' ' || e[-1] == '\n' ||
-	    e[-1] == '\t' || e[-1] == '\r'); e--)
-		;
-	buf_add(out, "'", 1);
-	buf_add(out, s, (size_t)(e - s));
-	buf_add(out, "'", 1);
-	return p + 1;
+	if (n < 2 || n > 9) {
+		*err = psql_fmt("%s: expected a macro and 1 to 8 lists", what);
+		return NULL;
+	}
+	for (i = 1; i < n; i++) {
+		if (ae[i] - av[i] < 2 || *av[i] != '(' || ae[i][-1] != ')') {
+			*err = psql_fmt("%s: argument %zu is not a"
+			    " parenthesised list", what, i + 1);
+			return NULL;
+		}
+		if (args_split(what, av[i] + 1, ae[i], lv[i - 1], le[i - 1],
+		    &nl[i - 1], err) == NULL)
+			return NULL;
+		if (nl[i - 1] < items)
+			items = nl[i - 1];
+	}
+	for (k = 0; k < items; k++) {
+		if (k > 0 || strcmp(what, "__intrinsic_token_apply") != 0)
+			buf_add(&b, sep, strlen(sep));
+		buf_add(&b, av[0], (size_t)(ae[0] - av[0]));
+		buf_add(&b, "!(", 2);
+		for (j = 0; j + 1 < n; j++) {
+			if (j > 0)
+				buf_add(&b, ", ", 2);
+			buf_add(&b, lv[j][k], (size_t)(le[j][k] - lv[j][k]));
+		}
+		buf_add(&b, ")", 1);
+	}
+	if (b.failed) {
+		free(b.s);
+		*err = psql_fmt("out of memory");
+		return NULL;
+	}
+	rc = b.s ? expand(ps, b.s, b.s + b.len, out, depth + 1, err) : 0;
+	free(b.s);
+	return rc == -1 ? NULL : p + 1;
 }
 
 static int
@@ -257,11 +326,13 @@ expand(struct psql *ps, const char *p, const char *end, struct buf *out,
 		e = psql_token_end(t, end);
 		if (psql_ident_char(*t) && *t != '$' && e < end && *e == '!' &&
 		    (q = psql_skip_blank(e + 1, end)) < end && *q == '(') {
-			if ((size_t)(e - t) == strlen(STRINGIFY) &&
-			    strncasecmp(t, STRINGIFY, (size_t)(e - t)) == 0) {
-				if ((e = stringify(q + 1, end, out, err)) ==
-				    NULL)
+			buf_add(out, " ", 1);
+			if ((size_t)(e - t) > 12 &&
+			    strncmp(t, "__intrinsic_", 12) == 0) {
+				if ((e = intrinsic(ps, t, (size_t)(e - t),
+				    q + 1, end, out, depth, err)) == NULL)
 					return -1;
+				buf_add(out, " ", 1);
 				continue;
 			}
 			if ((m = macro_find(ps, t, (size_t)(e - t))) == NULL) {
@@ -269,7 +340,6 @@ expand(struct psql *ps, const char *p, const char *end, struct buf *out,
 				    (int)(e - t), t);
 				return -1;
 			}
-			buf_add(out, " ", 1);
 			if ((e = invoke(ps, m, q + 1, end, out, depth,
 			    err)) == NULL)
 				return -1;
