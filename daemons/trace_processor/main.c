@@ -1,18 +1,21 @@
 /*
- * trace_processor: load a trace into Perfetto's tables and query it.
+ * trace_processor: load a trace into Perfetto's tables and query it, with
+ * upstream trace_processor_shell's command line (args.h):
  *
- *   trace_processor TRACE                 interactive SQL prompt
- *   trace_processor -q FILE.sql TRACE     run the file, print each
- *                                         result as CSV
- *   trace_processor -Q 'SQL' TRACE        the same with a query string
+ *   trace_processor TRACE                  interactive SQL prompt
+ *   trace_processor query TRACE 'SQL'      each result as CSV (-Q, -q)
+ *   trace_processor server http [TRACE]    the RPC over HTTP (-D)
+ *   trace_processor metrics --run A TRACE  metrics (--run-metrics)
+ *   trace_processor export sqlite -o F T   the tables as SQLite (-e)
  *
  * The trace is untrusted input: it is read through the engine's importers
- * only, nothing in it is ever executed or used as a path.
+ * only, nothing in it is ever executed or used as a path. Every file is
+ * opened before the trace is parsed confined.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,78 +24,12 @@
 
 #include "base/log.h"
 #include "daemons/trace_processor/sandbox.h"
+#include "args.h"
 #include "shell.h"
 #include "tp.h"
 #include "rpc/modes.h"
 
 static int	progress_shown;
-
-static __attribute__((noreturn)) void
-usage(void)
-{
-	fprintf(stderr,
-	    "usage: trace_processor [-hv] [-q FILE.sql] [-Q SQL] [-i]"
-	    " [--sort-window MB] TRACE\n"
-	    "  -q, --query-file FILE     run the SQL in FILE, print each"
-	    " result as CSV\n"
-	    "  -Q, --query-string SQL    the same with SQL given inline\n"
-	    "  -i, --interactive         start the prompt after -q/-Q\n"
-	    "  --sort-window MB          bound the sorter's memory (default:"
-	    " none, as upstream;\n"
-	    "                            past it, late records are dropped)\n"
-	    "  -v                        verbose\n"
-	    "  --run-metrics NAME[,NAME] print metrics (trace_stats,"
-	    " trace_metadata,\n"
-	    "                            linux_cpu, linux_memory, linux_io,"
-	    " linux_slices)\n"
-	    "  --metrics-output FMT      text (default), binary or json\n"
-	    "  --metric-extension DIR    load more metrics (.proto, .sql)\n"
-	    "  --httpd                   serve Perfetto's trace processor RPC"
-	    " over HTTP\n"
-	    "  --http-port N             port for --httpd (default 9001)\n"
-	    "  --http-ip-address ADDR    address for --httpd (default"
-	    " 127.0.0.1)\n"
-	    "  --http-allowed-host H[,H] Host names served besides"
-	    " 127.0.0.1, localhost,\n"
-	    "                            [::1] and ADDR\n"
-	    "  --http-additional-cors-origins O[,O]  browser origins"
-	    " besides the UI's\n"
-	    "  --http-max-connections N  connections held at once"
-	    " (default 512)\n"
-	    "  --http-header-timeout-ms N, --http-body-timeout-ms N,"
-	    " --http-idle-timeout-ms N\n"
-	    "                            deadlines per request (default"
-	    " 10000, 60000, 60000)\n"
-	    "  --live[=CONFIG]           trace through traced, serve"
-	    " /metrics\n"
-	    "  --live-period-ms N        how often --live reads traced"
-	    " (default 1000)\n"
-	    "  --live-window-mb N        MB of packets whose rows --live"
-	    " keeps (default 32)\n"
-	    "  --live-window-s N         and for how long, in seconds"
-	    " (default 600)\n"
-	    "  --sandbox-debug           --httpd/--live: log a denied syscall"
-	    " instead of dying\n"
-	    );
-	exit(1);
-}
-
-/* A positive count or duration given on the command line. */
-static unsigned
-opt_count(const char *s)
-{
-	char *ep;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &ep, 10);
-	if (errno != 0 || ep == s || *ep != '\0' || v == 0 || v > UINT_MAX) {
-		fprintf(stderr, "trace_processor: %s: not a positive "
-		    "number\n", s);
-		exit(1);
-	}
-	return (unsigned)v;
-}
 
 static void
 progress(void *arg, uint64_t done, uint64_t total)
@@ -112,6 +49,7 @@ progress(void *arg, uint64_t done, uint64_t total)
 		fprintf(stderr, "\rLoading trace: %.1f MB", (double)done / 1e6);
 }
 
+/* The whole file ("-": stdin), NUL-terminated; NULL with errno. */
 static char *
 read_file(const char *path)
 {
@@ -144,217 +82,202 @@ read_file(const char *path)
 	return buf;
 }
 
+/* What a run opens before it is confined. */
+struct main_files {
+	int		 trace;		/* -1: none */
+	char		*sql;		/* -q, -Q, query's SQL */
+	char		*pre;		/* --pre-metrics */
+	FILE		*devnull;	/* where --pre-metrics prints */
+	int		 export;	/* -e; -1: none */
+};
+
+static int
+main_open(const struct tp_args *a, struct main_files *f)
+{
+	const char *what = a->trace;
+
+	memset(f, 0, sizeof(*f));
+	f->trace = f->export = -1;
+	if (a->trace != NULL && strcmp(a->trace, "-") == 0)
+		f->trace = STDIN_FILENO;
+	else if (a->trace != NULL &&
+	    (f->trace = open(a->trace, O_RDONLY | O_CLOEXEC)) == -1)
+		goto fail;
+	/* The daemons read no SQL and write no file, as upstream's. */
+	if (a->cmd == ARGS_SERVER)
+		return 0;
+	what = a->query_stdin ? "stdin" : a->query_file;
+	if (a->query_string != NULL)
+		f->sql = strdup(a->query_string);
+	else if (what != NULL)
+		f->sql = read_file(a->query_stdin ? "-" : a->query_file);
+	if ((what != NULL || a->query_string != NULL) && f->sql == NULL)
+		goto fail;
+	what = a->pre_metrics;
+	if (what != NULL && ((f->pre = read_file(what)) == NULL ||
+	    (f->devnull = fopen("/dev/null", "w")) == NULL))
+		goto fail;
+	what = a->export_path;
+	if (a->cmd == ARGS_EXPORT && (f->export = open(what, O_WRONLY |
+	    O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) == -1)
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "trace_processor: %s: %s\n", what, strerror(errno));
+	return -1;
+}
+
+static void
+main_close(struct main_files *f)
+{
+	if (f->trace > STDIN_FILENO)
+		close(f->trace);
+	if (f->export != -1)
+		close(f->export);
+	if (f->devnull != NULL)
+		fclose(f->devnull);
+	free(f->sql);
+	free(f->pre);
+}
+
+/* Every table and view, as the SQLite file the engine's database is. */
+static int
+main_export(struct tp *tp, int fd, const char *path)
+{
+	sqlite3_int64 len;
+	unsigned char *img;
+	size_t off = 0;
+	ssize_t n;
+
+	if ((img = sqlite3_serialize(tp_db(tp), "main", &len, 0)) == NULL) {
+		fprintf(stderr, "trace_processor: %s: %s\n", path,
+		    sqlite3_errmsg(tp_db(tp)));
+		return 1;
+	}
+	while (off < (size_t)len) {
+		if ((n = write(fd, img + off, (size_t)len - off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "trace_processor: %s: %s\n", path,
+			    strerror(errno));
+			sqlite3_free(img);
+			return 1;
+		}
+		off += (size_t)n;
+	}
+	sqlite3_free(img);
+	return 0;
+}
+
+/* SQL text run as the shell runs it; 0 or 1. */
+static int
+main_sql(struct tp *tp, const char *sql, FILE *out)
+{
+	char *err = NULL;
+
+	if (shell_run_csv(tp_db(tp), sql, out, &err) == 0)
+		return 0;
+	fprintf(stderr, "trace_processor: query: %s\n", err ? err : "?");
+	free(err);
+	return 1;
+}
+
+/* The one-shot commands, confined, on a loaded trace. */
+static int
+main_run(const struct tp_args *a, struct tp *tp, struct main_files *f)
+{
+	int rc = 0;
+
+	if (a->cmd == ARGS_METRICS) {
+		if (f->pre != NULL && (rc = main_sql(tp, f->pre,
+		    f->devnull)) != 0)
+			return rc;
+		if ((rc = modes_metrics(tp, &a->modes)) != 0)
+			return rc;
+	}
+	if (a->cmd == ARGS_EXPORT)
+		rc = main_export(tp, f->export, a->export_path);
+	else if (f->sql != NULL)
+		rc = main_sql(tp, f->sql, stdout);
+	if (rc == 0 && a->interactive)
+		shell_interactive(tp_db(tp), stdin, stdout);
+	return rc;
+}
+
 int
 main(int argc, char *argv[])
 {
-	static const struct option longopts[] = {
-		{ "query-file", required_argument, NULL, 'q' },
-		{ "query-string", required_argument, NULL, 'Q' },
-		{ "interactive", no_argument, NULL, 'i' },
-		{ "sort-window", required_argument, NULL, 'W' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "httpd", no_argument, NULL, 256 },
-		{ "http-port", required_argument, NULL, 257 },
-		{ "http-ip-address", required_argument, NULL, 258 },
-		{ "run-metrics", required_argument, NULL, 259 },
-		{ "metrics-output", required_argument, NULL, 260 },
-		{ "metric-extension", required_argument, NULL, 261 },
-		{ "live", optional_argument, NULL, 262 },
-		{ "live-period-ms", required_argument, NULL, 263 },
-		{ "live-window-mb", required_argument, NULL, 264 },
-		{ "live-window-s", required_argument, NULL, 265 },
-		{ "sandbox-debug", no_argument, NULL, 266 },
-		{ "http-allowed-host", required_argument, NULL, 267 },
-		{ "http-additional-cors-origins", required_argument, NULL,
-		    268 },
-		{ "http-max-connections", required_argument, NULL, 269 },
-		{ "http-header-timeout-ms", required_argument, NULL, 270 },
-		{ "http-body-timeout-ms", required_argument, NULL, 271 },
-		{ "http-idle-timeout-ms", required_argument, NULL, 272 },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct tp_config cfg;
+	struct tp_args a;
+	struct main_files f;
 	struct tp *tp;
-	const char *qfile = NULL, *qstring = NULL;
-	char *sql = NULL, *err = NULL;
+	char *err = NULL;
 	const char *cause = NULL;
-	int ch, interactive = 0, verbose = 0, rc = 0, fd, daemon = 0;
+	int rc;
 	struct timespec t0, t1;
-	struct modes_args ra;
 
-	modes_args_init(&ra);
-
-	tp_config_init(&cfg);
-	while ((ch = getopt_long(argc, argv, "hiq:Q:v", longopts, NULL)) !=
-	    -1) {
-		switch (ch) {
-		case 'q':
-			qfile = optarg;
-			break;
-		case 'Q':
-			qstring = optarg;
-			break;
-		case 'i':
-			interactive = 1;
-			break;
-		case 'W':
-			cfg.sort_window_bytes = (size_t)strtoul(optarg, NULL,
-			    10) << 20;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 256:
-			ra.httpd = 1;
-			break;
-		case 257:
-			ra.http_port = atoi(optarg);
-			break;
-		case 258:
-			ra.http_addr = optarg;
-			break;
-		case 259:
-			ra.run_metrics = optarg;
-			break;
-		case 260:
-			ra.metrics_output = optarg;
-			break;
-		case 261:
-			if (modes_args_add_extension(&ra, optarg) == -1)
-				usage();
-			break;
-		case 262:
-			ra.live = 1;
-			ra.live_config = optarg;
-			break;
-		case 263:
-			ra.live_period_ms = strtoul(optarg, NULL, 10);
-			break;
-		case 264:
-			ra.live_window_mb = strtoul(optarg, NULL, 10);
-			break;
-		case 265:
-			ra.live_window_s = strtoul(optarg, NULL, 10);
-			break;
-		case 266:
-			/* Read by the daemon modes' sandbox (rpc/modes.c). */
-			if (setenv("FARO_SANDBOX_DEBUG", "1", 1) == -1)
-				usage();
-			break;
-		case 267:
-			ra.http_hosts = optarg;
-			break;
-		case 268:
-			ra.http_cors_origins = optarg;
-			break;
-		case 269:
-			ra.http_limits.max_conns = opt_count(optarg);
-			break;
-		case 270:
-			ra.http_limits.header_ms = opt_count(optarg);
-			break;
-		case 271:
-			ra.http_limits.body_ms = opt_count(optarg);
-			break;
-		case 272:
-			ra.http_limits.idle_ms = opt_count(optarg);
-			break;
-		default:
-			usage();
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	if (argc == 0 && modes_active(&ra) && !modes_needs_trace(&ra)) {
-		log_init("trace_processor", 1, verbose);
-		return modes_main(NULL, &cfg, &ra);
-	}
-	if (argc != 1)
-		usage();
-	log_init("trace_processor", 1, verbose);
-	if (qfile == NULL && qstring == NULL)
-		interactive = 1;
-
-	/*
-	 * Everything this run reads by path is opened first; the untrusted
-	 * trace is then parsed confined. The daemon modes confine themselves
-	 * once their socket is bound.
-	 */
-	if (strcmp(argv[0], "-") == 0)
-		fd = STDIN_FILENO;
-	else if ((fd = open(argv[0], O_RDONLY | O_CLOEXEC)) == -1) {
-		fprintf(stderr, "trace_processor: %s: %s\n", argv[0],
-		    strerror(errno));
+	if (args_parse(&a, argc, argv, &err) == -1) {
+		fprintf(stderr, "trace_processor: %s\n", err ? err : "?");
+		free(err);
 		return 1;
 	}
-	if (qfile != NULL && (sql = read_file(qfile)) == NULL) {
-		fprintf(stderr, "trace_processor: %s: %s\n", qfile,
-		    strerror(errno));
+	if (a.cmd == ARGS_HELP || a.cmd == ARGS_VERSION) {
+		if (a.cmd == ARGS_HELP)
+			args_usage(&a, argv[0], stdout);
+		else
+			args_version(stdout);
+		args_free(&a);
+		return 0;
+	}
+	log_init("trace_processor", 1, a.verbose);
+	if (a.no_ftrace_raw)
+		fprintf(stderr, "trace_processor: --no-ftrace-raw: not "
+		    "supported yet, ftrace_event is still filled\n");
+	if (main_open(&a, &f) == -1) {
+		args_free(&a);
 		return 1;
 	}
-	daemon = modes_active(&ra) && !modes_needs_trace(&ra);
-	/* The daemon loads it once confined (metrics first need it now). */
-	if (daemon && ra.run_metrics == NULL) {
-		ra.trace_fd = fd;
-		ra.trace_name = argv[0];
-		rc = modes_main(NULL, &cfg, &ra);
-		free(sql);
+	/* The daemons load their trace once confined. */
+	if (a.cmd == ARGS_SERVER) {
+		a.modes.trace_fd = f.trace;
+		a.modes.trace_name = a.trace;
+		rc = modes_main(&a.cfg, &a.modes);
+		main_close(&f);
+		args_free(&a);
 		return rc;
 	}
-	if (!daemon && trace_processor_sandbox_shell(&cause) == -1) {
+	if (trace_processor_sandbox_shell(&cause) == -1) {
 		fprintf(stderr, "trace_processor: sandbox: %s: %s\n", cause,
 		    strerror(errno));
 		return 1;
 	}
-
 	if (isatty(STDERR_FILENO)) {
-		cfg.progress = progress;
-		cfg.progress_arg = NULL;
+		a.cfg.progress = progress;
+		a.cfg.progress_arg = NULL;
 	}
-	if ((tp = tp_new(&cfg, &err)) == NULL) {
+	if ((tp = tp_new(&a.cfg, &err)) == NULL) {
 		fprintf(stderr, "trace_processor: %s\n", err ? err : "?");
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = tp_load_fd(tp, fd);
-	if (fd != STDIN_FILENO)
-		close(fd);
-	if (rc == -1) {
-		if (progress_shown)
-			fputc('\n', stderr);
-		fprintf(stderr, "trace_processor: %s: %s\n", argv[0],
-		    tp_error(tp));
-		tp_free(tp);
-		free(sql);
-		return 1;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	rc = tp_load_fd(tp, f.trace);
 	if (progress_shown)
 		fputc('\n', stderr);
-	if (interactive || verbose)
-		fprintf(stderr, "Trace loaded in %.2f s\n",
-		    (double)(t1.tv_sec - t0.tv_sec) +
-		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	if (tp_error_stats(tp) > 0)
-		shell_print_import_errors(tp_db(tp), stderr);
-	if (modes_active(&ra)) {
-		free(sql);
-		ra.trace_name = argv[0];
-		return modes_main(tp, &cfg, &ra);
+	if (rc == -1) {
+		fprintf(stderr, "trace_processor: %s: %s\n", a.trace,
+		    tp_error(tp));
+		rc = 1;
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (a.interactive || a.verbose)
+			fprintf(stderr, "Trace loaded in %.2f s\n",
+			    (double)(t1.tv_sec - t0.tv_sec) +
+			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+		if (tp_error_stats(tp) > 0)
+			shell_print_import_errors(tp_db(tp), stderr);
+		rc = main_run(&a, tp, &f);
 	}
-
-	if (qfile != NULL || qstring != NULL) {
-		if (shell_run_csv(tp_db(tp), sql ? sql : qstring, stdout,
-		    &err) == -1) {
-			fprintf(stderr, "trace_processor: query: %s\n",
-			    err ? err : "?");
-			free(err);
-			rc = 1;
-		}
-	}
-	free(sql);
-	if (interactive && rc == 0)
-		shell_interactive(tp_db(tp), stdin, stdout);
 	tp_free(tp);
+	main_close(&f);
+	args_free(&a);
 	return rc;
 }

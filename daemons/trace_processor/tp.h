@@ -45,6 +45,11 @@ struct tp_config {
 	 * released is dropped and counted.
 	 */
 	size_t		 sort_window_bytes;
+	/*
+	 * Nonzero: the service's marks release nothing, the whole trace is
+	 * sorted at its end (upstream's --full-sort).
+	 */
+	int		 full_sort;
 	/* Called from tp_load_fd() with bytes consumed so far; may be NULL. */
 	void		(*progress)(void *arg, uint64_t done, uint64_t total);
 	void		*progress_arg;

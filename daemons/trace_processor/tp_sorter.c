@@ -333,7 +333,7 @@ tp_sorter_read_done(struct tp *tp)
 {
 	struct tp_sorter *s = &tp->sorter;
 
-	if (s->flushes < 2)
+	if (s->flushes < 2 || tp->cfg.full_sort)
 		return;
 	/* Oldest first, while the oldest came before the previous read. */
 	while (sorter_oldest_seq(s) < s->mark)

@@ -40,18 +40,6 @@ modes_args_add_extension(struct modes_args *a, const char *dir)
 	return 0;
 }
 
-int
-modes_active(const struct modes_args *a)
-{
-	return a->httpd || a->live || a->run_metrics != NULL;
-}
-
-int
-modes_needs_trace(const struct modes_args *a)
-{
-	return !a->httpd && !a->live;
-}
-
 static struct metrics *
 modes_metrics_load(const struct modes_args *a)
 {
@@ -168,14 +156,44 @@ modes_add_each(struct httpd *h, const char *list,
 	return rc;
 }
 
+/* --httpd TRACE: the trace, read confined, and its metrics if asked. */
+static int
+modes_preload(struct rpc *rpc, const struct tp_config *cfg,
+    const struct modes_args *a, struct metrics *mx)
+{
+	struct tp *tp;
+	char *err = NULL;
+	int rc = 0;
+
+	if ((tp = tp_new(cfg, &err)) == NULL ||
+	    tp_load_fd(tp, a->trace_fd) == -1) {
+		fprintf(stderr, "trace_processor: %s: %s\n", a->trace_name,
+		    tp != NULL ? tp_error(tp) : err ? err : "?");
+		free(err);
+		tp_free(tp);
+		return 1;
+	}
+	if (a->run_metrics != NULL &&
+	    (rc = modes_run_metrics(mx, tp, a->run_metrics,
+	    a->metrics_output)) != 0) {
+		tp_free(tp);
+		return rc;
+	}
+	rpc_preload(rpc, tp, a->trace_name);
+	return 0;
+}
+
 /*
  * Serves h until SIGINT or SIGTERM, confined (both daemon modes): 0, or 1
- * when the sandbox could not be set up. The banner says where, as
- * "[HTTP] <what>ADDR:PORT<tail>".
+ * when the sandbox could not be set up or the preloaded trace could not
+ * be read. The trace (--httpd TRACE) is loaded and its metrics printed
+ * once confined, before anything is served, as upstream loads it before
+ * serving. The banner says where, as "[HTTP] <what>ADDR:PORT<tail>".
  */
 static int
-modes_serve(struct event_base *base, struct httpd *h,
-    const struct modes_args *a, const char *what, const char *tail)
+modes_serve(struct event_base *base, struct httpd *h, struct rpc *rpc,
+    const struct tp_config *cfg, const struct modes_args *a,
+    struct metrics *mx, const char *what, const char *tail)
 {
 	struct event *sigint, *sigterm;
 	int rc = 0;
@@ -187,72 +205,38 @@ modes_serve(struct event_base *base, struct httpd *h,
 		fprintf(stderr, "trace_processor: out of memory\n");
 		return 1;
 	}
+	if (modes_confine(base) == -1)
+		return 1;
+	if (a->trace_fd != -1 && (rc = modes_preload(rpc, cfg, a, mx)) != 0)
+		return rc;
 	sigint = evsignal_new(base, SIGINT, modes_on_signal, base);
 	sigterm = evsignal_new(base, SIGTERM, modes_on_signal, base);
 	evsignal_add(sigint, NULL);
 	evsignal_add(sigterm, NULL);
 	fprintf(stderr, "[HTTP] %s%s:%d%s\n", what, a->http_addr,
 	    httpd_port(h), tail);
-	if (modes_confine(base) == 0)
-		event_base_dispatch(base);
-	else
-		rc = 1;
+	event_base_dispatch(base);
 	event_free(sigint);
 	event_free(sigterm);
 	return rc;
 }
 
-/* --httpd TRACE: the trace, loaded once the daemon is confined. */
-struct modes_preload {
-	struct event_base	*base;
-	struct rpc		*rpc;
-	const struct tp_config	*cfg;
-	const struct modes_args	*a;
-	int			 rc;
-};
-
-static void
-modes_preload_cb(evutil_socket_t unused, short ev, void *arg)
-{
-	struct modes_preload *pl = arg;
-	struct tp *tp;
-	char *err = NULL;
-
-	(void)unused;
-	(void)ev;
-	if ((tp = tp_new(pl->cfg, &err)) == NULL ||
-	    tp_load_fd(tp, pl->a->trace_fd) == -1) {
-		fprintf(stderr, "trace_processor: %s: %s\n",
-		    pl->a->trace_name, tp != NULL ? tp_error(tp) :
-		    err ? err : "?");
-		free(err);
-		tp_free(tp);
-		pl->rc = 1;
-		event_base_loopbreak(pl->base);
-		return;
-	}
-	rpc_preload(pl->rpc, tp, pl->a->trace_name);
-}
-
 static int
-modes_httpd(struct tp *tp, const struct tp_config *cfg,
-    const struct modes_args *a, struct metrics *mx)
+modes_httpd(const struct tp_config *cfg, const struct modes_args *a,
+    struct metrics *mx)
 {
 	struct event_base *base;
 	struct httpd *h;
 	struct rpc *rpc;
 	char *err = NULL;
-	int rc = 0;
-	struct modes_preload pl = { NULL, NULL, cfg, a, 0 };
-	const struct timeval now = { 0, 0 };
+	int rc;
 
 	signal(SIGPIPE, SIG_IGN);
 	if ((base = event_base_new()) == NULL) {
 		fprintf(stderr, "trace_processor: event_base_new failed\n");
-		tp_free(tp);
 		return 1;
 	}
-	if ((rpc = rpc_new(cfg, tp, a->trace_name, mx, &err)) == NULL) {
+	if ((rpc = rpc_new(cfg, NULL, NULL, mx, &err)) == NULL) {
 		fprintf(stderr, "trace_processor: %s\n", err ? err : "?");
 		free(err);
 		event_base_free(base);
@@ -266,15 +250,8 @@ modes_httpd(struct tp *tp, const struct tp_config *cfg,
 		event_base_free(base);
 		return 1;
 	}
-	pl.base = base;
-	pl.rpc = rpc;
-	if (a->trace_fd != -1 && event_base_once(base, -1, EV_TIMEOUT,
-	    modes_preload_cb, &pl, &now) == -1)
-		pl.rc = 1;
-	if (pl.rc == 0)
-		rc = modes_serve(base, h, a, "Starting RPC server on ", "");
-	if (pl.rc != 0)
-		rc = pl.rc;
+	rc = modes_serve(base, h, rpc, cfg, a, mx, "Starting RPC server on ",
+	    "");
 	httpd_free(h);
 	rpc_free(rpc);
 	event_base_free(base);
@@ -322,7 +299,8 @@ modes_live(const struct tp_config *cfg, const struct modes_args *a,
 		return 1;
 	}
 	httpd_set_metrics(h, live_render, l);
-	rc = modes_serve(base, h, a, "Live metrics on http://", "/metrics");
+	rc = modes_serve(base, h, NULL, cfg, a, mx, "Live metrics on http://",
+	    "/metrics");
 	httpd_free(h);
 	live_free(l);
 	event_base_free(base);
@@ -330,34 +308,30 @@ modes_live(const struct tp_config *cfg, const struct modes_args *a,
 }
 
 int
-modes_main(struct tp *tp, const struct tp_config *cfg,
-    const struct modes_args *a)
+modes_metrics(struct tp *tp, const struct modes_args *a)
 {
 	struct metrics *mx;
-	int rc = 0;
+	int rc;
 
-	if ((mx = modes_metrics_load(a)) == NULL) {
-		tp_free(tp);
+	if ((mx = modes_metrics_load(a)) == NULL)
 		return 1;
-	}
-	if (a->run_metrics != NULL) {
-		if (tp == NULL) {
-			fprintf(stderr, "trace_processor: --run-metrics needs "
-			    "a trace\n");
-			rc = 1;
-		} else
-			rc = modes_run_metrics(mx, tp, a->run_metrics,
-			    a->metrics_output);
-	}
-	if (rc == 0 && a->live) {
-		tp_free(tp);
-		tp = NULL;
+	rc = modes_run_metrics(mx, tp, a->run_metrics, a->metrics_output);
+	metrics_free(mx);
+	return rc;
+}
+
+int
+modes_main(const struct tp_config *cfg, const struct modes_args *a)
+{
+	struct metrics *mx;
+	int rc;
+
+	if ((mx = modes_metrics_load(a)) == NULL)
+		return 1;
+	if (a->live)
 		rc = modes_live(cfg, a, mx);
-	} else if (rc == 0 && a->httpd) {
-		rc = modes_httpd(tp, cfg, a, mx);
-		tp = NULL;
-	}
-	tp_free(tp);
+	else
+		rc = modes_httpd(cfg, a, mx);
 	metrics_free(mx);
 	return rc;
 }

@@ -1,8 +1,8 @@
 /*
  * What the trace_processor program runs besides its shell: metrics
  * (--run-metrics), the HTTP RPC daemon (--httpd) and live metrics from a
- * running session (--live). main.c fills a modes_args from its options
- * and hands over.
+ * running session (--live). args.c fills a modes_args from the command
+ * line and main.c hands over.
  *
  *   trace_processor --run-metrics trace_stats,linux_cpu TRACE
  *   trace_processor --httpd [--http-port 9001] [TRACE]
@@ -45,17 +45,18 @@ struct modes_args {
 void	modes_args_init(struct modes_args *);
 /* 0 or -1 (too many). */
 int	modes_args_add_extension(struct modes_args *, const char *dir);
-/* Does any option here apply? */
-int	modes_active(const struct modes_args *);
-/* Does what was asked need a trace file? (--httpd and --live do not.) */
-int	modes_needs_trace(const struct modes_args *);
 
 /*
- * Runs what was asked: metrics on tp, then the daemon until SIGINT or
- * SIGTERM. tp (loaded and finalized, or NULL) is taken over. Returns the
- * process exit status.
+ * Prints the metrics a->run_metrics names, computed on tp (loaded), in
+ * a->metrics_output. Returns the process exit status.
  */
-int	modes_main(struct tp *tp, const struct tp_config *,
-	    const struct modes_args *);
+int	modes_metrics(struct tp *tp, const struct modes_args *);
+
+/*
+ * Runs the daemon a asks for (httpd or live) until SIGINT or SIGTERM:
+ * with a->trace_fd, --httpd first loads it (confined) and prints its
+ * metrics if a->run_metrics. Returns the process exit status.
+ */
+int	modes_main(const struct tp_config *, const struct modes_args *);
 
 #endif

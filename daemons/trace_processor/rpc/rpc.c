@@ -51,8 +51,6 @@ enum {
 	TPM_STATEMENT_STREAMING = 20,
 };
 
-/* The API version of the proto we implement (TraceProcessorApiVersion). */
-#define RPC_API_VERSION		14
 /* Largest stream message accepted (upstream bounds it the same way). */
 #define RPC_MAX_MSG		(128u << 20)
 

@@ -26,6 +26,12 @@
 
 #include "tp.h"
 
+/*
+ * The API version of the proto we implement (TraceProcessorApiVersion),
+ * also printed by trace_processor --version.
+ */
+#define RPC_API_VERSION		14
+
 struct metrics;
 struct pbbuf;
 struct rpc;

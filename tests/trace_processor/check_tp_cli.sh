@@ -1,0 +1,168 @@
+#!/bin/sh
+# trace_processor's command line as upstream's trace_processor_shell spells
+# it (issue 19): each subcommand and each group of classic flags, run on a
+# real trace; what is not implemented fails with one line naming it.
+# The RPC side (-D, server http) is tests/trace_processor/rpc/check_tp_cli.
+set -u
+
+builddir=${top_builddir:-.}
+srcdir=${top_srcdir:-${srcdir:-.}}
+tp=$builddir/daemons/trace_processor/trace_processor
+trace=$srcdir/tests/trace_processor/metrics/data/linux.pb
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# expect NAME WANT_STATUS WANT_STDOUT_FILE -- ARGS...: runs, compares.
+expect() {
+	name=$1 want_rc=$2 want=$3
+	shift 4
+	"$tp" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+	if [ "$rc" != "$want_rc" ]; then
+		echo "FAIL $name: exit $rc, want $want_rc"; cat "$tmp/err"
+		fail=1
+	elif ! cmp -s "$tmp/out" "$want"; then
+		echo "FAIL $name: output"; diff "$want" "$tmp/out" | head -20
+		fail=1
+	else
+		echo "ok $name"
+	fi
+}
+
+# refused NAME PATTERN -- ARGS...: exit 1, one line on stderr with PATTERN.
+refused() {
+	name=$1 pat=$2
+	shift 3
+	"$tp" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+	if [ "$rc" != 1 ] || [ "$(wc -l <"$tmp/err")" != 1 ] ||
+	    ! grep -q -e "$pat" "$tmp/err" || [ -s "$tmp/out" ]; then
+		echo "FAIL $name: exit $rc, stderr:"; cat "$tmp/err"
+		fail=1
+	else
+		echo "ok $name"
+	fi
+}
+
+sql='select count(*) as n from sched_slice; select 7 as b'
+printf '"n"\n9\n\n"b"\n7\n' >"$tmp/want_q"
+printf '%s\n' "$sql" >"$tmp/q.sql"
+
+# query: positional SQL, -f FILE, -f -, stdin; classic -Q, -q.
+expect query-positional 0 "$tmp/want_q" -- query "$trace" "$sql"
+expect query-file 0 "$tmp/want_q" -- query -f "$tmp/q.sql" "$trace"
+expect query-flags-after 0 "$tmp/want_q" -- query "$trace" -f "$tmp/q.sql"
+"$tp" query -f - "$trace" <"$tmp/q.sql" >"$tmp/out" 2>/dev/null &&
+    cmp -s "$tmp/out" "$tmp/want_q" && echo "ok query-stdin-dash" ||
+    { echo "FAIL query-stdin-dash"; fail=1; }
+"$tp" query "$trace" <"$tmp/q.sql" >"$tmp/out" 2>/dev/null &&
+    cmp -s "$tmp/out" "$tmp/want_q" && echo "ok query-stdin" ||
+    { echo "FAIL query-stdin"; fail=1; }
+expect classic-Q 0 "$tmp/want_q" -- -Q "$sql" "$trace"
+expect classic-q 0 "$tmp/want_q" -- -q "$tmp/q.sql" "$trace"
+expect classic-long 0 "$tmp/want_q" -- --query-string "$sql" "$trace"
+# Parsing flags change nothing on a well-formed trace.
+expect full-sort 0 "$tmp/want_q" -- --full-sort -Q "$sql" "$trace"
+expect query-full-sort 0 "$tmp/want_q" -- query --full-sort "$trace" "$sql"
+expect sort-window 0 "$tmp/want_q" -- --sort-window 64 -Q "$sql" "$trace"
+expect dev-files 0 "$tmp/want_q" -- --dev --allow-sql-file-access \
+    -Q "$sql" "$trace"
+expect no-ftrace-raw 0 "$tmp/want_q" -- --no-ftrace-raw -Q "$sql" "$trace"
+grep -q -e '--no-ftrace-raw: not supported yet' "$tmp/err" &&
+    echo "ok no-ftrace-raw-warned" ||
+    { echo "FAIL no-ftrace-raw-warned"; fail=1; }
+
+# interactive: the prompt reads stdin; -i after a query.
+printf 'select 5 as five;\n' >"$tmp/i.sql"
+"$tp" interactive "$trace" <"$tmp/i.sql" >"$tmp/out" 2>/dev/null &&
+    grep -q five "$tmp/out" && grep -q 5 "$tmp/out" &&
+    echo "ok interactive" || { echo "FAIL interactive"; fail=1; }
+"$tp" -i -Q 'select 6 as six' "$trace" <"$tmp/i.sql" >"$tmp/out" \
+    2>/dev/null && grep -q six "$tmp/out" && grep -q five "$tmp/out" &&
+    echo "ok classic-i" || { echo "FAIL classic-i"; fail=1; }
+
+# metrics: the subcommand and --run-metrics print the same; -q after it.
+want_m=$srcdir/tests/trace_processor/metrics/data/trace_metadata.out
+expect metrics 0 "$want_m" -- metrics --run trace_metadata "$trace"
+expect run-metrics 0 "$want_m" -- --run-metrics trace_metadata "$trace"
+cat "$want_m" "$tmp/want_q" >"$tmp/want_mq"
+expect metrics-post-query 0 "$tmp/want_mq" -- metrics --run \
+    trace_metadata --post-query "$tmp/q.sql" "$trace"
+expect run-metrics-q 0 "$tmp/want_mq" -- --run-metrics trace_metadata \
+    -q "$tmp/q.sql" "$trace"
+# --pre-metrics output is dropped; what it creates is seen by -q.
+printf 'create table t as select 3 as x; select 1 as dropped;\n' \
+    >"$tmp/pre.sql"
+printf 'select x from t\n' >"$tmp/post.sql"
+cat "$want_m" >"$tmp/want_pre"
+printf '"x"\n3\n' >>"$tmp/want_pre"
+expect pre-metrics 0 "$tmp/want_pre" -- --run-metrics trace_metadata \
+    --pre-metrics "$tmp/pre.sql" -q "$tmp/post.sql" "$trace"
+expect metrics-pre 0 "$tmp/want_pre" -- metrics --run trace_metadata \
+    --pre "$tmp/pre.sql" --post-query "$tmp/post.sql" "$trace"
+"$tp" metrics --run trace_metadata --output json "$trace" >"$tmp/out" \
+    2>/dev/null && grep -q '"trace_metadata"' "$tmp/out" &&
+    echo "ok metrics-json" || { echo "FAIL metrics-json"; fail=1; }
+refused metrics-no-run '--run is required' -- metrics "$trace"
+refused metrics-output '--metrics-output: yaml' -- --run-metrics \
+    trace_metadata --metrics-output yaml "$trace"
+
+# version and help: exit 0 on stdout, as upstream's.
+"$tp" -v >"$tmp/out" && grep -q '^Trace Processor RPC API version: 14$' \
+    "$tmp/out" && echo "ok version" || { echo "FAIL version"; fail=1; }
+"$tp" --version >"$tmp/out" && grep -q 'RPC API version' "$tmp/out" &&
+    echo "ok version-long" || { echo "FAIL version-long"; fail=1; }
+for h in "" "--help" "help" "help query" "query --help" "--help-classic"
+do
+	# shellcheck disable=SC2086
+	if "$tp" $h >"$tmp/out" 2>&1 && grep -q -i usage "$tmp/out"; then
+		echo "ok help '$h'"
+	else
+		echo "FAIL help '$h'"; fail=1
+	fi
+done
+grep -q -e '-D/--httpd' "$tmp/out" && echo "ok help-classic-lists-D" ||
+    { echo "FAIL help-classic-lists-D"; fail=1; }
+
+# Upstream's flags and commands faro does not implement: one line each.
+refused wide '-W/--wide: not supported yet' -- -W "$trace"
+refused metatrace '--metatrace: not supported yet' -- -m x "$trace"
+refused perf-file '--perf-file: not supported yet' -- -p x -q x "$trace"
+refused stdiod '--stdiod: not supported yet' -- --stdiod
+refused dev-flag '--dev-flag: not supported yet' -- --dev --dev-flag a=b \
+    "$trace"
+refused query-wide '--wide: not supported yet' -- query -W "$trace" 'x'
+refused add-package '--add-sql-package: not supported yet' -- \
+    --add-sql-package "$tmp/pkg@my.pkg" "$trace"
+refused override-package '--override-sql-package: not supported yet' -- \
+    query --override-sql-package "$tmp" "$trace" 'select 1'
+refused summary 'not supported yet' -- --summary "$trace"
+refused summary-spec '--summary-\*: not supported yet' -- \
+    --summary-spec x.textproto "$trace"
+refused summarize 'summarize/--summary: not supported yet' -- \
+    summarize --metrics-v2 all "$trace"
+refused summary-format '--summary-format: yaml' -- --summary \
+    --summary-format yaml "$trace"
+refused convert 'convert: not supported yet' -- convert json "$trace"
+refused server-stdio 'server stdio: not supported yet' -- server stdio
+refused server-unix-name '--name: not supported yet' -- server --name a unix
+refused export-arrow 'export arrow_tar: not supported yet' -- \
+    export arrow_tar -o "$tmp/x" "$trace"
+refused export-needs-o 'export: -o FILE is required' -- export sqlite \
+    "$trace"
+refused export-and-q 'Cannot combine -e (export) with -q' -- \
+    -e "$tmp/x" -q "$tmp/q.sql" "$trace"
+refused metrics-and-summary 'Cannot specify both metrics v1' -- \
+    --summary --run-metrics trace_metadata "$trace"
+refused unknown '--bogus: unknown flag' -- --bogus "$trace"
+refused missing-value '-q: needs a value' -- -q
+refused no-trace 'a trace file is needed' -- -Q 'select 1'
+refused two-traces 'expected one trace file' -- "$trace" "$trace"
+refused query-extra 'at most 2 positional' -- query "$trace" a b
+refused bad-port '--http-port: 70000' -- -D --http-port 70000
+refused no-trace-file 'nosuch: No such file' -- -Q 'select 1' \
+    "$tmp/nosuch"
+refused help-unknown "Unknown command 'nosuch'" -- help nosuch
+
+exit $fail
