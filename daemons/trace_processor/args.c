@@ -691,15 +691,12 @@ args_sub(struct tp_args *a, const struct args_sub *s, int argc,
 }
 
 /*
- * What is parsed but not wired yet (PerfettoSQL packages and trace
+ * What is parsed but not wired yet (trace
  * summaries): refused here until the engine has them.
  */
 static int
 args_refuse_unwired(const struct tp_args *a, char **err)
 {
-	if (a->npackages > 0)
-		return args_fail(err, "--%s-sql-package: not supported yet",
-		    a->packages[0].override ? "override" : "add");
 	if (a->cmd == ARGS_SUMMARIZE)
 		return args_fail(err, "summarize/--summary: not supported yet");
 	if (a->summary.metrics_v2 != NULL || a->summary.metadata_query !=

@@ -26,6 +26,7 @@
 #include "daemons/trace_processor/sandbox.h"
 #include "args.h"
 #include "shell.h"
+#include "psql/psql.h"
 #include "tp.h"
 #include "rpc/modes.h"
 
@@ -127,6 +128,26 @@ fail:
 	return -1;
 }
 
+/* --add/--override-sql-package: read now, before confining. */
+static int
+main_packages(const struct tp_args *a, struct psql_pkgs **pkgs)
+{
+	char *err = NULL;
+	size_t i;
+
+	for (i = 0; i < a->npackages; i++)
+		if (psql_pkgs_read(pkgs, a->packages[i].path,
+		    a->packages[i].package, a->packages[i].override,
+		    &err) == -1) {
+			fprintf(stderr, "trace_processor: --%s-sql-package:"
+			    " %s\n", a->packages[i].override ? "override" :
+			    "add", err ? err : "out of memory");
+			free(err);
+			return -1;
+		}
+	return 0;
+}
+
 static void
 main_close(struct main_files *f)
 {
@@ -177,7 +198,11 @@ main_sql(struct tp *tp, const char *sql, FILE *out)
 
 	if (shell_run_csv(tp_db(tp), sql, out, &err) == 0)
 		return 0;
-	fprintf(stderr, "trace_processor: query: %s\n", err ? err : "?");
+	/* A traceback says where on its own, as upstream prints it. */
+	if (err != NULL && strncmp(err, "Traceback", 9) == 0)
+		fprintf(stderr, "%s\n", err);
+	else
+		fprintf(stderr, "trace_processor: query: %s\n", err ? err : "?");
 	free(err);
 	return 1;
 }
@@ -209,6 +234,7 @@ main(int argc, char *argv[])
 {
 	struct tp_args a;
 	struct main_files f;
+	struct psql_pkgs *pkgs = NULL;
 	struct tp *tp;
 	char *err = NULL;
 	const char *cause = NULL;
@@ -232,16 +258,19 @@ main(int argc, char *argv[])
 	if (a.no_ftrace_raw)
 		fprintf(stderr, "trace_processor: --no-ftrace-raw: not "
 		    "supported yet, ftrace_event is still filled\n");
-	if (main_open(&a, &f) == -1) {
+	if (main_packages(&a, &pkgs) == -1 || main_open(&a, &f) == -1) {
+		psql_pkgs_free(pkgs);
 		args_free(&a);
 		return 1;
 	}
+	a.cfg.sql_packages = pkgs;
 	/* The daemons load their trace once confined. */
 	if (a.cmd == ARGS_SERVER) {
 		a.modes.trace_fd = f.trace;
 		a.modes.trace_name = a.trace;
 		rc = modes_main(&a.cfg, &a.modes);
 		main_close(&f);
+		psql_pkgs_free(pkgs);
 		args_free(&a);
 		return rc;
 	}
@@ -278,6 +307,7 @@ main(int argc, char *argv[])
 	}
 	tp_free(tp);
 	main_close(&f);
+	psql_pkgs_free(pkgs);
 	args_free(&a);
 	return rc;
 }

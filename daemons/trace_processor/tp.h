@@ -35,6 +35,7 @@
 #include <sqlite3.h>
 
 struct tp;
+struct psql_pkgs;
 
 struct tp_config {
 	/*
@@ -53,6 +54,8 @@ struct tp_config {
 	/* Called from tp_load_fd() with bytes consumed so far; may be NULL. */
 	void		(*progress)(void *arg, uint64_t done, uint64_t total);
 	void		*progress_arg;
+	/* PerfettoSQL packages every engine gets (psql_pkgs_read()). */
+	const struct psql_pkgs *sql_packages;
 };
 
 /* Fills the defaults. */

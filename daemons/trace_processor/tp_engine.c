@@ -78,7 +78,7 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 {
 	struct tp *tp;
 	const char *cause;
-	char *msg = NULL;
+	char *msg = NULL, *cause2 = NULL;
 
 	/* No global memory accounting: it takes a mutex per allocation. */
 	if (!sqlite_configured) {
@@ -121,6 +121,14 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 	if (tp_ops_register(tp->db, &msg) != 0) {
 		tp_seterr(tp, "%s: operators: %s", __func__, msg ? msg : "?");
 		sqlite3_free(msg);
+		goto fail;
+	}
+	if (tp->cfg.sql_packages != NULL && (psql_of(tp->db) == NULL ||
+	    psql_pkgs_add(psql_of(tp->db), tp->cfg.sql_packages, &cause2) ==
+	    -1)) {
+		tp_seterr(tp, "%s: SQL packages: %s", __func__,
+		    cause2 ? cause2 : "out of memory");
+		free(cause2);
 		goto fail;
 	}
 	return tp;

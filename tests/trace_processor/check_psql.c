@@ -189,6 +189,7 @@ START_TEST(test_package_dir)
 {
 	char dir[] = "/tmp/check_psql.XXXXXX", path[256], *err = NULL;
 	struct psql *ps = psql_of(tp_db(tp));
+	struct psql_pkgs *pkgs = NULL, *again = NULL, *over = NULL;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/mypkg", dir);
@@ -208,14 +209,17 @@ START_TEST(test_package_dir)
 	write_file(path, "INCLUDE PERFETTO MODULE mypkg.loop;\n"
 	    "SELECT nosuch FROM slice;\n");
 	snprintf(path, sizeof(path), "%s/mypkg", dir);
-	ck_assert_msg(psql_package_add_dir(ps, path, 0, &err) == 0, "%s", err);
+	ck_assert_msg(psql_pkgs_read(&pkgs, path, NULL, 0, &err) == 0, "%s",
+	    err);
+	ck_assert_msg(psql_pkgs_add(ps, pkgs, &err) == 0, "%s", err);
 	expect("INCLUDE PERFETTO MODULE mypkg.sub.mod; SELECT pkg_answer();",
 	    "42");
 	/* A module including itself back is run once; its error shows. */
 	expect_error("INCLUDE PERFETTO MODULE mypkg.loop;",
 	    "File \"mypkg.loop2\" line 2 col 8", "no such column: nosuch");
 	/* The same package again is refused unless it overrides. */
-	ck_assert_int_eq(psql_package_add_dir(ps, path, 0, &err), -1);
+	ck_assert_int_eq(psql_pkgs_read(&again, path, NULL, 0, &err), 0);
+	ck_assert_int_eq(psql_pkgs_add(ps, again, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "already exists"));
 	free(err);
 	/* Overriding replaces modules not yet included. */
@@ -223,12 +227,23 @@ START_TEST(test_package_dir)
 	write_file(path, "CREATE PERFETTO FUNCTION pkg_other() RETURNS LONG AS"
 	    " SELECT 50;\n");
 	snprintf(path, sizeof(path), "%s/mypkg", dir);
-	ck_assert_int_eq(psql_package_add_dir(ps, path, 1, &err), 0);
+	ck_assert_int_eq(psql_pkgs_read(&over, path, NULL, 1, &err), 0);
+	ck_assert_int_eq(psql_pkgs_add(ps, over, &err), 0);
 	expect("INCLUDE PERFETTO MODULE mypkg.other; SELECT pkg_other();",
 	    "50");
-	ck_assert_int_eq(psql_package_add_dir(ps, "/nonexistent/pkg", 0,
+	/* A package named otherwise than its directory. */
+	psql_pkgs_free(pkgs);
+	pkgs = NULL;
+	ck_assert_int_eq(psql_pkgs_read(&pkgs, path, "renamed", 0, &err), 0);
+	ck_assert_int_eq(psql_pkgs_add(ps, pkgs, &err), 0);
+	expect("INCLUDE PERFETTO MODULE renamed.other; SELECT pkg_other();",
+	    "50");
+	ck_assert_int_eq(psql_pkgs_read(&pkgs, "/nonexistent/pkg", NULL, 0,
 	    &err), -1);
 	free(err);
+	psql_pkgs_free(pkgs);
+	psql_pkgs_free(again);
+	psql_pkgs_free(over);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	ck_assert_int_eq(system(path), 0);
 }

@@ -43,11 +43,18 @@ void		 psql_forget(sqlite3 *db);
 int	psql_module_add(struct psql *, const char *name, const char *sql,
 	    int override, char **err);
 /*
- * Adds every DIR/.../x.sql as module "<basename of DIR>.....x".
- * Reads the files now (before a sandbox closes the file system).
+ * Packages read from directories: every DIR/a/b.sql as module PKG.a.b,
+ * PKG being name, or DIR's last component when name is NULL. Read them
+ * before a sandbox closes the file system, then add the set to each
+ * database. Adding a package that exists fails unless it overrides
+ * (then its modules replace the package's, as for the stdlib).
  */
-int	psql_package_add_dir(struct psql *, const char *dir, int override,
-	    char **err);
+struct psql_pkgs;
+
+int	psql_pkgs_read(struct psql_pkgs **, const char *dir, const char *name,
+	    int override, char **err);
+int	psql_pkgs_add(struct psql *, const struct psql_pkgs *, char **err);
+void	psql_pkgs_free(struct psql_pkgs *);
 
 /* A walk over SQL text; file names it in errors ("stdin", a module). */
 struct psql_iter {

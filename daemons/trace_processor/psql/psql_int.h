@@ -118,6 +118,8 @@ int		 psql_columns_check(struct psql *, const char *what,
 int		 psql_include(struct psql *, const char *pattern,
 		    char **err);
 void		 psql_modules_free(struct psql *);
+int		 psql_package_exists(struct psql *, const char *pkg);
+void		 psql_package_drop(struct psql *, const char *pkg);
 int		 psql_stdlib_add(struct psql *, char **err);
 
 /* psql.c: runs a module's or a function's text. */

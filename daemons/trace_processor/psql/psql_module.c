@@ -1,26 +1,16 @@
 /*
  * PerfettoSQL modules: the standard library built into the binary and
- * the packages added from directories, each module a piece of SQL run
- * once per database by INCLUDE PERFETTO MODULE.
+ * the packages added from directories (psql_pkg.c), each module a piece
+ * of SQL run once per database by INCLUDE PERFETTO MODULE.
  */
 #include "config.h"
 
-#include <sys/stat.h>
-
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "psql_int.h"
 #include "psql_stdlib.h"
-
-/* Bounds on what a package directory may hold. */
-#define PKG_FILE_MAX	(16u << 20)
-#define PKG_DEPTH_MAX	16
 
 static struct psql_module *
 module_find(struct psql *ps, const char *name)
@@ -67,6 +57,36 @@ psql_module_add(struct psql *ps, const char *name, const char *sql,
 	v[ps->nmods].included = 0;
 	ps->nmods++;
 	return 0;
+}
+
+/* Does any module belong to package pkg (the first name component)? */
+int
+psql_package_exists(struct psql *ps, const char *pkg)
+{
+	size_t i, n = strlen(pkg);
+
+	for (i = 0; i < ps->nmods; i++)
+		if (strncmp(ps->mods[i].name, pkg, n) == 0 &&
+		    ps->mods[i].name[n] == '.')
+			return 1;
+	return 0;
+}
+
+/* Forgets the modules of package pkg (an override replaces them all). */
+void
+psql_package_drop(struct psql *ps, const char *pkg)
+{
+	size_t i, j, n = strlen(pkg);
+
+	for (i = j = 0; i < ps->nmods; i++) {
+		if (strncmp(ps->mods[i].name, pkg, n) == 0 &&
+		    ps->mods[i].name[n] == '.') {
+			free(ps->mods[i].name);
+			free(ps->mods[i].sql);
+		} else
+			ps->mods[j++] = ps->mods[i];
+	}
+	ps->nmods = j;
 }
 
 void
@@ -128,6 +148,7 @@ psql_include(struct psql *ps, const char *pattern, char **err)
 {
 	struct psql_module *m;
 	size_t i, n = strlen(pattern), pkg = strcspn(pattern, ".");
+	char *name;
 	int any = 0;
 
 	if (n > 0 && pattern[n - 1] == '*') {
@@ -149,145 +170,13 @@ psql_include(struct psql *ps, const char *pattern, char **err)
 	}
 	if ((m = module_find(ps, pattern)) != NULL)
 		return module_include(ps, m, err);
-	for (i = 0; i < ps->nmods; i++)
-		if (strncmp(ps->mods[i].name, pattern, pkg) == 0 &&
-		    ps->mods[i].name[pkg] == '.')
-			any = 1;
+	if ((name = psql_strndup(pattern, pkg)) == NULL) {
+		*err = psql_fmt("out of memory");
+		return -1;
+	}
+	any = psql_package_exists(ps, name);
+	free(name);
 	*err = any ? psql_fmt("INCLUDE: unknown module '%s'", pattern) :
 	    psql_fmt("INCLUDE: Package '%s' not found", pattern);
 	return -1;
-}
-
-/* The whole of a regular file, NUL-terminated and malloc'd. */
-static char *
-file_read(int dirfd, const char *name, char **err)
-{
-	struct stat sb;
-	char *buf = NULL;
-	ssize_t r;
-	size_t got = 0;
-	int fd;
-
-	if ((fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) ==
-	    -1 || fstat(fd, &sb) == -1) {
-		*err = psql_fmt("%s: %s", name, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(sb.st_mode) || (size_t)sb.st_size > PKG_FILE_MAX) {
-		*err = psql_fmt("%s: not a regular file of at most %u bytes",
-		    name, PKG_FILE_MAX);
-		goto out;
-	}
-	if ((buf = malloc((size_t)sb.st_size + 1)) == NULL) {
-		*err = psql_fmt("out of memory");
-		goto out;
-	}
-	while (got < (size_t)sb.st_size &&
-	    (r = read(fd, buf + got, (size_t)sb.st_size - got)) > 0)
-		got += (size_t)r;
-	buf[got] = '\0';
-	if (memchr(buf, '\0', got) != NULL) {
-		*err = psql_fmt("%s: holds a NUL byte", name);
-		free(buf);
-		buf = NULL;
-	}
-out:
-	if (fd != -1)
-		close(fd);
-	return buf;
-}
-
-/* Adds the .sql files under the directory open at dirfd as prefix.x. */
-static int
-package_walk(struct psql *ps, int dirfd, const char *prefix, int override,
-    int depth, char **err)
-{
-	struct dirent *de;
-	struct stat sb;
-	DIR *d;
-	char *name, *sql;
-	size_t l;
-	int fd, rc = 0;
-
-	if (depth > PKG_DEPTH_MAX) {
-		*err = psql_fmt("%s: directories nest too deep", prefix);
-		close(dirfd);
-		return -1;
-	}
-	if ((d = fdopendir(dirfd)) == NULL) {
-		*err = psql_fmt("%s: %s", prefix, strerror(errno));
-		close(dirfd);
-		return -1;
-	}
-	while (rc == 0 && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' ||
-		    fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == -1)
-			continue;
-		l = strlen(de->d_name);
-		if (S_ISDIR(sb.st_mode)) {
-			if ((name = psql_fmt("%s.%s", prefix, de->d_name)) ==
-			    NULL || (fd = openat(dirfd, de->d_name, O_RDONLY |
-			    O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
-				*err = psql_fmt("%s: %s", de->d_name,
-				    strerror(errno));
-				rc = -1;
-			} else
-				rc = package_walk(ps, fd, name, override,
-				    depth + 1, err);
-			free(name);
-		} else if (S_ISREG(sb.st_mode) && l > 4 &&
-		    strcmp(de->d_name + l - 4, ".sql") == 0) {
-			if ((sql = file_read(dirfd, de->d_name, err)) == NULL)
-				rc = -1;
-			else if ((name = psql_fmt("%s.%.*s", prefix,
-			    (int)(l - 4), de->d_name)) == NULL) {
-				*err = psql_fmt("out of memory");
-				rc = -1;
-			} else
-				rc = psql_module_add(ps, name, sql, override,
-				    err);
-			if (sql != NULL)
-				free(name);
-			free(sql);
-		}
-	}
-	closedir(d);
-	return rc;
-}
-
-int
-psql_package_add_dir(struct psql *ps, const char *dir, int override,
-    char **err)
-{
-	const char *base, *e;
-	char *pkg;
-	size_t i, n;
-	int fd, rc;
-
-	/* The package is named after the directory's last component. */
-	for (e = dir + strlen(dir); e > dir && e[-1] == '/'; e--)
-		;
-	for (base = e; base > dir && base[-1] != '/'; base--)
-		;
-	if (base == e || (pkg = psql_strndup(base, (size_t)(e - base))) ==
-	    NULL) {
-		*err = psql_fmt("%s: not a package directory", dir);
-		return -1;
-	}
-	n = strlen(pkg);
-	for (i = 0; !override && i < ps->nmods; i++)
-		if (strncmp(ps->mods[i].name, pkg, n) == 0 &&
-		    ps->mods[i].name[n] == '.') {
-			*err = psql_fmt("Package '%s' already exists", pkg);
-			free(pkg);
-			return -1;
-		}
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		*err = psql_fmt("%s: %s", dir, strerror(errno));
-		free(pkg);
-		return -1;
-	}
-	rc = package_walk(ps, fd, pkg, override, 0, err);
-	free(pkg);
-	return rc;
 }
