@@ -690,10 +690,7 @@ args_sub(struct tp_args *a, const struct args_sub *s, int argc,
 	return 0;
 }
 
-/*
- * What is parsed but not wired yet (trace
- * summaries): refused here until the engine has them.
- */
+/* What is parsed but not wired yet (trace summaries): refused. */
 static int
 args_refuse_unwired(const struct tp_args *a, char **err)
 {

@@ -285,6 +285,10 @@ main(int argc, char *argv[])
 	}
 	if ((tp = tp_new(&a.cfg, &err)) == NULL) {
 		fprintf(stderr, "trace_processor: %s\n", err ? err : "?");
+		free(err);
+		main_close(&f);
+		psql_pkgs_free(pkgs);
+		args_free(&a);
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -125,6 +125,30 @@ done
 grep -q -e '-D/--httpd' "$tmp/out" && echo "ok help-classic-lists-D" ||
     { echo "FAIL help-classic-lists-D"; fail=1; }
 
+# PerfettoSQL packages: DIR/a/b.sql is PKG.a.b; PKG is @NAME or DIR's name.
+mkdir -p "$tmp/mypkg/sub"
+printf 'CREATE PERFETTO FUNCTION pkg_seven() RETURNS LONG AS SELECT 7;\n' \
+    >"$tmp/mypkg/sub/mod.sql"
+printf '"v"\n7\n' >"$tmp/want_pkg"
+expect add-package 0 "$tmp/want_pkg" -- --add-sql-package "$tmp/mypkg" \
+    -Q 'INCLUDE PERFETTO MODULE mypkg.sub.mod; SELECT pkg_seven() AS v' \
+    "$trace"
+expect add-package-named 0 "$tmp/want_pkg" -- query \
+    --add-sql-package "$tmp/mypkg@other" "$trace" \
+    'INCLUDE PERFETTO MODULE other.sub.mod; SELECT pkg_seven() AS v'
+# Overriding a stdlib package replaces its modules; adding one is refused.
+mkdir -p "$tmp/time"
+printf 'CREATE PERFETTO FUNCTION time_to_s(n LONG) RETURNS LONG AS\n' \
+    >"$tmp/time/conversion.sql"
+printf 'SELECT 7;\n' >>"$tmp/time/conversion.sql"
+expect override-package 0 "$tmp/want_pkg" -- --override-sql-package \
+    "$tmp/time" -Q 'INCLUDE PERFETTO MODULE time.conversion;
+    SELECT time_to_s(123) AS v' "$trace"
+refused add-existing-package "Package 'time' already exists" -- \
+    --add-sql-package "$tmp/time" -Q 'select 1' "$trace"
+refused add-missing-package '--add-sql-package: /nonexistent' -- \
+    --add-sql-package /nonexistent -Q 'select 1' "$trace"
+
 # Upstream's flags and commands faro does not implement: one line each.
 refused wide '-W/--wide: not supported yet' -- -W "$trace"
 refused metatrace '--metatrace: not supported yet' -- -m x "$trace"
@@ -133,10 +157,6 @@ refused stdiod '--stdiod: not supported yet' -- --stdiod
 refused dev-flag '--dev-flag: not supported yet' -- --dev --dev-flag a=b \
     "$trace"
 refused query-wide '--wide: not supported yet' -- query -W "$trace" 'x'
-refused add-package '--add-sql-package: not supported yet' -- \
-    --add-sql-package "$tmp/pkg@my.pkg" "$trace"
-refused override-package '--override-sql-package: not supported yet' -- \
-    query --override-sql-package "$tmp" "$trace" 'select 1'
 refused summary 'not supported yet' -- --summary "$trace"
 refused summary-spec '--summary-\*: not supported yet' -- \
     --summary-spec x.textproto "$trace"
