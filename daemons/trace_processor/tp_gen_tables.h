@@ -1,7 +1,7 @@
 /*
- * Tables generated from the Perfetto protos (tools/gen_tables.py): the
- * ftrace event of each FtraceEvent field number with its fields, and the
- * meminfo/vmstat counter names by enum value.
+ * Tables generated at build time from our protos (protos/gen_tables.py):
+ * the ftrace event of each FtraceEvent field number with its fields, and
+ * the meminfo/vmstat counter names by enum value.
  */
 #ifndef FARO_TP_GEN_TABLES_H
 #define FARO_TP_GEN_TABLES_H
