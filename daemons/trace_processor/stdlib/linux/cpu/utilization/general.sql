@@ -94,6 +94,10 @@ CREATE PERFETTO TABLE _cpu_freq_per_thread_no_id AS
 SELECT ROW_NUMBER() OVER () - 1 AS _auto_id, *
 FROM _cpu_freq_per_thread_span_join;
 
+-- Finds the spans of a thread around a time (slice intersections).
+CREATE PERFETTO INDEX _cpu_freq_per_thread_utid_ts
+ON _cpu_freq_per_thread_no_id(utid, ts);
+
 -- id is the span's own; counter_id the frequency counter's.
 CREATE PERFETTO VIEW _cpu_freq_per_thread AS
 SELECT _auto_id AS id, ts, dur, ucpu, cpu, utid, freq, id AS counter_id
@@ -135,6 +139,9 @@ AS (
     x.utid
   FROM $a AS x
   JOIN $b AS y ON y.utid = x.utid
+  -- No interval of $b starting before this can reach x: lets an index
+  -- on (utid, ts) bound the search.
+    AND y.ts BETWEEN x.ts - (SELECT MAX(dur) FROM $b) AND x.ts + x.dur
   WHERE CASE
     WHEN x.dur = 0 AND y.dur = 0 THEN x.ts = y.ts
     WHEN x.dur = 0 THEN y.ts <= x.ts AND x.ts < y.ts + y.dur
