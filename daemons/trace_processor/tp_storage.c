@@ -923,17 +923,21 @@ write_cpus(struct tp *tp)
 			v[n++] = (int64_t)i;
 	qsort(v, n, sizeof(*v), cmp_i64);
 	if (sqlite3_exec(tp->db, "DELETE FROM cpu", NULL, NULL, NULL) !=
-	    SQLITE_OK || write_prepared(tp, "INSERT INTO cpu(cpu) VALUES(?)",
-	    &st) == -1) {
+	    SQLITE_OK || write_prepared(tp,
+	    "INSERT INTO cpu(id, cpu) VALUES(?, ?)", &st) == -1) {
 		free(v);
 		return tp_seterr(tp, "%s: %s", __func__,
 		    sqlite3_errmsg(tp->db));
 	}
-	/* Ids are assigned in cpu order, from 1 as before. */
+	/*
+	 * A cpu's id (ucpu) is its number, as upstream's on one machine and
+	 * as sched.ucpu says.
+	 */
 	for (i = 0; i < n; i++) {
 		if (i > 0 && v[i] == v[i - 1])
 			continue;
 		sqlite3_bind_int64(st, 1, v[i]);
+		sqlite3_bind_int64(st, 2, v[i]);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
