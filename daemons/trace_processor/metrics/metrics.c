@@ -417,9 +417,8 @@ expand_run_metric(struct metrics *mx, const char *p, const char *end,
 }
 
 /*
- * Rewrites upstream's SQL extensions that plain SQLite lacks: CREATE
- * PERFETTO VIEW/TABLE (plain ones), INCLUDE PERFETTO MODULE (dropped: the
- * tables are built in) and RUN_METRIC (inlined), and substitutes {{arg}}.
+ * Inlines RUN_METRIC (the metric files' own include) and substitutes
+ * {{arg}}; PerfettoSQL (INCLUDE, CREATE PERFETTO ...) is run as such.
  */
 static int
 expand_sql(struct metrics *mx, const char *sql, const char *const *args,
@@ -467,23 +466,6 @@ expand_sql(struct metrics *mx, const char *sql, const char *const *args,
 		}
 		if (p == sql || !(isalnum((unsigned char)p[-1]) ||
 		    p[-1] == '_')) {
-			if (word_at(p, end, "PERFETTO") && p > sql) {
-				q = skip_ws(p + 8, end);
-				if (word_at(q, end, "VIEW") ||
-				    word_at(q, end, "TABLE") ||
-				    word_at(q, end, "FUNCTION") ||
-				    word_at(q, end, "MACRO") ||
-				    word_at(q, end, "INDEX")) {
-					p = q;
-					continue;
-				}
-			}
-			if (fresh && word_at(p, end, "INCLUDE")) {
-				for (q = p; q < end && *q != ';'; q++)
-					;
-				p = q < end ? q + 1 : end;
-				continue;
-			}
 			if (fresh && word_at(p, end, "SELECT")) {
 				q = skip_ws(p + 6, end);
 				if (word_at(q, end, "RUN_METRIC")) {
