@@ -334,7 +334,7 @@ args_apply(struct tp_args *a, const struct args_opt *o, const char *v,
 		a->cfg.full_sort = 1;
 		break;
 	case O_NO_FTRACE_RAW:
-		a->no_ftrace_raw = 1;
+		a->cfg.ftrace_raw = 0;
 		break;
 	case O_ALLOW_FILES:
 		a->allow_sql_file_access = 1;

@@ -71,7 +71,6 @@ struct tp_args {
 	struct modes_args modes;	/* -D, --run-metrics, --live */
 	/* --no-ftrace-raw: accepted (upstream's Python API always passes
 	 * it) but ftrace_event is still filled: warned about. */
-	int		 no_ftrace_raw;
 };
 
 /*

@@ -255,9 +255,6 @@ main(int argc, char *argv[])
 		return 0;
 	}
 	log_init("trace_processor", 1, a.verbose);
-	if (a.no_ftrace_raw)
-		fprintf(stderr, "trace_processor: --no-ftrace-raw: not "
-		    "supported yet, ftrace_event is still filled\n");
 	if (main_packages(&a, &pkgs) == -1 || main_open(&a, &f) == -1) {
 		psql_pkgs_free(pkgs);
 		args_free(&a);

@@ -54,6 +54,12 @@ struct tp_config {
 	/* Called from tp_load_fd() with bytes consumed so far; may be NULL. */
 	void		(*progress)(void *arg, uint64_t done, uint64_t total);
 	void		*progress_arg;
+	/*
+	 * 1 (the default): every ftrace event is also a row of ftrace_event
+	 * with its fields as args; 0 (--no-ftrace-raw): only what the
+	 * importers make of them, as upstream's ingest_ftrace_in_raw_table.
+	 */
+	int		 ftrace_raw;
 	/* PerfettoSQL packages every engine gets (psql_pkgs_read()). */
 	const struct psql_pkgs *sql_packages;
 };

@@ -37,6 +37,7 @@ tp_config_init(struct tp_config *cfg)
 {
 	/* No byte budget: the sorter follows the service's marks. */
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->ftrace_raw = 1;
 }
 
 int

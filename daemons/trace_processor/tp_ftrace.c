@@ -1032,9 +1032,11 @@ tp_ftrace_parse_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		snprintf(gname, sizeof(gname), "ftrace_event_%u", ev.id);
 		name = gname;
 	}
-	utid = tp_thread_get(tp, pid);
-	set = event_args_untrusted(tp, g, ev.id, ev.data, ev.len);
-	tp_ftrace_insert(tp, ts, name, cpu, utid, set, flags);
+	if (tp->cfg.ftrace_raw) {
+		utid = tp_thread_get(tp, pid);
+		set = event_args_untrusted(tp, g, ev.id, ev.data, ev.len);
+		tp_ftrace_insert(tp, ts, name, cpu, utid, set, flags);
+	}
 	event_effects(tp, g, ts, cpu, pid, ev.id, ev.data, ev.len);
 }
 
@@ -1097,9 +1099,12 @@ tp_ftrace_switch_fields(struct tp *tp, int64_t ts, uint32_t cpu,
     int64_t prev_prio, int64_t prev_state, const char *next_comm,
     size_t next_comm_len, int64_t next_pid, int64_t next_prio)
 {
-	int64_t set = tp_arg_set_new(tp);
+	int64_t set;
 	char st[TP_STATE_MAX];
 
+	if (!tp->cfg.ftrace_raw)
+		goto typed;
+	set = tp_arg_set_new(tp);
 	tp_arg_str(tp, set, "prev_comm", "prev_comm", prev_comm,
 	    prev_comm_len, NULL);
 	tp_arg_int(tp, set, "prev_pid", "prev_pid", prev_pid, "int");
@@ -1111,6 +1116,7 @@ tp_ftrace_switch_fields(struct tp *tp, int64_t ts, uint32_t cpu,
 	tp_arg_int(tp, set, "next_prio", "next_prio", next_prio, "int");
 	tp_ftrace_insert(tp, ts, "sched_switch", cpu, tp_thread_get(tp,
 	    prev_pid), set, TP_NULL);
+typed:
 	(void)tp_task_state_str(prev_state, tp->kernel_version, st,
 	    sizeof(st));
 	tp_ftrace_sched_switch(tp, ts, cpu, prev_comm, prev_comm_len,
@@ -1130,6 +1136,8 @@ tp_ftrace_compact_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 	if (len < sizeof(r))
 		return;
 	memcpy(&r, buf, sizeof(r));
+	if (!tp->cfg.ftrace_raw)
+		goto typed;
 	set = tp_arg_set_new(tp);
 	tp_arg_str(tp, set, "comm", "comm", comm, commlen, NULL);
 	tp_arg_int(tp, set, "pid", "pid", r.pid, "int");
@@ -1137,6 +1145,7 @@ tp_ftrace_compact_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 	tp_arg_int(tp, set, "target_cpu", "target_cpu", r.target_cpu, "int");
 	/* The waker is not recorded in compact form. */
 	tp_ftrace_insert(tp, ts, "sched_waking", cpu, 0, set, r.flags);
+typed:
 	tp_ftrace_sched_waking(tp, ts, cpu, -1, r.pid, comm, commlen);
 }
 
