@@ -218,6 +218,7 @@ enum tp_stmt {
 	SQ_THREAD_STATE,
 	SQ_FTRACE,
 	SQ_METADATA,
+	SQ_CLOCK_SNAPSHOT,
 	SQ_COUNT
 };
 
@@ -379,6 +380,8 @@ void	 tp_arg_str(struct tp *, int64_t set, const char *flat, const char *key,
 	    const char *s, size_t len, const char *type);
 void	 tp_counter_insert(struct tp *, int64_t ts, int64_t track, double v,
 	    int64_t arg_set_id);
+int	 tp_clock_snapshot_insert(struct tp *, int64_t ts, int64_t clock_id,
+	    const char *clock_name, int64_t value, int64_t snapshot_id);
 int64_t	 tp_sched_insert(struct tp *, int64_t id, int64_t ts, int64_t dur,
 	    int64_t cpu, int64_t utid, const char *end_state, int64_t prio);
 void	 tp_thread_state_insert(struct tp *, int64_t id, int64_t ts,

@@ -52,6 +52,7 @@ struct tp_proto {
 	uint8_t		 hdr[16];	/* a field header spanning chunks */
 	size_t		 hdrlen;
 
+	int64_t		 nsnapshots;	/* clock_snapshot.snapshot_id */
 	int		 clock_used;	/* a time was converted: the trace
 					 * time clock is set */
 	struct tp_hash	 seqs;		/* sequence id -> struct tp_seq * */
@@ -382,6 +383,17 @@ clock_cache_lookup(struct tp *tp, uint64_t key, const struct clock_map *c,
 	p->ccache[p->crand % 8].used = 1;
 }
 
+/* Upstream's names of the builtin clocks; NULL for the others. */
+static const char *
+clock_builtin_name(uint32_t id)
+{
+	static const char *const names[] = { NULL, "REALTIME",
+	    "REALTIME_COARSE", "MONOTONIC", "MONOTONIC_COARSE",
+	    "MONOTONIC_RAW", "BOOTTIME" };
+
+	return id < sizeof(names) / sizeof(names[0]) ? names[id] : NULL;
+}
+
 static void
 clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
     size_t len)
@@ -451,6 +463,11 @@ clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 	for (i = 0; i < n; i++) {
 		uint64_t key = cl[i].id;
 
+		/* Trace time is boot time: the snapshot's instant is boot. */
+		(void)tp_clock_snapshot_insert(tp, boot, cl[i].id,
+		    clock_builtin_name(cl[i].id), cl[i].ts * cl[i].mult,
+		    p->nsnapshots);
+
 		if (cl[i].id == CLOCK_BOOTTIME)
 			continue;
 		if (cl[i].id >= 64 && cl[i].id < 128)
@@ -458,6 +475,7 @@ clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 		clock_cache_lookup(tp, key, clock_find(p, key, 0),
 		    cl[i].inc ? 0 : cl[i].ts);
 	}
+	p->nsnapshots++;
 }
 
 /* A timestamp of clock `id` into BOOTTIME; -1 when there is no path. */

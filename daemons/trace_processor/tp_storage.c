@@ -141,6 +141,10 @@ static const char schema_sql[] =
 	"CREATE TABLE cpu(id INTEGER PRIMARY KEY, cpu INTEGER,"
 	" ucpu INTEGER AS (id) VIRTUAL, cluster_id INTEGER, processor TEXT,"
 	" machine_id INTEGER);"
+	"CREATE TABLE clock_snapshot(id INTEGER PRIMARY KEY, ts INTEGER,"
+	" clock_id INTEGER, clock_name TEXT, clock_value INTEGER,"
+	" snapshot_id INTEGER, machine_id INTEGER);"
+	"CREATE INDEX clock_snapshot_clock_ts ON clock_snapshot(clock_id, ts);"
 	"CREATE TABLE __trace_bounds(start_ts INTEGER, end_ts INTEGER);"
 	"CREATE VIEW trace_bounds AS SELECT start_ts, end_ts"
 	" FROM __trace_bounds;"
@@ -180,6 +184,10 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	    " arg_set_id, common_flags) VALUES(?,?,?,?,?,?,?)",
 	[SQ_METADATA] = "INSERT INTO metadata(id, name, key_type, int_value,"
 	    " str_value) VALUES(?,?,?,?,?)",
+	/* Ids from 0 as upstream's; the rows are few. */
+	[SQ_CLOCK_SNAPSHOT] = "INSERT INTO clock_snapshot(id, ts, clock_id,"
+	    " clock_name, clock_value, snapshot_id, machine_id)"
+	    " VALUES((SELECT count(*) FROM clock_snapshot),?,?,?,?,?,0)",
 };
 
 int
@@ -655,6 +663,28 @@ tp_flow_insert(struct tp *tp, int64_t out, int64_t in)
 	tp_val_int(&r[0], tp->next_flow++);
 	tp_val_int(&r[1], out);
 	tp_val_int(&r[2], in);
+}
+
+/* One clock of a snapshot; few and rare, so written at once. */
+int
+tp_clock_snapshot_insert(struct tp *tp, int64_t ts, int64_t clock_id,
+    const char *clock_name, int64_t value, int64_t snapshot_id)
+{
+	sqlite3_stmt *st = tp->stmt[SQ_CLOCK_SNAPSHOT];
+	int rc;
+
+	sqlite3_bind_int64(st, 1, ts);
+	sqlite3_bind_int64(st, 2, clock_id);
+	if (clock_name != NULL)
+		sqlite3_bind_text(st, 3, clock_name, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_int64(st, 4, value);
+	sqlite3_bind_int64(st, 5, snapshot_id);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : tp_seterr(tp, "%s: %s", __func__,
+	    sqlite3_errmsg(tp->db));
 }
 
 /* A metadata value: a string, else the integer. */

@@ -16,6 +16,7 @@ int	ops_funcs_register(sqlite3 *, char **);
 int	ops_span_join_register(sqlite3 *, char **);
 int	ops_slice_fns_register(sqlite3 *, char **);
 int	ops_flow_fns_register(sqlite3 *, char **);
+int	ops_clock_fns_register(sqlite3 *, char **);
 
 /* Growable array of int64 ids. */
 struct ops_ids {

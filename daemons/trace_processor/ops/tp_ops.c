@@ -14,7 +14,8 @@ tp_ops_register(sqlite3 *db, char **errmsg)
 	if (ops_funcs_register(db, &err) == -1 ||
 	    ops_span_join_register(db, &err) == -1 ||
 	    ops_slice_fns_register(db, &err) == -1 ||
-	    ops_flow_fns_register(db, &err) == -1) {
+	    ops_flow_fns_register(db, &err) == -1 ||
+	    ops_clock_fns_register(db, &err) == -1) {
 		if (errmsg != NULL)
 			*errmsg = err;
 		else
