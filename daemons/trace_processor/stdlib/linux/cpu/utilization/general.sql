@@ -150,10 +150,3 @@ AS (
   END
 );
 
--- $ts on the monotonic clock. The engine keeps no clock snapshots yet, so
--- this is NULL, as upstream's to_monotonic is when it cannot convert;
--- awake times built on it are NULL until the prelude has to_monotonic.
-CREATE PERFETTO FUNCTION _cpu_util_to_monotonic(ts TIMESTAMP)
-RETURNS TIMESTAMP
-AS
-SELECT CAST(NULL AS INT);

@@ -67,7 +67,7 @@ SELECT
   CAST(SUM(k.dur * f.freq / 1000) AS INT) AS millicycles,
   CAST(SUM(k.dur * f.freq / 1000) / 1e9 AS INT) AS megacycles,
   SUM(k.dur) AS runtime,
-  SUM(_cpu_util_to_monotonic(k.ts + k.dur) - _cpu_util_to_monotonic(k.ts))
+  SUM(to_monotonic(k.ts + k.dur) - to_monotonic(k.ts))
     AS awake_runtime,
   MIN(f.freq) AS min_freq,
   MAX(f.freq) AS max_freq,
@@ -89,10 +89,10 @@ AS
 SELECT
   awake_runtime AS awake_dur,
   ROUND(awake_runtime * 100.0
-    / (_cpu_util_to_monotonic($ts + $dur) - _cpu_util_to_monotonic($ts))
+    / (to_monotonic($ts + $dur) - to_monotonic($ts))
     / (SELECT MAX(cpu) + 1 FROM cpu), 2) AS awake_utilization,
   ROUND(awake_runtime * 100.0
-    / (_cpu_util_to_monotonic($ts + $dur) - _cpu_util_to_monotonic($ts)), 2)
+    / (to_monotonic($ts + $dur) - to_monotonic($ts)), 2)
     AS awake_unnormalized_utilization
 FROM cpu_cycles_in_interval($ts, $dur);
 

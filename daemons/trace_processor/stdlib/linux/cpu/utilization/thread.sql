@@ -80,7 +80,7 @@ SELECT
   CAST(SUM(k.dur * f.freq / 1000) AS INT) AS millicycles,
   CAST(SUM(k.dur * f.freq / 1000) / 1e9 AS INT) AS megacycles,
   SUM(k.dur) AS runtime,
-  SUM(_cpu_util_to_monotonic(k.ts + k.dur) - _cpu_util_to_monotonic(k.ts)) AS awake_runtime,
+  SUM(to_monotonic(k.ts + k.dur) - to_monotonic(k.ts)) AS awake_runtime,
   MIN(f.freq) AS min_freq,
   MAX(f.freq) AS max_freq,
   CAST(SUM(k.dur * f.freq / 1000)
@@ -111,10 +111,10 @@ SELECT
   t.name AS thread_name,
   SUM(c.awake_runtime) AS awake_dur,
   ROUND(SUM(c.awake_runtime) * 100.0
-    / (_cpu_util_to_monotonic($ts + $dur) - _cpu_util_to_monotonic($ts))
+    / (to_monotonic($ts + $dur) - to_monotonic($ts))
     / (SELECT MAX(cpu) + 1 FROM cpu), 6) AS awake_utilization,
   ROUND(SUM(c.awake_runtime) * 100.0
-    / (_cpu_util_to_monotonic($ts + $dur) - _cpu_util_to_monotonic($ts)), 6)
+    / (to_monotonic($ts + $dur) - to_monotonic($ts)), 6)
     AS awake_unnormalized_utilization
 FROM cpu_cycles_per_thread_in_interval($ts, $dur) AS c
 JOIN thread AS t USING (utid)
