@@ -630,6 +630,51 @@ thread_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 		    TP_NAME_TRACK);
 }
 
+/*
+ * A thread track described on a sequence makes that thread the
+ * sequence's own, as a ThreadDescriptor packet would (with its reference
+ * times): upstream then knows which thread an event of the sequence on a
+ * process or global track came from.
+ */
+static void
+seq_thread_from_desc(struct tp_seq *s, const uint8_t *buf, size_t len)
+{
+	struct pb it, th;
+	struct pb_field f, tf;
+	int64_t pid = 0, tid = 0, ref = 0, ref_thread = 0;
+	int has_pid = 0, has_tid = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != 4 || f.wire != PB_LEN)
+			continue;
+		pb_init(&th, f.data, f.len);
+		while (pb_next_untrusted(&th, &tf) == 1) {
+			if (tf.wire != PB_VARINT)
+				continue;
+			if (tf.id == 1) {
+				pid = (int32_t)tf.u;
+				has_pid = 1;
+			} else if (tf.id == 2) {
+				tid = (int64_t)tf.u;
+				has_tid = 1;
+			} else if (tf.id == 6)
+				ref = (int64_t)tf.u;
+			else if (tf.id == 7)
+				ref_thread = (int64_t)tf.u;
+		}
+	}
+	if (!has_pid || !has_tid || it.err)
+		return;
+	s->gen->has_thread = 1;
+	s->gen->pid = pid;
+	s->gen->tid = tid;
+	/* As upstream, bounded so the products cannot overflow. */
+	s->ref_ts = ref > 0 && ref < INT64_MAX / 1000 ? ref * 1000 : 0;
+	s->ref_thread_ts = ref_thread > 0 && ref_thread < INT64_MAX / 1000 ?
+	    ref_thread * 1000 : 0;
+}
+
 /* A track descriptor's process and thread, in time order. */
 static void
 desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
@@ -1200,6 +1245,8 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	switch (pk.data.id) {
 	case 60:	/* track_descriptor */
 		track_descriptor_untrusted(tp, pk.data.data, pk.data.len);
+		if (s != NULL && s->valid)
+			seq_thread_from_desc(s, pk.data.data, pk.data.len);
 		/* Without a time of its own it would take the newest one
 		 * seen, maybe another sequence's, and hold back the rest. */
 		if (pk.has_ts)

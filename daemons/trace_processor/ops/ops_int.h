@@ -17,6 +17,8 @@ int	ops_span_join_register(sqlite3 *, char **);
 int	ops_slice_fns_register(sqlite3 *, char **);
 int	ops_flow_fns_register(sqlite3 *, char **);
 int	ops_clock_fns_register(sqlite3 *, char **);
+int	ops_window_fns_register(sqlite3 *, char **);
+int	ops_args_json_register(sqlite3 *, char **);
 
 /* Growable array of int64 ids. */
 struct ops_ids {

@@ -15,7 +15,9 @@ tp_ops_register(sqlite3 *db, char **errmsg)
 	    ops_span_join_register(db, &err) == -1 ||
 	    ops_slice_fns_register(db, &err) == -1 ||
 	    ops_flow_fns_register(db, &err) == -1 ||
-	    ops_clock_fns_register(db, &err) == -1) {
+	    ops_clock_fns_register(db, &err) == -1 ||
+	    ops_window_fns_register(db, &err) == -1 ||
+	    ops_args_json_register(db, &err) == -1) {
 		if (errmsg != NULL)
 			*errmsg = err;
 		else
