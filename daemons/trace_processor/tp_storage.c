@@ -15,6 +15,21 @@
  * Track-like rows share one table; the typed tables are views that keep
  * the rows of their type and its subtypes, as upstream's inheritance.
  */
+/*
+ * Upstream's metadata scopes: keys about the machine only (the rest,
+ * but for the global trace_time_clock_id, are about the trace, some about
+ * both: METADATA_TRACE_ONLY lists those about the trace alone).
+ */
+#define METADATA_MACHINE_ONLY						\
+	"name LIKE 'android\\_%' ESCAPE '\\' OR name LIKE 'system\\_%'"	\
+	" ESCAPE '\\' OR name IN ('tracing_service_version',"		\
+	" 'timezone_off_mins')"
+#define METADATA_TRACE_ONLY						\
+	"NOT (" METADATA_MACHINE_ONLY ") AND name NOT IN"		\
+	" ('all_data_source_flushed_ns', 'all_data_source_started_ns',"	\
+	" 'ftrace_latest_data_start_ns', 'slow_start_data_source',"	\
+	" 'tracing_disabled_ns', 'tracing_started_ns')"
+
 static const char schema_sql[] =
 	/*
 	 * As upstream v58: type says what a track holds ("cpu_frequency"),
@@ -25,7 +40,7 @@ static const char schema_sql[] =
 	"CREATE TABLE __intrinsic_track("
 	" id INTEGER PRIMARY KEY, name TEXT, type TEXT,"
 	" dimension_arg_set_id INTEGER, parent_id INTEGER,"
-	" source_arg_set_id INTEGER, machine_id INTEGER,"
+	" source_arg_set_id INTEGER, machine_id INTEGER AS (0) VIRTUAL,"
 	" track_group_id INTEGER, event_type TEXT,"
 	" utid INTEGER, upid INTEGER, cpu INTEGER, counter_unit TEXT,"
 	" description TEXT);"
@@ -58,14 +73,19 @@ static const char schema_sql[] =
 	" cpu FROM __intrinsic_track"
 	" WHERE event_type = 'counter' AND cpu IS NOT NULL;"
 
-	"CREATE TABLE slice("
+	/* The stack ids serve the *_by_stack operators; upstream's slice
+	 * does not show them. */
+	"CREATE TABLE __intrinsic_slice("
 	" id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER,"
 	" category TEXT, name TEXT, depth INTEGER, stack_id INTEGER,"
 	" parent_stack_id INTEGER, parent_id INTEGER, arg_set_id INTEGER,"
 	" thread_ts INTEGER, thread_dur INTEGER,"
-	" thread_instruction_count INTEGER, thread_instruction_delta INTEGER,"
-	/* upstream's aliases, computed, never stored */
-	" cat TEXT AS (category) VIRTUAL, slice_id INTEGER AS (id) VIRTUAL);"
+	" thread_instruction_count INTEGER, thread_instruction_delta INTEGER);"
+	/* upstream's aliases (cat, slice_id) computed, never stored */
+	"CREATE VIEW slice AS SELECT id, ts, dur, track_id, category, name,"
+	" depth, parent_id, arg_set_id, thread_ts, thread_dur,"
+	" thread_instruction_count, thread_instruction_delta,"
+	" category AS cat, id AS slice_id FROM __intrinsic_slice;"
 	"CREATE VIEW slices AS SELECT * FROM slice;"
 	"CREATE TABLE flow(id INTEGER PRIMARY KEY, slice_out INTEGER,"
 	" slice_in INTEGER, trace_id INTEGER, arg_set_id INTEGER);"
@@ -106,24 +126,27 @@ static const char schema_sql[] =
 	 * by sorting afterwards.
 	 */
 	"CREATE INDEX arg_keys_key ON __arg_keys(key);"
-	"CREATE INDEX slice_track_ts ON slice(track_id, ts);"
+	"CREATE INDEX slice_track_ts ON __intrinsic_slice(track_id, ts);"
 	"CREATE INDEX counter_track_ts ON counter(track_id, ts);"
 	"CREATE INDEX flow_out ON flow(slice_out);"
 	"CREATE INDEX flow_in ON flow(slice_in);"
+	/* One machine: its id is 0, as upstream's for the traced host. */
 	"CREATE TABLE thread(utid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (utid) VIRTUAL, tid INTEGER, name TEXT,"
 	" start_ts INTEGER, end_ts INTEGER, upid INTEGER,"
-	" is_main_thread INTEGER, machine_id INTEGER);"
+	" is_main_thread INTEGER, is_idle INTEGER AS (tid = 0) VIRTUAL,"
+	" machine_id INTEGER AS (0) VIRTUAL, arg_set_id INTEGER);"
 	"CREATE TABLE process(upid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (upid) VIRTUAL, pid INTEGER, name TEXT,"
 	" start_ts INTEGER, end_ts INTEGER, parent_upid INTEGER,"
-	" uid INTEGER, android_appid INTEGER, cmdline TEXT,"
-	" arg_set_id INTEGER, machine_id INTEGER);"
+	" uid INTEGER, android_appid INTEGER, android_user_id INTEGER,"
+	" cmdline TEXT, arg_set_id INTEGER,"
+	" machine_id INTEGER AS (0) VIRTUAL);"
 
 	"CREATE TABLE sched_slice(id INTEGER PRIMARY KEY, ts INTEGER,"
 	" dur INTEGER, cpu INTEGER, utid INTEGER, end_state TEXT,"
 	" priority INTEGER, ucpu INTEGER AS (cpu) VIRTUAL);"
-	"CREATE VIEW sched AS SELECT * FROM sched_slice;"
+	"CREATE VIEW sched AS SELECT *, ts + dur AS ts_end FROM sched_slice;"
 	"CREATE TABLE thread_state(id INTEGER PRIMARY KEY, ts INTEGER,"
 	" dur INTEGER, cpu INTEGER, utid INTEGER, state TEXT,"
 	" io_wait INTEGER, blocked_function TEXT, waker_utid INTEGER,"
@@ -136,11 +159,17 @@ static const char schema_sql[] =
 
 	"CREATE TABLE stats(name TEXT, idx INTEGER, severity TEXT,"
 	" source TEXT, value INTEGER, description TEXT);"
+	/* Which machine and trace a key is about, by upstream's scopes. */
 	"CREATE TABLE metadata(id INTEGER PRIMARY KEY, name TEXT,"
-	" key_type TEXT, int_value INTEGER, str_value TEXT);"
-	"CREATE TABLE cpu(id INTEGER PRIMARY KEY, cpu INTEGER,"
-	" ucpu INTEGER AS (id) VIRTUAL, cluster_id INTEGER, processor TEXT,"
-	" machine_id INTEGER);"
+	" key_type TEXT, int_value INTEGER, str_value TEXT,"
+	" machine_id INTEGER AS (CASE WHEN name = 'trace_time_clock_id'"
+	" OR " METADATA_TRACE_ONLY " THEN NULL ELSE 0 END) VIRTUAL,"
+	" trace_id INTEGER AS (CASE WHEN name = 'trace_time_clock_id'"
+	" OR " METADATA_MACHINE_ONLY " THEN NULL ELSE 0 END) VIRTUAL);"
+	"CREATE TABLE cpu(id INTEGER PRIMARY KEY,"
+	" ucpu INTEGER AS (id) VIRTUAL, cpu INTEGER, cluster_id INTEGER,"
+	" processor TEXT, machine_id INTEGER AS (0) VIRTUAL,"
+	" capacity INTEGER, arg_set_id INTEGER);"
 	"CREATE TABLE clock_snapshot(id INTEGER PRIMARY KEY, ts INTEGER,"
 	" clock_id INTEGER, clock_name TEXT, clock_value INTEGER,"
 	" snapshot_id INTEGER, machine_id INTEGER);"
@@ -159,12 +188,13 @@ static const char schema_sql[] =
  * and per-track lookups.)
  */
 static const char index_sql[] =
-	"CREATE INDEX IF NOT EXISTS slice_stack ON slice(stack_id);";
+	"CREATE INDEX IF NOT EXISTS slice_stack ON __intrinsic_slice(stack_id);";
 
 static const char *const stmt_sql[SQ_COUNT] = {
 	/* Rows written while still open (tp_checkpoint) are replaced when
 	 * they close: slices, sched and thread_state. */
-	[SQ_SLICE] = "INSERT OR REPLACE INTO slice(id, ts, dur, track_id,"
+	[SQ_SLICE] = "INSERT OR REPLACE INTO __intrinsic_slice(id, ts, dur,"
+	    " track_id,"
 	    " category, name, depth, stack_id, parent_stack_id, parent_id,"
 	    " arg_set_id, thread_ts, thread_dur)"
 	    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",

@@ -17,4 +17,4 @@ FROM s;
 SELECT regexp('ab', 'xABy') AS sensitive, regexp('ab', 'xABy', 'i') AS i,
   regexp('ab', 'xABy', 'ic') AS ic,
   REGEXP_REPLACE_SIMPLE('a1b22c', '[0-9]+', '#') AS digits,
-  REGEXP_REPLACE_SIMPLE('xyz', '', '.') AS between;
+  REGEXP_REPLACE_SIMPLE('xyz', '', '.') AS interleaved;
