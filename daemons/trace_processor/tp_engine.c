@@ -151,6 +151,9 @@ tp_free(struct tp *tp)
 	tp_ftrace_free(tp);
 	tp_sysstats_free(tp);
 	tp_pending_free(tp);
+	while (tp->ncpu_desc > 0)
+		free(tp->cpu_desc[--tp->ncpu_desc].processor);
+	free(tp->cpu_desc);
 	if (tp->gunzip != NULL) {
 		inflateEnd(&tp->gunzip->z);
 		free(tp->gunzip->out);

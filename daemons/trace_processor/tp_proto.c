@@ -1289,6 +1289,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 35:	/* trace_stats */
 	case 34:	/* ftrace_stats */
 	case 45:	/* system_info */
+	case 67:	/* cpu_info */
 	case 89:	/* trace_uuid */
 		tp_proto_service_packet(tp, pk.data.id,
 		    s != NULL ? &s->ftrace_errs_seen : &p->ftrace_errs_seen,

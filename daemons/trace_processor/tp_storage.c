@@ -942,6 +942,34 @@ write_tracks(struct tp *tp)
 }
 
 void
+tp_cpu_set_info(struct tp *tp, int64_t cpu, const char *processor,
+    size_t len, int64_t cluster_id, int64_t capacity)
+{
+	struct tp_cpu_desc *d;
+	size_t i;
+
+	if (cpu < 0 || cpu >= TP_MAX_CPUS)
+		return;
+	if ((size_t)cpu >= tp->ncpu_desc) {
+		if ((d = realloc(tp->cpu_desc, ((size_t)cpu + 1) *
+		    sizeof(*d))) == NULL)
+			return;
+		for (i = tp->ncpu_desc; i <= (size_t)cpu; i++) {
+			d[i].processor = NULL;
+			d[i].cluster_id = TP_NULL;
+			d[i].capacity = -1;
+		}
+		tp->cpu_desc = d;
+		tp->ncpu_desc = (size_t)cpu + 1;
+	}
+	d = &tp->cpu_desc[cpu];
+	free(d->processor);
+	d->processor = processor != NULL ? strndup(processor, len) : NULL;
+	d->cluster_id = cluster_id;
+	d->capacity = capacity;
+}
+
+void
 tp_cpu_seen(struct tp *tp, int64_t cpu)
 {
 	if (cpu >= 0 && cpu < TP_MAX_CPUS)
@@ -964,11 +992,13 @@ cmp_i64(const void *a, const void *b)
 static int
 write_cpus(struct tp *tp)
 {
+	const struct tp_cpu_desc *d;
 	sqlite3_stmt *st;
 	int64_t *v;
 	size_t n = 0, i;
 
-	if ((v = calloc(TP_MAX_CPUS + tp->ntracks, sizeof(*v))) == NULL)
+	if ((v = calloc(TP_MAX_CPUS + tp->ntracks + tp->ncpu_desc,
+	    sizeof(*v))) == NULL)
 		return tp_seterr(tp, "%s: out of memory", __func__);
 	for (i = 0; i < tp->ntracks; i++) {
 		int64_t c = tp->tracks[i].cpu;
@@ -981,10 +1011,14 @@ write_cpus(struct tp *tp)
 	for (i = 0; i < TP_MAX_CPUS; i++)
 		if (tp->cpus_seen[i / 64] & (1ULL << (i % 64)))
 			v[n++] = (int64_t)i;
+	for (i = 0; i < tp->ncpu_desc; i++)
+		if (tp->cpu_desc[i].cluster_id != TP_NULL)
+			v[n++] = (int64_t)i;
 	qsort(v, n, sizeof(*v), cmp_i64);
 	if (sqlite3_exec(tp->db, "DELETE FROM cpu", NULL, NULL, NULL) !=
-	    SQLITE_OK || write_prepared(tp,
-	    "INSERT INTO cpu(id, cpu) VALUES(?, ?)", &st) == -1) {
+	    SQLITE_OK || write_prepared(tp, "INSERT INTO cpu(id, cpu,"
+	    " processor, cluster_id, capacity) VALUES(?, ?, ?, ?, ?)",
+	    &st) == -1) {
 		free(v);
 		return tp_seterr(tp, "%s: %s", __func__,
 		    sqlite3_errmsg(tp->db));
@@ -996,8 +1030,15 @@ write_cpus(struct tp *tp)
 	for (i = 0; i < n; i++) {
 		if (i > 0 && v[i] == v[i - 1])
 			continue;
+		d = v[i] >= 0 && (size_t)v[i] < tp->ncpu_desc &&
+		    tp->cpu_desc[v[i]].cluster_id != TP_NULL ?
+		    &tp->cpu_desc[v[i]] : NULL;
 		sqlite3_bind_int64(st, 1, v[i]);
 		sqlite3_bind_int64(st, 2, v[i]);
+		bind_str(st, 3, d ? d->processor : NULL, d && d->processor ?
+		    strlen(d->processor) : 0);
+		bind_i64n(st, 4, d ? d->cluster_id : TP_NULL);
+		bind_i64n(st, 5, d && d->capacity >= 0 ? d->capacity : TP_NULL);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
