@@ -414,6 +414,8 @@ void	 tp_cpu_seen(struct tp *, int64_t cpu);
 void	 tp_cpu_set_info(struct tp *, int64_t cpu, const char *processor,
 	    size_t len, int64_t cluster_id, int64_t capacity);
 void	 tp_cpu_info_untrusted(struct tp *, const uint8_t *, size_t);
+/* tp_trace_config.c */
+void	 tp_trace_config_untrusted(struct tp *, const uint8_t *, size_t);
 int	 tp_step_done(struct tp *, sqlite3_stmt *);
 struct tp_val	*tp_row_new(struct tp *, enum tp_stmt);
 void	 tp_val_int(struct tp_val *, int64_t);

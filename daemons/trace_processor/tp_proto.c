@@ -1298,6 +1298,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 2:		/* process_tree */
 	case 9:		/* process_stats */
 	case 7:		/* sys_stats */
+	case 33:	/* trace_config: read in time order, as upstream */
 		push_packet(tp, ts, NULL, TP_NULL, buf, len);
 		break;
 	case 69:	/* service_event: the sorter's marks */
@@ -1499,6 +1500,9 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		break;
 	case 60:
 		desc_apply(tp, pk.data.data, pk.data.len);
+		break;
+	case 33:
+		tp_trace_config_untrusted(tp, pk.data.data, pk.data.len);
 		break;
 	case 43:
 		memset(&d, 0, sizeof(d));

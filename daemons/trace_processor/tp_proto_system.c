@@ -456,6 +456,7 @@ tp_proto_service_packet(struct tp *tp, uint32_t field, int *errs_seen,
 	case 67:
 		tp_cpu_info_untrusted(tp, buf, len);
 		break;
+
 	}
 }
 
