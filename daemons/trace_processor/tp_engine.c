@@ -124,6 +124,14 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 		sqlite3_free(msg);
 		goto fail;
 	}
+	/* What every query may use without an INCLUDE (stdlib/prelude). */
+	if (psql_exec(tp->db, "INCLUDE PERFETTO MODULE prelude.prelude;",
+	    &cause2) == -1) {
+		tp_seterr(tp, "%s: prelude: %s", __func__,
+		    cause2 ? cause2 : "out of memory");
+		free(cause2);
+		goto fail;
+	}
 	if (tp->cfg.sql_packages != NULL && (psql_of(tp->db) == NULL ||
 	    psql_pkgs_add(psql_of(tp->db), tp->cfg.sql_packages, &cause2) ==
 	    -1)) {

@@ -18,3 +18,7 @@ SELECT regexp('ab', 'xABy') AS sensitive, regexp('ab', 'xABy', 'i') AS i,
   regexp('ab', 'xABy', 'ic') AS ic,
   REGEXP_REPLACE_SIMPLE('a1b22c', '[0-9]+', '#') AS digits,
   REGEXP_REPLACE_SIMPLE('xyz', '', '.') AS interleaved;
+SELECT cast_int!(7.9) AS i, typeof(cast_double!(2)) AS d,
+  cast_string!(12) || 'x' AS s, trace_start() AS start, trace_end() AS "end",
+  trace_dur() AS dur, slice_is_ancestor(2, 3) AS outer_over_inner,
+  slice_is_ancestor(3, 2) AS inner_over_outer;
