@@ -94,8 +94,8 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 		tp->cfg = *cfg;
 	else
 		tp_config_init(&tp->cfg);
-	tp->ts_min = INT64_MAX;
-	tp->ts_max = INT64_MIN;
+	tp->ts_min = tp->bound_lo = INT64_MAX;
+	tp->ts_max = tp->bound_hi = INT64_MIN;
 	tp_hash_init(&tp->track_keys);
 	tp_hash_init(&tp->flows);
 	tp_hash_init(&tp->istats);

@@ -196,9 +196,11 @@ tp_evict_before(struct tp *tp, int64_t ts)
 		/* The trace now starts at the horizon. */
 		if (tp->ts_min < ts && tp->ts_min <= tp->ts_max)
 			tp->ts_min = ts < tp->ts_max ? ts : tp->ts_max;
+		if (tp->bound_lo < ts && tp->bound_lo <= tp->bound_hi)
+			tp->bound_lo = ts < tp->bound_hi ? ts : tp->bound_hi;
 		snprintf(sql, sizeof(sql), "UPDATE __trace_bounds SET"
 		    " start_ts = %lld WHERE start_ts < %lld",
-		    (long long)tp->ts_min, (long long)tp->ts_min);
+		    (long long)tp->bound_lo, (long long)tp->bound_lo);
 		if (sqlite3_exec(tp->db, sql, NULL, NULL, NULL) != SQLITE_OK)
 			rc = tp_seterr(tp, "%s: %s", __func__,
 			    sqlite3_errmsg(tp->db));

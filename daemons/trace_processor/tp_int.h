@@ -328,6 +328,8 @@ struct tp {
 	struct tp_hash		 istats;	/* stat << 32 | idx -> value */
 
 	int64_t			 ts_min, ts_max;
+	/* trace_bounds as upstream's: the rows' first ts and last end */
+	int64_t			 bound_lo, bound_hi;
 	uint64_t		 cpus_seen[TP_MAX_CPUS / 64];
 	/* CpuInfo, by cpu: processor (NULL: none), cluster, capacity */
 	struct tp_cpu_desc {
@@ -410,6 +412,7 @@ void	 tp_metadata_int(struct tp *, const char *name, int64_t v);
 void	 tp_metadata_int_multi(struct tp *, const char *name, int64_t v);
 int	 tp_write_final_tables(struct tp *);
 void	 tp_cpu_seen(struct tp *, int64_t cpu);
+void	 tp_bounds_add(struct tp *, int64_t ts, int64_t dur);
 /* What a CpuInfo packet says of a cpu (tp_cpu_info.c). */
 void	 tp_cpu_set_info(struct tp *, int64_t cpu, const char *processor,
 	    size_t len, int64_t cluster_id, int64_t capacity);

@@ -616,6 +616,7 @@ tp_counter_insert(struct tp *tp, int64_t ts, int64_t track, double v,
 	struct tp_val *r = tp_row_new(tp, SQ_COUNTER);
 
 	tp_seen_ts(tp, ts);
+	tp_bounds_add(tp, ts, 0);
 	tp_val_int(&r[0], tp->next_counter++);
 	tp_val_int(&r[1], ts);
 	tp_val_int(&r[2], track);
@@ -632,6 +633,7 @@ tp_sched_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
 
 	tp_cpu_seen(tp, cpu);
 	tp_val_int(&r[0], id);
+	tp_bounds_add(tp, ts, dur);
 	tp_val_int(&r[1], ts);
 	tp_val_int(&r[2], dur);
 	tp_val_int(&r[3], cpu);
@@ -651,6 +653,7 @@ tp_thread_state_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
 	struct tp_val *r = tp_row_new(tp, SQ_THREAD_STATE);
 
 	tp_val_int(&r[0], id);
+	tp_bounds_add(tp, ts, dur);
 	tp_val_int(&r[1], ts);
 	tp_val_int(&r[2], dur);
 	tp_val_i64n(&r[3], cpu);
@@ -673,6 +676,7 @@ tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
 	int64_t id = tp->next_ftrace++;
 
 	tp_seen_ts(tp, ts);
+	tp_bounds_add(tp, ts, 0);
 	tp_cpu_seen(tp, cpu);
 	tp_val_int(&r[0], id);
 	tp_val_int(&r[1], ts);
@@ -969,6 +973,23 @@ tp_cpu_set_info(struct tp *tp, int64_t cpu, const char *processor,
 	d->capacity = capacity;
 }
 
+/*
+ * A row with a time was written: trace_bounds spans them, as upstream's
+ * (from the first ts to the last ts + dur of the slice, sched, thread
+ * state, counter and ftrace rows), so records dropped or not turned
+ * into rows do not stretch it.
+ */
+void
+tp_bounds_add(struct tp *tp, int64_t ts, int64_t dur)
+{
+	int64_t end = dur > 0 && ts <= INT64_MAX - dur ? ts + dur : ts;
+
+	if (ts < tp->bound_lo)
+		tp->bound_lo = ts;
+	if (end > tp->bound_hi)
+		tp->bound_hi = end;
+}
+
 void
 tp_cpu_seen(struct tp *tp, int64_t cpu)
 {
@@ -1061,10 +1082,11 @@ tp_write_final_tables(struct tp *tp)
 	if (write_threads(tp) == -1 || write_processes(tp) == -1 ||
 	    write_tracks(tp) == -1 || write_cpus(tp) == -1)
 		return -1;
-	if (tp->ts_min <= tp->ts_max)
+	if (tp->bound_lo <= tp->bound_hi)
 		snprintf(sql, sizeof(sql), "DELETE FROM __trace_bounds;"
 		    " INSERT INTO __trace_bounds VALUES(%lld, %lld)",
-		    (long long)tp->ts_min, (long long)tp->ts_max);
+		    (long long)tp->bound_lo, (long long)(tp->bound_hi > 0 ?
+		    tp->bound_hi : 0));
 	else
 		snprintf(sql, sizeof(sql), "DELETE FROM __trace_bounds;"
 		    " INSERT INTO __trace_bounds VALUES(0, 0)");
