@@ -293,34 +293,11 @@ metrics_find(struct metrics *mx, const char *name)
 
 /* ---- upstream SQL dialect ------------------------------------------ */
 
-struct sbuf {
-	char	*s;
-	size_t	 len, cap;
-	int	 oom;
-};
-
+/* The expanded SQL is built in an SQLite string (sqlite3_str). */
 static void
-sb_add(struct sbuf *b, const char *p, size_t n)
+sb_add(sqlite3_str *b, const char *p, size_t n)
 {
-	char *ns;
-	size_t cap;
-
-	if (b->oom)
-		return;
-	if (b->cap - b->len <= n) {
-		cap = b->cap ? b->cap : 1024;
-		while (cap - b->len <= n)
-			cap *= 2;
-		if ((ns = realloc(b->s, cap)) == NULL) {
-			b->oom = 1;
-			return;
-		}
-		b->s = ns;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, p, n);
-	b->len += n;
-	b->s[b->len] = '\0';
+	sqlite3_str_append(b, p, (int)n);
 }
 
 static int
@@ -363,7 +340,7 @@ sql_string(const char *p, const char *end, char *out, size_t outlen)
 }
 
 static int	expand_sql(struct metrics *, const char *, const char *const *,
-		    size_t, struct sbuf *, int, char **);
+		    size_t, sqlite3_str *, int, char **);
 
 /*
  * "SELECT RUN_METRIC('x.sql', 'k', 'v', ...);" becomes x's statements
@@ -371,7 +348,7 @@ static int	expand_sql(struct metrics *, const char *, const char *const *,
  */
 static const char *
 expand_run_metric(struct metrics *mx, const char *p, const char *end,
-    struct sbuf *out, int depth, char **err)
+    sqlite3_str *out, int depth, char **err)
 {
 	char file[256], args[16][256];
 	const char *argv[16];
@@ -422,7 +399,7 @@ expand_run_metric(struct metrics *mx, const char *p, const char *end,
  */
 static int
 expand_sql(struct metrics *mx, const char *sql, const char *const *args,
-    size_t nargs, struct sbuf *out, int depth, char **err)
+    size_t nargs, sqlite3_str *out, int depth, char **err)
 {
 	const char *p = sql, *end = sql + strlen(sql), *q;
 	size_t i;
@@ -486,7 +463,8 @@ expand_sql(struct metrics *mx, const char *sql, const char *const *args,
 			fresh = 0;
 		p++;
 	}
-	return out->oom ? errf(err, "out of memory") : 0;
+	return sqlite3_str_errcode(out) != SQLITE_OK ?
+	    errf(err, "out of memory") : 0;
 }
 
 /* ---- computing ------------------------------------------------------ */
@@ -510,22 +488,24 @@ static int
 metrics_run_one(struct metrics *mx, sqlite3 *db, struct req *r,
     struct pbbuf *out, char **err)
 {
-	struct sbuf sql = { 0 };
+	sqlite3_str *sql = sqlite3_str_new(db);
 	sqlite3_stmt *st;
-	char *emsg = NULL, *q;
+	char *emsg = NULL, *q, *text;
 	int rc;
 
 	/* The output view is the metric's by convention: start afresh. */
 	q = sqlite3_mprintf("DROP VIEW IF EXISTS \"%w_output\"", r->name);
 	sqlite3_exec(db, q, NULL, NULL, NULL);
 	sqlite3_free(q);
-	if (expand_sql(mx, r->def->sql, NULL, 0, &sql, 0, err) == -1) {
-		free(sql.s);
+	rc = expand_sql(mx, r->def->sql, NULL, 0, sql, 0, err);
+	text = sqlite3_str_finish(sql);
+	if (rc == -1) {
+		sqlite3_free(text);
 		return -1;
 	}
 	/* Metric SQL may use PerfettoSQL (INCLUDE PERFETTO MODULE, ...). */
-	rc = psql_exec(db, sql.s ? sql.s : "", &emsg);
-	free(sql.s);
+	rc = psql_exec(db, text ? text : "", &emsg);
+	sqlite3_free(text);
 	if (rc != 0) {
 		errf(err, "metric %s: %s", r->name, emsg ? emsg : "?");
 		free(emsg);

@@ -15,35 +15,33 @@
 
 #include "psql_int.h"
 
-struct buf {
-	char	*s;
-	size_t	 len;
-	size_t	 cap;
-	int	 failed;
-};
+static int	expand(struct psql *, const char *, const char *, sqlite3_str *,
+		    int, char **);
 
+/* Text is built in SQLite's growable strings (sqlite3_str). */
 static void
-buf_add(struct buf *b, const char *s, size_t n)
+buf_add(sqlite3_str *b, const char *s, size_t n)
 {
-	char *ns;
-	size_t cap;
+	sqlite3_str_append(b, s, (int)n);
+}
 
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		if ((ns = realloc(b->s, cap)) == NULL) {
-			b->failed = 1;
-			return;
-		}
-		b->s = ns;
-		b->cap = cap;
+/* Expands what b holds into out, then frees b. */
+static int
+expand_built(struct psql *ps, sqlite3_str *b, sqlite3_str *out, int depth,
+    char **err)
+{
+	int n = sqlite3_str_length(b), rc;
+	char *t;
+
+	if (sqlite3_str_errcode(b) != SQLITE_OK) {
+		sqlite3_free(sqlite3_str_finish(b));
+		*err = psql_fmt("out of memory");
+		return -1;
 	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
+	t = sqlite3_str_finish(b);
+	rc = t != NULL ? expand(ps, t, t + n, out, depth + 1, err) : 0;
+	sqlite3_free(t);
+	return rc;
 }
 
 static struct psql_macro *
@@ -126,18 +124,17 @@ fail:
 	return -1;
 }
 
-static int	expand(struct psql *, const char *, const char *, struct buf *,
+static int	expand(struct psql *, const char *, const char *, sqlite3_str *,
 		    int, char **);
 
 /* Appends m's body with its arguments in place of $name tokens. */
 static int
 substitute(struct psql *ps, struct psql_macro *m, const char **av,
-    const char **ae, struct buf *out, int depth, char **err)
+    const char **ae, sqlite3_str *out, int depth, char **err)
 {
-	struct buf b = { NULL, 0, 0, 0 };
+	sqlite3_str *b = sqlite3_str_new(NULL);
 	const char *p = m->body, *end = p + strlen(p), *t, *e;
 	size_t i;
-	int rc;
 
 	for (t = p; t < end; t = e) {
 		e = psql_token_end(t, end);
@@ -149,18 +146,11 @@ substitute(struct psql *ps, struct psql_macro *m, const char **av,
 				    (size_t)(e - t - 1)) == 0)
 					break;
 		if (*t == '$' && i < m->args.n)
-			buf_add(&b, av[i], (size_t)(ae[i] - av[i]));
+			buf_add(b, av[i], (size_t)(ae[i] - av[i]));
 		else
-			buf_add(&b, t, (size_t)(e - t));
+			buf_add(b, t, (size_t)(e - t));
 	}
-	if (b.failed) {
-		free(b.s);
-		*err = psql_fmt("out of memory");
-		return -1;
-	}
-	rc = b.s ? expand(ps, b.s, b.s + b.len, out, depth + 1, err) : 0;
-	free(b.s);
-	return rc;
+	return expand_built(ps, b, out, depth, err);
 }
 
 /*
@@ -211,7 +201,7 @@ args_split(const char *name, const char *p, const char *end,
 /* An invocation at t (name), p after '(': arguments, then the body. */
 static const char *
 invoke(struct psql *ps, struct psql_macro *m, const char *p,
-    const char *end, struct buf *out, int depth, char **err)
+    const char *end, sqlite3_str *out, int depth, char **err)
 {
 	const char *av[PSQL_MACRO_ARGS_MAX], *ae[PSQL_MACRO_ARGS_MAX];
 	size_t n;
@@ -238,15 +228,14 @@ invoke(struct psql *ps, struct psql_macro *m, const char *p,
  */
 static const char *
 intrinsic(struct psql *ps, const char *name, size_t len, const char *p,
-    const char *end, struct buf *out, int depth, char **err)
+    const char *end, sqlite3_str *out, int depth, char **err)
 {
 	const char *av[PSQL_MACRO_ARGS_MAX], *ae[PSQL_MACRO_ARGS_MAX];
 	const char *lv[8][PSQL_MACRO_ARGS_MAX], *le[8][PSQL_MACRO_ARGS_MAX];
 	const char *sep;
-	struct buf b = { NULL, 0, 0, 0 };
+	sqlite3_str *b;
 	size_t n, i, j, k, items = (size_t)-1, nl[8];
 	char what[64];
-	int rc;
 
 	snprintf(what, sizeof(what), "%.*s", (int)len, name);
 	if ((p = args_split(what, p, end, av, ae, &n, err)) == NULL)
@@ -288,30 +277,24 @@ intrinsic(struct psql *ps, const char *name, size_t len, const char *p,
 		if (nl[i - 1] < items)
 			items = nl[i - 1];
 	}
+	b = sqlite3_str_new(NULL);
 	for (k = 0; k < items; k++) {
 		if (k > 0 || strcmp(what, "__intrinsic_token_apply") != 0)
-			buf_add(&b, sep, strlen(sep));
-		buf_add(&b, av[0], (size_t)(ae[0] - av[0]));
-		buf_add(&b, "!(", 2);
+			buf_add(b, sep, strlen(sep));
+		buf_add(b, av[0], (size_t)(ae[0] - av[0]));
+		buf_add(b, "!(", 2);
 		for (j = 0; j + 1 < n; j++) {
 			if (j > 0)
-				buf_add(&b, ", ", 2);
-			buf_add(&b, lv[j][k], (size_t)(le[j][k] - lv[j][k]));
+				buf_add(b, ", ", 2);
+			buf_add(b, lv[j][k], (size_t)(le[j][k] - lv[j][k]));
 		}
-		buf_add(&b, ")", 1);
+		buf_add(b, ")", 1);
 	}
-	if (b.failed) {
-		free(b.s);
-		*err = psql_fmt("out of memory");
-		return NULL;
-	}
-	rc = b.s ? expand(ps, b.s, b.s + b.len, out, depth + 1, err) : 0;
-	free(b.s);
-	return rc == -1 ? NULL : p + 1;
+	return expand_built(ps, b, out, depth, err) == -1 ? NULL : p + 1;
 }
 
 static int
-expand(struct psql *ps, const char *p, const char *end, struct buf *out,
+expand(struct psql *ps, const char *p, const char *end, sqlite3_str *out,
     int depth, char **err)
 {
 	struct psql_macro *m;
@@ -348,7 +331,7 @@ expand(struct psql *ps, const char *p, const char *end, struct buf *out,
 		}
 		buf_add(out, t, (size_t)(e - t));
 	}
-	if (out->failed) {
+	if (sqlite3_str_errcode(out) != SQLITE_OK) {
 		*err = psql_fmt("out of memory");
 		return -1;
 	}
@@ -359,13 +342,20 @@ char *
 psql_macro_expand(struct psql *ps, const char *p, const char *end,
     char **err)
 {
-	struct buf out = { NULL, 0, 0, 0 };
+	sqlite3_str *out = sqlite3_str_new(NULL);
+	char *s, *r;
+	int n;
 
-	if (expand(ps, p, end, &out, 0, err) == -1) {
-		free(out.s);
+	if (expand(ps, p, end, out, 0, err) == -1) {
+		sqlite3_free(sqlite3_str_finish(out));
 		return NULL;
 	}
-	if (out.s == NULL && (out.s = strdup("")) == NULL)
+	n = sqlite3_str_length(out);
+	s = sqlite3_str_finish(out);
+	/* Callers free() it. */
+	if ((r = psql_strndup(s != NULL ? s : "", s != NULL ? (size_t)n : 0)) ==
+	    NULL)
 		*err = psql_fmt("out of memory");
-	return out.s;
+	sqlite3_free(s);
+	return r;
 }
