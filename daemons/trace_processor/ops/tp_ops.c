@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include "ops_graph.h"
 #include "ops_int.h"
 #include "tp_ops.h"
 
@@ -14,7 +15,11 @@ tp_ops_register(sqlite3 *db, char **errmsg)
 	if (ops_funcs_register(db, &err) == -1 ||
 	    ops_span_join_register(db, &err) == -1 ||
 	    ops_slice_fns_register(db, &err) == -1 ||
-	    ops_flow_fns_register(db, &err) == -1) {
+	    ops_flow_fns_register(db, &err) == -1 ||
+	    ops_graph_agg_register(db, &err) == -1 ||
+	    ops_graph_search_register(db, &err) == -1 ||
+	    ops_graph_dom_register(db, &err) == -1 ||
+	    ops_graph_part_register(db, &err) == -1) {
 		if (errmsg != NULL)
 			*errmsg = err;
 		else
