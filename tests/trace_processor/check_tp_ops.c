@@ -1280,6 +1280,123 @@ START_TEST(test_graph_large)
 }
 END_TEST
 
+#define SCAN_EDGES \
+    "(SELECT __intrinsic_int_rows(column1, column2) FROM (VALUES (0, 1)," \
+    " (0, 2), (1, 3), (2, 3), (3, 4)))"
+
+/* Plain and aggregating scans; the results are upstream's for the same. */
+START_TEST(test_graph_scan)
+{
+	sqlite3	*db = db_new();
+
+	/* A row per path, text and real values carried along. */
+	expect_rows(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", (SELECT __intrinsic_value_rows(0, 'r', 1.5)),"
+	    " '(SELECT id, path || id AS path, w * 2 AS w FROM $table)',"
+	    " '(path, w)', 0)",
+	    "0,r,1.5,[NULL],[NULL],[NULL],[NULL],[NULL]\n"
+	    "1,r1,3,[NULL],[NULL],[NULL],[NULL],[NULL]\n"
+	    "2,r2,3,[NULL],[NULL],[NULL],[NULL],[NULL]\n"
+	    "3,r13,6,[NULL],[NULL],[NULL],[NULL],[NULL]\n"
+	    "3,r23,6,[NULL],[NULL],[NULL],[NULL],[NULL]\n"
+	    "4,r134,12,[NULL],[NULL],[NULL],[NULL],[NULL]\n"
+	    "4,r234,12,[NULL],[NULL],[NULL],[NULL],[NULL]");
+	/* One row per node, all its inputs at once. */
+	expect_rows(db, "SELECT c0, c1, c2 FROM __intrinsic_graph_scan("
+	    SCAN_EDGES ", (SELECT __intrinsic_value_rows(0, 'r', 1.5)),"
+	    " '(SELECT id, max(path) || id, sum(w) FROM $table GROUP BY id)',"
+	    " '(path, w)', 1)",
+	    "0,r,1.5\n1,r1,1.5\n2,r2,1.5\n3,r23,3\n4,r234,3");
+	/* No start rows: nothing; a start outside the graph: itself. */
+	expect_rows(db, "SELECT c0, c1 FROM __intrinsic_graph_scan("
+	    SCAN_EDGES ", NULL, '(SELECT id, d FROM $table)', '(d)', 0)", "");
+	expect_rows(db, "SELECT c0, c1 FROM __intrinsic_graph_scan("
+	    SCAN_EDGES ", (SELECT __intrinsic_value_rows(9, NULL)),"
+	    " '(SELECT id, d FROM $table)', '(d)', 1)", "9,[NULL]");
+	db_close(db);
+}
+END_TEST
+
+START_TEST(test_graph_scan_errors)
+{
+	sqlite3	*db = db_new();
+	const char *loop = "(SELECT __intrinsic_int_rows(column1, column2)"
+	    " FROM (VALUES (0, 1), (1, 2), (2, 1)))";
+	char	*sql;
+
+	sql = sqlite3_mprintf("SELECT * FROM __intrinsic_graph_scan(%s,"
+	    " (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id, d + 1 FROM $table)', '(d)', %d)", loop, 0);
+	expect_error(db, sql, "loop");
+	sqlite3_free(sql);
+	sql = sqlite3_mprintf("SELECT * FROM __intrinsic_graph_scan(%s,"
+	    " (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id, max(d) + 1 FROM $table GROUP BY id)', '(d)', %d)",
+	    loop, 1);
+	expect_error(db, sql, "loop");
+	sqlite3_free(sql);
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id FROM $table)', '(d)', 0)", "id and the 1 scan");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", (SELECT __intrinsic_value_rows(0, 0, 0)),"
+	    " '(SELECT id, d FROM $table)', '(d)', 0)", "start rows must");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id, d FROM $table)', '(d; drop)', 0)", "columns must");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id, d FROM nowhere)', '(d)', 0)", "no such table");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT ''x'', d FROM $table)', '(d)', 0)", "non-integer id");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", x'0011223344', '(SELECT id, d FROM $table)', '(d)', 0)",
+	    "__intrinsic_value_rows");
+	expect_error(db, "SELECT __intrinsic_value_rows(x'00')", "BLOB");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan_rows(5)",
+	    "no running scan");
+	db_close(db);
+}
+END_TEST
+
+/* Each round's rows travel on: a 2^16-row fan-out is fine, bounded. */
+START_TEST(test_graph_scan_large)
+{
+	sqlite3	*db = db_new();
+
+	/* 16 diamonds in a row: 2^16 paths to the last node. */
+	exec(db, "CREATE TABLE dia AS WITH RECURSIVE k(i) AS (SELECT 0"
+	    " UNION ALL SELECT i + 1 FROM k WHERE i < 15)"
+	    " SELECT 3 * i AS s, 3 * i + 1 AS d FROM k UNION ALL"
+	    " SELECT 3 * i, 3 * i + 2 FROM k UNION ALL"
+	    " SELECT 3 * i + 1, 3 * i + 3 FROM k UNION ALL"
+	    " SELECT 3 * i + 2, 3 * i + 3 FROM k");
+	expect_rows(db, "SELECT count(*) FROM __intrinsic_graph_scan("
+	    "(SELECT __intrinsic_int_rows(s, d) FROM dia),"
+	    " (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id, d + 1 FROM $table)', '(d)', 0) WHERE c0 = 48",
+	    "65536");
+	expect_rows(db, "SELECT c1 FROM __intrinsic_graph_scan("
+	    "(SELECT __intrinsic_int_rows(s, d) FROM dia),"
+	    " (SELECT __intrinsic_value_rows(0, 1)),"
+	    " '(SELECT id, sum(d) FROM $table GROUP BY id)', '(d)', 1)"
+	    " WHERE c0 = 48", "65536");
+	/* 24 diamonds: 2^24 rows would pass the bound. */
+	exec(db, "CREATE TABLE dia24 AS WITH RECURSIVE k(i) AS (SELECT 0"
+	    " UNION ALL SELECT i + 1 FROM k WHERE i < 23)"
+	    " SELECT 3 * i AS s, 3 * i + 1 AS d FROM k UNION ALL"
+	    " SELECT 3 * i, 3 * i + 2 FROM k UNION ALL"
+	    " SELECT 3 * i + 1, 3 * i + 3 FROM k UNION ALL"
+	    " SELECT 3 * i + 2, 3 * i + 3 FROM k");
+	expect_error(db, "SELECT count(*) FROM __intrinsic_graph_scan("
+	    "(SELECT __intrinsic_int_rows(s, d) FROM dia24),"
+	    " (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id, d FROM $table)', '(d)', 0)", "values in flight");
+	db_close(db);
+}
+END_TEST
+
 static Suite *
 tp_ops_suite(void)
 {
@@ -1315,6 +1432,9 @@ tp_ops_suite(void)
 	tcase_add_test(tc, test_graph_partition);
 	tcase_add_test(tc, test_graph_bad_input);
 	tcase_add_test(tc, test_graph_large);
+	tcase_add_test(tc, test_graph_scan);
+	tcase_add_test(tc, test_graph_scan_errors);
+	tcase_add_test(tc, test_graph_scan_large);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 

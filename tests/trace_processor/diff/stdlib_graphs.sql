@@ -34,3 +34,19 @@ SELECT * FROM tree_structural_partition_by_group!(
   (SELECT id, parent_id, name = 'B' OR name = 'D' AS group_key FROM slice
    WHERE track_id = (SELECT track_id FROM slice WHERE id = 0)))
 ORDER BY id;
+-- Scans: depth and root of each slice down the tree; the longest chain
+-- of tree and flow edges to each slice from the roots.
+INCLUDE PERFETTO MODULE graphs.scan;
+SELECT * FROM _graph_scan!(
+  (SELECT parent_id AS source_node_id, id AS dest_node_id FROM slice
+   WHERE parent_id IS NOT NULL),
+  (SELECT id, 0 AS d, id AS root FROM slice WHERE parent_id IS NULL),
+  (d, root),
+  (SELECT id, d + 1 AS d, root FROM $table)
+) ORDER BY id;
+SELECT * FROM _graph_aggregating_scan!(
+  edges,
+  (SELECT id, 0 AS longest FROM slice WHERE parent_id IS NULL),
+  (longest),
+  (SELECT id, max(longest) + 1 AS longest FROM $table GROUP BY id)
+) ORDER BY id;
