@@ -1397,6 +1397,51 @@ START_TEST(test_graph_scan_large)
 }
 END_TEST
 
+/*
+ * The critical path walk on the graph of diff test
+ * stdlib_sched_critical_path (same rows as upstream's walk there).
+ */
+#define CP_NODES \
+    "(SELECT __intrinsic_int_rows(column1, column2, column3, column4," \
+    " column5, column6, column7) FROM (VALUES" \
+    " (1, 1, 0, 10, NULL, NULL, NULL), (2, 2, 5, 20, 5, 1, NULL)," \
+    " (3, 2, 40, 10, 15, NULL, 2), (4, 3, 50, 10, 48, 3, NULL)))"
+
+START_TEST(test_critical_path)
+{
+	sqlite3	*db = db_new();
+
+	expect_rows(db, "SELECT root_id, depth, ts, dur, blocker_id,"
+	    " blocker_utid, parent_id FROM __intrinsic_critical_path_walk("
+	    CP_NODES ", (SELECT __intrinsic_int_rows(4)))",
+	    "4,0,50,10,4,3,4\n4,1,25,15,3,2,4\n4,1,40,10,3,2,4\n"
+	    "4,1,5,20,2,2,4\n4,2,2,3,1,1,4");
+	/* Unknown and NULL roots walk nowhere. */
+	expect_rows(db, "SELECT * FROM __intrinsic_critical_path_walk("
+	    CP_NODES ", (SELECT __intrinsic_int_rows(column1) FROM"
+	    " (VALUES (99), (NULL))))", "");
+	expect_rows(db, "SELECT * FROM __intrinsic_critical_path_walk("
+	    "NULL, NULL)", "");
+	/* Bad data: woken by itself never ends; duplicates; NULL ts. */
+	expect_error(db, "SELECT * FROM __intrinsic_critical_path_walk("
+	    "(SELECT __intrinsic_int_rows(7, 1, 100, 10, 50, 7, NULL)),"
+	    " (SELECT __intrinsic_int_rows(7)))", "does not end");
+	expect_error(db, "SELECT * FROM __intrinsic_critical_path_walk("
+	    "(SELECT __intrinsic_int_rows(7, 1, column1, 10, 5, NULL, NULL)"
+	    " FROM (VALUES (1), (2))), (SELECT __intrinsic_int_rows(7)))",
+	    "duplicate");
+	expect_error(db, "SELECT * FROM __intrinsic_critical_path_walk("
+	    "(SELECT __intrinsic_int_rows(7, 1, NULL, 10, 5, NULL, NULL)),"
+	    " (SELECT __intrinsic_int_rows(7)))", "must not be NULL");
+	/* Times at the int64 edges do not overflow. */
+	expect_rows(db, "SELECT count(*) FROM __intrinsic_critical_path_walk("
+	    "(SELECT __intrinsic_int_rows(1, 1, 9223372036854775000, 10000,"
+	    " 9223372036854775000, NULL, NULL)),"
+	    " (SELECT __intrinsic_int_rows(1)))", "1");
+	db_close(db);
+}
+END_TEST
+
 static Suite *
 tp_ops_suite(void)
 {
@@ -1435,6 +1480,7 @@ tp_ops_suite(void)
 	tcase_add_test(tc, test_graph_scan);
 	tcase_add_test(tc, test_graph_scan_errors);
 	tcase_add_test(tc, test_graph_scan_large);
+	tcase_add_test(tc, test_critical_path);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 

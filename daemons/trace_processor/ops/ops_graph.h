@@ -80,5 +80,6 @@ int	ops_graph_search_register(sqlite3 *, char **);
 int	ops_graph_dom_register(sqlite3 *, char **);
 int	ops_graph_part_register(sqlite3 *, char **);
 int	ops_graph_scan_register(sqlite3 *, char **);
+int	ops_critical_path_register(sqlite3 *, char **);
 
 #endif

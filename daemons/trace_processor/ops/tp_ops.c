@@ -20,7 +20,8 @@ tp_ops_register(sqlite3 *db, char **errmsg)
 	    ops_graph_search_register(db, &err) == -1 ||
 	    ops_graph_dom_register(db, &err) == -1 ||
 	    ops_graph_part_register(db, &err) == -1 ||
-	    ops_graph_scan_register(db, &err) == -1) {
+	    ops_graph_scan_register(db, &err) == -1 ||
+	    ops_critical_path_register(db, &err) == -1) {
 		if (errmsg != NULL)
 			*errmsg = err;
 		else
