@@ -4,9 +4,11 @@
  * SQL cannot hand a table to a function, so the graph macros pack their
  * inputs with the aggregate __intrinsic_int_rows(a, b, ...) into a BLOB of
  * integer rows, and pass those BLOBs to a table function that runs one
- * algorithm (ops_graph_search.c, ops_graph_dom.c, ops_graph_part.c) and
- * returns integer rows. Node ids are any int64; NULL travels as
- * OPS_GRAPH_NULL, which is why that one value is refused as input.
+ * algorithm (ops_graph_search.c, ops_graph_dom.c, ops_graph_part.c,
+ * ops_critical_path.c) and returns integer rows; ops_graph_scan.c has its
+ * own table functions, as scans carry values of any type. Node ids are any
+ * int64; NULL travels as OPS_GRAPH_NULL, which is why that one value is
+ * refused as input.
  */
 #ifndef FARO_TP_OPS_GRAPH_H
 #define FARO_TP_OPS_GRAPH_H

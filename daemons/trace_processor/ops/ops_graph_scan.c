@@ -986,6 +986,13 @@ scan_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 	return SQLITE_OK;
 }
 
+static int
+scan_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = (sqlite3_int64)((struct scan_cursor *)cur)->pos;
+	return SQLITE_OK;
+}
+
 static const sqlite3_module scan_module = {
 	.iVersion = 1,
 	.xConnect = scan_connect,
@@ -998,7 +1005,7 @@ static const sqlite3_module scan_module = {
 	.xNext = scan_next,
 	.xEof = scan_eof,
 	.xColumn = scan_column,
-	.xRowid = rows_rowid,
+	.xRowid = scan_rowid,
 };
 
 int
