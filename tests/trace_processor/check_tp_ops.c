@@ -1090,6 +1090,365 @@ START_TEST(test_span_join_large)
 }
 END_TEST
 
+/* ---- graph table functions ----------------------------------------------- */
+
+/*
+ * Lengauer and Tarjan's example flow graph, nodes named by letter code:
+ * R=82, A=65, B=66, ... The expected trees are upstream's outputs for the
+ * same graph.
+ */
+#define LT_EDGES \
+    "WITH v(a, b) AS (VALUES" \
+    " ('R','A'), ('R','B'), ('R','C'), ('A','D'), ('B','A'), ('B','D')," \
+    " ('B','E'), ('C','F'), ('C','G'), ('D','L'), ('E','H'), ('F','I')," \
+    " ('G','I'), ('G','J'), ('H','E'), ('H','K'), ('I','K'), ('J','I')," \
+    " ('K','I'), ('K','R'), ('L','H')), lt(s, d) AS" \
+    " (SELECT unicode(a), unicode(b) FROM v) "
+#define LT_PACKED "(SELECT __intrinsic_int_rows(s, d) FROM lt)"
+#define LT_TREE(cols, fn, args) \
+    LT_EDGES "SELECT group_concat(x, ' ') FROM (SELECT char(node_id) ||" \
+    " iif(" cols " IS NULL, '-', char(" cols ")) AS x FROM " fn "(" \
+    LT_PACKED ", " \
+    args ") ORDER BY node_id)"
+
+START_TEST(test_graph_search)
+{
+	sqlite3	*db = db_new();
+
+	expect_rows(db, LT_TREE("parent_node_id", "__intrinsic_graph_dfs",
+	    "(SELECT __intrinsic_int_rows(unicode('R')))"),
+	    "AR BR CR DA EH FC GC HL IK JG KH LD R-");
+	expect_rows(db, LT_TREE("parent_node_id", "__intrinsic_graph_bfs",
+	    "(SELECT __intrinsic_int_rows(unicode('R')))"),
+	    "AR BR CR DA EB FC GC HE IF JG KH LD R-");
+	/* Visit order: depth first takes the last start first. */
+	expect_rows(db, "WITH e(s, d) AS (VALUES (1, 2), (2, 3), (5, 3),"
+	    " (5, 6), (6, NULL)) SELECT * FROM __intrinsic_graph_dfs("
+	    "(SELECT __intrinsic_int_rows(s, d) FROM e),"
+	    " (SELECT __intrinsic_int_rows(column1) FROM (VALUES (5), (9),"
+	    " (1))))", "1,[NULL]\n2,1\n3,2\n9,[NULL]\n5,[NULL]\n6,5");
+	expect_rows(db, "WITH e(s, d) AS (VALUES (1, 2), (2, 3), (5, 3),"
+	    " (5, 6)) SELECT * FROM __intrinsic_graph_bfs("
+	    "(SELECT __intrinsic_int_rows(s, d) FROM e),"
+	    " (SELECT __intrinsic_int_rows(column1) FROM (VALUES (5), (1),"
+	    " (5))))", "5,[NULL]\n1,[NULL]\n3,5\n6,5\n2,1");
+	/* Nothing in, nothing out; a NULL end is no edge to node 0. */
+	expect_rows(db, "SELECT * FROM __intrinsic_graph_dfs(NULL, NULL)", "");
+	expect_rows(db, "SELECT * FROM __intrinsic_graph_bfs("
+	    "(SELECT __intrinsic_int_rows(1, 2) WHERE 0),"
+	    " (SELECT __intrinsic_int_rows(1)))", "1,[NULL]");
+	expect_rows(db, "WITH e(s, d) AS (VALUES (2, 1), (1, NULL),"
+	    " (0, NULL)) SELECT * FROM __intrinsic_graph_dfs("
+	    "(SELECT __intrinsic_int_rows(s, d) FROM e),"
+	    " (SELECT __intrinsic_int_rows(2)))", "2,[NULL]\n1,2");
+	/* Large, sparse ids are fine. */
+	expect_rows(db, "SELECT * FROM __intrinsic_graph_dfs("
+	    "(SELECT __intrinsic_int_rows(-9000000000000, 9000000000000)),"
+	    " (SELECT __intrinsic_int_rows(-9000000000000)))",
+	    "-9000000000000,[NULL]\n9000000000000,-9000000000000");
+	db_close(db);
+}
+END_TEST
+
+/* The example of upstream's floor and ceiling tests, same results. */
+START_TEST(test_graph_bounded)
+{
+	sqlite3	*db = db_new();
+	const char *q =
+	    "WITH e(s, d, w) AS (VALUES (0, 0, 0), (1, 2, 1), (1, 3, 1),"
+	    " (3, 4, 1), (3, 5, 0), (5, 6, 0)),"
+	    " r(n, t) AS (VALUES (0, 0), (1, 2), (3, 1), (2, 0))"
+	    " SELECT group_concat(root_node_id || ':' || node_id || '<' ||"
+	    " coalesce(parent_node_id, '-'), ' ')"
+	    " FROM __intrinsic_graph_dfs_bounded("
+	    "(SELECT __intrinsic_int_rows(s, d, w) FROM e),"
+	    " (SELECT __intrinsic_int_rows(n, t) FROM r), %d)";
+	char	*sql;
+
+	sql = sqlite3_mprintf(q, 1);
+	expect_rows(db, sql, "0:0<- 1:1<- 1:2<1 1:3<1 1:4<3 3:3<- 3:4<3 "
+	    "3:5<3 3:6<5 2:2<-");
+	sqlite3_free(sql);
+	sql = sqlite3_mprintf(q, 0);
+	expect_rows(db, sql, "0:0<- 1:1<- 1:2<1 1:3<1 3:3<- 3:4<3 3:5<3 "
+	    "3:6<5 2:2<-");
+	sqlite3_free(sql);
+	expect_error(db, "SELECT * FROM __intrinsic_graph_dfs_bounded("
+	    "(SELECT __intrinsic_int_rows(1, 2, -1)),"
+	    " (SELECT __intrinsic_int_rows(1, 5)), 1)", "non-negative");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_dfs_bounded("
+	    "(SELECT __intrinsic_int_rows(1, 2, 1)),"
+	    " (SELECT __intrinsic_int_rows(1, -5)), 1)", "non-negative");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_dfs_bounded("
+	    "(SELECT __intrinsic_int_rows(1, 2, 1)),"
+	    " (SELECT __intrinsic_int_rows(1, 5)), 'x')", "must be an integer");
+	db_close(db);
+}
+END_TEST
+
+START_TEST(test_graph_dominator)
+{
+	sqlite3	*db = db_new();
+
+	expect_rows(db, LT_TREE("dominator_node_id",
+	    "__intrinsic_graph_dominator_tree", "unicode('R')"),
+	    "AR BR CR DR ER FC GC HR IR JG KR LD R-");
+	/* 98 and 99 cannot be reached from 0: left out. */
+	expect_rows(db, "WITH e(s, d) AS (VALUES (0, 1), (1, 2), (2, 3),"
+	    " (99, 2), (98, 99), (3, 1)) SELECT * FROM"
+	    " __intrinsic_graph_dominator_tree("
+	    "(SELECT __intrinsic_int_rows(s, d) FROM e), 0)",
+	    "0,[NULL]\n1,0\n2,1\n3,2");
+	expect_rows(db, "SELECT * FROM __intrinsic_graph_dominator_tree("
+	    "NULL, NULL)", "");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_dominator_tree("
+	    "(SELECT __intrinsic_int_rows(1, 2)), 7)", "not in the graph");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_dominator_tree("
+	    "(SELECT __intrinsic_int_rows(1, 2)), 'a')", "must be an integer");
+	db_close(db);
+}
+END_TEST
+
+START_TEST(test_graph_partition)
+{
+	sqlite3	*db = db_new();
+
+	/* Upstream's documented example, same result. */
+	expect_rows(db, "WITH t(i, p, g) AS (VALUES (1, NULL, 1), (2, 1, 1),"
+	    " (3, 2, 2), (4, 2, 2), (5, 4, 1), (6, 4, 3), (7, 4, 2),"
+	    " (8, 4, 1)) SELECT * FROM __intrinsic_tree_partition("
+	    "(SELECT __intrinsic_int_rows(i, p, g) FROM t))",
+	    "1,[NULL],1\n2,1,1\n3,[NULL],2\n4,[NULL],2\n5,2,1\n6,[NULL],3\n"
+	    "7,4,2\n8,2,1");
+	expect_error(db, "SELECT * FROM __intrinsic_tree_partition("
+	    "(SELECT __intrinsic_int_rows(column1, column2, 0) FROM"
+	    " (VALUES (1, NULL), (1, NULL))))", "duplicate");
+	expect_error(db, "SELECT * FROM __intrinsic_tree_partition("
+	    "(SELECT __intrinsic_int_rows(column1, column2, 0) FROM"
+	    " (VALUES (1, NULL), (2, 7))))", "not a node id");
+	expect_error(db, "SELECT * FROM __intrinsic_tree_partition("
+	    "(SELECT __intrinsic_int_rows(column1, column2, 0) FROM"
+	    " (VALUES (1, NULL), (2, 3), (3, 2))))", "loop");
+	db_close(db);
+}
+END_TEST
+
+/* Bad input to the packing aggregate and the table functions. */
+START_TEST(test_graph_bad_input)
+{
+	sqlite3	*db = db_new();
+
+	expect_error(db, "SELECT __intrinsic_int_rows('a', 1)",
+	    "not an integer");
+	expect_error(db, "SELECT __intrinsic_int_rows(1.5)", "not an integer");
+	expect_error(db, "SELECT __intrinsic_int_rows(-9223372036854775807"
+	    " - 1)", "not an integer");
+	expect_rows(db, "SELECT length(__intrinsic_int_rows(2.0, 3))", "24");
+	/* A BLOB not from the aggregate, or with the wrong shape. */
+	expect_error(db, "SELECT * FROM __intrinsic_graph_dfs(x'0102',"
+	    " NULL)", "__intrinsic_int_rows");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_dfs("
+	    "(SELECT __intrinsic_int_rows(1, 2, 3)), NULL)",
+	    "__intrinsic_int_rows");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_dfs(7, NULL)",
+	    "__intrinsic_int_rows");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_dfs", "arguments");
+	db_close(db);
+}
+END_TEST
+
+/*
+ * A 300000-node chain: deep walks need no recursion. Bounded: a root i
+ * reaches min(i + 10, 300000), 11 nodes at most.
+ */
+START_TEST(test_graph_large)
+{
+	sqlite3	*db = db_new();
+
+	exec(db, "CREATE TABLE chain AS WITH RECURSIVE c(i) AS (SELECT 0"
+	    " UNION ALL SELECT i + 1 FROM c WHERE i < 299999)"
+	    " SELECT i AS s, i + 1 AS d FROM c");
+	expect_rows(db, "SELECT count(*), max(node_id) FROM"
+	    " __intrinsic_graph_dfs((SELECT __intrinsic_int_rows(s, d)"
+	    " FROM chain), (SELECT __intrinsic_int_rows(0)))",
+	    "300001,300000");
+	expect_rows(db, "SELECT count(*), sum(node_id - dominator_node_id)"
+	    " FROM __intrinsic_graph_dominator_tree((SELECT"
+	    " __intrinsic_int_rows(s, d) FROM chain), 0)", "300001,300000");
+	expect_rows(db, "SELECT count(*) FROM __intrinsic_tree_partition("
+	    "(SELECT __intrinsic_int_rows(d, nullif(s, -1), d % 3) FROM"
+	    " (SELECT -1 AS s, 0 AS d UNION ALL SELECT s, d FROM chain)))",
+	    "300001");
+	expect_rows(db, "SELECT count(*) FROM __intrinsic_graph_dfs_bounded("
+	    "(SELECT __intrinsic_int_rows(s, d, 1) FROM chain),"
+	    " (SELECT __intrinsic_int_rows(s, 10) FROM chain), 0)",
+	    "3299955");
+	db_close(db);
+}
+END_TEST
+
+#define SCAN_EDGES \
+    "(SELECT __intrinsic_int_rows(column1, column2) FROM (VALUES (0, 1)," \
+    " (0, 2), (1, 3), (2, 3), (3, 4)))"
+
+/* Plain and aggregating scans; the results are upstream's for the same. */
+START_TEST(test_graph_scan)
+{
+	sqlite3	*db = db_new();
+
+	/* A row per path, text and real values carried along. */
+	expect_rows(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", (SELECT __intrinsic_value_rows(0, 'r', 1.5)),"
+	    " '(SELECT id, path || id AS path, w * 2 AS w FROM $table)',"
+	    " '(path, w)', 0)",
+	    "0,r,1.5,[NULL],[NULL],[NULL],[NULL],[NULL]\n"
+	    "1,r1,3,[NULL],[NULL],[NULL],[NULL],[NULL]\n"
+	    "2,r2,3,[NULL],[NULL],[NULL],[NULL],[NULL]\n"
+	    "3,r13,6,[NULL],[NULL],[NULL],[NULL],[NULL]\n"
+	    "3,r23,6,[NULL],[NULL],[NULL],[NULL],[NULL]\n"
+	    "4,r134,12,[NULL],[NULL],[NULL],[NULL],[NULL]\n"
+	    "4,r234,12,[NULL],[NULL],[NULL],[NULL],[NULL]");
+	/* One row per node, all its inputs at once. */
+	expect_rows(db, "SELECT c0, c1, c2 FROM __intrinsic_graph_scan("
+	    SCAN_EDGES ", (SELECT __intrinsic_value_rows(0, 'r', 1.5)),"
+	    " '(SELECT id, max(path) || id, sum(w) FROM $table GROUP BY id)',"
+	    " '(path, w)', 1)",
+	    "0,r,1.5\n1,r1,1.5\n2,r2,1.5\n3,r23,3\n4,r234,3");
+	/* No start rows: nothing; a start outside the graph: itself. */
+	expect_rows(db, "SELECT c0, c1 FROM __intrinsic_graph_scan("
+	    SCAN_EDGES ", NULL, '(SELECT id, d FROM $table)', '(d)', 0)", "");
+	expect_rows(db, "SELECT c0, c1 FROM __intrinsic_graph_scan("
+	    SCAN_EDGES ", (SELECT __intrinsic_value_rows(9, NULL)),"
+	    " '(SELECT id, d FROM $table)', '(d)', 1)", "9,[NULL]");
+	db_close(db);
+}
+END_TEST
+
+START_TEST(test_graph_scan_errors)
+{
+	sqlite3	*db = db_new();
+	const char *loop = "(SELECT __intrinsic_int_rows(column1, column2)"
+	    " FROM (VALUES (0, 1), (1, 2), (2, 1)))";
+	char	*sql;
+
+	sql = sqlite3_mprintf("SELECT * FROM __intrinsic_graph_scan(%s,"
+	    " (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id, d + 1 FROM $table)', '(d)', %d)", loop, 0);
+	expect_error(db, sql, "loop");
+	sqlite3_free(sql);
+	sql = sqlite3_mprintf("SELECT * FROM __intrinsic_graph_scan(%s,"
+	    " (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id, max(d) + 1 FROM $table GROUP BY id)', '(d)', %d)",
+	    loop, 1);
+	expect_error(db, sql, "loop");
+	sqlite3_free(sql);
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id FROM $table)', '(d)', 0)", "id and the 1 scan");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", (SELECT __intrinsic_value_rows(0, 0, 0)),"
+	    " '(SELECT id, d FROM $table)', '(d)', 0)", "start rows must");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id, d FROM $table)', '(d; drop)', 0)", "columns must");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id, d FROM nowhere)', '(d)', 0)", "no such table");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT ''x'', d FROM $table)', '(d)', 0)", "non-integer id");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan(" SCAN_EDGES
+	    ", x'0011223344', '(SELECT id, d FROM $table)', '(d)', 0)",
+	    "__intrinsic_value_rows");
+	expect_error(db, "SELECT __intrinsic_value_rows(x'00')", "BLOB");
+	expect_error(db, "SELECT * FROM __intrinsic_graph_scan_rows(5)",
+	    "no running scan");
+	db_close(db);
+}
+END_TEST
+
+/* Each round's rows travel on: a 2^16-row fan-out is fine, bounded. */
+START_TEST(test_graph_scan_large)
+{
+	sqlite3	*db = db_new();
+
+	/* 16 diamonds in a row: 2^16 paths to the last node. */
+	exec(db, "CREATE TABLE dia AS WITH RECURSIVE k(i) AS (SELECT 0"
+	    " UNION ALL SELECT i + 1 FROM k WHERE i < 15)"
+	    " SELECT 3 * i AS s, 3 * i + 1 AS d FROM k UNION ALL"
+	    " SELECT 3 * i, 3 * i + 2 FROM k UNION ALL"
+	    " SELECT 3 * i + 1, 3 * i + 3 FROM k UNION ALL"
+	    " SELECT 3 * i + 2, 3 * i + 3 FROM k");
+	expect_rows(db, "SELECT count(*) FROM __intrinsic_graph_scan("
+	    "(SELECT __intrinsic_int_rows(s, d) FROM dia),"
+	    " (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id, d + 1 FROM $table)', '(d)', 0) WHERE c0 = 48",
+	    "65536");
+	expect_rows(db, "SELECT c1 FROM __intrinsic_graph_scan("
+	    "(SELECT __intrinsic_int_rows(s, d) FROM dia),"
+	    " (SELECT __intrinsic_value_rows(0, 1)),"
+	    " '(SELECT id, sum(d) FROM $table GROUP BY id)', '(d)', 1)"
+	    " WHERE c0 = 48", "65536");
+	/* 24 diamonds: 2^24 rows would pass the bound. */
+	exec(db, "CREATE TABLE dia24 AS WITH RECURSIVE k(i) AS (SELECT 0"
+	    " UNION ALL SELECT i + 1 FROM k WHERE i < 23)"
+	    " SELECT 3 * i AS s, 3 * i + 1 AS d FROM k UNION ALL"
+	    " SELECT 3 * i, 3 * i + 2 FROM k UNION ALL"
+	    " SELECT 3 * i + 1, 3 * i + 3 FROM k UNION ALL"
+	    " SELECT 3 * i + 2, 3 * i + 3 FROM k");
+	expect_error(db, "SELECT count(*) FROM __intrinsic_graph_scan("
+	    "(SELECT __intrinsic_int_rows(s, d) FROM dia24),"
+	    " (SELECT __intrinsic_value_rows(0, 0)),"
+	    " '(SELECT id, d FROM $table)', '(d)', 0)", "values in flight");
+	db_close(db);
+}
+END_TEST
+
+/*
+ * The critical path walk on the graph of diff test
+ * stdlib_sched_critical_path (same rows as upstream's walk there).
+ */
+#define CP_NODES \
+    "(SELECT __intrinsic_int_rows(column1, column2, column3, column4," \
+    " column5, column6, column7) FROM (VALUES" \
+    " (1, 1, 0, 10, NULL, NULL, NULL), (2, 2, 5, 20, 5, 1, NULL)," \
+    " (3, 2, 40, 10, 15, NULL, 2), (4, 3, 50, 10, 48, 3, NULL)))"
+
+START_TEST(test_critical_path)
+{
+	sqlite3	*db = db_new();
+
+	expect_rows(db, "SELECT root_id, depth, ts, dur, blocker_id,"
+	    " blocker_utid, parent_id FROM __intrinsic_critical_path_walk("
+	    CP_NODES ", (SELECT __intrinsic_int_rows(4)))",
+	    "4,0,50,10,4,3,4\n4,1,25,15,3,2,4\n4,1,40,10,3,2,4\n"
+	    "4,1,5,20,2,2,4\n4,2,2,3,1,1,4");
+	/* Unknown and NULL roots walk nowhere. */
+	expect_rows(db, "SELECT * FROM __intrinsic_critical_path_walk("
+	    CP_NODES ", (SELECT __intrinsic_int_rows(column1) FROM"
+	    " (VALUES (99), (NULL))))", "");
+	expect_rows(db, "SELECT * FROM __intrinsic_critical_path_walk("
+	    "NULL, NULL)", "");
+	/* Bad data: woken by itself never ends; duplicates; NULL ts. */
+	expect_error(db, "SELECT * FROM __intrinsic_critical_path_walk("
+	    "(SELECT __intrinsic_int_rows(7, 1, 100, 10, 50, 7, NULL)),"
+	    " (SELECT __intrinsic_int_rows(7)))", "does not end");
+	expect_error(db, "SELECT * FROM __intrinsic_critical_path_walk("
+	    "(SELECT __intrinsic_int_rows(7, 1, column1, 10, 5, NULL, NULL)"
+	    " FROM (VALUES (1), (2))), (SELECT __intrinsic_int_rows(7)))",
+	    "duplicate");
+	expect_error(db, "SELECT * FROM __intrinsic_critical_path_walk("
+	    "(SELECT __intrinsic_int_rows(7, 1, NULL, 10, 5, NULL, NULL)),"
+	    " (SELECT __intrinsic_int_rows(7)))", "must not be NULL");
+	/* Times at the int64 edges do not overflow. */
+	expect_rows(db, "SELECT count(*) FROM __intrinsic_critical_path_walk("
+	    "(SELECT __intrinsic_int_rows(1, 1, 9223372036854775000, 10000,"
+	    " 9223372036854775000, NULL, NULL)),"
+	    " (SELECT __intrinsic_int_rows(1)))", "1");
+	db_close(db);
+}
+END_TEST
+
 static Suite *
 tp_ops_suite(void)
 {
@@ -1116,6 +1475,20 @@ tp_ops_suite(void)
 	tc = tcase_create("flows");
 	tcase_add_test(tc, test_flows);
 	tcase_add_test(tc, test_flows_trace_id);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("graphs");
+	tcase_add_test(tc, test_graph_search);
+	tcase_add_test(tc, test_graph_bounded);
+	tcase_add_test(tc, test_graph_dominator);
+	tcase_add_test(tc, test_graph_partition);
+	tcase_add_test(tc, test_graph_bad_input);
+	tcase_add_test(tc, test_graph_large);
+	tcase_add_test(tc, test_graph_scan);
+	tcase_add_test(tc, test_graph_scan_errors);
+	tcase_add_test(tc, test_graph_scan_large);
+	tcase_add_test(tc, test_critical_path);
+	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("span_join");

@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include "ops_graph.h"
 #include "ops_int.h"
 #include "tp_ops.h"
 
@@ -17,7 +18,13 @@ tp_ops_register(sqlite3 *db, char **errmsg)
 	    ops_flow_fns_register(db, &err) == -1 ||
 	    ops_clock_fns_register(db, &err) == -1 ||
 	    ops_window_fns_register(db, &err) == -1 ||
-	    ops_args_json_register(db, &err) == -1) {
+	    ops_args_json_register(db, &err) == -1 ||
+	    ops_graph_agg_register(db, &err) == -1 ||
+	    ops_graph_search_register(db, &err) == -1 ||
+	    ops_graph_dom_register(db, &err) == -1 ||
+	    ops_graph_part_register(db, &err) == -1 ||
+	    ops_graph_scan_register(db, &err) == -1 ||
+	    ops_critical_path_register(db, &err) == -1) {
 		if (errmsg != NULL)
 			*errmsg = err;
 		else
