@@ -60,6 +60,9 @@ struct tp_config {
 	 * importers make of them, as upstream's ingest_ftrace_in_raw_table.
 	 */
 	int		 ftrace_raw;
+	/* A live stream (--live): what has no time of its own applies as
+	 * it arrives instead of at the newest time seen. */
+	int		 streaming;
 	/* PerfettoSQL packages every engine gets (psql_pkgs_read()). */
 	const struct psql_pkgs *sql_packages;
 };

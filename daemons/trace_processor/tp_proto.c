@@ -1310,9 +1310,13 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 
 		if (clock_to_boot(tp, pk.seq, clock, pk.ts, &ts) == -1)
 			return;
-		p->last_ts = ts;
+		if (ts > p->last_ts)
+			p->last_ts = ts;
 	} else {
+		/* No time of its own: the newest seen, as upstream. */
 		ts = p->last_ts;
+		if (tp->sorter.pushed_any && tp->sorter.newest > ts)
+			ts = tp->sorter.newest;
 	}
 
 	switch (pk.data.id) {
@@ -1323,9 +1327,13 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		    s != NULL && s->first_seen);
 		if (s != NULL && s->valid)
 			seq_thread_from_desc(s, pk.data.data, pk.data.len);
-		/* Without a time of its own it would take the newest one
-		 * seen, maybe another sequence's, and hold back the rest. */
-		if (pk.has_ts)
+		/*
+		 * In time order, as upstream. But in a live stream one
+		 * without a time of its own would take the newest one seen,
+		 * maybe another sequence's, and make the rest out of order:
+		 * it applies at once there.
+		 */
+		if (pk.has_ts || !tp->cfg.streaming)
 			push_packet(tp, ts, NULL, TP_NULL, buf, len);
 		else
 			desc_apply(tp, pk.data.data, pk.data.len);

@@ -550,6 +550,7 @@ live_new(struct event_base *base, const struct tp_config *cfg,
 	l->base = base;
 	l->cfg = *cfg;
 	l->cfg.progress = NULL;
+	l->cfg.streaming = 1;
 	l->mx = mx;
 	l->opts = *opts;
 	if (l->opts.period_ms == 0)
