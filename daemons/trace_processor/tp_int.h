@@ -255,6 +255,10 @@ struct tp_systrace;
 struct tp_ftrace;
 struct tp_gunzip;
 struct tp_sysstats;
+struct tp_fpower;
+struct tp_fnet;
+struct tp_fmm;
+struct tp_track_pools;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -339,6 +343,10 @@ struct tp {
 	struct tp_ftrace	*ftrace;
 	struct tp_gunzip	*gunzip;
 	struct tp_sysstats	*sysstats;
+	struct tp_fpower	*fpower;
+	struct tp_fnet		*fnet;
+	struct tp_fmm		*fmm;
+	struct tp_track_pools	*pools;
 };
 
 /* tp_engine.c */
@@ -370,6 +378,8 @@ void	 tp_arg_real(struct tp *, int64_t set, const char *flat,
 	    const char *key, double v);
 void	 tp_arg_str(struct tp *, int64_t set, const char *flat, const char *key,
 	    const char *s, size_t len, const char *type);
+/* A string arg whose value is NULL (upstream's null StringId). */
+void	 tp_arg_str_null(struct tp *, int64_t set, const char *key);
 void	 tp_counter_insert(struct tp *, int64_t ts, int64_t track, double v,
 	    int64_t arg_set_id);
 int64_t	 tp_sched_insert(struct tp *, int64_t id, int64_t ts, int64_t dur,
@@ -445,6 +455,10 @@ int64_t	 tp_track_intern(struct tp *, enum tp_track_type, const char *name,
 int64_t	 tp_track_intern_key(struct tp *, enum tp_track_type,
 	    const char *name, int64_t scope, uint64_t discr);
 int64_t	 tp_thread_track(struct tp *, int64_t utid);
+/* The track of this type and name whose integer dimension key is v (one
+ * track per value), created on first use with that dimension arg. */
+int64_t	 tp_track_intern_idim(struct tp *, enum tp_track_type,
+	    const char *name, int64_t scope, const char *key, int64_t v);
 const char *tp_track_type_name(enum tp_track_type);
 /* Says what a track holds, as upstream's track type (a static string). */
 void	 tp_track_kind(struct tp *, int64_t track, const char *kind);
@@ -475,6 +489,15 @@ void	 tp_slices_write_open(struct tp *);
 /* Flow v2 semantics: id connects the previous slice to this one. */
 void	 tp_flow_step(struct tp *, uint64_t flow_id, int64_t slice_id,
 	    int terminate);
+
+/* tp_track_pool.c: async slices sharing tracks of one name, as upstream's
+ * track compressor: a begin takes the track its cookie holds, else the
+ * first idle one, else a new one; an end finds its cookie's. */
+int64_t	 tp_track_pool_begin(struct tp *, const char *kind, const char *name,
+	    uint64_t cookie);
+int64_t	 tp_track_pool_end(struct tp *, const char *kind, const char *name,
+	    uint64_t cookie);
+void	 tp_track_pools_free(struct tp *);
 
 /* tp_sorter.c */
 enum tp_sort_kind {
@@ -578,6 +601,34 @@ void	 tp_ftrace_cpu_counter(struct tp *, int64_t ts, const char *kind,
  * arg unless TP_NULL) and workqueue_execute_end (function NULL). */
 void	 tp_ftrace_workqueue(struct tp *, int64_t ts, int64_t cpu,
 	    int64_t tid, const char *function);
+/* Ends the innermost open slice on track with this category and name
+ * (NULL: any); *set (if asked) gets its arg set, TP_NULL when none. */
+void	 tp_ftrace_slice_end_matching(struct tp *, int64_t track, int64_t ts,
+	    const char *cat, const char *name, int64_t *set);
+
+/* An FtraceEvent's payload by field number (numbers below TP_EV_FIELDS),
+ * for the importers of the events that mean more than their args. */
+#define TP_EV_FIELDS	32
+struct tp_ftrace_ev {
+	int64_t		 v[TP_EV_FIELDS];
+	const char	*s[TP_EV_FIELDS];
+	size_t		 slen[TP_EV_FIELDS];
+};
+void	 tp_ftrace_ev_decode(const uint8_t *, size_t, struct tp_ftrace_ev *);
+/* Each returns 1 when evid is one of its events (handled), else 0. */
+int	 tp_ftrace_cpu_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_power_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_block_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_mm_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_net_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+void	 tp_ftrace_power_free(struct tp *);
+void	 tp_ftrace_mm_free(struct tp *);
+void	 tp_ftrace_net_free(struct tp *);
 void	 tp_ftrace_end(struct tp *);
 /* Writes the open sched slices and thread states; they stay open. */
 void	 tp_ftrace_write_open(struct tp *);

@@ -572,6 +572,12 @@ tp_arg_str(struct tp *tp, int64_t set, const char *flat, const char *key,
 }
 
 void
+tp_arg_str_null(struct tp *tp, int64_t set, const char *key)
+{
+	arg_insert(tp, set, key, key, TP_NULL, NULL, 0, NULL, "string");
+}
+
+void
 tp_counter_insert(struct tp *tp, int64_t ts, int64_t track, double v,
     int64_t arg_set_id)
 {
