@@ -626,6 +626,9 @@ int	 tp_ftrace_mm_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 int	 tp_ftrace_net_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+/* A cpu's frequency limits (either may be NULL: not known). */
+void	 tp_ftrace_cpu_freq_limits(struct tp *, int64_t ts, int64_t cpu,
+	    const double *max, const double *min);
 void	 tp_ftrace_power_free(struct tp *);
 void	 tp_ftrace_mm_free(struct tp *);
 void	 tp_ftrace_net_free(struct tp *);

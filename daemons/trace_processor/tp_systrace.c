@@ -237,6 +237,44 @@ workqueue_function(const char *a, size_t len, char *out, size_t outsz)
 	return 0;
 }
 
+/* A line's integer field as a number: 0, or -1 when it is not there. */
+static int
+kv_num(const struct kv *kv, size_t n, const char *k, double *v)
+{
+	const struct kv *e = kv_get(kv, n, k);
+	int64_t i;
+
+	if (e == NULL || parse_i64(e->v, e->vlen, &i) == -1)
+		return -1;
+	*v = (double)i;
+	return 0;
+}
+
+/* The field k1 if the line has it, else k2 (its other spelling). */
+static int
+kv_num_either(const struct kv *kv, size_t n, const char *k1, const char *k2,
+    double *v)
+{
+	return kv_num(kv, n, kv_get(kv, n, k1) != NULL ? k1 : k2, v);
+}
+
+/* cpu_frequency_limits, in the kernel's older ("min=") or newer
+ * ("min_freq=") spelling; a line without its cpu is ignored. */
+static void
+freq_limits(struct tp *tp, int64_t ts, const struct kv *kv, size_t n)
+{
+	double cpu, max, min;
+	int hmax, hmin;
+
+	if (kv_num(kv, n, "cpu_id", &cpu) == -1 || cpu < 0 ||
+	    cpu > UINT32_MAX)
+		return;
+	hmax = kv_num_either(kv, n, "max", "max_freq", &max) == 0;
+	hmin = kv_num_either(kv, n, "min", "min_freq", &min) == 0;
+	tp_ftrace_cpu_freq_limits(tp, ts, (int64_t)cpu, hmax ? &max : NULL,
+	    hmin ? &min : NULL);
+}
+
 void
 tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
@@ -293,6 +331,8 @@ tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		tp_ftrace_cpu_counter(tp, ts, "cpu_idle", "cpuidle",
 		    kv_int(kv, n, "cpu_id", cpu), (double)(uint32_t)kv_int(kv,
 		    n, "state", 0));
+	} else if (strcmp(name, "cpu_frequency_limits") == 0) {
+		freq_limits(tp, ts, kv, n);
 	} else if (strcmp(name, "sched_blocked_reason") == 0) {
 		/* The caller as the kernel printed it ("fn+0x../0x.."). */
 		const struct kv *c = kv_get(kv, n, "caller");
