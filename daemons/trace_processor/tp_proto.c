@@ -1232,6 +1232,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 2:		/* process_tree */
 	case 9:		/* process_stats */
 	case 7:		/* sys_stats */
+	case 38:	/* battery */
 		push_packet(tp, ts, NULL, TP_NULL, buf, len);
 		break;
 	case 69:	/* service_event: the sorter's marks */
@@ -1430,6 +1431,9 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		break;
 	case 7:
 		tp_proto_sys_stats(tp, it->ts, pk.data.data, pk.data.len);
+		break;
+	case 38:
+		tp_proto_battery(tp, it->ts, pk.data.data, pk.data.len);
 		break;
 	case 60:
 		desc_apply(tp, pk.data.data, pk.data.len);
