@@ -89,6 +89,7 @@ enum tp_stat {
 	ST_FTRACE_SETUP_ERRORS,
 	ST_FTRACE_ABI_ERRORS_SKIPPED_ZERO_DATA_LENGTH,
 	ST_CLOCK_SYNC_CACHE_MISS,
+	ST_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID,
 	/* Indexed stats (per buffer or per cpu). */
 	ST_INDEXED_FIRST,
 	ST_TRACED_BUF_BUFFER_SIZE = ST_INDEXED_FIRST,
@@ -625,6 +626,8 @@ int	 tp_ftrace_block_event(struct tp *, int64_t ts, uint32_t cpu,
 int	 tp_ftrace_mm_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 int	 tp_ftrace_f2fs_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_thermal_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 int	 tp_ftrace_net_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);

@@ -144,6 +144,9 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "" },
 	[ST_CLOCK_SYNC_CACHE_MISS] = { "clock_sync_cache_miss", "info",
 	    "analysis", "" },
+	[ST_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID] = {
+	    "ftrace_thermal_exynos_acpm_unknown_tz_id", "error", "analysis",
+	    "" },
 	[ST_TRACED_BUF_BUFFER_SIZE] = { "traced_buf_buffer_size", "info",
 	    "trace", "" },
 	[ST_TRACED_BUF_BYTES_WRITTEN] = { "traced_buf_bytes_written", "info",
