@@ -139,6 +139,7 @@ tp_free(struct tp *tp)
 	tp_json_free(tp);
 	tp_systrace_free(tp);
 	tp_ftrace_free(tp);
+	tp_generic_kernel_free(tp);
 	tp_sysstats_free(tp);
 	if (tp->gunzip != NULL) {
 		inflateEnd(&tp->gunzip->z);
@@ -342,6 +343,7 @@ tp_eof(struct tp *tp)
 	}
 	tp_sorter_drain(tp, 1);
 	tp_ftrace_end(tp);
+	tp_generic_kernel_write_open(tp);
 	tp_slices_close_all(tp);
 	tp_metadata_int(tp, "trace_size_bytes", (int64_t)tp->bytes_in);
 	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)
@@ -380,6 +382,7 @@ tp_checkpoint(struct tp *tp, int64_t upto)
 		rc = -1;
 	tp_slices_write_open(tp);
 	tp_ftrace_write_open(tp);
+	tp_generic_kernel_write_open(tp);
 	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)
 		rc = -1;
 	/* From the first checkpoint on, the index is kept up as rows come. */

@@ -90,6 +90,7 @@ enum tp_stat {
 	ST_FTRACE_ABI_ERRORS_SKIPPED_ZERO_DATA_LENGTH,
 	ST_CLOCK_SYNC_CACHE_MISS,
 	ST_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID,
+	ST_GENERIC_TASK_STATE_INVALID_ORDER,
 	/* Indexed stats (per buffer or per cpu). */
 	ST_INDEXED_FIRST,
 	ST_TRACED_BUF_BUFFER_SIZE = ST_INDEXED_FIRST,
@@ -194,6 +195,8 @@ struct tp_thread {
 	int64_t		 start_ts, end_ts;
 	char		*name;
 	int		 name_prio;	/* higher sources win */
+	int		 main_thread;	/* -1: whether tid is its pid's */
+	int		 is_idle;
 	uint64_t	 pub;		/* hash of the row last written */
 };
 
@@ -260,6 +263,7 @@ struct tp_fpower;
 struct tp_fnet;
 struct tp_fmm;
 struct tp_track_pools;
+struct tp_gkernel;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -348,6 +352,7 @@ struct tp {
 	struct tp_fnet		*fnet;
 	struct tp_fmm		*fmm;
 	struct tp_track_pools	*pools;
+	struct tp_gkernel	*gkernel;
 };
 
 /* tp_engine.c */
@@ -422,6 +427,11 @@ int64_t	 tp_thread_new(struct tp *, int64_t tid, int64_t ts);
 int64_t	 tp_process_get(struct tp *, int64_t pid);
 int64_t	 tp_process_new(struct tp *, int64_t pid, int64_t parent_upid,
 	    int64_t ts);
+/* The process of pid, made without a main thread if new. */
+int64_t	 tp_process_get_bare(struct tp *, int64_t pid);
+/* The live thread tid of process upid (adopted if in none yet), or a new
+ * one in it. */
+int64_t	 tp_thread_with_parent(struct tp *, int64_t tid, int64_t upid);
 /* The thread tid as a member of process pid (main thread if equal). */
 int64_t	 tp_thread_in_process(struct tp *, int64_t tid, int64_t pid);
 void	 tp_thread_set_name(struct tp *, int64_t utid, const char *, size_t,
@@ -499,6 +509,17 @@ int64_t	 tp_track_pool_begin(struct tp *, const char *kind, const char *name,
 int64_t	 tp_track_pool_end(struct tp *, const char *kind, const char *name,
 	    uint64_t cookie);
 void	 tp_track_pools_free(struct tp *);
+
+/* tp_generic_kernel.c: TracePacket fields of the generic kernel events. */
+#define TP_GK_TASK_STATE	117
+#define TP_GK_CPU_FREQ		118
+#define TP_GK_TASK_RENAME	120
+#define TP_GK_PROCESS_TREE	122
+void	 tp_generic_kernel_packet(struct tp *, uint32_t field, int64_t ts,
+	    const uint8_t *, size_t);
+/* Writes the open sched slices and thread states; they stay open. */
+void	 tp_generic_kernel_write_open(struct tp *);
+void	 tp_generic_kernel_free(struct tp *);
 
 /* tp_sorter.c */
 enum tp_sort_kind {

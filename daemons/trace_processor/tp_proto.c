@@ -1233,6 +1233,10 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 9:		/* process_stats */
 	case 7:		/* sys_stats */
 	case 38:	/* battery */
+	case TP_GK_TASK_STATE:
+	case TP_GK_CPU_FREQ:
+	case TP_GK_TASK_RENAME:
+	case TP_GK_PROCESS_TREE:
 		push_packet(tp, ts, NULL, TP_NULL, buf, len);
 		break;
 	case 69:	/* service_event: the sorter's marks */
@@ -1434,6 +1438,13 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		break;
 	case 38:
 		tp_proto_battery(tp, it->ts, pk.data.data, pk.data.len);
+		break;
+	case TP_GK_TASK_STATE:
+	case TP_GK_CPU_FREQ:
+	case TP_GK_TASK_RENAME:
+	case TP_GK_PROCESS_TREE:
+		tp_generic_kernel_packet(tp, pk.data.id, it->ts, pk.data.data,
+		    pk.data.len);
 		break;
 	case 60:
 		desc_apply(tp, pk.data.data, pk.data.len);

@@ -144,6 +144,10 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "" },
 	[ST_CLOCK_SYNC_CACHE_MISS] = { "clock_sync_cache_miss", "info",
 	    "analysis", "" },
+	[ST_GENERIC_TASK_STATE_INVALID_ORDER] = {
+	    "generic_task_state_invalid_order", "error", "analysis",
+	    "Invalid order of generic task state events. Should never happen."
+	    },
 	[ST_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID] = {
 	    "ftrace_thermal_exynos_acpm_unknown_tz_id", "error", "analysis",
 	    "" },
