@@ -91,6 +91,9 @@ enum tp_stat {
 	ST_CLOCK_SYNC_CACHE_MISS,
 	ST_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID,
 	ST_GENERIC_TASK_STATE_INVALID_ORDER,
+	ST_STRACE_PARSE_FAILURE,
+	ST_STRACE_UNSUPPORTED_TIMESTAMP_FORMAT,
+	ST_STRACE_MISSING_PID,
 	/* Indexed stats (per buffer or per cpu). */
 	ST_INDEXED_FIRST,
 	ST_TRACED_BUF_BUFFER_SIZE = ST_INDEXED_FIRST,
@@ -264,6 +267,7 @@ struct tp_fnet;
 struct tp_fmm;
 struct tp_track_pools;
 struct tp_gkernel;
+struct tp_strace;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -271,6 +275,7 @@ enum tp_format {
 	FMT_JSON,
 	FMT_SYSTRACE,
 	FMT_GZIP,
+	FMT_STRACE,
 };
 
 struct tp_sort_item;
@@ -353,6 +358,7 @@ struct tp {
 	struct tp_fmm		*fmm;
 	struct tp_track_pools	*pools;
 	struct tp_gkernel	*gkernel;
+	struct tp_strace	*strace;
 };
 
 /* tp_engine.c */
@@ -529,6 +535,7 @@ enum tp_sort_kind {
 	SK_COMPACT_WAKING,
 	SK_JSON,		/* one traceEvents object */
 	SK_SYSTRACE,		/* one text line */
+	SK_STRACE,		/* one strace line */
 };
 
 struct tp_sort_blk;
@@ -572,10 +579,27 @@ void	 tp_sorter_read_done(struct tp *);
 void	 tp_proto_parse_sorted(struct tp *, struct tp_sort_item *);
 void	 tp_json_parse_sorted(struct tp *, struct tp_sort_item *);
 void	 tp_systrace_parse_sorted(struct tp *, struct tp_sort_item *);
+void	 tp_strace_parse_sorted(struct tp *, struct tp_sort_item *);
 void	 tp_proto_unref(void *ref);
 
 /* tp_proto_system.c: state kept between SysStats samples. */
 void	 tp_sysstats_free(struct tp *);
+
+/* tp_lines.c: a text trace cut into lines across the chunks it comes
+ * in; fn gets each whole line, without its newline. A line longer than
+ * TP_MAX_LINE is dropped and counted as the stat overlong. */
+#define TP_MAX_LINE	(1u << 20)
+struct tp_lines {
+	char		*line;		/* the part of a line seen so far */
+	size_t		 len, cap;
+	int		 skip;		/* an overlong line */
+};
+typedef void (*tp_line_fn)(struct tp *, const char *, size_t);
+int	 tp_lines_feed(struct tp *, struct tp_lines *, const uint8_t *,
+	    size_t, tp_line_fn fn, enum tp_stat overlong);
+/* The unterminated last line, if any (1); it is consumed. */
+int	 tp_lines_rest(struct tp_lines *, const char **, size_t *);
+void	 tp_lines_free(struct tp_lines *);
 
 /* Importers' stream entry points. */
 int	 tp_proto_feed(struct tp *, const uint8_t *, size_t);
@@ -587,6 +611,13 @@ void	 tp_json_free(struct tp *);
 int	 tp_systrace_feed(struct tp *, const uint8_t *, size_t);
 int	 tp_systrace_end(struct tp *);
 void	 tp_systrace_free(struct tp *);
+/* tp_strace.c: strace -f -ttt text. */
+int	 tp_strace_sniff(const uint8_t *, size_t);
+int	 tp_strace_feed(struct tp *, const uint8_t *, size_t);
+int	 tp_strace_end(struct tp *);
+/* After the last sorted line: calls left unfinished get their args. */
+void	 tp_strace_flush(struct tp *);
+void	 tp_strace_free(struct tp *);
 
 /* tp_ftrace.c: ftrace events (from proto bundles and from text). */
 struct pb_field;

@@ -140,6 +140,9 @@ item_dispatch(struct tp *tp, struct tp_sort_item *it)
 	case SK_SYSTRACE:
 		tp_systrace_parse_sorted(tp, it);
 		break;
+	case SK_STRACE:
+		tp_strace_parse_sorted(tp, it);
+		break;
 	}
 }
 

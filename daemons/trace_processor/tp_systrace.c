@@ -13,13 +13,10 @@
 
 #include "tp_int.h"
 
-#define MAX_LINE	(1u << 20)
 #define MAX_FIELDS	32
 
 struct tp_systrace {
-	char		*line;
-	size_t		 len, cap;
-	int		 skip;		/* an overlong line */
+	struct tp_lines	 lines;
 };
 
 struct kv {
@@ -370,64 +367,23 @@ int
 tp_systrace_feed(struct tp *tp, const uint8_t *buf, size_t len)
 {
 	struct tp_systrace *st = tp->systrace;
-	const char *p = (const char *)buf, *end = p + len, *nl;
 
 	if (st == NULL && (st = tp->systrace = calloc(1, sizeof(*st))) == NULL)
 		return tp_seterr(tp, "%s: out of memory", __func__);
-	while (p < end) {
-		size_t n;
-
-		nl = memchr(p, '\n', (size_t)(end - p));
-		n = (size_t)((nl ? nl : end) - p);
-		if (st->len == 0 && nl != NULL && !st->skip) {
-			line_done(tp, p, n);	/* the whole line is here */
-		} else if (!st->skip) {
-			if (st->len + n > MAX_LINE) {
-				st->skip = 1;
-				st->len = 0;
-				tp_stat_inc(tp, ST_SYSTRACE_PARSE_FAILURE, 1);
-			} else {
-				if (st->len + n > st->cap) {
-					size_t ncap = st->cap ? st->cap : 256;
-					void *q;
-
-					while (ncap < st->len + n)
-						ncap *= 2;
-					if ((q = realloc(st->line, ncap)) ==
-					    NULL)
-						return tp_seterr(tp, "%s: out of"
-						    " memory", __func__);
-					st->line = q;
-					st->cap = ncap;
-				}
-				memcpy(st->line + st->len, p, n);
-				st->len += n;
-				if (nl != NULL) {
-					line_done(tp, st->line, st->len);
-					st->len = 0;
-				}
-			}
-		}
-		if (nl != NULL) {
-			st->skip = 0;
-			p = nl + 1;
-			tp_sorter_drain(tp, 0);
-		} else {
-			p = end;
-		}
-	}
-	return 0;
+	return tp_lines_feed(tp, &st->lines, buf, len, line_done,
+	    ST_SYSTRACE_PARSE_FAILURE);
 }
 
 int
 tp_systrace_end(struct tp *tp)
 {
-	struct tp_systrace *st = tp->systrace;
+	const char *s;
+	size_t len;
 
-	if (st != NULL && st->len > 0 && !st->skip)
-		line_done(tp, st->line, st->len);
-	if (st != NULL)
-		st->len = 0;
+	/* ftrace text's last line may lack its newline. */
+	if (tp->systrace != NULL && tp_lines_rest(&tp->systrace->lines, &s,
+	    &len))
+		line_done(tp, s, len);
 	return 0;
 }
 
@@ -436,7 +392,7 @@ tp_systrace_free(struct tp *tp)
 {
 	if (tp->systrace == NULL)
 		return;
-	free(tp->systrace->line);
+	tp_lines_free(&tp->systrace->lines);
 	free(tp->systrace);
 	tp->systrace = NULL;
 }
