@@ -1058,7 +1058,8 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		    !tp_ftrace_block_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_mm_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_f2fs_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_thermal_event(tp, ts, cpu, pid, evid, &e))
+		    !tp_ftrace_thermal_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_ufs_event(tp, ts, cpu, pid, evid, &e))
 			(void)tp_ftrace_net_event(tp, ts, cpu, pid, evid, &e);
 		break;
 	}

@@ -1,15 +1,23 @@
 /*
- * Contiguous memory allocator ftrace events: an allocation is an
- * "mm_cma_alloc" slice on the allocating thread, from cma_alloc_start to
- * cma_alloc_info (kernels 5.10 to 6.0) or cma_alloc_finish (6.1 on, with
- * the counts of the mm_alloc_contig_migrate_range_info between them).
- * Kernels of unknown release are left alone, as upstream leaves them.
+ * Memory allocator ftrace events.
+ *
+ * Contiguous memory allocator: an allocation is an "mm_cma_alloc" slice
+ * on the allocating thread, from cma_alloc_start to cma_alloc_info
+ * (kernels 5.10 to 6.0) or cma_alloc_finish (6.1 on, with the counts of
+ * the mm_alloc_contig_migrate_range_info between them). Kernels of
+ * unknown release are left alone, as upstream leaves them.
+ *
+ * ION (ion_stat): the total allocated, each allocation's size as a
+ * counter of its thread, and each buffer a "N kB" slice while it lives.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tp_int.h"
 
+#define EV_ION_STAT		335
 #define EV_CMA_ALLOC_START	465
 #define EV_CMA_ALLOC_INFO	466
 #define EV_CMA_ALLOC_FINISH	576
@@ -81,6 +89,53 @@ cma_end(struct tp *tp, int64_t ts, int64_t utid, const char *name,
 	arg_uint(tp, set, "cma_nr_test_fail", fails[2]);
 }
 
+/* A counter track with a heap_name dimension that is NULL: ion_stat
+ * does not say which heap. */
+static int64_t
+ion_track(struct tp *tp, enum tp_track_type type, const char *name,
+    int64_t scope, const char *kind)
+{
+	size_t n = tp->ntracks;
+	int64_t track = tp_track_intern(tp, type, name, scope);
+
+	if (track < 0)
+		return -1;
+	tp_track_kind(tp, track, kind);
+	if (tp->ntracks != n) {
+		if (tp->tracks[track].dim_set == TP_NULL)
+			tp->tracks[track].dim_set = tp_arg_set_new(tp);
+		tp_arg_str_null(tp, tp->tracks[track].dim_set, "heap_name");
+	}
+	return track;
+}
+
+/* buffer_id 1, len 2, total_allocated 3 */
+static void
+ion_stat(struct tp *tp, int64_t ts, int64_t pid, const struct tp_ftrace_ev *e)
+{
+	int64_t track, len = (int32_t)e->v[2];
+	char name[32];
+
+	if ((track = ion_track(tp, TT_COUNTER, "mem.ion", TP_NULL, "ion")) >=
+	    0)
+		tp_counter_insert(tp, ts, track, (double)(uint64_t)e->v[3],
+		    TP_NULL);
+	if ((track = ion_track(tp, TT_THREAD_COUNTER, "mem.ion_change",
+	    tp_thread_get(tp, pid), "ion_change")) >= 0)
+		tp_counter_insert(tp, ts, track, (double)len, TP_NULL);
+	if (len > 0) {
+		track = tp_track_pool_begin(tp, "android_ion_allocations",
+		    "mem.ion_buffer", (uint64_t)e->v[1]);
+		snprintf(name, sizeof(name), "%" PRId64 " kB", len / 1024);
+		(void)tp_slice_begin(tp, track, ts, NULL, name, TP_NULL,
+		    TP_NULL);
+	} else {
+		track = tp_track_pool_end(tp, "android_ion_allocations",
+		    "mem.ion_buffer", (uint64_t)e->v[1]);
+		(void)tp_slice_end(tp, track, ts, NULL, TP_NULL, NULL);
+	}
+}
+
 int
 tp_ftrace_mm_event(struct tp *tp, int64_t ts, uint32_t cpu, int64_t pid,
     uint32_t evid, const struct tp_ftrace_ev *e)
@@ -91,6 +146,10 @@ tp_ftrace_mm_event(struct tp *tp, int64_t ts, uint32_t cpu, int64_t pid,
 	int64_t utid;
 
 	(void)cpu;
+	if (evid == EV_ION_STAT) {
+		ion_stat(tp, ts, pid, e);
+		return 1;
+	}
 	if (evid != EV_CMA_ALLOC_START && evid != EV_CMA_ALLOC_INFO &&
 	    evid != EV_CMA_ALLOC_FINISH && evid != EV_MIGRATE_RANGE_INFO)
 		return 0;
