@@ -884,6 +884,7 @@ tp_ftrace_ev_decode(const uint8_t *buf, size_t len, struct tp_ftrace_ev *e)
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.id >= TP_EV_FIELDS)
 			continue;
+		e->has |= 1u << f.id;
 		if (f.wire == PB_LEN) {
 			e->s[f.id] = (const char *)f.data;
 			e->slen[f.id] = f.len;
@@ -1059,7 +1060,8 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		    !tp_ftrace_mm_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_f2fs_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_thermal_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_ufs_event(tp, ts, cpu, pid, evid, &e))
+		    !tp_ftrace_ufs_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_kmark_event(tp, ts, cpu, pid, evid, &e))
 			(void)tp_ftrace_net_event(tp, ts, cpu, pid, evid, &e);
 		break;
 	}

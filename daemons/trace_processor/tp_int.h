@@ -663,6 +663,7 @@ void	 tp_ftrace_slice_end_matching(struct tp *, int64_t track, int64_t ts,
  * for the importers of the events that mean more than their args. */
 #define TP_EV_FIELDS	32
 struct tp_ftrace_ev {
+	uint32_t	 has;		/* bit n: field n was there */
 	int64_t		 v[TP_EV_FIELDS];
 	const char	*s[TP_EV_FIELDS];
 	size_t		 slen[TP_EV_FIELDS];
@@ -682,6 +683,8 @@ int	 tp_ftrace_f2fs_event(struct tp *, int64_t ts, uint32_t cpu,
 int	 tp_ftrace_thermal_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 int	 tp_ftrace_ufs_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_kmark_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 int	 tp_ftrace_net_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
