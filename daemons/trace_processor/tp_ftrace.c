@@ -1061,7 +1061,8 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		    !tp_ftrace_f2fs_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_thermal_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_ufs_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_kmark_event(tp, ts, cpu, pid, evid, &e))
+		    !tp_ftrace_kmark_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_androidfs_event(tp, ts, cpu, pid, evid, &e))
 			(void)tp_ftrace_net_event(tp, ts, cpu, pid, evid, &e);
 		break;
 	}
@@ -1500,6 +1501,7 @@ tp_ftrace_free(struct tp *tp)
 	tp_ftrace_power_free(tp);
 	tp_ftrace_mm_free(tp);
 	tp_ftrace_net_free(tp);
+	tp_ftrace_androidfs_free(tp);
 	if (tp->ftrace == NULL)
 		return;
 	free(tp->ftrace->cpus);

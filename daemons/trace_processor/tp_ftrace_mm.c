@@ -7,8 +7,9 @@
  * the mm_alloc_contig_migrate_range_info between them). Kernels of
  * unknown release are left alone, as upstream leaves them.
  *
- * ION (ion_stat): the total allocated, each allocation's size as a
- * counter of its thread, and each buffer a "N kB" slice while it lives.
+ * ION (ion_stat) and DMA-BUF heaps (dma_heap_stat): the total allocated,
+ * each allocation's size as a counter of its thread, and each buffer a
+ * "N kB" slice while it lives.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "tp_int.h"
 
 #define EV_ION_STAT		335
+#define EV_DMA_HEAP_STAT	351
 #define EV_CMA_ALLOC_START	465
 #define EV_CMA_ALLOC_INFO	466
 #define EV_CMA_ALLOC_FINISH	576
@@ -109,12 +111,30 @@ ion_track(struct tp *tp, enum tp_track_type type, const char *name,
 	return track;
 }
 
+/* A buffer allocated (len > 0) or freed, on the pool of its kind. */
+static void
+buffer_slice(struct tp *tp, int64_t ts, const char *kind, const char *name,
+    uint64_t id, int64_t len)
+{
+	char size[32];
+	int64_t track;
+
+	if (len > 0) {
+		track = tp_track_pool_begin(tp, kind, name, id);
+		snprintf(size, sizeof(size), "%" PRId64 " kB", len / 1024);
+		(void)tp_slice_begin(tp, track, ts, NULL, size, TP_NULL,
+		    TP_NULL);
+	} else {
+		track = tp_track_pool_end(tp, kind, name, id);
+		(void)tp_slice_end(tp, track, ts, NULL, TP_NULL, NULL);
+	}
+}
+
 /* buffer_id 1, len 2, total_allocated 3 */
 static void
 ion_stat(struct tp *tp, int64_t ts, int64_t pid, const struct tp_ftrace_ev *e)
 {
 	int64_t track, len = (int32_t)e->v[2];
-	char name[32];
 
 	if ((track = ion_track(tp, TT_COUNTER, "mem.ion", TP_NULL, "ion")) >=
 	    0)
@@ -123,17 +143,32 @@ ion_stat(struct tp *tp, int64_t ts, int64_t pid, const struct tp_ftrace_ev *e)
 	if ((track = ion_track(tp, TT_THREAD_COUNTER, "mem.ion_change",
 	    tp_thread_get(tp, pid), "ion_change")) >= 0)
 		tp_counter_insert(tp, ts, track, (double)len, TP_NULL);
-	if (len > 0) {
-		track = tp_track_pool_begin(tp, "android_ion_allocations",
-		    "mem.ion_buffer", (uint64_t)e->v[1]);
-		snprintf(name, sizeof(name), "%" PRId64 " kB", len / 1024);
-		(void)tp_slice_begin(tp, track, ts, NULL, name, TP_NULL,
+	buffer_slice(tp, ts, "android_ion_allocations", "mem.ion_buffer",
+	    (uint64_t)e->v[1], len);
+}
+
+/* inode 1, len 2, total_allocated 3 */
+static void
+dma_heap_stat(struct tp *tp, int64_t ts, int64_t pid,
+    const struct tp_ftrace_ev *e)
+{
+	int64_t track, set, len = (int64_t)e->v[2];
+
+	track = tp_track_intern(tp, TT_COUNTER, "mem.dma_heap", TP_NULL);
+	tp_track_kind(tp, track, "android_dma_heap");
+	if (track >= 0)
+		tp_counter_insert(tp, ts, track, (double)(uint64_t)e->v[3],
 		    TP_NULL);
-	} else {
-		track = tp_track_pool_end(tp, "android_ion_allocations",
-		    "mem.ion_buffer", (uint64_t)e->v[1]);
-		(void)tp_slice_end(tp, track, ts, NULL, TP_NULL, NULL);
+	track = tp_track_intern(tp, TT_THREAD_COUNTER, "mem.dma_heap_change",
+	    tp_thread_get(tp, pid));
+	tp_track_kind(tp, track, "android_dma_heap_change");
+	if (track >= 0) {
+		set = tp_arg_set_new(tp);
+		tp_arg_int(tp, set, "inode", "inode", e->v[1], "uint");
+		tp_counter_insert(tp, ts, track, (double)len, set);
 	}
+	buffer_slice(tp, ts, "android_dma_allocations", "mem.dma_buffer",
+	    (uint64_t)e->v[1], len);
 }
 
 int
@@ -148,6 +183,10 @@ tp_ftrace_mm_event(struct tp *tp, int64_t ts, uint32_t cpu, int64_t pid,
 	(void)cpu;
 	if (evid == EV_ION_STAT) {
 		ion_stat(tp, ts, pid, e);
+		return 1;
+	}
+	if (evid == EV_DMA_HEAP_STAT) {
+		dma_heap_stat(tp, ts, pid, e);
 		return 1;
 	}
 	if (evid != EV_CMA_ALLOC_START && evid != EV_CMA_ALLOC_INFO &&

@@ -268,6 +268,7 @@ struct tp_fmm;
 struct tp_track_pools;
 struct tp_gkernel;
 struct tp_strace;
+struct tp_fandroidfs;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -359,6 +360,7 @@ struct tp {
 	struct tp_track_pools	*pools;
 	struct tp_gkernel	*gkernel;
 	struct tp_strace	*strace;
+	struct tp_fandroidfs	*fandroidfs;
 };
 
 /* tp_engine.c */
@@ -686,6 +688,9 @@ int	 tp_ftrace_ufs_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 int	 tp_ftrace_kmark_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_androidfs_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+void	 tp_ftrace_androidfs_free(struct tp *);
 int	 tp_ftrace_net_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 /* A cpu's frequency limits (either may be NULL: not known). */
