@@ -10,6 +10,9 @@
  * ION (ion_stat) and DMA-BUF heaps (dma_heap_stat): the total allocated,
  * each allocation's size as a counter of its thread, and each buffer a
  * "N kB" slice while it lives.
+ *
+ * OOM kills (mark_victim): a "mem.oom_kill" instant on the victim's
+ * thread.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 
 #include "tp_int.h"
 
+#define EV_MARK_VICTIM		334
 #define EV_ION_STAT		335
 #define EV_DMA_HEAP_STAT	351
 #define EV_CMA_ALLOC_START	465
@@ -183,6 +187,13 @@ tp_ftrace_mm_event(struct tp *tp, int64_t ts, uint32_t cpu, int64_t pid,
 	(void)cpu;
 	if (evid == EV_ION_STAT) {
 		ion_stat(tp, ts, pid, e);
+		return 1;
+	}
+	if (evid == EV_MARK_VICTIM) {
+		/* pid 1: the victim */
+		(void)tp_slice_complete(tp, tp_thread_track(tp,
+		    tp_thread_get(tp, (uint32_t)e->v[1])), ts, 0, NULL,
+		    "mem.oom_kill", TP_NULL, TP_NULL, TP_NULL);
 		return 1;
 	}
 	if (evid == EV_DMA_HEAP_STAT) {

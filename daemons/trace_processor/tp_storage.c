@@ -67,6 +67,9 @@ static const char schema_sql[] =
 	/* upstream's aliases, computed, never stored */
 	" cat TEXT AS (category) VIRTUAL, slice_id INTEGER AS (id) VIRTUAL);"
 	"CREATE VIEW slices AS SELECT * FROM slice;"
+	/* upstream's prelude view of the instants (slices of no duration) */
+	"CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id"
+	" FROM slice WHERE dur = 0;"
 	"CREATE TABLE flow(id INTEGER PRIMARY KEY, slice_out INTEGER,"
 	" slice_in INTEGER, trace_id INTEGER, arg_set_id INTEGER);"
 	"CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER,"
