@@ -1062,15 +1062,19 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		    !tp_ftrace_thermal_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_ufs_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_kmark_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_androidfs_event(tp, ts, cpu, pid, evid, &e))
+		    !tp_ftrace_androidfs_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_adreno_event(tp, ts, cpu, pid, evid, &e))
 			(void)tp_ftrace_net_event(tp, ts, cpu, pid, evid, &e);
 		break;
 	}
 }
 
-void
-tp_ftrace_parse_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
-    uint32_t cpu, const uint8_t *buf, size_t len)
+/* parts: FT_ROW (its ftrace_event row), FT_EFFECTS (what it means);
+ * raw_ts: when it happened, for the soft drop (an event placed at
+ * another time keeps its own). */
+static void
+ftrace_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
+    uint32_t cpu, const uint8_t *buf, size_t len, int parts, int64_t raw_ts)
 {
 	struct pb it;
 	struct pb_field f, ev = { 0 };
@@ -1110,16 +1114,32 @@ tp_ftrace_parse_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		snprintf(gname, sizeof(gname), "ftrace_event_%u", ev.id);
 		name = gname;
 	}
-	utid = tp_thread_get(tp, pid);
 	/* A dropped sched_switch is not even in ftrace_event: upstream
 	 * writes that row where it parses the switch. */
-	drop = soft_dropped(tp, ts);
+	drop = soft_dropped(tp, raw_ts);
 	if (drop && ev.id == EV_SCHED_SWITCH)
 		return;
-	set = event_args_untrusted(tp, g, ev.id, ev.data, ev.len);
-	tp_ftrace_insert(tp, ts, name, cpu, utid, set, flags);
-	if (!drop)
+	if (parts & FT_ROW) {
+		utid = tp_thread_get(tp, pid);
+		set = event_args_untrusted(tp, g, ev.id, ev.data, ev.len);
+		tp_ftrace_insert(tp, ts, name, cpu, utid, set, flags);
+	}
+	if (!drop && (parts & FT_EFFECTS))
 		event_effects(tp, g, ts, cpu, pid, ev.id, ev.data, ev.len);
+}
+
+void
+tp_ftrace_parse_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
+    uint32_t cpu, const uint8_t *buf, size_t len)
+{
+	ftrace_event(tp, g, ts, cpu, buf, len, FT_ROW | FT_EFFECTS, ts);
+}
+
+void
+tp_ftrace_parse_event_part(struct tp *tp, const struct tp_gen *g, int64_t ts,
+    uint32_t cpu, const uint8_t *buf, size_t len, int parts, int64_t raw_ts)
+{
+	ftrace_event(tp, g, ts, cpu, buf, len, parts, raw_ts);
 }
 
 /* Compact sched ------------------------------------------------------- */
@@ -1438,6 +1458,9 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 			tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
 			continue;
 		}
+		if (tp_ftrace_adreno_tokenize(tp, g, cpu, ts + offset, f.data,
+		    f.len))
+			continue;
 		if (g != NULL)
 			g->refs++;
 		if (tp_sorter_push(tp, ts + offset, SK_FTRACE, cpu, g, f.data,
@@ -1502,6 +1525,7 @@ tp_ftrace_free(struct tp *tp)
 	tp_ftrace_mm_free(tp);
 	tp_ftrace_net_free(tp);
 	tp_ftrace_androidfs_free(tp);
+	tp_ftrace_adreno_free(tp);
 	if (tp->ftrace == NULL)
 		return;
 	free(tp->ftrace->cpus);

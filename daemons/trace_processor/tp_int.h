@@ -269,6 +269,7 @@ struct tp_track_pools;
 struct tp_gkernel;
 struct tp_strace;
 struct tp_fandroidfs;
+struct tp_fadreno;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -361,6 +362,7 @@ struct tp {
 	struct tp_gkernel	*gkernel;
 	struct tp_strace	*strace;
 	struct tp_fandroidfs	*fandroidfs;
+	struct tp_fadreno	*fadreno;
 };
 
 /* tp_engine.c */
@@ -535,6 +537,7 @@ enum tp_sort_kind {
 	SK_FTRACE,		/* FtraceEvent bytes, cpu in aux */
 	SK_COMPACT_SWITCH,	/* struct tp_compact_rec */
 	SK_COMPACT_WAKING,
+	SK_FTRACE_PART,		/* raw_ts, parts byte, FtraceEvent bytes */
 	SK_JSON,		/* one traceEvents object */
 	SK_SYSTRACE,		/* one text line */
 	SK_STRACE,		/* one strace line */
@@ -628,6 +631,19 @@ struct tp_gen;
  * symbols), or NULL. */
 void	 tp_ftrace_parse_event(struct tp *, const struct tp_gen *, int64_t ts,
 	    uint32_t cpu, const uint8_t *, size_t);
+/* Part of one: its ftrace_event row (FT_ROW) or its meaning (FT_EFFECTS),
+ * for an event whose meaning is placed at another time; raw_ts is its
+ * own. */
+#define FT_ROW		1
+#define FT_EFFECTS	2
+void	 tp_ftrace_parse_event_part(struct tp *, const struct tp_gen *,
+	    int64_t ts, uint32_t cpu, const uint8_t *, size_t, int parts,
+	    int64_t raw_ts);
+/* tp_ftrace_adreno.c: at tokenization, an Adreno cmdbatch event that it
+ * placed in the sorter itself (1), else 0. */
+int	 tp_ftrace_adreno_tokenize(struct tp *, struct tp_gen *, uint32_t cpu,
+	    int64_t ts, const uint8_t *, size_t);
+void	 tp_ftrace_adreno_free(struct tp *);
 void	 tp_ftrace_compact_switch(struct tp *, int64_t ts, uint32_t cpu,
 	    const uint8_t *, size_t);
 void	 tp_ftrace_compact_waking(struct tp *, int64_t ts, uint32_t cpu,
@@ -691,6 +707,8 @@ int	 tp_ftrace_kmark_event(struct tp *, int64_t ts, uint32_t cpu,
 int	 tp_ftrace_androidfs_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 void	 tp_ftrace_androidfs_free(struct tp *);
+int	 tp_ftrace_adreno_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 int	 tp_ftrace_net_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 /* A cpu's frequency limits (either may be NULL: not known). */

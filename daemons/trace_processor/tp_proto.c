@@ -1414,6 +1414,16 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		tp_ftrace_compact_waking(tp, it->ts, it->aux, it->data,
 		    it->len);
 		return;
+	case SK_FTRACE_PART: {
+		int64_t raw_ts;
+
+		if (it->len < 9)
+			return;
+		memcpy(&raw_ts, it->data, 8);
+		tp_ftrace_parse_event_part(tp, it->ref, it->ts, it->aux,
+		    it->data + 9, it->len - 9, it->data[8], raw_ts);
+		return;
+	}
 	default:
 		break;
 	}
