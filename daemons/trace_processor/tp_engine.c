@@ -156,7 +156,9 @@ tp_free(struct tp *tp)
 	tp_proto_free(tp);
 	tp_json_free(tp);
 	tp_systrace_free(tp);
+	tp_strace_free(tp);
 	tp_ftrace_free(tp);
+	tp_generic_kernel_free(tp);
 	tp_sysstats_free(tp);
 	tp_pending_free(tp);
 	while (tp->ncpu_desc > 0)
@@ -218,6 +220,9 @@ format_guess(const uint8_t *p, size_t len)
 		i++;
 	if (i < len && (p[i] == '{' || p[i] == '['))
 		return FMT_JSON;
+	/* strace before ftrace text: its lines are printable too. */
+	if (tp_strace_sniff(p, len))
+		return FMT_STRACE;
 	if (i < len && (p[i] == '#' || p[i] == '<' || p[i] == '-' ||
 	    (p[i] >= 0x20 && p[i] < 0x7f)))
 		return FMT_SYSTRACE;
@@ -277,7 +282,11 @@ parse_plain(struct tp *tp, const uint8_t *buf, size_t len)
 			return tp_seterr(tp, "unknown trace format");
 		tp->format = f;
 		tp_metadata_str(tp, "trace_type", f == FMT_PROTO ? "proto" :
-		    f == FMT_JSON ? "json" : "systrace");
+		    f == FMT_JSON ? "json" : f == FMT_STRACE ? "strace" :
+		    "systrace");
+		/* strace -ttt times are the realtime clock's. */
+		if (f == FMT_STRACE)
+			tp_metadata_int(tp, "trace_time_clock_id", 1);
 		/* Upstream names the idle task (utid 0) in kernel traces. */
 		if (f == FMT_PROTO || f == FMT_SYSTRACE)
 			tp_thread_set_name(tp, 0, "swapper", 7, TP_NAME_TREE);
@@ -289,6 +298,8 @@ parse_plain(struct tp *tp, const uint8_t *buf, size_t len)
 		return tp_json_feed(tp, buf, len);
 	case FMT_SYSTRACE:
 		return tp_systrace_feed(tp, buf, len);
+	case FMT_STRACE:
+		return tp_strace_feed(tp, buf, len);
 	default:
 		return tp_seterr(tp, "unknown trace format");
 	}
@@ -361,11 +372,16 @@ tp_eof(struct tp *tp)
 	case FMT_SYSTRACE:
 		rc = tp_systrace_end(tp);
 		break;
+	case FMT_STRACE:
+		rc = tp_strace_end(tp);
+		break;
 	default:
 		break;
 	}
 	tp_sorter_drain(tp, 1);
+	tp_strace_flush(tp);
 	tp_ftrace_end(tp);
+	tp_generic_kernel_write_open(tp);
 	if (tp_pending_resolve(tp) == -1)
 		rc = -1;
 	tp_slices_close_all(tp);
@@ -406,6 +422,7 @@ tp_checkpoint(struct tp *tp, int64_t upto)
 		rc = -1;
 	tp_slices_write_open(tp);
 	tp_ftrace_write_open(tp);
+	tp_generic_kernel_write_open(tp);
 	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)
 		rc = -1;
 	/* From the first checkpoint on, the index is kept up as rows come. */

@@ -42,6 +42,7 @@
 #define EV_GENERIC		327
 #define EV_FUNCGRAPH_ENTRY	437
 #define EV_FUNCGRAPH_EXIT	438
+#define EV_KPROBE_EVENT		542
 
 #define INTERNED_KERNEL_SYMBOLS	26	/* InternedData field */
 #define INTERNED_STRING_STR	2	/* InternedString field */
@@ -86,14 +87,55 @@ struct tp_ftrace {
 	size_t			 ncpus;
 	struct open_state	*states;	/* by utid */
 	size_t			 nstates;
+	/*
+	 * Each cpu's buffer holds data from the end of its first bundle's
+	 * previous one (or its last read event); before the latest such
+	 * start some cpus may have lost data, so events before it only go
+	 * to ftrace_event (upstream's soft drop): a begin there could pair
+	 * with an end lost on another cpu.
+	 */
+	uint64_t		 first_bundle[MAX_CPUS / 64];
+	int64_t			 latest_start;	/* -1: none known */
+	int64_t			 soft_drop;	/* -1: not fixed yet */
 };
 
 static struct tp_ftrace *
 ft_get(struct tp *tp)
 {
-	if (tp->ftrace == NULL)
-		tp->ftrace = calloc(1, sizeof(*tp->ftrace));
+	if (tp->ftrace == NULL &&
+	    (tp->ftrace = calloc(1, sizeof(*tp->ftrace))) != NULL)
+		tp->ftrace->latest_start = tp->ftrace->soft_drop = -1;
 	return tp->ftrace;
+}
+
+/* Whether an event at ts predates the data of some cpu: fixed at the
+ * first event parsed, from the bundles read by then, as upstream. */
+static int
+soft_dropped(struct tp *tp, int64_t ts)
+{
+	struct tp_ftrace *ft = ft_get(tp);
+
+	if (ft == NULL)
+		return 0;
+	if (ft->soft_drop < 0)
+		ft->soft_drop = ft->latest_start > 0 ? ft->latest_start : 0;
+	return ts < ft->soft_drop;
+}
+
+/* A cpu's first bundle says from when its data is complete. */
+static void
+bundle_start(struct tp *tp, uint32_t cpu, int64_t start)
+{
+	struct tp_ftrace *ft = ft_get(tp);
+	uint64_t bit = 1ULL << (cpu % 64);
+
+	if (ft == NULL || (ft->first_bundle[cpu / 64] & bit))
+		return;
+	ft->first_bundle[cpu / 64] |= bit;
+	if (start < 0 || start <= ft->latest_start)
+		return;
+	ft->latest_start = start;
+	tp_metadata_int(tp, "ftrace_latest_data_start_ns", start);
 }
 
 static struct cpu_state *
@@ -644,8 +686,8 @@ ksym_name(const struct tp_gen *g, uint64_t iid, char *buf, size_t bufsz)
  * misplaced. No match (its begin predates the trace): nothing to end, and
  * *set (when asked for the ended slice's arg set) stays TP_NULL.
  */
-static void
-slice_end_matching(struct tp *tp, int64_t track, int64_t ts,
+void
+tp_ftrace_slice_end_matching(struct tp *tp, int64_t track, int64_t ts,
     const char *cat, const char *name, int64_t *set)
 {
 	struct tp_track *t;
@@ -688,7 +730,8 @@ tp_ftrace_workqueue(struct tp *tp, int64_t ts, int64_t cpu, int64_t tid,
 	int64_t set = TP_NULL;
 
 	if (function == NULL) {
-		slice_end_matching(tp, track, ts, "workqueue", NULL, NULL);
+		tp_ftrace_slice_end_matching(tp, track, ts, "workqueue", NULL,
+		    NULL);
 		return;
 	}
 	if (cpu != TP_NULL) {
@@ -727,7 +770,7 @@ funcgraph_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		(void)tp_slice_begin(tp, track, ts, NULL, name, TP_NULL,
 		    TP_NULL);
 	else
-		slice_end_matching(tp, track, ts, NULL, name, NULL);
+		tp_ftrace_slice_end_matching(tp, track, ts, NULL, name, NULL);
 }
 
 /* Event fields into args, named as the proto names them; a kernel
@@ -830,14 +873,8 @@ event_args_untrusted(struct tp *tp, const struct tp_gen *g, uint32_t evid,
 	return set;
 }
 
-struct ev_fields {
-	int64_t		 v[16];
-	const char	*s[16];
-	size_t		 slen[16];
-};
-
-static void
-ev_fields_untrusted(const uint8_t *buf, size_t len, struct ev_fields *e)
+void
+tp_ftrace_ev_decode(const uint8_t *buf, size_t len, struct tp_ftrace_ev *e)
 {
 	struct pb it;
 	struct pb_field f;
@@ -845,8 +882,9 @@ ev_fields_untrusted(const uint8_t *buf, size_t len, struct ev_fields *e)
 	memset(e, 0, sizeof(*e));
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
-		if (f.id >= 16)
+		if (f.id >= TP_EV_FIELDS)
 			continue;
+		e->has |= 1u << f.id;
 		if (f.wire == PB_LEN) {
 			e->s[f.id] = (const char *)f.data;
 			e->slen[f.id] = f.len;
@@ -870,7 +908,7 @@ static const char *const softirq_names[] = {
  */
 static void
 irq_event(struct tp *tp, int64_t ts, uint32_t cpu, uint32_t evid,
-    const struct ev_fields *e)
+    const struct tp_ftrace_ev *e)
 {
 	char tname[32], name[128];
 	int soft = evid == EV_SOFTIRQ_ENTRY || evid == EV_SOFTIRQ_EXIT;
@@ -897,28 +935,54 @@ irq_event(struct tp *tp, int64_t ts, uint32_t cpu, uint32_t evid,
 		    softirq_names[e->v[1]], TP_NULL, TP_NULL);
 		break;
 	case EV_IRQ_HANDLER_EXIT:
-		slice_end_matching(tp, track, ts, "irq", NULL, &set);
+		tp_ftrace_slice_end_matching(tp, track, ts, "irq", NULL, &set);
 		if (set != TP_NULL)
 			tp_arg_str(tp, set, "ret", "ret", e->v[2] == 1 ?
 			    "handled" : "unhandled", e->v[2] == 1 ? 7 : 9,
 			    "string");
 		break;
 	case EV_SOFTIRQ_EXIT:
-		slice_end_matching(tp, track, ts, "irq", NULL, &set);
+		tp_ftrace_slice_end_matching(tp, track, ts, "irq", NULL, &set);
 		if (set != TP_NULL)
 			tp_arg_int(tp, set, "vec", "vec", e->v[1], "int");
 		break;
 	}
 }
 
+/* KprobeEvent.type: a begin, an end or an instant on the thread's track. */
+enum { KPROBE_BEGIN = 1, KPROBE_END, KPROBE_INSTANT };
+
+static void
+kprobe_event(struct tp *tp, int64_t ts, int64_t pid,
+    const struct tp_ftrace_ev *e)
+{
+	char name[KSYM_MAX];
+	int64_t track;
+
+	if (e->v[2] < KPROBE_BEGIN || e->v[2] > KPROBE_INSTANT)
+		return;
+	snprintf(name, sizeof(name), "%.*s", (int)(e->slen[1] <
+	    sizeof(name) ? e->slen[1] : sizeof(name) - 1),
+	    e->s[1] != NULL ? e->s[1] : "");
+	track = tp_thread_track(tp, tp_thread_get(tp, pid));
+	if (e->v[2] == KPROBE_BEGIN)
+		(void)tp_slice_begin(tp, track, ts, NULL, name, TP_NULL,
+		    TP_NULL);
+	else if (e->v[2] == KPROBE_END)
+		tp_ftrace_slice_end_matching(tp, track, ts, NULL, name, NULL);
+	else
+		(void)tp_slice_complete(tp, track, ts, 0, NULL, name, TP_NULL,
+		    TP_NULL, TP_NULL);
+}
+
 static void
 event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
     uint32_t cpu, int64_t pid, uint32_t evid, const uint8_t *buf, size_t len)
 {
-	struct ev_fields e;
+	struct tp_ftrace_ev e;
 	char sym[KSYM_MAX], st[TP_STATE_MAX];
 
-	ev_fields_untrusted(buf, len, &e);
+	tp_ftrace_ev_decode(buf, len, &e);
 	switch (evid) {
 	case EV_SCHED_SWITCH:
 		(void)tp_task_state_str(e.v[4], tp->kernel_version, st,
@@ -986,20 +1050,38 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 	case EV_FUNCGRAPH_EXIT:
 		funcgraph_event(tp, g, ts, cpu, pid, evid, (uint64_t)e.v[3]);
 		break;
+	case EV_KPROBE_EVENT:
+		kprobe_event(tp, ts, pid, &e);
+		break;
 	default:
+		if (!tp_ftrace_cpu_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_power_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_block_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_mm_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_f2fs_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_thermal_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_ufs_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_kmark_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_androidfs_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_adreno_event(tp, ts, cpu, pid, evid, &e))
+			(void)tp_ftrace_net_event(tp, ts, cpu, pid, evid, &e);
 		break;
 	}
 }
 
-void
-tp_ftrace_parse_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
-    uint32_t cpu, const uint8_t *buf, size_t len)
+/* parts: FT_ROW (its ftrace_event row), FT_EFFECTS (what it means);
+ * raw_ts: when it happened, for the soft drop (an event placed at
+ * another time keeps its own). */
+static void
+ftrace_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
+    uint32_t cpu, const uint8_t *buf, size_t len, int parts, int64_t raw_ts)
 {
 	struct pb it;
 	struct pb_field f, ev = { 0 };
 	int64_t pid = 0, flags = TP_NULL, set, utid;
 	const char *name = NULL;
 	char gname[256];
+	int drop;
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
@@ -1032,12 +1114,32 @@ tp_ftrace_parse_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		snprintf(gname, sizeof(gname), "ftrace_event_%u", ev.id);
 		name = gname;
 	}
-	if (tp->cfg.ftrace_raw) {
+	/* A dropped sched_switch is not even in ftrace_event: upstream
+	 * writes that row where it parses the switch. */
+	drop = soft_dropped(tp, raw_ts);
+	if (drop && ev.id == EV_SCHED_SWITCH)
+		return;
+	if ((parts & FT_ROW) && tp->cfg.ftrace_raw) {
 		utid = tp_thread_get(tp, pid);
 		set = event_args_untrusted(tp, g, ev.id, ev.data, ev.len);
 		tp_ftrace_insert(tp, ts, name, cpu, utid, set, flags);
 	}
-	event_effects(tp, g, ts, cpu, pid, ev.id, ev.data, ev.len);
+	if (!drop && (parts & FT_EFFECTS))
+		event_effects(tp, g, ts, cpu, pid, ev.id, ev.data, ev.len);
+}
+
+void
+tp_ftrace_parse_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
+    uint32_t cpu, const uint8_t *buf, size_t len)
+{
+	ftrace_event(tp, g, ts, cpu, buf, len, FT_ROW | FT_EFFECTS, ts);
+}
+
+void
+tp_ftrace_parse_event_part(struct tp *tp, const struct tp_gen *g, int64_t ts,
+    uint32_t cpu, const uint8_t *buf, size_t len, int parts, int64_t raw_ts)
+{
+	ftrace_event(tp, g, ts, cpu, buf, len, parts, raw_ts);
 }
 
 /* Compact sched ------------------------------------------------------- */
@@ -1055,6 +1157,33 @@ struct compact_waking {
 	uint32_t	 flags;
 };
 
+/* A sched_switch's ftrace_event row, from its fields (--no-ftrace-raw:
+ * none). */
+static void
+switch_raw(struct tp *tp, int64_t ts, uint32_t cpu, const char *prev_comm,
+    size_t prev_comm_len, int64_t prev_pid, int64_t prev_prio,
+    int64_t prev_state, const char *next_comm, size_t next_comm_len,
+    int64_t next_pid, int64_t next_prio)
+{
+	int64_t set;
+
+	if (!tp->cfg.ftrace_raw)
+		return;
+	set = tp_arg_set_new(tp);
+
+	tp_arg_str(tp, set, "prev_comm", "prev_comm", prev_comm,
+	    prev_comm_len, NULL);
+	tp_arg_int(tp, set, "prev_pid", "prev_pid", prev_pid, "int");
+	tp_arg_int(tp, set, "prev_prio", "prev_prio", prev_prio, "int");
+	tp_arg_int(tp, set, "prev_state", "prev_state", prev_state, "int");
+	tp_arg_str(tp, set, "next_comm", "next_comm", next_comm,
+	    next_comm_len, NULL);
+	tp_arg_int(tp, set, "next_pid", "next_pid", next_pid, "int");
+	tp_arg_int(tp, set, "next_prio", "next_prio", next_prio, "int");
+	tp_ftrace_insert(tp, ts, "sched_switch", cpu, tp_thread_get(tp,
+	    prev_pid), set, TP_NULL);
+}
+
 void
 tp_ftrace_compact_switch(struct tp *tp, int64_t ts, uint32_t cpu,
     const uint8_t *buf, size_t len)
@@ -1065,20 +1194,34 @@ tp_ftrace_compact_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	size_t commlen = len - sizeof(r);
 	char prev_comm[COMM_MAX];
 	int64_t prev_pid, prev_prio, utid;
+	int drop;
 
 	if (c == NULL || len < sizeof(r))
 		return;
+	drop = soft_dropped(tp, ts);
 	memcpy(&r, buf, sizeof(r));
 	utid = tp_thread_get(tp, r.next_pid);
-	if (c->pid < 0) {
+	if (c->pid < 0 || drop) {
 		/* A cpu's first switch has no prev fields to imply: upstream
-		 * keeps only who runs next. */
-		tp_stat_inc(tp, ST_COMPACT_SCHED_SWITCH_SKIPPED, 1);
+		 * keeps only who runs next. One before the data of all cpus
+		 * is complete only goes to ftrace_event. */
+		if (c->pid < 0)
+			tp_stat_inc(tp, ST_COMPACT_SCHED_SWITCH_SKIPPED, 1);
 		if (r.next_pid != 0)
 			tp_thread_set_name(tp, utid, comm, commlen,
 			    TP_NAME_SCHED);
+		if (c->pid >= 0) {
+			prev_pid = c->pid;
+			utid = tp_thread_get(tp, prev_pid);
+			snprintf(prev_comm, sizeof(prev_comm), "%s",
+			    tp->threads[utid].name != NULL ?
+			    tp->threads[utid].name : "");
+			switch_raw(tp, ts, cpu, prev_comm, strlen(prev_comm),
+			    prev_pid, c->prio, r.prev_state, comm, commlen,
+			    r.next_pid, r.next_prio);
+		}
 		c->pid = r.next_pid;
-		c->utid = utid;
+		c->utid = tp_thread_get(tp, r.next_pid);
 		c->prio = r.next_prio;
 		return;
 	}
@@ -1099,24 +1242,11 @@ tp_ftrace_switch_fields(struct tp *tp, int64_t ts, uint32_t cpu,
     int64_t prev_prio, int64_t prev_state, const char *next_comm,
     size_t next_comm_len, int64_t next_pid, int64_t next_prio)
 {
-	int64_t set;
 	char st[TP_STATE_MAX];
 
-	if (!tp->cfg.ftrace_raw)
-		goto typed;
-	set = tp_arg_set_new(tp);
-	tp_arg_str(tp, set, "prev_comm", "prev_comm", prev_comm,
-	    prev_comm_len, NULL);
-	tp_arg_int(tp, set, "prev_pid", "prev_pid", prev_pid, "int");
-	tp_arg_int(tp, set, "prev_prio", "prev_prio", prev_prio, "int");
-	tp_arg_int(tp, set, "prev_state", "prev_state", prev_state, "int");
-	tp_arg_str(tp, set, "next_comm", "next_comm", next_comm,
-	    next_comm_len, NULL);
-	tp_arg_int(tp, set, "next_pid", "next_pid", next_pid, "int");
-	tp_arg_int(tp, set, "next_prio", "next_prio", next_prio, "int");
-	tp_ftrace_insert(tp, ts, "sched_switch", cpu, tp_thread_get(tp,
-	    prev_pid), set, TP_NULL);
-typed:
+	switch_raw(tp, ts, cpu, prev_comm, prev_comm_len, prev_pid,
+	    prev_prio, prev_state, next_comm, next_comm_len, next_pid,
+	    next_prio);
 	(void)tp_task_state_str(prev_state, tp->kernel_version, st,
 	    sizeof(st));
 	tp_ftrace_sched_switch(tp, ts, cpu, prev_comm, prev_comm_len,
@@ -1146,7 +1276,8 @@ tp_ftrace_compact_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 	/* The waker is not recorded in compact form. */
 	tp_ftrace_insert(tp, ts, "sched_waking", cpu, 0, set, r.flags);
 typed:
-	tp_ftrace_sched_waking(tp, ts, cpu, -1, r.pid, comm, commlen);
+	if (!soft_dropped(tp, ts))
+		tp_ftrace_sched_waking(tp, ts, cpu, -1, r.pid, comm, commlen);
 }
 
 struct vec {
@@ -1273,7 +1404,7 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 	struct pb it, et;
 	struct pb_field f, ef;
 	uint32_t cpu = 0;
-	int64_t offset = 0, ftrace_ts = 0, boot_ts = 0;
+	int64_t offset = 0, ftrace_ts = 0, boot_ts = 0, start = -1;
 	int clock = 0;
 
 	pb_init(&it, buf, len);
@@ -1296,6 +1427,11 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 		case 7:
 			boot_ts = (int64_t)f.u;
 			break;
+		case 9:		/* last_read_event_timestamp */
+		case 10:	/* previous_bundle_end_timestamp */
+			if (f.wire == PB_VARINT && (start < 0 || f.id == 10))
+				start = (int64_t)(f.u & INT64_MAX);
+			break;
 		}
 	}
 	if (it.err || cpu >= MAX_CPUS) {
@@ -1306,6 +1442,7 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 	/* A non-boot ftrace clock comes with a pair to convert it. */
 	if (clock > 1 && ftrace_ts != 0 && boot_ts != 0)
 		offset = boot_ts - ftrace_ts;
+	bundle_start(tp, cpu, start >= 0 ? start + offset : -1);
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		int64_t ts = -1;
@@ -1329,6 +1466,9 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 			tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
 			continue;
 		}
+		if (tp_ftrace_adreno_tokenize(tp, g, cpu, ts + offset, f.data,
+		    f.len))
+			continue;
 		if (g != NULL)
 			g->refs++;
 		if (tp_sorter_push(tp, ts + offset, SK_FTRACE, cpu, g, f.data,
@@ -1389,6 +1529,11 @@ tp_ftrace_write_open(struct tp *tp)
 void
 tp_ftrace_free(struct tp *tp)
 {
+	tp_ftrace_power_free(tp);
+	tp_ftrace_mm_free(tp);
+	tp_ftrace_net_free(tp);
+	tp_ftrace_androidfs_free(tp);
+	tp_ftrace_adreno_free(tp);
 	if (tp->ftrace == NULL)
 		return;
 	free(tp->ftrace->cpus);

@@ -89,6 +89,11 @@ enum tp_stat {
 	ST_FTRACE_SETUP_ERRORS,
 	ST_FTRACE_ABI_ERRORS_SKIPPED_ZERO_DATA_LENGTH,
 	ST_CLOCK_SYNC_CACHE_MISS,
+	ST_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID,
+	ST_GENERIC_TASK_STATE_INVALID_ORDER,
+	ST_STRACE_PARSE_FAILURE,
+	ST_STRACE_UNSUPPORTED_TIMESTAMP_FORMAT,
+	ST_STRACE_MISSING_PID,
 	/* Indexed stats (per buffer or per cpu). */
 	ST_INDEXED_FIRST,
 	ST_TRACED_BUF_BUFFER_SIZE = ST_INDEXED_FIRST,
@@ -193,6 +198,8 @@ struct tp_thread {
 	int64_t		 start_ts, end_ts;
 	char		*name;
 	int		 name_prio;	/* higher sources win */
+	int		 main_thread;	/* -1: whether tid is its pid's */
+	int		 is_idle;
 	uint64_t	 pub;		/* hash of the row last written */
 };
 
@@ -256,6 +263,14 @@ struct tp_systrace;
 struct tp_ftrace;
 struct tp_gunzip;
 struct tp_sysstats;
+struct tp_fpower;
+struct tp_fnet;
+struct tp_fmm;
+struct tp_track_pools;
+struct tp_gkernel;
+struct tp_strace;
+struct tp_fandroidfs;
+struct tp_fadreno;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -263,6 +278,7 @@ enum tp_format {
 	FMT_JSON,
 	FMT_SYSTRACE,
 	FMT_GZIP,
+	FMT_STRACE,
 };
 
 struct tp_sort_item;
@@ -350,6 +366,14 @@ struct tp {
 	struct tp_gunzip	*gunzip;
 	struct tp_sysstats	*sysstats;
 	struct tp_pending	*pending;
+	struct tp_fpower	*fpower;
+	struct tp_fnet		*fnet;
+	struct tp_fmm		*fmm;
+	struct tp_track_pools	*pools;
+	struct tp_gkernel	*gkernel;
+	struct tp_strace	*strace;
+	struct tp_fandroidfs	*fandroidfs;
+	struct tp_fadreno	*fadreno;
 };
 
 /* tp_engine.c */
@@ -387,6 +411,8 @@ void	 tp_arg_real(struct tp *, int64_t set, const char *flat,
 	    const char *key, double v);
 void	 tp_arg_str(struct tp *, int64_t set, const char *flat, const char *key,
 	    const char *s, size_t len, const char *type);
+/* A string arg whose value is NULL (upstream's null StringId). */
+void	 tp_arg_str_null(struct tp *, int64_t set, const char *key);
 void	 tp_counter_insert(struct tp *, int64_t ts, int64_t track, double v,
 	    int64_t arg_set_id);
 int	 tp_clock_snapshot_insert(struct tp *, int64_t ts, int64_t clock_id,
@@ -437,6 +463,11 @@ int64_t	 tp_thread_new(struct tp *, int64_t tid, int64_t ts);
 int64_t	 tp_process_get(struct tp *, int64_t pid);
 int64_t	 tp_process_new(struct tp *, int64_t pid, int64_t parent_upid,
 	    int64_t ts);
+/* The process of pid, made without a main thread if new. */
+int64_t	 tp_process_get_bare(struct tp *, int64_t pid);
+/* The live thread tid of process upid (adopted if in none yet), or a new
+ * one in it. */
+int64_t	 tp_thread_with_parent(struct tp *, int64_t tid, int64_t upid);
 /* The thread tid as a member of process pid (main thread if equal). */
 int64_t	 tp_thread_in_process(struct tp *, int64_t tid, int64_t pid);
 void	 tp_thread_set_name(struct tp *, int64_t utid, const char *, size_t,
@@ -471,6 +502,10 @@ int64_t	 tp_track_intern(struct tp *, enum tp_track_type, const char *name,
 int64_t	 tp_track_intern_key(struct tp *, enum tp_track_type,
 	    const char *name, int64_t scope, uint64_t discr);
 int64_t	 tp_thread_track(struct tp *, int64_t utid);
+/* The track of this type and name whose integer dimension key is v (one
+ * track per value), created on first use with that dimension arg. */
+int64_t	 tp_track_intern_idim(struct tp *, enum tp_track_type,
+	    const char *name, int64_t scope, const char *key, int64_t v);
 const char *tp_track_type_name(enum tp_track_type);
 /* Says what a track holds, as upstream's track type (a static string). */
 void	 tp_track_kind(struct tp *, int64_t track, const char *kind);
@@ -502,14 +537,36 @@ void	 tp_slices_write_open(struct tp *);
 void	 tp_flow_step(struct tp *, uint64_t flow_id, int64_t slice_id,
 	    int terminate);
 
+/* tp_track_pool.c: async slices sharing tracks of one name, as upstream's
+ * track compressor: a begin takes the track its cookie holds, else the
+ * first idle one, else a new one; an end finds its cookie's. */
+int64_t	 tp_track_pool_begin(struct tp *, const char *kind, const char *name,
+	    uint64_t cookie);
+int64_t	 tp_track_pool_end(struct tp *, const char *kind, const char *name,
+	    uint64_t cookie);
+void	 tp_track_pools_free(struct tp *);
+
+/* tp_generic_kernel.c: TracePacket fields of the generic kernel events. */
+#define TP_GK_TASK_STATE	117
+#define TP_GK_CPU_FREQ		118
+#define TP_GK_TASK_RENAME	120
+#define TP_GK_PROCESS_TREE	122
+void	 tp_generic_kernel_packet(struct tp *, uint32_t field, int64_t ts,
+	    const uint8_t *, size_t);
+/* Writes the open sched slices and thread states; they stay open. */
+void	 tp_generic_kernel_write_open(struct tp *);
+void	 tp_generic_kernel_free(struct tp *);
+
 /* tp_sorter.c */
 enum tp_sort_kind {
 	SK_PACKET,		/* TracePacket bytes */
 	SK_FTRACE,		/* FtraceEvent bytes, cpu in aux */
 	SK_COMPACT_SWITCH,	/* struct tp_compact_rec */
 	SK_COMPACT_WAKING,
+	SK_FTRACE_PART,		/* raw_ts, parts byte, FtraceEvent bytes */
 	SK_JSON,		/* one traceEvents object */
 	SK_SYSTRACE,		/* one text line */
+	SK_STRACE,		/* one strace line */
 };
 
 struct tp_sort_blk;
@@ -553,10 +610,27 @@ void	 tp_sorter_read_done(struct tp *);
 void	 tp_proto_parse_sorted(struct tp *, struct tp_sort_item *);
 void	 tp_json_parse_sorted(struct tp *, struct tp_sort_item *);
 void	 tp_systrace_parse_sorted(struct tp *, struct tp_sort_item *);
+void	 tp_strace_parse_sorted(struct tp *, struct tp_sort_item *);
 void	 tp_proto_unref(void *ref);
 
 /* tp_proto_system.c: state kept between SysStats samples. */
 void	 tp_sysstats_free(struct tp *);
+
+/* tp_lines.c: a text trace cut into lines across the chunks it comes
+ * in; fn gets each whole line, without its newline. A line longer than
+ * TP_MAX_LINE is dropped and counted as the stat overlong. */
+#define TP_MAX_LINE	(1u << 20)
+struct tp_lines {
+	char		*line;		/* the part of a line seen so far */
+	size_t		 len, cap;
+	int		 skip;		/* an overlong line */
+};
+typedef void (*tp_line_fn)(struct tp *, const char *, size_t);
+int	 tp_lines_feed(struct tp *, struct tp_lines *, const uint8_t *,
+	    size_t, tp_line_fn fn, enum tp_stat overlong);
+/* The unterminated last line, if any (1); it is consumed. */
+int	 tp_lines_rest(struct tp_lines *, const char **, size_t *);
+void	 tp_lines_free(struct tp_lines *);
 
 /* Importers' stream entry points. */
 int	 tp_proto_feed(struct tp *, const uint8_t *, size_t);
@@ -568,6 +642,13 @@ void	 tp_json_free(struct tp *);
 int	 tp_systrace_feed(struct tp *, const uint8_t *, size_t);
 int	 tp_systrace_end(struct tp *);
 void	 tp_systrace_free(struct tp *);
+/* tp_strace.c: strace -f -ttt text. */
+int	 tp_strace_sniff(const uint8_t *, size_t);
+int	 tp_strace_feed(struct tp *, const uint8_t *, size_t);
+int	 tp_strace_end(struct tp *);
+/* After the last sorted line: calls left unfinished get their args. */
+void	 tp_strace_flush(struct tp *);
+void	 tp_strace_free(struct tp *);
 
 /* tp_ftrace.c: ftrace events (from proto bundles and from text). */
 struct pb_field;
@@ -576,6 +657,19 @@ struct tp_gen;
  * symbols), or NULL. */
 void	 tp_ftrace_parse_event(struct tp *, const struct tp_gen *, int64_t ts,
 	    uint32_t cpu, const uint8_t *, size_t);
+/* Part of one: its ftrace_event row (FT_ROW) or its meaning (FT_EFFECTS),
+ * for an event whose meaning is placed at another time; raw_ts is its
+ * own. */
+#define FT_ROW		1
+#define FT_EFFECTS	2
+void	 tp_ftrace_parse_event_part(struct tp *, const struct tp_gen *,
+	    int64_t ts, uint32_t cpu, const uint8_t *, size_t, int parts,
+	    int64_t raw_ts);
+/* tp_ftrace_adreno.c: at tokenization, an Adreno cmdbatch event that it
+ * placed in the sorter itself (1), else 0. */
+int	 tp_ftrace_adreno_tokenize(struct tp *, struct tp_gen *, uint32_t cpu,
+	    int64_t ts, const uint8_t *, size_t);
+void	 tp_ftrace_adreno_free(struct tp *);
 void	 tp_ftrace_compact_switch(struct tp *, int64_t ts, uint32_t cpu,
 	    const uint8_t *, size_t);
 void	 tp_ftrace_compact_waking(struct tp *, int64_t ts, uint32_t cpu,
@@ -604,6 +698,51 @@ void	 tp_ftrace_cpu_counter(struct tp *, int64_t ts, const char *kind,
  * arg unless TP_NULL) and workqueue_execute_end (function NULL). */
 void	 tp_ftrace_workqueue(struct tp *, int64_t ts, int64_t cpu,
 	    int64_t tid, const char *function);
+/* Ends the innermost open slice on track with this category and name
+ * (NULL: any); *set (if asked) gets its arg set, TP_NULL when none. */
+void	 tp_ftrace_slice_end_matching(struct tp *, int64_t track, int64_t ts,
+	    const char *cat, const char *name, int64_t *set);
+
+/* An FtraceEvent's payload by field number (numbers below TP_EV_FIELDS),
+ * for the importers of the events that mean more than their args. */
+#define TP_EV_FIELDS	32
+struct tp_ftrace_ev {
+	uint32_t	 has;		/* bit n: field n was there */
+	int64_t		 v[TP_EV_FIELDS];
+	const char	*s[TP_EV_FIELDS];
+	size_t		 slen[TP_EV_FIELDS];
+};
+void	 tp_ftrace_ev_decode(const uint8_t *, size_t, struct tp_ftrace_ev *);
+/* Each returns 1 when evid is one of its events (handled), else 0. */
+int	 tp_ftrace_cpu_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_power_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_block_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_mm_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_f2fs_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_thermal_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_ufs_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_kmark_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_androidfs_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+void	 tp_ftrace_androidfs_free(struct tp *);
+int	 tp_ftrace_adreno_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_net_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+/* A cpu's frequency limits (either may be NULL: not known). */
+void	 tp_ftrace_cpu_freq_limits(struct tp *, int64_t ts, int64_t cpu,
+	    const double *max, const double *min);
+void	 tp_ftrace_power_free(struct tp *);
+void	 tp_ftrace_mm_free(struct tp *);
+void	 tp_ftrace_net_free(struct tp *);
 void	 tp_ftrace_end(struct tp *);
 /* Writes the open sched slices and thread states; they stay open. */
 void	 tp_ftrace_write_open(struct tp *);

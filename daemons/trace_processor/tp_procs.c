@@ -66,6 +66,7 @@ tp_thread_new(struct tp *tp, int64_t tid, int64_t ts)
 	    (int64_t)*u : TP_NULL;
 	t->start_ts = ts;
 	t->end_ts = TP_NULL;
+	t->main_thread = -1;
 	(void)tp_hash_put(&tp->tid_map, (uint64_t)tid, tp->nthreads);
 	return (int64_t)tp->nthreads++;
 }
@@ -112,6 +113,36 @@ tp_process_get(struct tp *tp, int64_t pid)
 	/* A process comes with its main thread, as upstream numbers utids. */
 	(void)tp_thread_in_process(tp, pid, pid);
 	return upid;
+}
+
+int64_t
+tp_process_get_bare(struct tp *tp, int64_t pid)
+{
+	uint64_t *u = tp_hash_get(&tp->pid_map, (uint64_t)pid);
+
+	return u != NULL ? (int64_t)*u : tp_process_new(tp, pid, TP_NULL,
+	    TP_NULL);
+}
+
+int64_t
+tp_thread_with_parent(struct tp *tp, int64_t tid, int64_t upid)
+{
+	uint64_t *u = tp_hash_get(&tp->tid_map, (uint64_t)tid);
+	int64_t utid = u != NULL ? (int64_t)*u : TP_NULL;
+	struct tp_thread *t;
+
+	for (; utid != TP_NULL; utid = t->older) {
+		t = &tp->threads[utid];
+		if (t->end_ts != TP_NULL)
+			continue;
+		if (t->upid == TP_NULL)
+			t->upid = upid;
+		if (t->upid == upid)
+			return utid;
+	}
+	utid = tp_thread_new(tp, tid, TP_NULL);
+	tp->threads[utid].upid = upid;
+	return utid;
 }
 
 int64_t
@@ -223,6 +254,7 @@ tp_procs_init(struct tp *tp)
 	upid = tp_process_new(tp, 0, TP_NULL, TP_NULL);
 	utid = tp_thread_new(tp, 0, TP_NULL);
 	tp->threads[utid].upid = upid;
+	tp->threads[utid].is_idle = 1;
 }
 
 void

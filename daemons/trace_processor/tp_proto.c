@@ -1383,6 +1383,11 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 9:		/* process_stats */
 	case 7:		/* sys_stats */
 	case 33:	/* trace_config: read in time order, as upstream */
+	case 38:	/* battery */
+	case TP_GK_TASK_STATE:
+	case TP_GK_CPU_FREQ:
+	case TP_GK_TASK_RENAME:
+	case TP_GK_PROCESS_TREE:
 		push_packet(tp, ts, NULL, TP_NULL, buf, len);
 		break;
 	case 69:	/* service_event: the sorter's marks */
@@ -1561,6 +1566,16 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		tp_ftrace_compact_waking(tp, it->ts, it->aux, it->data,
 		    it->len);
 		return;
+	case SK_FTRACE_PART: {
+		int64_t raw_ts;
+
+		if (it->len < 9)
+			return;
+		memcpy(&raw_ts, it->data, 8);
+		tp_ftrace_parse_event_part(tp, it->ref, it->ts, it->aux,
+		    it->data + 9, it->len - 9, it->data[8], raw_ts);
+		return;
+	}
 	default:
 		break;
 	}
@@ -1582,6 +1597,16 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		break;
 	case 7:
 		tp_proto_sys_stats(tp, it->ts, pk.data.data, pk.data.len);
+		break;
+	case 38:
+		tp_proto_battery(tp, it->ts, pk.data.data, pk.data.len);
+		break;
+	case TP_GK_TASK_STATE:
+	case TP_GK_CPU_FREQ:
+	case TP_GK_TASK_RENAME:
+	case TP_GK_PROCESS_TREE:
+		tp_generic_kernel_packet(tp, pk.data.id, it->ts, pk.data.data,
+		    pk.data.len);
 		break;
 	case 60:
 		desc_apply(tp, pk.data.data, pk.data.len);

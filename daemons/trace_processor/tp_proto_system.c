@@ -634,20 +634,29 @@ void
 tp_proto_process_stats(struct tp *tp, int64_t ts, const uint8_t *buf,
     size_t len)
 {
-	/* ProcessStats.Process fields, kB values reported in bytes. */
-	static const struct { uint32_t id; const char *name; int kb; } m[] = {
-		{ 2, "mem.virt", 1 },
-		{ 3, "mem.rss", 1 },
-		{ 4, "mem.rss.anon", 1 },
-		{ 5, "mem.rss.file", 1 },
-		{ 6, "mem.rss.shmem", 1 },
-		{ 7, "mem.swap", 1 },
-		{ 8, "mem.locked", 1 },
-		{ 9, "mem.rss.watermark", 1 },
-		{ 10, "oom_score_adj", 0 },
-		{ 16, "mem.smaps.rss", 1 },
-		{ 17, "mem.smaps.pss", 1 },
-		{ 24, "mem.dmabuf_rss", 1 },
+	/* ProcessStats.Process fields, kB values reported in bytes; the
+	 * cpu times with their key as a dimension, as upstream. */
+	static const struct {
+		uint32_t	 id;
+		const char	*name;
+		int		 kb;
+		const char	*kind;
+		const char	*key;
+	} m[] = {
+		{ 2, "mem.virt", 1, "process_memory", NULL },
+		{ 3, "mem.rss", 1, "process_memory", NULL },
+		{ 4, "mem.rss.anon", 1, "process_memory", NULL },
+		{ 5, "mem.rss.file", 1, "process_memory", NULL },
+		{ 6, "mem.rss.shmem", 1, "process_memory", NULL },
+		{ 7, "mem.swap", 1, "process_memory", NULL },
+		{ 8, "mem.locked", 1, "process_memory", NULL },
+		{ 9, "mem.rss.watermark", 1, "process_memory", NULL },
+		{ 10, "oom_score_adj", 0, "oom_score_adj", NULL },
+		{ 16, "mem.smaps.rss", 1, "process_memory", NULL },
+		{ 17, "mem.smaps.pss", 1, "process_memory", NULL },
+		{ 21, "runtime.user_ns", 0, "proc_stat_runtime", "user_ns" },
+		{ 22, "runtime.kernel_ns", 0, "proc_stat_runtime", "kernel_ns" },
+		{ 24, "mem.dmabuf_rss", 1, "process_memory", NULL },
 	};
 	struct pb it, pt;
 	struct pb_field f, pf;
@@ -676,10 +685,12 @@ tp_proto_process_stats(struct tp *tp, int64_t ts, const uint8_t *buf,
 					continue;
 				v = m[i].kb ? (double)pf.u * 1024 :
 				    (double)(int64_t)pf.u;
-				track = tp_track_intern(tp, TT_PROCESS_COUNTER,
-				    m[i].name, upid);
-				tp_track_kind(tp, track, m[i].kb ?
-				    "process_memory" : "oom_score_adj");
+				track = tp_track_intern_dims(tp,
+				    TT_PROCESS_COUNTER, m[i].name, upid,
+				    (const char *const[]){
+				    "proc_stat_runtime_key", m[i].key },
+				    m[i].key != NULL);
+				tp_track_kind(tp, track, m[i].kind);
 				if (track >= 0)
 					tp_counter_insert(tp, ts, track, v,
 					    TP_NULL);
@@ -897,6 +908,28 @@ cpuidle_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 	}
 }
 
+/* SysStats.gpufreq_mhz: the first GPU's frequency, on upstream's
+ * gpu_frequency track of GPU 0. */
+static void
+gpufreq(struct tp *tp, int64_t ts, double mhz)
+{
+	size_t n = tp->ntracks;
+	int64_t track = tp_track_intern(tp, TT_COUNTER, "gpufreq", TP_NULL);
+	struct tp_track *t;
+
+	if (track < 0)
+		return;
+	tp_track_kind(tp, track, "gpu_frequency");
+	tp_track_unit(tp, track, "kHz");
+	if (tp->ntracks != n) {
+		t = &tp->tracks[track];
+		t->dim_set = tp_arg_set_new(tp);
+		tp_arg_int(tp, t->dim_set, "ugpu", "ugpu", 0, "int");
+		tp_arg_int(tp, t->dim_set, "gpu", "gpu", 0, "int");
+	}
+	tp_counter_insert(tp, ts, track, mhz, TP_NULL);
+}
+
 /* A machine-wide counter; kind is upstream's type for it ("meminfo"). */
 static void
 global_counter(struct tp *tp, int64_t ts, const char *kind, const char *name,
@@ -1033,6 +1066,17 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 		case 7:
 			global_counter(tp, ts, "num_softirq_total",
 			    "num_softirq_total", NULL, NULL, NULL, (double)f.u);
+			break;
+		case 17:
+			if (f.wire == PB_VARINT) {
+				gpufreq(tp, ts, (double)f.u);
+			} else if (f.wire == PB_LEN) {
+				struct pb_packed pk;
+
+				pb_packed_init(&pk, &f);
+				while (pb_packed_varint_untrusted(&pk, &v))
+					gpufreq(tp, ts, (double)v);
+			}
 			break;
 		case 11:
 			if (f.wire == PB_VARINT) {

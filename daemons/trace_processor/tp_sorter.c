@@ -132,6 +132,7 @@ item_dispatch(struct tp *tp, struct tp_sort_item *it)
 	case SK_FTRACE:
 	case SK_COMPACT_SWITCH:
 	case SK_COMPACT_WAKING:
+	case SK_FTRACE_PART:
 		tp_proto_parse_sorted(tp, it);
 		break;
 	case SK_JSON:
@@ -139,6 +140,9 @@ item_dispatch(struct tp *tp, struct tp_sort_item *it)
 		break;
 	case SK_SYSTRACE:
 		tp_systrace_parse_sorted(tp, it);
+		break;
+	case SK_STRACE:
+		tp_strace_parse_sorted(tp, it);
 		break;
 	}
 }

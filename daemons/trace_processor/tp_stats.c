@@ -144,6 +144,21 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "" },
 	[ST_CLOCK_SYNC_CACHE_MISS] = { "clock_sync_cache_miss", "info",
 	    "analysis", "" },
+	[ST_GENERIC_TASK_STATE_INVALID_ORDER] = {
+	    "generic_task_state_invalid_order", "error", "analysis",
+	    "Invalid order of generic task state events. Should never happen."
+	    },
+	[ST_STRACE_PARSE_FAILURE] = { "strace_parse_failure", "info",
+	    "trace", "A line of an strace trace that is no syscall: skipped." },
+	[ST_STRACE_UNSUPPORTED_TIMESTAMP_FORMAT] = {
+	    "strace_unsupported_timestamp_format", "error", "trace",
+	    "A syscall line with a -t/-tt time of day (no date): skipped;"
+	    " record with -ttt." },
+	[ST_STRACE_MISSING_PID] = { "strace_missing_pid", "error", "trace",
+	    "A syscall line without a pid: skipped; record with -f." },
+	[ST_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID] = {
+	    "ftrace_thermal_exynos_acpm_unknown_tz_id", "error", "analysis",
+	    "" },
 	[ST_TRACED_BUF_BUFFER_SIZE] = { "traced_buf_buffer_size", "info",
 	    "trace", "" },
 	[ST_TRACED_BUF_BYTES_WRITTEN] = { "traced_buf_bytes_written", "info",

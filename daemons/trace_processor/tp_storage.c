@@ -87,6 +87,9 @@ static const char schema_sql[] =
 	" thread_instruction_count, thread_instruction_delta,"
 	" category AS cat, id AS slice_id FROM __intrinsic_slice;"
 	"CREATE VIEW slices AS SELECT * FROM slice;"
+	/* upstream's prelude view of the instants (slices of no duration) */
+	"CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id"
+	" FROM slice WHERE dur = 0;"
 	"CREATE TABLE flow(id INTEGER PRIMARY KEY, slice_out INTEGER,"
 	" slice_in INTEGER, trace_id INTEGER, arg_set_id INTEGER);"
 	"CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER,"
@@ -134,7 +137,7 @@ static const char schema_sql[] =
 	"CREATE TABLE thread(utid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (utid) VIRTUAL, tid INTEGER, name TEXT,"
 	" start_ts INTEGER, end_ts INTEGER, upid INTEGER,"
-	" is_main_thread INTEGER, is_idle INTEGER AS (tid = 0) VIRTUAL,"
+	" is_main_thread INTEGER, is_idle INTEGER,"
 	" machine_id INTEGER AS (0) VIRTUAL, arg_set_id INTEGER);"
 	"CREATE TABLE process(upid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (upid) VIRTUAL, pid INTEGER, name TEXT,"
@@ -610,6 +613,12 @@ tp_arg_str(struct tp *tp, int64_t set, const char *flat, const char *key,
 }
 
 void
+tp_arg_str_null(struct tp *tp, int64_t set, const char *key)
+{
+	arg_insert(tp, set, key, key, TP_NULL, NULL, 0, NULL, "string");
+}
+
+void
 tp_counter_insert(struct tp *tp, int64_t ts, int64_t track, double v,
     int64_t arg_set_id)
 {
@@ -835,15 +844,17 @@ write_threads(struct tp *tp)
 	size_t i;
 
 	if (write_prepared(tp, "INSERT OR REPLACE INTO thread(utid, tid, name,"
-	    " start_ts, end_ts, upid, is_main_thread) VALUES(?,?,?,?,?,?,?)",
+	    " start_ts, end_ts, upid, is_main_thread, is_idle)"
+	    " VALUES(?,?,?,?,?,?,?,?)",
 	    &st) == -1)
 		return -1;
 	for (i = 0; i < tp->nthreads; i++) {
 		struct tp_thread *t = &tp->threads[i];
 		uint64_t h;
 
-		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(0, t->tid),
-		    t->start_ts), t->end_ts), t->upid);
+		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(row_hash_i(
+		    row_hash_i(0, t->tid), t->start_ts), t->end_ts), t->upid),
+		    t->main_thread), t->is_idle);
 		if (row_unchanged(&t->pub, row_hash_s(h, t->name)))
 			continue;
 		sqlite3_bind_int64(st, 1, (int64_t)i);
@@ -852,9 +863,14 @@ write_threads(struct tp *tp)
 		bind_i64n(st, 4, t->start_ts);
 		bind_i64n(st, 5, t->end_ts);
 		bind_i64n(st, 6, t->upid);
-		if (t->upid != TP_NULL)
+		if (t->main_thread >= 0)
+			sqlite3_bind_int(st, 7, t->main_thread);
+		else if (t->upid != TP_NULL)
 			sqlite3_bind_int(st, 7,
 			    tp->procs[t->upid].pid == t->tid);
+		else
+			sqlite3_bind_null(st, 7);
+		sqlite3_bind_int(st, 8, t->is_idle);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);

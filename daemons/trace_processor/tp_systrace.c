@@ -13,13 +13,10 @@
 
 #include "tp_int.h"
 
-#define MAX_LINE	(1u << 20)
 #define MAX_FIELDS	32
 
 struct tp_systrace {
-	char		*line;
-	size_t		 len, cap;
-	int		 skip;		/* an overlong line */
+	struct tp_lines	 lines;
 };
 
 struct kv {
@@ -237,6 +234,44 @@ workqueue_function(const char *a, size_t len, char *out, size_t outsz)
 	return 0;
 }
 
+/* A line's integer field as a number: 0, or -1 when it is not there. */
+static int
+kv_num(const struct kv *kv, size_t n, const char *k, double *v)
+{
+	const struct kv *e = kv_get(kv, n, k);
+	int64_t i;
+
+	if (e == NULL || parse_i64(e->v, e->vlen, &i) == -1)
+		return -1;
+	*v = (double)i;
+	return 0;
+}
+
+/* The field k1 if the line has it, else k2 (its other spelling). */
+static int
+kv_num_either(const struct kv *kv, size_t n, const char *k1, const char *k2,
+    double *v)
+{
+	return kv_num(kv, n, kv_get(kv, n, k1) != NULL ? k1 : k2, v);
+}
+
+/* cpu_frequency_limits, in the kernel's older ("min=") or newer
+ * ("min_freq=") spelling; a line without its cpu is ignored. */
+static void
+freq_limits(struct tp *tp, int64_t ts, const struct kv *kv, size_t n)
+{
+	double cpu, max, min;
+	int hmax, hmin;
+
+	if (kv_num(kv, n, "cpu_id", &cpu) == -1 || cpu < 0 ||
+	    cpu > UINT32_MAX)
+		return;
+	hmax = kv_num_either(kv, n, "max", "max_freq", &max) == 0;
+	hmin = kv_num_either(kv, n, "min", "min_freq", &min) == 0;
+	tp_ftrace_cpu_freq_limits(tp, ts, (int64_t)cpu, hmax ? &max : NULL,
+	    hmin ? &min : NULL);
+}
+
 void
 tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
@@ -293,6 +328,8 @@ tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		tp_ftrace_cpu_counter(tp, ts, "cpu_idle", "cpuidle",
 		    kv_int(kv, n, "cpu_id", cpu), (double)(uint32_t)kv_int(kv,
 		    n, "state", 0));
+	} else if (strcmp(name, "cpu_frequency_limits") == 0) {
+		freq_limits(tp, ts, kv, n);
 	} else if (strcmp(name, "sched_blocked_reason") == 0) {
 		/* The caller as the kernel printed it ("fn+0x../0x.."). */
 		const struct kv *c = kv_get(kv, n, "caller");
@@ -330,64 +367,23 @@ int
 tp_systrace_feed(struct tp *tp, const uint8_t *buf, size_t len)
 {
 	struct tp_systrace *st = tp->systrace;
-	const char *p = (const char *)buf, *end = p + len, *nl;
 
 	if (st == NULL && (st = tp->systrace = calloc(1, sizeof(*st))) == NULL)
 		return tp_seterr(tp, "%s: out of memory", __func__);
-	while (p < end) {
-		size_t n;
-
-		nl = memchr(p, '\n', (size_t)(end - p));
-		n = (size_t)((nl ? nl : end) - p);
-		if (st->len == 0 && nl != NULL && !st->skip) {
-			line_done(tp, p, n);	/* the whole line is here */
-		} else if (!st->skip) {
-			if (st->len + n > MAX_LINE) {
-				st->skip = 1;
-				st->len = 0;
-				tp_stat_inc(tp, ST_SYSTRACE_PARSE_FAILURE, 1);
-			} else {
-				if (st->len + n > st->cap) {
-					size_t ncap = st->cap ? st->cap : 256;
-					void *q;
-
-					while (ncap < st->len + n)
-						ncap *= 2;
-					if ((q = realloc(st->line, ncap)) ==
-					    NULL)
-						return tp_seterr(tp, "%s: out of"
-						    " memory", __func__);
-					st->line = q;
-					st->cap = ncap;
-				}
-				memcpy(st->line + st->len, p, n);
-				st->len += n;
-				if (nl != NULL) {
-					line_done(tp, st->line, st->len);
-					st->len = 0;
-				}
-			}
-		}
-		if (nl != NULL) {
-			st->skip = 0;
-			p = nl + 1;
-			tp_sorter_drain(tp, 0);
-		} else {
-			p = end;
-		}
-	}
-	return 0;
+	return tp_lines_feed(tp, &st->lines, buf, len, line_done,
+	    ST_SYSTRACE_PARSE_FAILURE);
 }
 
 int
 tp_systrace_end(struct tp *tp)
 {
-	struct tp_systrace *st = tp->systrace;
+	const char *s;
+	size_t len;
 
-	if (st != NULL && st->len > 0 && !st->skip)
-		line_done(tp, st->line, st->len);
-	if (st != NULL)
-		st->len = 0;
+	/* ftrace text's last line may lack its newline. */
+	if (tp->systrace != NULL && tp_lines_rest(&tp->systrace->lines, &s,
+	    &len))
+		line_done(tp, s, len);
 	return 0;
 }
 
@@ -396,7 +392,7 @@ tp_systrace_free(struct tp *tp)
 {
 	if (tp->systrace == NULL)
 		return;
-	free(tp->systrace->line);
+	tp_lines_free(&tp->systrace->lines);
 	free(tp->systrace);
 	tp->systrace = NULL;
 }

@@ -56,6 +56,26 @@ tp_track_intern_dims(struct tp *tp, enum tp_track_type type, const char *name,
 	return track;
 }
 
+int64_t
+tp_track_intern_idim(struct tp *tp, enum tp_track_type type, const char *name,
+    int64_t scope, const char *key, int64_t v)
+{
+	size_t n = tp->ntracks;
+	/* The key's name is part of the discriminator: tracks of other
+	 * dimensions never share one. */
+	uint64_t discr = tp_hash_bytes((uint64_t)v, key, strlen(key) + 1);
+	int64_t track = tp_track_intern_key(tp, type, name, scope, discr);
+	struct tp_track *t;
+
+	if (track < 0 || tp->ntracks == n)
+		return track;
+	t = &tp->tracks[track];
+	if (t->dim_set == TP_NULL)
+		t->dim_set = tp_arg_set_new(tp);
+	tp_arg_int(tp, t->dim_set, key, key, v, "int");
+	return track;
+}
+
 void
 tp_track_unit(struct tp *tp, int64_t track, const char *unit)
 {
@@ -447,4 +467,5 @@ tp_tracks_free(struct tp *tp)
 	tp->ntracks = tp->captracks = 0;
 	tp_hash_free(&tp->track_keys);
 	tp_hash_free(&tp->flows);
+	tp_track_pools_free(tp);
 }

@@ -1,0 +1,143 @@
+/*
+ * Tracks shared by async slices of one name, as upstream's track
+ * compressor shares them: slices that overlap go on tracks of their own,
+ * and a track whose slices have all ended is taken again. Each slice is
+ * known by a cookie, which stays with the track it last used.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_int.h"
+
+#define POOL_MAX_TRACKS	1024	/* overlapping cookies beyond: dropped */
+
+struct pool_track {
+	int64_t		 track;
+	uint64_t	 cookie;
+	int		 nest;		/* slices begun and not ended */
+};
+
+struct pool {
+	const char		*kind;
+	char			*name;
+	struct pool_track	*t;
+	size_t			 n, cap;
+};
+
+struct tp_track_pools {
+	struct pool	*p;
+	size_t		 n, cap;
+};
+
+static struct pool *
+pool_get(struct tp *tp, const char *kind, const char *name)
+{
+	struct tp_track_pools *ps = tp->pools;
+	size_t i;
+
+	if (ps == NULL && (ps = tp->pools = calloc(1, sizeof(*ps))) == NULL)
+		return NULL;
+	for (i = 0; i < ps->n; i++)
+		if (strcmp(ps->p[i].kind, kind) == 0 &&
+		    strcmp(ps->p[i].name, name) == 0)
+			return &ps->p[i];
+	if (ps->n == ps->cap) {
+		size_t ncap = ps->cap ? ps->cap * 2 : 8;
+		void *np = realloc(ps->p, ncap * sizeof(*ps->p));
+
+		if (np == NULL)
+			return NULL;
+		ps->p = np;
+		ps->cap = ncap;
+	}
+	memset(&ps->p[ps->n], 0, sizeof(ps->p[0]));
+	ps->p[ps->n].kind = kind;
+	if ((ps->p[ps->n].name = strdup(name)) == NULL)
+		return NULL;
+	return &ps->p[ps->n++];
+}
+
+/* The pool's track for cookie: its own, else an idle one it adopts, else
+ * a new one. */
+static struct pool_track *
+pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
+{
+	struct pool_track *pt;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->t[i].cookie == cookie)
+			return &p->t[i];
+	for (i = 0; i < p->n; i++)
+		if (p->t[i].nest == 0) {
+			p->t[i].cookie = cookie;
+			return &p->t[i];
+		}
+	if (p->n == POOL_MAX_TRACKS)
+		return NULL;
+	if (p->n == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 4;
+		void *np = realloc(p->t, ncap * sizeof(*p->t));
+
+		if (np == NULL)
+			return NULL;
+		p->t = np;
+		p->cap = ncap;
+	}
+	pt = &p->t[p->n];
+	if ((pt->track = tp_track_new(tp, TT_TRACK, p->name, TP_NULL)) < 0)
+		return NULL;
+	tp_track_kind(tp, pt->track, p->kind);
+	/* Upstream tells the pool's tracks apart by this dimension. */
+	tp->tracks[pt->track].dim_set = tp_arg_set_new(tp);
+	tp_arg_int(tp, tp->tracks[pt->track].dim_set, "track_compressor_idx",
+	    "track_compressor_idx", (int64_t)p->n, "int");
+	pt->cookie = cookie;
+	pt->nest = 0;
+	p->n++;
+	return pt;
+}
+
+int64_t
+tp_track_pool_begin(struct tp *tp, const char *kind, const char *name,
+    uint64_t cookie)
+{
+	struct pool *p = pool_get(tp, kind, name);
+	struct pool_track *pt;
+
+	if (p == NULL || (pt = pool_track(tp, p, cookie)) == NULL)
+		return -1;
+	pt->nest++;
+	return pt->track;
+}
+
+int64_t
+tp_track_pool_end(struct tp *tp, const char *kind, const char *name,
+    uint64_t cookie)
+{
+	struct pool *p = pool_get(tp, kind, name);
+	struct pool_track *pt;
+
+	if (p == NULL || (pt = pool_track(tp, p, cookie)) == NULL)
+		return -1;
+	if (pt->nest > 0)
+		pt->nest--;
+	return pt->track;
+}
+
+void
+tp_track_pools_free(struct tp *tp)
+{
+	struct tp_track_pools *ps = tp->pools;
+	size_t i;
+
+	if (ps == NULL)
+		return;
+	for (i = 0; i < ps->n; i++) {
+		free(ps->p[i].name);
+		free(ps->p[i].t);
+	}
+	free(ps->p);
+	free(ps);
+	tp->pools = NULL;
+}
