@@ -67,6 +67,8 @@ struct state_row {
 	int64_t		 ts, dur;
 	int64_t		 cpu;
 	int64_t		 waker;
+	int64_t		 waker_id;	/* the waker's running row, TP_NULL */
+	int64_t		 irq_context;	/* woken in an interrupt, TP_NULL */
 	int64_t		 io_wait;	/* TP_NULL until sched_blocked_reason */
 	char		 state[16];
 	char		 blocked_fn[128];	/* its caller, "" if unknown */
@@ -305,7 +307,8 @@ row_write(struct tp *tp, int64_t utid, struct state_row *r)
 	if (r->id < 0)
 		return;
 	tp_thread_state_insert(tp, r->id, r->ts, r->dur, r->cpu, utid,
-	    r->state[0] != '\0' ? r->state : NULL, r->io_wait, r->waker, r->blocked_fn[0] != '\0' ?
+	    r->state[0] != '\0' ? r->state : NULL, r->io_wait, r->waker,
+	    r->waker_id, r->irq_context, r->blocked_fn[0] != '\0' ?
 	    r->blocked_fn : NULL);
 	r->id = -1;
 }
@@ -330,8 +333,11 @@ state_close(struct tp *tp, int64_t utid, struct open_state *s, int64_t ts,
 
 static void
 state_open(struct tp *tp, int64_t utid, struct open_state *s, int64_t ts,
-    const char *st, int64_t cpu, int64_t waker)
+    const char *st, int64_t cpu, int64_t waker, int64_t flags)
 {
+	struct tp_ftrace *ft = tp->ftrace;
+	const struct state_row *w;
+
 	/* Running or blocking again ends the wait for a blocked reason. */
 	if (strcmp(st, "Running") == 0 || state_blocked(st))
 		row_write(tp, utid, &s->held);
@@ -340,6 +346,14 @@ state_open(struct tp *tp, int64_t utid, struct open_state *s, int64_t ts,
 	s->cur.dur = -1;
 	s->cur.cpu = cpu;
 	s->cur.waker = waker;
+	/* The waker's row when it is running, as upstream links them. */
+	w = waker != TP_NULL && waker >= 0 && ft != NULL &&
+	    (size_t)waker < ft->nstates ? &ft->states[waker].cur : NULL;
+	s->cur.waker_id = w != NULL && w->id >= 0 &&
+	    strcmp(w->state, "Running") == 0 ? w->id : TP_NULL;
+	/* Woken from hard or soft irq context (the event's common_flags
+	 * TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ). */
+	s->cur.irq_context = flags == TP_NULL ? TP_NULL : (flags & 0x18) != 0;
 	s->cur.io_wait = TP_NULL;
 	s->cur.blocked_fn[0] = '\0';
 	snprintf(s->cur.state, sizeof(s->cur.state), "%s", st);
@@ -420,17 +434,19 @@ tp_ftrace_sched_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	if (prev_pid != 0 && (s = state_get(tp, prev_utid)) != NULL) {
 		state_close(tp, prev_utid, s, ts, s->cur.id >= 0 &&
 		    strcmp(s->cur.state, "Running") != 0);
-		state_open(tp, prev_utid, s, ts, st, TP_NULL, TP_NULL);
+		state_open(tp, prev_utid, s, ts, st, TP_NULL, TP_NULL, TP_NULL);
 	}
 	if (next_pid != 0 && (s = state_get(tp, next_utid)) != NULL) {
 		state_close(tp, next_utid, s, ts, 0);
-		state_open(tp, next_utid, s, ts, "Running", cpu, TP_NULL);
+		state_open(tp, next_utid, s, ts, "Running", cpu, TP_NULL,
+		    TP_NULL);
 	}
 }
 
 void
 tp_ftrace_sched_waking(struct tp *tp, int64_t ts, uint32_t cpu,
-    int64_t waker_tid, int64_t pid, const char *comm, size_t comm_len)
+    int64_t waker_tid, int64_t pid, const char *comm, size_t comm_len,
+    int64_t flags)
 {
 	int64_t utid = tp_thread_get(tp, pid);
 	int64_t waker = waker_tid >= 0 ? tp_thread_get(tp, waker_tid) :
@@ -447,7 +463,7 @@ tp_ftrace_sched_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 	if (s->cur.id >= 0 && !state_blocked(s->cur.state))
 		return;
 	state_close(tp, utid, s, ts, 0);
-	state_open(tp, utid, s, ts, "R", TP_NULL, waker);
+	state_open(tp, utid, s, ts, "R", TP_NULL, waker, flags);
 }
 
 /* A new task is runnable from its creation, woken by its creator. */
@@ -457,7 +473,7 @@ task_runnable(struct tp *tp, int64_t utid, int64_t creator, int64_t ts)
 	struct open_state *s = state_get(tp, utid);
 
 	if (s != NULL)
-		state_open(tp, utid, s, ts, "R", TP_NULL, creator);
+		state_open(tp, utid, s, ts, "R", TP_NULL, creator, 0);
 }
 
 static void
@@ -994,8 +1010,9 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 	case EV_SCHED_WAKING:
 	case EV_SCHED_WAKEUP:
 	case EV_SCHED_WAKEUP_NEW:
+		/* As upstream, only compact wakings give irq_context. */
 		tp_ftrace_sched_waking(tp, ts, cpu, pid, (int32_t)e.v[2],
-		    e.s[1], e.slen[1]);
+		    e.s[1], e.slen[1], TP_NULL);
 		break;
 	case EV_CPU_FREQUENCY:
 		tp_ftrace_cpu_counter(tp, ts, "cpu_frequency", "cpufreq",
@@ -1259,12 +1276,22 @@ tp_ftrace_compact_waking(struct tp *tp, int64_t ts, uint32_t cpu,
     const uint8_t *buf, size_t len)
 {
 	struct compact_waking r;
+	struct cpu_state *c = cpu_get(tp, cpu);
 	const char *comm = (const char *)buf + sizeof(r);
 	size_t commlen = len - sizeof(r);
 	int64_t set;
 
-	if (len < sizeof(r))
+	if (c == NULL || len < sizeof(r))
 		return;
+	/*
+	 * The compact form has no waker: it is whoever runs on the cpu, as
+	 * upstream takes it. Before the cpu's first switch nobody is known
+	 * to run, and upstream drops the waking.
+	 */
+	if (c->pid < 0) {
+		tp_stat_inc(tp, ST_COMPACT_SCHED_WAKING_SKIPPED, 1);
+		return;
+	}
 	memcpy(&r, buf, sizeof(r));
 	if (!tp->cfg.ftrace_raw)
 		goto typed;
@@ -1273,11 +1300,12 @@ tp_ftrace_compact_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 	tp_arg_int(tp, set, "pid", "pid", r.pid, "int");
 	tp_arg_int(tp, set, "prio", "prio", r.prio, "int");
 	tp_arg_int(tp, set, "target_cpu", "target_cpu", r.target_cpu, "int");
-	/* The waker is not recorded in compact form. */
-	tp_ftrace_insert(tp, ts, "sched_waking", cpu, 0, set, r.flags);
+	tp_ftrace_insert(tp, ts, "sched_waking", cpu, tp_thread_get(tp,
+	    c->pid), set, r.flags);
 typed:
 	if (!soft_dropped(tp, ts))
-		tp_ftrace_sched_waking(tp, ts, cpu, -1, r.pid, comm, commlen);
+		tp_ftrace_sched_waking(tp, ts, cpu, c->pid, r.pid, comm,
+		    commlen, r.flags);
 }
 
 struct vec {

@@ -121,7 +121,7 @@ static void
 row_write(struct tp *tp, int64_t utid, const struct gk_row *r)
 {
 	tp_thread_state_insert(tp, r->id, r->ts, r->dur, r->cpu, utid,
-	    r->state, TP_NULL, TP_NULL, NULL);
+	    r->state, TP_NULL, TP_NULL, TP_NULL, TP_NULL, NULL);
 }
 
 /* The thread's last row ends at ts and a new one opens; the idle task

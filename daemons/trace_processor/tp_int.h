@@ -44,6 +44,7 @@ enum tp_stat {
 	ST_FTRACE_BUNDLE_TOKENIZER_ERRORS,
 	ST_COMPACT_SCHED_HAS_PARSE_ERRORS,
 	ST_COMPACT_SCHED_SWITCH_SKIPPED,
+	ST_COMPACT_SCHED_WAKING_SKIPPED,
 	ST_MISMATCHED_SCHED_SWITCH_TIDS,
 	ST_TASK_STATE_INVALID,
 	ST_JSON_TOKENIZER_FAILURE,
@@ -421,7 +422,8 @@ int64_t	 tp_sched_insert(struct tp *, int64_t id, int64_t ts, int64_t dur,
 	    int64_t cpu, int64_t utid, const char *end_state, int64_t prio);
 void	 tp_thread_state_insert(struct tp *, int64_t id, int64_t ts,
 	    int64_t dur, int64_t cpu, int64_t utid, const char *state,
-	    int64_t io_wait, int64_t waker_utid, const char *blocked_function);
+	    int64_t io_wait, int64_t waker_utid, int64_t waker_id,
+	    int64_t irq_context, const char *blocked_function);
 int64_t	 tp_ftrace_insert(struct tp *, int64_t ts, const char *name,
 	    int64_t cpu, int64_t utid, int64_t arg_set_id, int64_t flags);
 void	 tp_flow_insert(struct tp *, int64_t out, int64_t in);
@@ -685,7 +687,8 @@ void	 tp_ftrace_switch_fields(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t prev_prio, int64_t prev_state, const char *next_comm,
 	    size_t next_comm_len, int64_t next_pid, int64_t next_prio);
 void	 tp_ftrace_sched_waking(struct tp *, int64_t ts, uint32_t cpu,
-	    int64_t waker_tid, int64_t pid, const char *comm, size_t comm_len);
+	    int64_t waker_tid, int64_t pid, const char *comm, size_t comm_len,
+	    int64_t common_flags);
 /* sched_blocked_reason, binary or text (fn: the caller or NULL). */
 void	 tp_ftrace_blocked_reason(struct tp *, int64_t tid, int64_t io_wait,
 	    const char *fn, size_t fn_len);

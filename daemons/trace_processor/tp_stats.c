@@ -56,6 +56,8 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "compact_sched_has_parse_errors", "error", "trace", "" },
 	[ST_COMPACT_SCHED_SWITCH_SKIPPED] = {
 	    "compact_sched_switch_skipped", "info", "analysis", "" },
+	[ST_COMPACT_SCHED_WAKING_SKIPPED] = {
+	    "compact_sched_waking_skipped", "info", "analysis", "" },
 	[ST_MISMATCHED_SCHED_SWITCH_TIDS] = { "mismatched_sched_switch_tids",
 	    "error", "analysis", "" },
 	[ST_TASK_STATE_INVALID] = { "task_state_invalid", "error",

@@ -211,8 +211,8 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	[SQ_SCHED] = "INSERT OR REPLACE INTO sched_slice(id, ts, dur, cpu,"
 	    " utid, end_state, priority) VALUES(?,?,?,?,?,?,?)",
 	[SQ_THREAD_STATE] = "INSERT OR REPLACE INTO thread_state(id, ts, dur,"
-	    " cpu, utid, state, io_wait, waker_utid, blocked_function)"
-	    " VALUES(?,?,?,?,?,?,?,?,?)",
+	    " cpu, utid, state, io_wait, waker_utid, blocked_function,"
+	    " waker_id, irq_context) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 	[SQ_FTRACE] = "INSERT INTO ftrace_event(id, ts, name, cpu, utid,"
 	    " arg_set_id, common_flags) VALUES(?,?,?,?,?,?,?)",
 	[SQ_METADATA] = "INSERT INTO metadata(id, name, key_type, int_value,"
@@ -657,7 +657,8 @@ tp_sched_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
 void
 tp_thread_state_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
     int64_t cpu, int64_t utid, const char *state, int64_t io_wait,
-    int64_t waker_utid, const char *blocked_function)
+    int64_t waker_utid, int64_t waker_id, int64_t irq_context,
+    const char *blocked_function)
 {
 	struct tp_val *r = tp_row_new(tp, SQ_THREAD_STATE);
 
@@ -675,6 +676,8 @@ tp_thread_state_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
 	if (blocked_function != NULL)
 		(void)tp_val_str(tp, SQ_THREAD_STATE, &r[8], blocked_function,
 		    strlen(blocked_function));
+	tp_val_i64n(&r[9], waker_id);
+	tp_val_i64n(&r[10], irq_context);
 }
 
 int64_t
@@ -694,7 +697,8 @@ tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
 	tp_val_int(&r[3], cpu);
 	tp_val_int(&r[4], utid);
 	tp_val_i64n(&r[5], arg_set_id);
-	tp_val_i64n(&r[6], flags);
+	/* Not given is 0, as upstream's column has no NULL. */
+	tp_val_int(&r[6], flags != TP_NULL ? flags : 0);
 	return id;
 }
 

@@ -311,7 +311,8 @@ tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		const struct kv *c = kv_get(kv, n, "comm");
 
 		tp_ftrace_sched_waking(tp, ts, (uint32_t)cpu, tid,
-		    kv_int(kv, n, "pid", 0), c ? c->v : NULL, c ? c->vlen : 0);
+		    kv_int(kv, n, "pid", 0), c ? c->v : NULL, c ? c->vlen : 0,
+		    TP_NULL);
 	} else if (strcmp(name, "workqueue_execute_start") == 0) {
 		char fn[256];
 
