@@ -15,6 +15,33 @@
  * Track-like rows share one table; the typed tables are views that keep
  * the rows of their type and its subtypes, as upstream's inheritance.
  */
+/* Metadata keys by scope (upstream's metadata.h). */
+#define META_MACHINE_KEYS						\
+	"'android_build_fingerprint', 'android_device_manufacturer',"	\
+	" 'android_guest_soc_model', 'android_hardware_revision',"	\
+	" 'android_incremental_build', 'android_ram_model',"		\
+	" 'android_sdk_version', 'android_serial_console',"		\
+	" 'android_soc_model', 'android_storage_model',"		\
+	" 'system_machine', 'system_name', 'system_ram_bytes',"	\
+	" 'system_ram_gb', 'system_release', 'system_version',"	\
+	" 'tracing_service_version', 'timezone_off_mins'"
+#define META_TRACE_KEYS							\
+	"'android_profile_boot_classpath', 'android_profile_system_server',"\
+	" 'benchmark_description', 'benchmark_had_failures',"		\
+	" 'benchmark_label', 'benchmark_name', 'benchmark_start_time_us',"\
+	" 'benchmark_story_name', 'benchmark_story_run_index',"	\
+	" 'benchmark_story_run_time_us', 'benchmark_story_tags',"	\
+	" 'range_of_interest_start_us',"				\
+	" 'statsd_triggering_subscription_id', 'trace_config_pbtxt',"	\
+	" 'trace_size_bytes', 'trace_trigger', 'trace_type', 'trace_uuid',"\
+	" 'unique_session_name', 'ui_state'"
+#define META_BOTH_KEYS							\
+	"'all_data_source_flushed_ns', 'all_data_source_started_ns',"	\
+	" 'ftrace_latest_data_start_ns', 'slow_start_data_source',"	\
+	" 'tracing_disabled_ns', 'tracing_started_ns'"
+#define META_STR(k)	"(SELECT str_value FROM metadata WHERE name = '" k "')"
+#define META_INT(k)	"(SELECT int_value FROM metadata WHERE name = '" k "')"
+
 static const char schema_sql[] =
 	/*
 	 * As upstream v58: type says what a track holds ("cpu_frequency"),
@@ -25,7 +52,7 @@ static const char schema_sql[] =
 	"CREATE TABLE __intrinsic_track("
 	" id INTEGER PRIMARY KEY, name TEXT, type TEXT,"
 	" dimension_arg_set_id INTEGER, parent_id INTEGER,"
-	" source_arg_set_id INTEGER, machine_id INTEGER,"
+	" source_arg_set_id INTEGER, machine_id INTEGER DEFAULT 0,"
 	" track_group_id INTEGER, event_type TEXT,"
 	" utid INTEGER, upid INTEGER, cpu INTEGER, counter_unit TEXT,"
 	" description TEXT);"
@@ -110,15 +137,22 @@ static const char schema_sql[] =
 	"CREATE INDEX counter_track_ts ON counter(track_id, ts);"
 	"CREATE INDEX flow_out ON flow(slice_out);"
 	"CREATE INDEX flow_in ON flow(slice_in);"
+	/*
+	 * is_idle: the per-cpu idle task (tid 0), as upstream marks it.
+	 * machine_id here and in process, cpu and tracks: 0, the traced
+	 * machine, as upstream numbers its one machine.
+	 */
 	"CREATE TABLE thread(utid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (utid) VIRTUAL, tid INTEGER, name TEXT,"
 	" start_ts INTEGER, end_ts INTEGER, upid INTEGER,"
-	" is_main_thread INTEGER, machine_id INTEGER);"
+	" is_main_thread INTEGER,"
+	" is_idle INTEGER AS (coalesce(tid = 0, 0)) VIRTUAL,"
+	" machine_id INTEGER DEFAULT 0, arg_set_id INTEGER);"
 	"CREATE TABLE process(upid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (upid) VIRTUAL, pid INTEGER, name TEXT,"
 	" start_ts INTEGER, end_ts INTEGER, parent_upid INTEGER,"
 	" uid INTEGER, android_appid INTEGER, cmdline TEXT,"
-	" arg_set_id INTEGER, machine_id INTEGER);"
+	" arg_set_id INTEGER, machine_id INTEGER DEFAULT 0);"
 
 	"CREATE TABLE sched_slice(id INTEGER PRIMARY KEY, ts INTEGER,"
 	" dur INTEGER, cpu INTEGER, utid INTEGER, end_state TEXT,"
@@ -136,11 +170,33 @@ static const char schema_sql[] =
 
 	"CREATE TABLE stats(name TEXT, idx INTEGER, severity TEXT,"
 	" source TEXT, value INTEGER, description TEXT);"
+	/*
+	 * machine_id and trace_id follow from the key's scope, as upstream's:
+	 * properties of the machine, of the trace, or of both.
+	 */
 	"CREATE TABLE metadata(id INTEGER PRIMARY KEY, name TEXT,"
-	" key_type TEXT, int_value INTEGER, str_value TEXT);"
+	" key_type TEXT, int_value INTEGER, str_value TEXT,"
+	" machine_id INTEGER AS (CASE WHEN name IN (" META_MACHINE_KEYS ","
+	" " META_BOTH_KEYS ") THEN 0 END) VIRTUAL,"
+	" trace_id INTEGER AS (CASE WHEN name IN (" META_TRACE_KEYS ","
+	" " META_BOTH_KEYS ") THEN 0 END) VIRTUAL);"
+	/* The one machine: the traced system, from its metadata. */
+	"CREATE VIEW machine AS SELECT 0 AS id, 0 AS raw_id, NULL AS name,"
+	" " META_STR("system_name") " AS sysname,"
+	" " META_STR("system_release") " AS release,"
+	" " META_STR("system_version") " AS version,"
+	" " META_STR("system_machine") " AS arch,"
+	" (SELECT count(*) FROM cpu WHERE machine_id = 0) AS num_cpus,"
+	" " META_STR("android_build_fingerprint") " AS android_build_fingerprint,"
+	" " META_STR("android_device_manufacturer")
+	" AS android_device_manufacturer,"
+	" " META_INT("android_sdk_version") " AS android_sdk_version,"
+	" " META_INT("system_ram_bytes") " AS system_ram_bytes,"
+	" " META_INT("system_ram_gb") " AS system_ram_gb,"
+	" 0 AS label_index;"
 	"CREATE TABLE cpu(id INTEGER PRIMARY KEY, cpu INTEGER,"
 	" ucpu INTEGER AS (id) VIRTUAL, cluster_id INTEGER, processor TEXT,"
-	" machine_id INTEGER);"
+	" machine_id INTEGER DEFAULT 0);"
 	"CREATE TABLE clock_snapshot(id INTEGER PRIMARY KEY, ts INTEGER,"
 	" clock_id INTEGER, clock_name TEXT, clock_value INTEGER,"
 	" snapshot_id INTEGER, machine_id INTEGER);"
@@ -148,6 +204,108 @@ static const char schema_sql[] =
 	"CREATE TABLE __trace_bounds(start_ts INTEGER, end_ts INTEGER);"
 	"CREATE VIEW trace_bounds AS SELECT start_ts, end_ts"
 	" FROM __trace_bounds;"
+	/*
+	 * Tables of data faro's importers never produce (GPUs, heap and
+	 * stack profiles, Android logs and packages, ...), with upstream's
+	 * columns: empty, so that upstream's clients (the UI's plugins)
+	 * can ask and get no rows rather than an error.
+	 */
+	"CREATE TABLE gpu(id INTEGER PRIMARY KEY, ugpu INTEGER, gpu INTEGER,"
+	" name TEXT, vendor TEXT, model TEXT, architecture TEXT, uuid BLOB,"
+	" pci_bdf TEXT, machine_id INTEGER, arg_set_id INTEGER);"
+	"CREATE TABLE state(id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER,"
+	" track_id INTEGER, category TEXT, value TEXT, arg_set_id INTEGER);"
+	"CREATE TABLE gpu_counter_track(id INTEGER PRIMARY KEY, name TEXT,"
+	" type TEXT, parent_id INTEGER, source_arg_set_id INTEGER,"
+	" machine_id INTEGER, unit TEXT, description TEXT, ugpu INTEGER,"
+	" gpu_id INTEGER);"
+	"CREATE TABLE gpu_counter_group(id INTEGER PRIMARY KEY,"
+	" group_id INTEGER, track_id INTEGER, name TEXT, description TEXT);"
+	"CREATE TABLE perf_counter_track(id INTEGER PRIMARY KEY, name TEXT,"
+	" type TEXT, parent_id INTEGER, source_arg_set_id INTEGER,"
+	" machine_id INTEGER, unit TEXT, description TEXT,"
+	" perf_session_id INTEGER, cpu INTEGER, is_timebase INTEGER);"
+	"CREATE TABLE stack_sample_counter_track(id INTEGER PRIMARY KEY,"
+	" name TEXT, type TEXT, parent_id INTEGER,"
+	" source_arg_set_id INTEGER, machine_id INTEGER, unit TEXT,"
+	" description TEXT, session_id INTEGER, cpu INTEGER,"
+	" is_timebase INTEGER);"
+	"CREATE TABLE stack_sample(id INTEGER PRIMARY KEY, ts INTEGER,"
+	" source TEXT, task_context_id INTEGER,"
+	" execution_context_id INTEGER, callsite_id INTEGER,"
+	" session_id INTEGER);"
+	"CREATE TABLE heap_profile_allocation(id INTEGER PRIMARY KEY,"
+	" ts INTEGER, upid INTEGER, heap_name TEXT, callsite_id INTEGER,"
+	" count INTEGER, size INTEGER);"
+	"CREATE TABLE heap_graph_object(id INTEGER PRIMARY KEY, upid INTEGER,"
+	" graph_sample_ts INTEGER, self_size INTEGER, native_size INTEGER,"
+	" reference_set_id INTEGER, reachable INTEGER, heap_type TEXT,"
+	" type_id INTEGER, root_type TEXT, root_distance INTEGER,"
+	" object_data_id INTEGER);"
+	"CREATE TABLE heap_graph_class(id INTEGER PRIMARY KEY, name TEXT,"
+	" deobfuscated_name TEXT, location TEXT, superclass_id INTEGER,"
+	" classloader_id INTEGER, kind TEXT);"
+	"CREATE TABLE heap_graph_reference(id INTEGER PRIMARY KEY,"
+	" reference_set_id INTEGER, owner_id INTEGER, owned_id INTEGER,"
+	" field_name TEXT, field_type_name TEXT,"
+	" deobfuscated_field_name TEXT);"
+	"CREATE TABLE package_list(id INTEGER PRIMARY KEY, package_name TEXT,"
+	" uid INTEGER, debuggable INTEGER, profileable_from_shell INTEGER,"
+	" version_code INTEGER);"
+	"CREATE TABLE android_logs(id INTEGER PRIMARY KEY, ts INTEGER,"
+	" utid INTEGER, prio INTEGER, tag TEXT, msg TEXT);"
+	"CREATE TABLE process_memory_snapshot(id INTEGER PRIMARY KEY,"
+	" snapshot_id INTEGER, upid INTEGER);"
+	"CREATE TABLE profiler_smaps(id INTEGER PRIMARY KEY, upid INTEGER,"
+	" ts INTEGER, path TEXT, path_trimmed TEXT, aggregate_count INTEGER,"
+	" is_deleted INTEGER, size_kb INTEGER, private_dirty_kb INTEGER,"
+	" swap_kb INTEGER, file_name TEXT, start_address INTEGER,"
+	" module_timestamp INTEGER, module_debugid TEXT,"
+	" module_debug_path TEXT, protection_flags INTEGER,"
+	" private_clean_resident_kb INTEGER,"
+	" shared_dirty_resident_kb INTEGER,"
+	" shared_clean_resident_kb INTEGER, locked_kb INTEGER,"
+	" proportional_resident_kb INTEGER, rss_kb INTEGER,"
+	" anonymous_kb INTEGER, pss_dirty_kb INTEGER, swap_pss_kb INTEGER);"
+	"CREATE TABLE process_memory_mappings(id INTEGER PRIMARY KEY,"
+	" upid INTEGER, ts INTEGER, path TEXT, aggregate_count INTEGER,"
+	" is_deleted INTEGER, size_kb INTEGER, rss_kb INTEGER,"
+	" anonymous_kb INTEGER, swap_kb INTEGER, shared_clean_kb INTEGER,"
+	" shared_dirty_kb INTEGER, private_clean_kb INTEGER,"
+	" private_dirty_kb INTEGER, locked_kb INTEGER, pss_kb INTEGER,"
+	" pss_dirty_kb INTEGER, swap_pss_kb INTEGER);"
+	"CREATE TABLE __intrinsic_trace_diagnostics(id INTEGER PRIMARY KEY,"
+	" key TEXT, title TEXT, description TEXT, remediation TEXT,"
+	" confidence TEXT, trace_id INTEGER);"
+	"CREATE TABLE __intrinsic_video_frames(id INTEGER PRIMARY KEY,"
+	" ts INTEGER, display_id INTEGER, display_name TEXT,"
+	" codec_string TEXT, frame_number INTEGER, codec TEXT,"
+	" is_key_frame INTEGER, pts_us INTEGER, is_config INTEGER);"
+	"CREATE TABLE __intrinsic_aggregate_profile(id INTEGER PRIMARY KEY,"
+	" scope TEXT, name TEXT, sample_type_type TEXT,"
+	" sample_type_unit TEXT);"
+	"CREATE TABLE heap_graph(id INTEGER PRIMARY KEY, ts INTEGER,"
+	" upid INTEGER, dump_reason TEXT, heap_size INTEGER);"
+	"CREATE TABLE stack_sample_session(id INTEGER PRIMARY KEY,"
+	" source TEXT, timebase_unit TEXT, cmdline TEXT);"
+	"CREATE TABLE perf_sample(id INTEGER PRIMARY KEY, ts INTEGER,"
+	" utid INTEGER, cpu INTEGER, cpu_mode TEXT, callsite_id INTEGER,"
+	" unwind_error TEXT, perf_session_id INTEGER);"
+	"CREATE TABLE memory_snapshot(id INTEGER PRIMARY KEY,"
+	" timestamp INTEGER, track_id INTEGER, detail_level TEXT);"
+	"CREATE TABLE memory_snapshot_node(id INTEGER PRIMARY KEY,"
+	" process_snapshot_id INTEGER, parent_node_id INTEGER, path TEXT,"
+	" size INTEGER, effective_size INTEGER, arg_set_id INTEGER);"
+	/* The one file read: the trace, once its type is known. */
+	"CREATE VIEW __intrinsic_trace_file AS SELECT 0 AS id,"
+	" NULL AS parent_id, NULL AS name,"
+	" " META_INT("trace_size_bytes") " AS size,"
+	" " META_STR("trace_type") " AS trace_type,"
+	" 0 AS processing_order, 0 AS is_container"
+	" WHERE EXISTS (SELECT 1 FROM metadata WHERE name = 'trace_type');"
+	"CREATE TABLE __intrinsic_stdlib_objects(package TEXT, module TEXT,"
+	" name TEXT, object_type TEXT, description TEXT, exposed INTEGER,"
+	" return_type TEXT, return_description TEXT, args TEXT, cols TEXT);"
 	"CREATE VIEW trace_summary AS SELECT"
 	" (SELECT start_ts FROM __trace_bounds) AS start_ts,"
 	" (SELECT end_ts FROM __trace_bounds) AS end_ts;";

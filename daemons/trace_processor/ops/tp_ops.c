@@ -15,7 +15,10 @@ tp_ops_register(sqlite3 *db, char **errmsg)
 	    ops_span_join_register(db, &err) == -1 ||
 	    ops_slice_fns_register(db, &err) == -1 ||
 	    ops_flow_fns_register(db, &err) == -1 ||
-	    ops_clock_fns_register(db, &err) == -1) {
+	    ops_clock_fns_register(db, &err) == -1 ||
+	    ops_mipmap_register(db, &err) == -1 ||
+	    ops_slice_layout_register(db, &err) == -1 ||
+	    ops_meta_fns_register(db, &err) == -1) {
 		if (errmsg != NULL)
 			*errmsg = err;
 		else

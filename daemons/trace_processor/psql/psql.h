@@ -35,6 +35,8 @@ struct psql;
 struct psql	*psql_of(sqlite3 *db);
 /* Forgets db's state (before sqlite3_close). */
 void		 psql_forget(sqlite3 *db);
+/* Back to a new connection's functions, macros and includes. */
+int		 psql_reset(sqlite3 *db, char **err);
 
 /*
  * Adds module name (dotted) with its SQL text. An existing module is an

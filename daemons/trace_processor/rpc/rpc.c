@@ -12,6 +12,7 @@
 #include "metrics/metrics.h"
 #include "metrics/pbbuf.h"
 #include "pbdec.h"
+#include "psql/psql.h"
 #include "query.h"
 #include "rpc.h"
 
@@ -298,7 +299,7 @@ rpc_restore_initial_tables(struct rpc *r)
 	static const char *const order[] = { "view", "trigger", "table" };
 	sqlite3 *db = tp_db(r->tp);
 	sqlite3_stmt *st;
-	char *sql;
+	char *sql, *err = NULL;
 	size_t i;
 	int again;
 
@@ -335,6 +336,11 @@ rpc_restore_initial_tables(struct rpc *r)
 				sqlite3_free(sql);
 			}
 		} while (again);
+	}
+	/* What SQL defined goes with the tables (the modules re-include). */
+	if (psql_reset(db, &err) == -1) {
+		log_warnx("%s: %s", __func__, err ? err : "?");
+		free(err);
 	}
 }
 
