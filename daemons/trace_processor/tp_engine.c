@@ -124,6 +124,8 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 		sqlite3_free(msg);
 		goto fail;
 	}
+	if (tp_to_ftrace_register(tp) == -1)
+		goto fail;
 	if (tp->cfg.sql_packages != NULL && (psql_of(tp->db) == NULL ||
 	    psql_pkgs_add(psql_of(tp->db), tp->cfg.sql_packages, &cause2) ==
 	    -1)) {

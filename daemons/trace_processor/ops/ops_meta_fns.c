@@ -5,13 +5,11 @@
  *   extract_metadata_for_machine(machine, name)
  *   extract_metadata_for_trace(trace, name)
  *   trace_start(), trace_end(), trace_dur()    the trace bounds
- *   to_ftrace(ftrace_event id)                 the event as ftrace text
  *   string_agg(x, sep)                         group_concat's newer name
  */
 #include "config.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <sqlite3.h>
@@ -57,118 +55,6 @@ fn_lookup(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	else if (rc != SQLITE_DONE)
 		sqlite3_result_error(ctx, sqlite3_errmsg(db), -1);
 	sqlite3_finalize(st);
-}
-
-/* A sched_switch prev_state as the kernel prints it. */
-static void
-ftrace_task_state(sqlite3_str *out, int64_t state)
-{
-	static const char letters[] = "SDTtXZPI";
-	size_t	 i;
-
-	if (state & ~(int64_t)0xff) {
-		sqlite3_str_appendall(out, "R+");
-		return;
-	}
-	if (state == 0) {
-		sqlite3_str_appendall(out, "R");
-		return;
-	}
-	for (i = 0; i < sizeof(letters) - 1; i++)
-		if (state & ((int64_t)1 << i))
-			sqlite3_str_appendchar(out, 1, letters[i]);
-}
-
-static int
-ftrace_args(sqlite3 *db, sqlite3_str *out, const char *event,
-    sqlite3_int64 set)
-{
-	sqlite3_stmt	*st;
-	const char	*key, *val;
-	int		 rc, n = 0, sw = strcmp(event, "sched_switch") == 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT key, display_value, int_value"
-	    " FROM args WHERE arg_set_id = ?1 ORDER BY id", -1, &st,
-	    NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, set);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		key = (const char *)sqlite3_column_text(st, 0);
-		val = (const char *)sqlite3_column_text(st, 1);
-		if (key == NULL)
-			continue;
-		if (strncmp(key, "args.", 5) == 0)
-			key += 5;
-		if (sw && strcmp(key, "next_comm") == 0)
-			sqlite3_str_appendall(out, " ==>");
-		sqlite3_str_appendf(out, "%s%s=", n++ ? " " : "", key);
-		if (sw && strcmp(key, "prev_state") == 0)
-			ftrace_task_state(out, sqlite3_column_int64(st, 2));
-		else
-			sqlite3_str_appendall(out, val ? val : "");
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* "<comm>-<tid> (<tgid>) [<cpu>] .... <s>.<us>: <event>: <args>" */
-static void
-fn_to_ftrace(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	sqlite3		*db = sqlite3_context_db_handle(ctx);
-	sqlite3_stmt	*st;
-	sqlite3_str	*out;
-	const char	*comm, *event;
-	char		 tgid[24];
-	int64_t		 ts, tid;
-	int		 rc;
-
-	(void)argc;
-	if (sqlite3_prepare_v2(db, "SELECT f.ts, f.cpu, f.name, t.tid,"
-	    " t.name, p.pid, f.arg_set_id FROM ftrace_event f"
-	    " LEFT JOIN thread t USING (utid) LEFT JOIN process p"
-	    " ON p.upid = t.upid WHERE f.id = ?1", -1, &st, NULL) !=
-	    SQLITE_OK) {
-		sqlite3_result_error(ctx, sqlite3_errmsg(db), -1);
-		return;
-	}
-	sqlite3_bind_value(st, 1, argv[0]);
-	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
-		if (rc != SQLITE_DONE)
-			sqlite3_result_error(ctx, sqlite3_errmsg(db), -1);
-		sqlite3_finalize(st);
-		return;
-	}
-	ts = sqlite3_column_int64(st, 0);
-	tid = sqlite3_column_int64(st, 3);
-	comm = (const char *)sqlite3_column_text(st, 4);
-	event = (const char *)sqlite3_column_text(st, 2);
-	if (sqlite3_column_type(st, 5) == SQLITE_NULL)
-		strcpy(tgid, "-----");
-	else
-		snprintf(tgid, sizeof(tgid), "%5lld",
-		    (long long)sqlite3_column_int64(st, 5));
-	out = sqlite3_str_new(db);
-	sqlite3_str_appendf(out, "%16s-%-5lld (%s) [%03d] .... %lld.%06lld:"
-	    " %s: ", tid == 0 ? "<idle>" : comm ? comm : "<...>",
-	    (long long)tid, tgid, sqlite3_column_int(st, 1),
-	    (long long)(ts / 1000000000), (long long)(ts / 1000 % 1000000),
-	    event ? event : "");
-	if (sqlite3_column_type(st, 6) != SQLITE_NULL &&
-	    ftrace_args(db, out, event ? event : "",
-	    sqlite3_column_int64(st, 6)) == -1) {
-		sqlite3_result_error(ctx, sqlite3_errmsg(db), -1);
-		sqlite3_free(sqlite3_str_finish(out));
-		sqlite3_finalize(st);
-		return;
-	}
-	sqlite3_finalize(st);
-	if (sqlite3_str_errcode(out) != SQLITE_OK) {
-		sqlite3_free(sqlite3_str_finish(out));
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
 }
 
 struct agg {
@@ -224,9 +110,7 @@ ops_meta_fns_register(sqlite3 *db, char **err)
 		    lookups[i].nargs, flags, (void *)&lookups[i], fn_lookup,
 		    NULL, NULL, NULL) != SQLITE_OK)
 			goto fail;
-	if (sqlite3_create_function_v2(db, "to_ftrace", 1, flags, NULL,
-	    fn_to_ftrace, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_create_function_v2(db, "string_agg", 2, flags |
+	if (sqlite3_create_function_v2(db, "string_agg", 2, flags |
 	    SQLITE_DETERMINISTIC, NULL, NULL, fn_string_agg_step,
 	    fn_string_agg_final, NULL) != SQLITE_OK)
 		goto fail;

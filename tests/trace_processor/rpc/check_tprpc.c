@@ -805,6 +805,116 @@ START_TEST(test_websocket)
 }
 END_TEST
 
+/* The WebSocket upgrade the UI makes; the connected fd. */
+static int
+ws_open(void)
+{
+	static const char req[] =
+	    "GET /websocket HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+	    "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+	    "Origin: http://127.0.0.1:10000\r\n"
+	    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+	    "Sec-WebSocket-Version: 13\r\n\r\n";
+	char head[2048];
+	int fd;
+
+	ck_assert_int_ge(fd = http_connect(srv.port), 0);
+	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	ck_assert_int_eq(http_read_head(fd, head, sizeof(head)), 0);
+	ck_assert_msg(strncmp(head, "HTTP/1.1 101", 12) == 0, "%s", head);
+	return fd;
+}
+
+/* One request over the WebSocket and its one reply, decoded. */
+static void
+ws_call(int fd, int64_t seq, int method, uint32_t field, const void *args,
+    size_t len, struct rpcmsg *m)
+{
+	struct pbbuf w;
+	uint8_t *pl;
+	size_t n;
+
+	pbb_init(&w);
+	rpc_req(&w, seq, method, field, args, len);
+	ws_write_frame(fd, 0x2, w.buf, w.len);
+	pbb_free(&w);
+	ck_assert_int_eq(ws_read_frame(fd, &pl, &n), 2);
+	ck_assert_int_eq(rpc_decode(pl, n, m, 1), 1);
+	free(pl);
+	ck_assert_int_eq(m->response, method);
+}
+
+/* TPM_QUERY_STREAMING over the WebSocket, as the UI queries. */
+static void
+ws_query(int fd, int64_t seq, const char *sql, struct qres *q)
+{
+	struct pbbuf a;
+	struct rpcmsg m;
+
+	pbb_init(&a);
+	pbb_string(&a, 1, sql);
+	ws_call(fd, seq, 3, 103, a.buf, a.len, &m);
+	pbb_free(&a);
+	ck_assert_int_eq(m.field, 203);
+	memset(q, 0, sizeof(*q));
+	ncols_seen = 0;
+	qres_decode(q, m.payload, m.len);
+	rpcmsg_free(&m, 1);
+}
+
+/*
+ * What the UI does on a trace already loaded: restore the initial tables,
+ * include modules, build mipmap tables over slices and query them. A
+ * restore must forget what SQL defined with the tables it drops: a module
+ * included before it is included again after (its tables were dropped),
+ * and functions and virtual tables from before are gone, as upstream's.
+ */
+START_TEST(test_ui_session)
+{
+	static const char inc[] = "INCLUDE PERFETTO MODULE viz.threads; "
+	    "SELECT count(*) FROM _threads_with_kernel_flag";
+	struct rpcmsg m;
+	struct qres q;
+	int fd;
+
+	server_start();
+	load_json();
+	fd = ws_open();
+	ws_call(fd, 1, 7, 0, NULL, 0, &m);	/* RESTORE_INITIAL_TABLES */
+	rpcmsg_free(&m, 1);
+	ws_query(fd, 2, inc, &q);
+	ck_assert_msg(q.error == NULL, "%s", q.error);
+	ck_assert_str_eq(q.rows, "3\n");
+	qres_free(&q);
+
+	ws_query(fd, 3, "CREATE PERFETTO FUNCTION mine() RETURNS INT AS "
+	    "SELECT 1; CREATE VIRTUAL TABLE mm USING __intrinsic_slice_mipmap(("
+	    "SELECT id, ts, dur, depth FROM slice WHERE dur > 0)); "
+	    "SELECT id, count, dur FROM mm(0, 100000, 25000) ORDER BY id", &q);
+	ck_assert_msg(q.error == NULL, "%s", q.error);
+	ck_assert_str_eq(q.cols, "id,count,dur");
+	/* Slices at 10 and 20 us share the first 25 us bucket: the longer
+	 * one stands for both; the one at 40 us is alone in the second. */
+	ck_assert_str_eq(q.rows, "1|2|15000\n2|1|2000\n");
+	qres_free(&q);
+
+	ws_call(fd, 4, 7, 0, NULL, 0, &m);
+	rpcmsg_free(&m, 1);
+	ws_query(fd, 5, inc, &q);
+	ck_assert_msg(q.error == NULL, "%s", q.error);
+	ck_assert_str_eq(q.rows, "3\n");
+	qres_free(&q);
+	ws_query(fd, 6, "SELECT mine()", &q);
+	ck_assert_ptr_nonnull(q.error);
+	qres_free(&q);
+	ws_query(fd, 7, "SELECT * FROM mm(0, 1, 1)", &q);
+	ck_assert_ptr_nonnull(q.error);
+	qres_free(&q);
+	close(fd);
+	server_stop();
+}
+END_TEST
+
 START_TEST(test_restore_and_metrics)
 {
 	struct http_reply r;
@@ -1121,6 +1231,7 @@ tprpc_suite(void)
 	tcase_add_test(tc, test_cors);
 	tcase_add_test(tc, test_websocket);
 	tcase_add_test(tc, test_restore_and_metrics);
+	tcase_add_test(tc, test_ui_session);
 	tcase_add_test(tc, test_reparse_resets);
 	tcase_add_test(tc, test_sql_guard);
 	tcase_add_test(tc, test_host);
