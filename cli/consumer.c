@@ -22,6 +22,7 @@
 #include "cli/consumer.h"
 #include "cli/progress.h"
 #include "cli/query.h"
+#include "cli/unserved.h"
 
 typedef Perfetto__Protos__TraceConfig TraceConfig;
 
@@ -480,6 +481,62 @@ session_detach(struct session *s, const char *key)
 	invoke(s, CM_DETACH, &req.base, -1, on_detach);
 }
 
+/*
+ * Gathers QueryServiceState replies: large states come in several, whose
+ * bytes concatenated decode as one message with the parts merged. Returns
+ * the state once the last has come; NULL while more are due (*why NULL)
+ * or on error (*why says what).
+ */
+static Perfetto__Protos__QueryServiceStateResponse *
+query_gather(struct session *s, struct ipc_result *res, const char **why)
+{
+	Perfetto__Protos__QueryServiceStateResponse *r;
+	uint8_t *nb;
+
+	*why = NULL;
+	if (res->len > 0) {
+		if (s->query_len + res->len > (64u << 20) ||
+		    (nb = realloc(s->query_buf, s->query_len + res->len)) ==
+		    NULL) {
+			*why = "service state too large";
+			return NULL;
+		}
+		s->query_buf = nb;
+		memcpy(s->query_buf + s->query_len, res->data, res->len);
+		s->query_len += res->len;
+	}
+	if (res->has_more)
+		return NULL;
+	r = perfetto__protos__query_service_state_response__unpack(NULL,
+	    s->query_len, s->query_buf);
+	free(s->query_buf);
+	s->query_buf = NULL;
+	s->query_len = 0;
+	if (r == NULL)
+		*why = "QueryServiceState: traced sent a malformed reply";
+	return r;
+}
+
+/* The service state asked for as the session starts: warn, never fail. */
+static void
+on_unserved_query(struct ipc_client *cl, struct ipc_result *res, void *arg)
+{
+	struct session *s = arg;
+	Perfetto__Protos__QueryServiceStateResponse *r;
+	const char *why;
+
+	if (s->done || !res->success)
+		return;
+	if ((r = query_gather(s, res, &why)) == NULL) {
+		if (why != NULL)
+			log_debug("on_unserved_query: %s", why);
+		return;
+	}
+	progress_clear(&s->prog);
+	unserved_warn(s->cfg, r->service_state);
+	perfetto__protos__query_service_state_response__free_unpacked(r, NULL);
+}
+
 static void
 start_trace(struct session *s)
 {
@@ -487,6 +544,8 @@ start_trace(struct session *s)
 	    PERFETTO__PROTOS__ENABLE_TRACING_REQUEST__INIT;
 	Perfetto__Protos__ObserveEventsRequest oreq =
 	    PERFETTO__PROTOS__OBSERVE_EVENTS_REQUEST__INIT;
+	Perfetto__Protos__QueryServiceStateRequest qreq =
+	    PERFETTO__PROTOS__QUERY_SERVICE_STATE_REQUEST__INIT;
 	Perfetto__Protos__ObservableEvents__Type types[2];
 	uint64_t dur = s->cfg->duration_ms, ms;
 	size_t i;
@@ -525,6 +584,13 @@ start_trace(struct session *s)
 	if (invoke(s, CM_ENABLE, &req.base,
 	    s->write_into_file ? s->out->fd : -1, on_enable_tracing) == 0)
 		return;
+	/*
+	 * traced answers in order: a refused session fails first, else the
+	 * state tells which data sources no producer offers.
+	 */
+	if (consumer_ep_has(&s->ep, CM_QUERY))
+		consumer_ep_invoke(&s->ep, CM_QUERY, &qreq.base, -1, 0,
+		    on_unserved_query, s);
 	if (s->o->detach_key != NULL) {
 		session_detach(s, s->o->detach_key);
 		return;
@@ -662,7 +728,7 @@ on_query(struct ipc_client *cl, struct ipc_result *res, void *arg)
 {
 	struct session *s = arg;
 	Perfetto__Protos__QueryServiceStateResponse *r;
-	uint8_t *nb;
+	const char *why;
 
 	if (s->done || connection_lost(s, cl, res))
 		return;
@@ -672,28 +738,9 @@ on_query(struct ipc_client *cl, struct ipc_result *res, void *arg)
 		    res->error != NULL ? res->error : "");
 		return;
 	}
-	/*
-	 * Large states come in several replies. Concatenated, their bytes
-	 * decode as one message with the parts merged.
-	 */
-	if (res->len > 0) {
-		if (s->query_len + res->len > (64u << 20) ||
-		    (nb = realloc(s->query_buf, s->query_len + res->len)) ==
-		    NULL) {
-			session_fail(s, "service state too large");
-			return;
-		}
-		s->query_buf = nb;
-		memcpy(s->query_buf + s->query_len, res->data, res->len);
-		s->query_len += res->len;
-	}
-	if (res->has_more)
-		return;
-	r = perfetto__protos__query_service_state_response__unpack(NULL,
-	    s->query_len, s->query_buf);
-	if (r == NULL) {
-		session_fail(s, "QueryServiceState: traced sent a malformed "
-		    "reply");
+	if ((r = query_gather(s, res, &why)) == NULL) {
+		if (why != NULL)
+			session_fail(s, "%s", why);
 		return;
 	}
 	if (query_print(stdout, r->service_state, s->o->query_long,

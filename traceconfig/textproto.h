@@ -42,6 +42,7 @@
 #define FARO_CLI_TEXTPROTO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <protobuf-c/protobuf-c.h>
 
@@ -65,5 +66,13 @@ ProtobufCMessage *textproto_parse_untrusted(const ProtobufCMessageDescriptor *de
 
 /* Levenshtein distance, used for "did you mean" suggestions. */
 size_t	textproto_edit_distance(const char *a, const char *b);
+
+/*
+ * The text format of a message given as wire bytes (untrusted), named by
+ * desc, laid out as upstream's trace processor prints a trace's config
+ * (see textproto_print.c). malloc'd; NULL when out of memory.
+ */
+char	*textproto_print(const ProtobufCMessageDescriptor *desc,
+	    const uint8_t *buf, size_t len);
 
 #endif

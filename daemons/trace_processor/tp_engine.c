@@ -94,8 +94,8 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 		tp->cfg = *cfg;
 	else
 		tp_config_init(&tp->cfg);
-	tp->ts_min = INT64_MAX;
-	tp->ts_max = INT64_MIN;
+	tp->ts_min = tp->bound_lo = INT64_MAX;
+	tp->ts_max = tp->bound_hi = INT64_MIN;
 	tp_hash_init(&tp->track_keys);
 	tp_hash_init(&tp->flows);
 	tp_hash_init(&tp->istats);
@@ -126,6 +126,14 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 	}
 	if (tp_to_ftrace_register(tp) == -1)
 		goto fail;
+	/* What every query may use without an INCLUDE (stdlib/prelude). */
+	if (psql_exec(tp->db, "INCLUDE PERFETTO MODULE prelude.prelude;",
+	    &cause2) == -1) {
+		tp_seterr(tp, "%s: prelude: %s", __func__,
+		    cause2 ? cause2 : "out of memory");
+		free(cause2);
+		goto fail;
+	}
 	if (tp->cfg.sql_packages != NULL && (psql_of(tp->db) == NULL ||
 	    psql_pkgs_add(psql_of(tp->db), tp->cfg.sql_packages, &cause2) ==
 	    -1)) {
@@ -153,6 +161,9 @@ tp_free(struct tp *tp)
 	tp_ftrace_free(tp);
 	tp_sysstats_free(tp);
 	tp_pending_free(tp);
+	while (tp->ncpu_desc > 0)
+		free(tp->cpu_desc[--tp->ncpu_desc].processor);
+	free(tp->cpu_desc);
 	if (tp->gunzip != NULL) {
 		inflateEnd(&tp->gunzip->z);
 		free(tp->gunzip->out);

@@ -23,7 +23,7 @@ struct evict_table {
 };
 
 static const struct evict_table tables[] = {
-	{ "slice", "dur >= 0 AND ts + dur < ?2" },
+	{ "__intrinsic_slice", "dur >= 0 AND ts + dur < ?2" },
 	{ "sched_slice", "dur >= 0 AND ts + dur < ?2" },
 	{ "thread_state", "dur >= 0 AND ts + dur < ?2" },
 	{ "counter", "ts < ?2" },
@@ -160,7 +160,7 @@ tp_evict_before(struct tp *tp, int64_t ts)
 		struct evict_table tt = tables[i], *t = &tt;
 		int64_t bound = evict_bound(tp, t->name, ts);
 
-		if (tp->overhang && strcmp(t->name, "slice") == 0)
+		if (tp->overhang && strcmp(t->name, "__intrinsic_slice") == 0)
 			t->over = overhang_over;
 
 		/* Their args first: each row has an arg set of its own. */
@@ -173,7 +173,7 @@ tp_evict_before(struct tp *tp, int64_t ts)
 			rc = evict_exec(tp, sql, bound, ts);
 		}
 		/* A flow with an end gone goes too. */
-		if (rc == 0 && strcmp(t->name, "slice") == 0) {
+		if (rc == 0 && strcmp(t->name, "__intrinsic_slice") == 0) {
 			snprintf(sql, sizeof(sql), "DELETE FROM flow WHERE"
 			    " slice_out IN (SELECT id FROM slice WHERE"
 			    " id < ?1 AND %s)", t->over);
@@ -188,7 +188,7 @@ tp_evict_before(struct tp *tp, int64_t ts)
 		    " AND %s", t->name, t->over);
 		if (rc == 0)
 			rc = evict_exec(tp, sql, bound, ts);
-		if (rc == 0 && strcmp(t->name, "slice") == 0)
+		if (rc == 0 && strcmp(t->name, "__intrinsic_slice") == 0)
 			evict_flows(tp, bound);
 	}
 	if (rc == 0) {
@@ -196,9 +196,11 @@ tp_evict_before(struct tp *tp, int64_t ts)
 		/* The trace now starts at the horizon. */
 		if (tp->ts_min < ts && tp->ts_min <= tp->ts_max)
 			tp->ts_min = ts < tp->ts_max ? ts : tp->ts_max;
+		if (tp->bound_lo < ts && tp->bound_lo <= tp->bound_hi)
+			tp->bound_lo = ts < tp->bound_hi ? ts : tp->bound_hi;
 		snprintf(sql, sizeof(sql), "UPDATE __trace_bounds SET"
 		    " start_ts = %lld WHERE start_ts < %lld",
-		    (long long)tp->ts_min, (long long)tp->ts_min);
+		    (long long)tp->bound_lo, (long long)tp->bound_lo);
 		if (sqlite3_exec(tp->db, sql, NULL, NULL, NULL) != SQLITE_OK)
 			rc = tp_seterr(tp, "%s: %s", __func__,
 			    sqlite3_errmsg(tp->db));

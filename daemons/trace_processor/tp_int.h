@@ -329,7 +329,16 @@ struct tp {
 	struct tp_hash		 istats;	/* stat << 32 | idx -> value */
 
 	int64_t			 ts_min, ts_max;
+	/* trace_bounds as upstream's: the rows' first ts and last end */
+	int64_t			 bound_lo, bound_hi;
 	uint64_t		 cpus_seen[TP_MAX_CPUS / 64];
+	/* CpuInfo, by cpu: processor (NULL: none), cluster, capacity */
+	struct tp_cpu_desc {
+		char		*processor;
+		int64_t		 cluster_id;
+		int64_t		 capacity;	/* -1: none */
+	}			*cpu_desc;
+	size_t			 ncpu_desc;
 	int			 indexed;	/* slice_stack exists */
 	int64_t			 evicted_before; /* tp_evict_before's */
 	int			 overhang;	/* a slice outlived its parent */
@@ -404,6 +413,13 @@ void	 tp_metadata_int(struct tp *, const char *name, int64_t v);
 void	 tp_metadata_int_multi(struct tp *, const char *name, int64_t v);
 int	 tp_write_final_tables(struct tp *);
 void	 tp_cpu_seen(struct tp *, int64_t cpu);
+void	 tp_bounds_add(struct tp *, int64_t ts, int64_t dur);
+/* What a CpuInfo packet says of a cpu (tp_cpu_info.c). */
+void	 tp_cpu_set_info(struct tp *, int64_t cpu, const char *processor,
+	    size_t len, int64_t cluster_id, int64_t capacity);
+void	 tp_cpu_info_untrusted(struct tp *, const uint8_t *, size_t);
+/* tp_trace_config.c */
+void	 tp_trace_config_untrusted(struct tp *, const uint8_t *, size_t);
 int	 tp_step_done(struct tp *, sqlite3_stmt *);
 struct tp_val	*tp_row_new(struct tp *, enum tp_stmt);
 void	 tp_val_int(struct tp_val *, int64_t);

@@ -630,6 +630,89 @@ thread_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 		    TP_NAME_TRACK);
 }
 
+/*
+ * A thread track described on a sequence makes that thread the
+ * sequence's own, as a ThreadDescriptor packet would (with its reference
+ * times): upstream then knows which thread an event of the sequence on a
+ * process or global track came from.
+ */
+static void
+seq_thread_from_desc(struct tp_seq *s, const uint8_t *buf, size_t len)
+{
+	struct pb it, th;
+	struct pb_field f, tf;
+	int64_t pid = 0, tid = 0, ref = 0, ref_thread = 0;
+	int has_pid = 0, has_tid = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != 4 || f.wire != PB_LEN)
+			continue;
+		pb_init(&th, f.data, f.len);
+		while (pb_next_untrusted(&th, &tf) == 1) {
+			if (tf.wire != PB_VARINT)
+				continue;
+			if (tf.id == 1) {
+				pid = (int32_t)tf.u;
+				has_pid = 1;
+			} else if (tf.id == 2) {
+				tid = (int64_t)tf.u;
+				has_tid = 1;
+			} else if (tf.id == 6)
+				ref = (int64_t)tf.u;
+			else if (tf.id == 7)
+				ref_thread = (int64_t)tf.u;
+		}
+	}
+	if (!has_pid || !has_tid || it.err)
+		return;
+	s->gen->has_thread = 1;
+	s->gen->pid = pid;
+	s->gen->tid = tid;
+	/* As upstream, bounded so the products cannot overflow. */
+	s->ref_ts = ref > 0 && ref < INT64_MAX / 1000 ? ref * 1000 : 0;
+	s->ref_thread_ts = ref_thread > 0 && ref_thread < INT64_MAX / 1000 ?
+	    ref_thread * 1000 : 0;
+}
+
+/*
+ * What upstream notes of a descriptor's track in its source args: where
+ * it came from, its uuid (as trace_id), whether it is its process's own
+ * track, and how the UI should order its children and itself.
+ */
+static void
+desc_track_args(struct tp *tp, const struct tp_desc *d, int64_t id,
+    int is_root)
+{
+	static const char *const orderings[] = { NULL, "lexicographic",
+	    "chronological", "explicit" };
+	int64_t set;
+
+	if (tp->tracks[id].source_arg_set_id != TP_NULL)
+		return;
+	set = tp->tracks[id].source_arg_set_id = tp_arg_set_new(tp);
+	tp_arg_str(tp, set, "source", "source", "descriptor", 10, NULL);
+	tp_arg_int(tp, set, "trace_id", "trace_id", (int64_t)d->uuid, "int");
+	tp_arg_int(tp, set, "is_root_in_scope", "is_root_in_scope", is_root,
+	    "bool");
+	if (d->is_counter && d->category != NULL)
+		tp_arg_str(tp, set, "category", "category", d->category,
+		    strlen(d->category), NULL);
+	if (d->first_on_seq)
+		tp_arg_int(tp, set, "has_first_packet_on_sequence",
+		    "has_first_packet_on_sequence", 1, "bool");
+	if (d->child_ordering != 0)
+		tp_arg_str(tp, set, "child_ordering", "child_ordering",
+		    orderings[d->child_ordering],
+		    strlen(orderings[d->child_ordering]), NULL);
+	if (d->has_rank)
+		tp_arg_int(tp, set, "sibling_order_rank", "sibling_order_rank",
+		    d->rank, "int");
+	if (d->desc != NULL)
+		tp_arg_str(tp, set, "description", "description", d->desc,
+		    strlen(d->desc), NULL);
+}
+
 /* A track descriptor's process and thread, in time order. */
 static void
 desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
@@ -646,6 +729,21 @@ desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
 		else if (f.id == 4 && f.wire == PB_LEN)
 			thread_desc_untrusted(tp, f.data, f.len, &d, 1);
 	}
+}
+
+static void
+desc_category_add(struct tp_desc *d, const uint8_t *s, size_t n)
+{
+	size_t l = d->category ? strlen(d->category) : 0;
+	char *c;
+
+	if (n > 4096 || (c = realloc(d->category, l + n + 2)) == NULL)
+		return;
+	if (l > 0)
+		c[l++] = ',';
+	memcpy(c + l, s, n);
+	c[l + n] = '\0';
+	d->category = c;
 }
 
 /* A counter's unit as upstream picks it: the built-in counter's, else the
@@ -683,6 +781,10 @@ counter_desc_untrusted(const uint8_t *buf, size_t len, struct tp_desc *d)
 		case 5:
 			d->incremental = f.u != 0;
 			break;
+		case 2:		/* categories, joined by ',' as upstream */
+			if (f.wire == PB_LEN)
+				desc_category_add(d, f.data, f.len);
+			break;
 		}
 	}
 	free(d->unit);
@@ -696,7 +798,8 @@ counter_desc_untrusted(const uint8_t *buf, size_t len, struct tp_desc *d)
 }
 
 static void
-track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
+    int first_on_seq)
 {
 	struct tp_proto *p = tp->proto;
 	struct tp_desc nd, *d;
@@ -743,8 +846,19 @@ track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 		case 15:	/* sibling_merge_behavior: 2 is NONE */
 			nd.no_merge = f.wire == PB_VARINT && f.u == 2;
 			break;
+		case 11:
+			if (f.wire == PB_VARINT && f.u >= 1 && f.u <= 3)
+				nd.child_ordering = (int)f.u;
+			break;
+		case 12:
+			if (f.wire == PB_VARINT) {
+				nd.rank = (int32_t)f.u;
+				nd.has_rank = 1;
+			}
+			break;
 		}
 	}
+	nd.first_on_seq = first_on_seq;
 	if (!nd.has_uuid || it.err) {
 		tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
 		goto out;
@@ -782,6 +896,7 @@ out:
 	free(nd.name);
 	free(nd.desc);
 	free(nd.unit);
+	free(nd.category);
 }
 
 static struct tp_desc *
@@ -910,6 +1025,9 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout)
 		tp->tracks[id].parent_id = parent;
 	if (d->desc != NULL && tp->tracks[id].desc == NULL)
 		tp->tracks[id].desc = strdup(d->desc);
+	/* A thread's own track is its thread_execution track: no args. */
+	if (!(shared && d->has_thread))
+		desc_track_args(tp, d, id, shared);
 	(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)id);
 	return id;
 }
@@ -1199,7 +1317,12 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 
 	switch (pk.data.id) {
 	case 60:	/* track_descriptor */
-		track_descriptor_untrusted(tp, pk.data.data, pk.data.len);
+		if (s != NULL && pk.first_on_seq)
+			s->first_seen = 1;
+		track_descriptor_untrusted(tp, pk.data.data, pk.data.len,
+		    s != NULL && s->first_seen);
+		if (s != NULL && s->valid)
+			seq_thread_from_desc(s, pk.data.data, pk.data.len);
 		/* Without a time of its own it would take the newest one
 		 * seen, maybe another sequence's, and hold back the rest. */
 		if (pk.has_ts)
@@ -1242,6 +1365,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 35:	/* trace_stats */
 	case 34:	/* ftrace_stats */
 	case 45:	/* system_info */
+	case 67:	/* cpu_info */
 	case 89:	/* trace_uuid */
 		tp_proto_service_packet(tp, pk.data.id,
 		    s != NULL ? &s->ftrace_errs_seen : &p->ftrace_errs_seen,
@@ -1250,6 +1374,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 2:		/* process_tree */
 	case 9:		/* process_stats */
 	case 7:		/* sys_stats */
+	case 33:	/* trace_config: read in time order, as upstream */
 		push_packet(tp, ts, NULL, TP_NULL, buf, len);
 		break;
 	case 69:	/* service_event: the sorter's marks */
@@ -1392,6 +1517,7 @@ tp_proto_free(struct tp *tp)
 		free(p->descs[i].name);
 		free(p->descs[i].desc);
 		free(p->descs[i].unit);
+		free(p->descs[i].category);
 	}
 	for (i = 0; i < p->nclocks; i++)
 		free(p->clocks[i].pts);
@@ -1451,6 +1577,9 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		break;
 	case 60:
 		desc_apply(tp, pk.data.data, pk.data.len);
+		break;
+	case 33:
+		tp_trace_config_untrusted(tp, pk.data.data, pk.data.len);
 		break;
 	case 43:
 		memset(&d, 0, sizeof(d));

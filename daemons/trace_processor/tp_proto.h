@@ -32,6 +32,7 @@ struct tp_gen {
 
 struct tp_seq {
 	uint32_t	 id;
+	int		 first_seen;	/* first_packet_on_sequence was seen */
 	struct tp_gen	*gen;
 	int		 valid;
 	/* legacy delta timestamps, in ns */
@@ -52,6 +53,13 @@ struct tp_desc {
 	char		*unit;
 	int64_t		 mult;
 	int		 incremental;
+	/* for the track's source args, as upstream's */
+	char		*category;	/* a counter's categories, joined */
+	int		 child_ordering;	/* 1 lexicographic, 2 chrono-
+						 * logical, 3 explicit */
+	int		 has_rank;
+	int64_t		 rank;		/* sibling_order_rank */
+	int		 first_on_seq;	/* its sequence began in the trace */
 };
 
 struct tp_pkt {

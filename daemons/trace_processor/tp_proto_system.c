@@ -453,6 +453,10 @@ tp_proto_service_packet(struct tp *tp, uint32_t field, int *errs_seen,
 	case 89:
 		trace_uuid_untrusted(tp, buf, len);
 		break;
+	case 67:
+		tp_cpu_info_untrusted(tp, buf, len);
+		break;
+
 	}
 }
 

@@ -15,30 +15,20 @@
  * Track-like rows share one table; the typed tables are views that keep
  * the rows of their type and its subtypes, as upstream's inheritance.
  */
-/* Metadata keys by scope (upstream's metadata.h). */
-#define META_MACHINE_KEYS						\
-	"'android_build_fingerprint', 'android_device_manufacturer',"	\
-	" 'android_guest_soc_model', 'android_hardware_revision',"	\
-	" 'android_incremental_build', 'android_ram_model',"		\
-	" 'android_sdk_version', 'android_serial_console',"		\
-	" 'android_soc_model', 'android_storage_model',"		\
-	" 'system_machine', 'system_name', 'system_ram_bytes',"	\
-	" 'system_ram_gb', 'system_release', 'system_version',"	\
-	" 'tracing_service_version', 'timezone_off_mins'"
-#define META_TRACE_KEYS							\
-	"'android_profile_boot_classpath', 'android_profile_system_server',"\
-	" 'benchmark_description', 'benchmark_had_failures',"		\
-	" 'benchmark_label', 'benchmark_name', 'benchmark_start_time_us',"\
-	" 'benchmark_story_name', 'benchmark_story_run_index',"	\
-	" 'benchmark_story_run_time_us', 'benchmark_story_tags',"	\
-	" 'range_of_interest_start_us',"				\
-	" 'statsd_triggering_subscription_id', 'trace_config_pbtxt',"	\
-	" 'trace_size_bytes', 'trace_trigger', 'trace_type', 'trace_uuid',"\
-	" 'unique_session_name', 'ui_state'"
-#define META_BOTH_KEYS							\
-	"'all_data_source_flushed_ns', 'all_data_source_started_ns',"	\
+/*
+ * Upstream's metadata scopes: keys about the machine only (the rest,
+ * but for the global trace_time_clock_id, are about the trace, some about
+ * both: METADATA_TRACE_ONLY lists those about the trace alone).
+ */
+#define METADATA_MACHINE_ONLY						\
+	"name LIKE 'android\\_%' ESCAPE '\\' OR name LIKE 'system\\_%'"	\
+	" ESCAPE '\\' OR name IN ('tracing_service_version',"		\
+	" 'timezone_off_mins')"
+#define METADATA_TRACE_ONLY						\
+	"NOT (" METADATA_MACHINE_ONLY ") AND name NOT IN"		\
+	" ('all_data_source_flushed_ns', 'all_data_source_started_ns',"	\
 	" 'ftrace_latest_data_start_ns', 'slow_start_data_source',"	\
-	" 'tracing_disabled_ns', 'tracing_started_ns'"
+	" 'tracing_disabled_ns', 'tracing_started_ns')"
 #define META_STR(k)	"(SELECT str_value FROM metadata WHERE name = '" k "')"
 #define META_INT(k)	"(SELECT int_value FROM metadata WHERE name = '" k "')"
 
@@ -52,7 +42,7 @@ static const char schema_sql[] =
 	"CREATE TABLE __intrinsic_track("
 	" id INTEGER PRIMARY KEY, name TEXT, type TEXT,"
 	" dimension_arg_set_id INTEGER, parent_id INTEGER,"
-	" source_arg_set_id INTEGER, machine_id INTEGER DEFAULT 0,"
+	" source_arg_set_id INTEGER, machine_id INTEGER AS (0) VIRTUAL,"
 	" track_group_id INTEGER, event_type TEXT,"
 	" utid INTEGER, upid INTEGER, cpu INTEGER, counter_unit TEXT,"
 	" description TEXT);"
@@ -85,14 +75,19 @@ static const char schema_sql[] =
 	" cpu FROM __intrinsic_track"
 	" WHERE event_type = 'counter' AND cpu IS NOT NULL;"
 
-	"CREATE TABLE slice("
+	/* The stack ids serve the *_by_stack operators; upstream's slice
+	 * does not show them. */
+	"CREATE TABLE __intrinsic_slice("
 	" id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER,"
 	" category TEXT, name TEXT, depth INTEGER, stack_id INTEGER,"
 	" parent_stack_id INTEGER, parent_id INTEGER, arg_set_id INTEGER,"
 	" thread_ts INTEGER, thread_dur INTEGER,"
-	" thread_instruction_count INTEGER, thread_instruction_delta INTEGER,"
-	/* upstream's aliases, computed, never stored */
-	" cat TEXT AS (category) VIRTUAL, slice_id INTEGER AS (id) VIRTUAL);"
+	" thread_instruction_count INTEGER, thread_instruction_delta INTEGER);"
+	/* upstream's aliases (cat, slice_id) computed, never stored */
+	"CREATE VIEW slice AS SELECT id, ts, dur, track_id, category, name,"
+	" depth, parent_id, arg_set_id, thread_ts, thread_dur,"
+	" thread_instruction_count, thread_instruction_delta,"
+	" category AS cat, id AS slice_id FROM __intrinsic_slice;"
 	"CREATE VIEW slices AS SELECT * FROM slice;"
 	"CREATE TABLE flow(id INTEGER PRIMARY KEY, slice_out INTEGER,"
 	" slice_in INTEGER, trace_id INTEGER, arg_set_id INTEGER);"
@@ -133,31 +128,27 @@ static const char schema_sql[] =
 	 * by sorting afterwards.
 	 */
 	"CREATE INDEX arg_keys_key ON __arg_keys(key);"
-	"CREATE INDEX slice_track_ts ON slice(track_id, ts);"
+	"CREATE INDEX slice_track_ts ON __intrinsic_slice(track_id, ts);"
 	"CREATE INDEX counter_track_ts ON counter(track_id, ts);"
 	"CREATE INDEX flow_out ON flow(slice_out);"
 	"CREATE INDEX flow_in ON flow(slice_in);"
-	/*
-	 * is_idle: the per-cpu idle task (tid 0), as upstream marks it.
-	 * machine_id here and in process, cpu and tracks: 0, the traced
-	 * machine, as upstream numbers its one machine.
-	 */
+	/* One machine: its id is 0, as upstream's for the traced host. */
 	"CREATE TABLE thread(utid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (utid) VIRTUAL, tid INTEGER, name TEXT,"
 	" start_ts INTEGER, end_ts INTEGER, upid INTEGER,"
-	" is_main_thread INTEGER,"
-	" is_idle INTEGER AS (coalesce(tid = 0, 0)) VIRTUAL,"
-	" machine_id INTEGER DEFAULT 0, arg_set_id INTEGER);"
+	" is_main_thread INTEGER, is_idle INTEGER AS (tid = 0) VIRTUAL,"
+	" machine_id INTEGER AS (0) VIRTUAL, arg_set_id INTEGER);"
 	"CREATE TABLE process(upid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (upid) VIRTUAL, pid INTEGER, name TEXT,"
 	" start_ts INTEGER, end_ts INTEGER, parent_upid INTEGER,"
-	" uid INTEGER, android_appid INTEGER, cmdline TEXT,"
-	" arg_set_id INTEGER, machine_id INTEGER DEFAULT 0);"
+	" uid INTEGER, android_appid INTEGER, android_user_id INTEGER,"
+	" cmdline TEXT, arg_set_id INTEGER,"
+	" machine_id INTEGER AS (0) VIRTUAL);"
 
 	"CREATE TABLE sched_slice(id INTEGER PRIMARY KEY, ts INTEGER,"
 	" dur INTEGER, cpu INTEGER, utid INTEGER, end_state TEXT,"
 	" priority INTEGER, ucpu INTEGER AS (cpu) VIRTUAL);"
-	"CREATE VIEW sched AS SELECT * FROM sched_slice;"
+	"CREATE VIEW sched AS SELECT *, ts + dur AS ts_end FROM sched_slice;"
 	"CREATE TABLE thread_state(id INTEGER PRIMARY KEY, ts INTEGER,"
 	" dur INTEGER, cpu INTEGER, utid INTEGER, state TEXT,"
 	" io_wait INTEGER, blocked_function TEXT, waker_utid INTEGER,"
@@ -170,16 +161,17 @@ static const char schema_sql[] =
 
 	"CREATE TABLE stats(name TEXT, idx INTEGER, severity TEXT,"
 	" source TEXT, value INTEGER, description TEXT);"
-	/*
-	 * machine_id and trace_id follow from the key's scope, as upstream's:
-	 * properties of the machine, of the trace, or of both.
-	 */
+	/* Which machine and trace a key is about, by upstream's scopes. */
 	"CREATE TABLE metadata(id INTEGER PRIMARY KEY, name TEXT,"
 	" key_type TEXT, int_value INTEGER, str_value TEXT,"
-	" machine_id INTEGER AS (CASE WHEN name IN (" META_MACHINE_KEYS ","
-	" " META_BOTH_KEYS ") THEN 0 END) VIRTUAL,"
-	" trace_id INTEGER AS (CASE WHEN name IN (" META_TRACE_KEYS ","
-	" " META_BOTH_KEYS ") THEN 0 END) VIRTUAL);"
+	" machine_id INTEGER AS (CASE WHEN name = 'trace_time_clock_id'"
+	" OR " METADATA_TRACE_ONLY " THEN NULL ELSE 0 END) VIRTUAL,"
+	" trace_id INTEGER AS (CASE WHEN name = 'trace_time_clock_id'"
+	" OR " METADATA_MACHINE_ONLY " THEN NULL ELSE 0 END) VIRTUAL);"
+	"CREATE TABLE cpu(id INTEGER PRIMARY KEY,"
+	" ucpu INTEGER AS (id) VIRTUAL, cpu INTEGER, cluster_id INTEGER,"
+	" processor TEXT, machine_id INTEGER AS (0) VIRTUAL,"
+	" capacity INTEGER, arg_set_id INTEGER);"
 	/* The one machine: the traced system, from its metadata. */
 	"CREATE VIEW machine AS SELECT 0 AS id, 0 AS raw_id, NULL AS name,"
 	" " META_STR("system_name") " AS sysname,"
@@ -187,16 +179,14 @@ static const char schema_sql[] =
 	" " META_STR("system_version") " AS version,"
 	" " META_STR("system_machine") " AS arch,"
 	" (SELECT count(*) FROM cpu WHERE machine_id = 0) AS num_cpus,"
-	" " META_STR("android_build_fingerprint") " AS android_build_fingerprint,"
+	" " META_STR("android_build_fingerprint")
+	" AS android_build_fingerprint,"
 	" " META_STR("android_device_manufacturer")
 	" AS android_device_manufacturer,"
 	" " META_INT("android_sdk_version") " AS android_sdk_version,"
 	" " META_INT("system_ram_bytes") " AS system_ram_bytes,"
 	" " META_INT("system_ram_gb") " AS system_ram_gb,"
 	" 0 AS label_index;"
-	"CREATE TABLE cpu(id INTEGER PRIMARY KEY, cpu INTEGER,"
-	" ucpu INTEGER AS (id) VIRTUAL, cluster_id INTEGER, processor TEXT,"
-	" machine_id INTEGER DEFAULT 0);"
 	"CREATE TABLE clock_snapshot(id INTEGER PRIMARY KEY, ts INTEGER,"
 	" clock_id INTEGER, clock_name TEXT, clock_value INTEGER,"
 	" snapshot_id INTEGER, machine_id INTEGER);"
@@ -319,12 +309,13 @@ static const char schema_sql[] =
  * and per-track lookups.)
  */
 static const char index_sql[] =
-	"CREATE INDEX IF NOT EXISTS slice_stack ON slice(stack_id);";
+	"CREATE INDEX IF NOT EXISTS slice_stack ON __intrinsic_slice(stack_id);";
 
 static const char *const stmt_sql[SQ_COUNT] = {
 	/* Rows written while still open (tp_checkpoint) are replaced when
 	 * they close: slices, sched and thread_state. */
-	[SQ_SLICE] = "INSERT OR REPLACE INTO slice(id, ts, dur, track_id,"
+	[SQ_SLICE] = "INSERT OR REPLACE INTO __intrinsic_slice(id, ts, dur,"
+	    " track_id,"
 	    " category, name, depth, stack_id, parent_stack_id, parent_id,"
 	    " arg_set_id, thread_ts, thread_dur)"
 	    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -746,6 +737,7 @@ tp_counter_insert(struct tp *tp, int64_t ts, int64_t track, double v,
 	struct tp_val *r = tp_row_new(tp, SQ_COUNTER);
 
 	tp_seen_ts(tp, ts);
+	tp_bounds_add(tp, ts, 0);
 	tp_val_int(&r[0], tp->next_counter++);
 	tp_val_int(&r[1], ts);
 	tp_val_int(&r[2], track);
@@ -762,6 +754,7 @@ tp_sched_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
 
 	tp_cpu_seen(tp, cpu);
 	tp_val_int(&r[0], id);
+	tp_bounds_add(tp, ts, dur);
 	tp_val_int(&r[1], ts);
 	tp_val_int(&r[2], dur);
 	tp_val_int(&r[3], cpu);
@@ -781,6 +774,7 @@ tp_thread_state_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
 	struct tp_val *r = tp_row_new(tp, SQ_THREAD_STATE);
 
 	tp_val_int(&r[0], id);
+	tp_bounds_add(tp, ts, dur);
 	tp_val_int(&r[1], ts);
 	tp_val_int(&r[2], dur);
 	tp_val_i64n(&r[3], cpu);
@@ -803,6 +797,7 @@ tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
 	int64_t id = tp->next_ftrace++;
 
 	tp_seen_ts(tp, ts);
+	tp_bounds_add(tp, ts, 0);
 	tp_cpu_seen(tp, cpu);
 	tp_val_int(&r[0], id);
 	tp_val_int(&r[1], ts);
@@ -1072,6 +1067,51 @@ write_tracks(struct tp *tp)
 }
 
 void
+tp_cpu_set_info(struct tp *tp, int64_t cpu, const char *processor,
+    size_t len, int64_t cluster_id, int64_t capacity)
+{
+	struct tp_cpu_desc *d;
+	size_t i;
+
+	if (cpu < 0 || cpu >= TP_MAX_CPUS)
+		return;
+	if ((size_t)cpu >= tp->ncpu_desc) {
+		if ((d = realloc(tp->cpu_desc, ((size_t)cpu + 1) *
+		    sizeof(*d))) == NULL)
+			return;
+		for (i = tp->ncpu_desc; i <= (size_t)cpu; i++) {
+			d[i].processor = NULL;
+			d[i].cluster_id = TP_NULL;
+			d[i].capacity = -1;
+		}
+		tp->cpu_desc = d;
+		tp->ncpu_desc = (size_t)cpu + 1;
+	}
+	d = &tp->cpu_desc[cpu];
+	free(d->processor);
+	d->processor = processor != NULL ? strndup(processor, len) : NULL;
+	d->cluster_id = cluster_id;
+	d->capacity = capacity;
+}
+
+/*
+ * A row with a time was written: trace_bounds spans them, as upstream's
+ * (from the first ts to the last ts + dur of the slice, sched, thread
+ * state, counter and ftrace rows), so records dropped or not turned
+ * into rows do not stretch it.
+ */
+void
+tp_bounds_add(struct tp *tp, int64_t ts, int64_t dur)
+{
+	int64_t end = dur > 0 && ts <= INT64_MAX - dur ? ts + dur : ts;
+
+	if (ts < tp->bound_lo)
+		tp->bound_lo = ts;
+	if (end > tp->bound_hi)
+		tp->bound_hi = end;
+}
+
+void
 tp_cpu_seen(struct tp *tp, int64_t cpu)
 {
 	if (cpu >= 0 && cpu < TP_MAX_CPUS)
@@ -1094,11 +1134,13 @@ cmp_i64(const void *a, const void *b)
 static int
 write_cpus(struct tp *tp)
 {
+	const struct tp_cpu_desc *d;
 	sqlite3_stmt *st;
 	int64_t *v;
 	size_t n = 0, i;
 
-	if ((v = calloc(TP_MAX_CPUS + tp->ntracks, sizeof(*v))) == NULL)
+	if ((v = calloc(TP_MAX_CPUS + tp->ntracks + tp->ncpu_desc,
+	    sizeof(*v))) == NULL)
 		return tp_seterr(tp, "%s: out of memory", __func__);
 	for (i = 0; i < tp->ntracks; i++) {
 		int64_t c = tp->tracks[i].cpu;
@@ -1111,10 +1153,14 @@ write_cpus(struct tp *tp)
 	for (i = 0; i < TP_MAX_CPUS; i++)
 		if (tp->cpus_seen[i / 64] & (1ULL << (i % 64)))
 			v[n++] = (int64_t)i;
+	for (i = 0; i < tp->ncpu_desc; i++)
+		if (tp->cpu_desc[i].cluster_id != TP_NULL)
+			v[n++] = (int64_t)i;
 	qsort(v, n, sizeof(*v), cmp_i64);
 	if (sqlite3_exec(tp->db, "DELETE FROM cpu", NULL, NULL, NULL) !=
-	    SQLITE_OK || write_prepared(tp,
-	    "INSERT INTO cpu(id, cpu) VALUES(?, ?)", &st) == -1) {
+	    SQLITE_OK || write_prepared(tp, "INSERT INTO cpu(id, cpu,"
+	    " processor, cluster_id, capacity) VALUES(?, ?, ?, ?, ?)",
+	    &st) == -1) {
 		free(v);
 		return tp_seterr(tp, "%s: %s", __func__,
 		    sqlite3_errmsg(tp->db));
@@ -1126,8 +1172,15 @@ write_cpus(struct tp *tp)
 	for (i = 0; i < n; i++) {
 		if (i > 0 && v[i] == v[i - 1])
 			continue;
+		d = v[i] >= 0 && (size_t)v[i] < tp->ncpu_desc &&
+		    tp->cpu_desc[v[i]].cluster_id != TP_NULL ?
+		    &tp->cpu_desc[v[i]] : NULL;
 		sqlite3_bind_int64(st, 1, v[i]);
 		sqlite3_bind_int64(st, 2, v[i]);
+		bind_str(st, 3, d ? d->processor : NULL, d && d->processor ?
+		    strlen(d->processor) : 0);
+		bind_i64n(st, 4, d ? d->cluster_id : TP_NULL);
+		bind_i64n(st, 5, d && d->capacity >= 0 ? d->capacity : TP_NULL);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
@@ -1150,10 +1203,11 @@ tp_write_final_tables(struct tp *tp)
 	if (write_threads(tp) == -1 || write_processes(tp) == -1 ||
 	    write_tracks(tp) == -1 || write_cpus(tp) == -1)
 		return -1;
-	if (tp->ts_min <= tp->ts_max)
+	if (tp->bound_lo <= tp->bound_hi)
 		snprintf(sql, sizeof(sql), "DELETE FROM __trace_bounds;"
 		    " INSERT INTO __trace_bounds VALUES(%lld, %lld)",
-		    (long long)tp->ts_min, (long long)tp->ts_max);
+		    (long long)tp->bound_lo, (long long)(tp->bound_hi > 0 ?
+		    tp->bound_hi : 0));
 	else
 		snprintf(sql, sizeof(sql), "DELETE FROM __trace_bounds;"
 		    " INSERT INTO __trace_bounds VALUES(0, 0)");

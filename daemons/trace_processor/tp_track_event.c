@@ -657,6 +657,44 @@ te_has_args(const uint8_t *buf, size_t len)
 	return 0;
 }
 
+/*
+ * The sequence's thread when the event goes to a track of its process
+ * (and the thread is in it) or to a global track, -1 otherwise: upstream
+ * keeps it as the arg legacy_event.passthrough_utid, for the JSON export
+ * to put the event back on its thread.
+ */
+static int64_t
+te_passthrough_utid(struct tp *tp, const struct tp_gen *g,
+    const struct te *e, int64_t track)
+{
+	const struct tp_track *t;
+	int64_t utid;
+
+	if (track < 0 || g == NULL || !g->has_thread ||
+	    !(e->has_track || g->has_track_uuid))
+		return -1;
+	t = &tp->tracks[track];
+	if (t->utid != TP_NULL || t->cpu != TP_NULL)
+		return -1;
+	utid = tp_thread_in_process(tp, g->tid, g->pid);
+	if (utid < 0 || (t->upid != TP_NULL &&
+	    tp->threads[utid].upid != t->upid))
+		return -1;
+	return utid;
+}
+
+/* The passthrough utid, after the event's own args, as upstream. */
+static void
+te_passthrough_arg(struct tp *tp, int64_t *set, int64_t utid)
+{
+	if (utid < 0)
+		return;
+	if (*set == TP_NULL)
+		*set = tp_arg_set_new(tp);
+	tp_arg_int(tp, *set, "legacy_event.passthrough_utid",
+	    "legacy_event.passthrough_utid", utid, "uint");
+}
+
 /* Counter value into a counter track, honouring multiplier/increments. */
 static void
 counter_push(struct tp *tp, int64_t track, int64_t ts, double v)
@@ -681,7 +719,7 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 {
 	struct te e;
 	struct tp_desc *d = NULL;
-	int64_t track = -1, set = TP_NULL, id = -1;
+	int64_t track = -1, set = TP_NULL, id = -1, passthrough;
 	char name[1024];
 	const uint64_t *xu;
 	size_t i, nxu;
@@ -777,10 +815,13 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		name[e.namelen] = '\0';
 	}
 
+	passthrough = type == TE_SLICE_END ? -1 :
+	    te_passthrough_utid(tp, g, &e, track);
 	switch (type) {
 	case TE_SLICE_BEGIN:
 		if (te_has_args(buf, len))
 			te_args(tp, g, &set, buf, len);
+		te_passthrough_arg(tp, &set, passthrough);
 		id = tp_slice_begin(tp, track, ts, e.has_cat ? e.cat : NULL,
 		    e.has_name ? name : NULL, set, thread_ts);
 		break;
@@ -794,6 +835,7 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	case -'X':
 		if (te_has_args(buf, len))
 			te_args(tp, g, &set, buf, len);
+		te_passthrough_arg(tp, &set, passthrough);
 		id = tp_slice_complete(tp, track, ts,
 		    type == TE_INSTANT ? 0 : e.legacy_dur,
 		    e.has_cat ? e.cat : NULL, e.has_name ? name : NULL, set,

@@ -181,6 +181,7 @@ slice_write(struct tp *tp, int64_t track, struct tp_open_slice *s,
 	tp_val_int(&r[1], s->ts);
 	tp_val_int(&r[2], dur);
 	tp_val_int(&r[3], track);
+	tp_bounds_add(tp, s->ts, dur);
 	if (s->cat != NULL)
 		(void)tp_val_str(tp, SQ_SLICE, &r[4], s->cat, strlen(s->cat));
 	if (s->name != NULL)

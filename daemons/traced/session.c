@@ -31,6 +31,7 @@
 #include <event2/event.h>
 
 #include "base/log.h"
+#include "traceconfig/producer_match.h"
 #include "traced.h"
 
 typedef Perfetto__Protos__TraceConfig			TraceConfig;
@@ -239,7 +240,7 @@ session_instance_setup(struct tsession *s, const TraceConfigDS *cds,
 		    p->id);
 		return NULL;
 	}
-	if (!session_config_producer_match(cds, p->name))
+	if (!traceconfig_producer_match(cds, p->name))
 		return NULL;
 	if (session_config_target_buffer(s->cfg, cds, &idx, &cause) == -1)
 		return NULL;

@@ -1,13 +1,12 @@
 /*
- * What a TraceConfig may ask for, and which producers' data sources it
- * selects. Checks follow upstream's order and limits so that a config
- * refused by upstream traced is refused here with the same reason; a
- * consumer is trusted, but a bad config must still get a clear error
- * rather than a half-built session.
+ * What a TraceConfig may ask for (which producers a data source selects is
+ * traceconfig/producer_match.c). Checks follow upstream's order and limits
+ * so that a config refused by upstream traced is refused here with the same
+ * reason; a consumer is trusted, but a bad config must still get a clear
+ * error rather than a half-built session.
  */
 #include "config.h"
 
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,57 +31,6 @@ static int
 str_empty(const char *s)
 {
 	return s == NULL || *s == '\0';
-}
-
-/*
- * Upstream matches producer names with a full-string ECMAScript regex; a
- * POSIX extended regex anchored at both ends covers the patterns people
- * write (literals, ., *, +, ?, [], (), |). A pattern that does not
- * compile matches nothing.
- */
-int
-session_config_regex_match(const char *pattern, const char *name)
-{
-	regex_t	 re;
-	char	*anchored;
-	size_t	 len;
-	int	 rc;
-
-	if (pattern == NULL || name == NULL)
-		return 0;
-	len = strlen(pattern) + 5;
-	if ((anchored = malloc(len)) == NULL)
-		return 0;
-	snprintf(anchored, len, "^(%s)$", pattern);
-	rc = regcomp(&re, anchored, REG_EXTENDED | REG_NOSUB);
-	free(anchored);
-	if (rc != 0)
-		return 0;
-	rc = regexec(&re, name, 0, NULL, 0);
-	regfree(&re);
-	return rc == 0;
-}
-
-/* Does data source entry ds select a producer called name? */
-int
-session_config_producer_match(const TraceConfigDS *ds, const char *name)
-{
-	size_t	i;
-
-	if (ds->n_producer_name_filter == 0 &&
-	    ds->n_producer_name_regex_filter == 0)
-		return 1;
-	if (name == NULL)
-		name = "";
-	for (i = 0; i < ds->n_producer_name_filter; i++)
-		if (ds->producer_name_filter[i] != NULL &&
-		    strcmp(ds->producer_name_filter[i], name) == 0)
-			return 1;
-	for (i = 0; i < ds->n_producer_name_regex_filter; i++)
-		if (session_config_regex_match(
-		    ds->producer_name_regex_filter[i], name))
-			return 1;
-	return 0;
 }
 
 /*

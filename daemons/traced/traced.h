@@ -485,9 +485,6 @@ int	session_config_check(struct traced *, uid_t,
 	    const Perfetto__Protos__TraceConfig *, int have_fd,
 	    const char **cause);
 int	session_config_trigger_mode(const Perfetto__Protos__TraceConfig *);
-int	session_config_regex_match(const char *pattern, const char *name);
-int	session_config_producer_match(
-	    const Perfetto__Protos__TraceConfig__DataSource *, const char *);
 int	session_config_target_buffer(const Perfetto__Protos__TraceConfig *,
 	    const Perfetto__Protos__TraceConfig__DataSource *, uint32_t *,
 	    const char **);

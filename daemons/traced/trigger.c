@@ -18,6 +18,7 @@
 #include <event2/event.h>
 
 #include "base/log.h"
+#include "traceconfig/producer_match.h"
 #include "traced.h"
 
 typedef Perfetto__Protos__TraceConfig__TriggerConfig__Trigger Trigger;
@@ -121,7 +122,7 @@ session_activate_triggers(struct tproducer *p, char **names, size_t n)
 				continue;
 			if (t->producer_name_regex != NULL &&
 			    *t->producer_name_regex != '\0' &&
-			    !session_config_regex_match(t->producer_name_regex,
+			    !traceconfig_regex_match(t->producer_name_regex,
 			    p->name ? p->name : ""))
 				continue;
 			if (t->has_skip_probability &&

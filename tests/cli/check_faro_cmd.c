@@ -431,6 +431,79 @@ START_TEST(test_binary_equals_text)
 }
 END_TEST
 
+/*
+ * Every typed data source config upstream has, every field of it set
+ * (tests/cli/data/every_data_source.cfg, one entry per config named
+ * "test.<field>"): faro --txt parses it, traced starts the session
+ * though no producer offers any of them, and the config traced recorded
+ * is byte for byte what protoc encodes from the same text.
+ */
+START_TEST(test_every_data_source)
+{
+	const ProtobufCMessageDescriptor *dd =
+	    &perfetto__protos__data_source_config__descriptor;
+	const ProtobufCFieldDescriptor *fd;
+	const char *src = getenv("top_srcdir");
+	char cfgpath[PATH_MAX], cmd[4 * PATH_MAX], covered[256];
+	Perfetto__Protos__Trace *t;
+	const TraceConfig *c;
+	uint8_t *got, *want;
+	size_t i, glen, wlen;
+	struct run r;
+
+	snprintf(cfgpath, sizeof(cfgpath), "%s/tests/cli/data/"
+	    "every_data_source.cfg", src ? src : ".");
+	ck_assert_int_eq(faro(&r, NULL, "-c", cfgpath, "--txt", "-o",
+	    path("every_ds.pftrace"), NULL), 0);
+	ASSERT_ERR(&r, "No connected producer offers these data sources of "
+	    "this config; they record nothing");
+	ASSERT_ERR(&r, "\nfaro:   test.ftrace_config\n");
+	ASSERT_ERR(&r, "\nfaro:   test.qnx_config\n");
+	run_free(&r);
+
+	t = load_trace(path("every_ds.pftrace"));
+	ck_assert_ptr_nonnull(c = trace_config_of(t));
+	ck_assert_uint_ge(c->n_data_sources, 48);
+	memset(covered, 0, sizeof(covered));
+	for (i = 0; i < c->n_data_sources; i++) {
+		const Perfetto__Protos__DataSourceConfig *d =
+		    c->data_sources[i]->config;
+
+		ck_assert_ptr_nonnull(d);
+		ck_assert_ptr_nonnull(d->name);
+		ck_assert(strncmp(d->name, "test.", 5) == 0);
+		fd = protobuf_c_message_descriptor_get_field_by_name(dd,
+		    d->name + 5);
+		ck_assert_msg(fd != NULL && fd->type == PROTOBUF_C_TYPE_MESSAGE,
+		    "%s names no typed config", d->name);
+		ck_assert_msg(*(void *const *)((const char *)d + fd->offset) !=
+		    NULL, "%s: its config was dropped", d->name);
+		covered[fd - dd->fields] = 1;
+	}
+	/* Every typed config of DataSourceConfig is in the file. */
+	ck_assert_uint_lt(dd->n_fields, sizeof(covered));
+	for (i = 0; i < dd->n_fields; i++)
+		ck_assert_msg(dd->fields[i].type != PROTOBUF_C_TYPE_MESSAGE ||
+		    covered[i], "no entry sets %s", dd->fields[i].name);
+
+	if (system("command -v protoc >/dev/null 2>&1") == 0) {
+		snprintf(cmd, sizeof(cmd), "protoc --proto_path=%s "
+		    "--encode=perfetto.protos.TraceConfig "
+		    "%s/protos/perfetto/config/trace_config.proto < %s > %s "
+		    "2>/dev/null", src ? src : ".", src ? src : ".", cfgpath,
+		    path("every_ds.pb"));
+		ck_assert_msg(system(cmd) == 0, "protoc failed: %s", cmd);
+		want = read_file(path("every_ds.pb"), &wlen);
+		got = pack_cfg(c, &glen);
+		ck_assert_uint_eq(glen, wlen);
+		ck_assert(memcmp(got, want, wlen) == 0);
+		free(got);
+		free(want);
+	}
+	perfetto__protos__trace__free_unpacked(t, NULL);
+}
+END_TEST
+
 START_TEST(test_light_mode)
 {
 	struct run r;
@@ -768,6 +841,34 @@ START_TEST(test_config_errors)
 	    NULL), 1);
 	ASSERT_ERR(&r, "try adding --txt");
 	run_free(&r);
+	/* The new data source configs are as strict as the rest. */
+	write_file(path("bad2.txt"), "data_sources { config {\n"
+	    "  name: \"android.log\"\n"
+	    "  android_log_config { log_ids: LID_NOPE }\n} }\n");
+	ck_assert_int_eq(faro(&r, NULL, "-c", path("bad2.txt"), "--txt", "-o",
+	    path("o"), NULL), 1);
+	ASSERT_ERR(&r, "bad2.txt:3:33: error: unknown value 'LID_NOPE' for "
+	    "enum perfetto.protos.AndroidLogId");
+	run_free(&r);
+	write_file(path("bad3.txt"), "data_sources { config {\n"
+	    "  perf_event_config { timebase { frequency: 99 }\n"
+	    "    callstack_sampling { kernel_frame: true } } } }\n");
+	ck_assert_int_eq(faro(&r, NULL, "-c", path("bad3.txt"), "--txt", "-o",
+	    path("o"), NULL), 1);
+	ASSERT_ERR(&r, "bad3.txt:3:26: error: unknown field 'kernel_frame' "
+	    "in perfetto.protos.PerfEventConfig.CallstackSampling (did you "
+	    "mean 'kernel_frames'?)");
+	run_free(&r);
+	/* Valid text that traced refuses: a trigger timeout of 10 days. */
+	write_file(path("bad4.txt"), "buffers { size_kb: 64 }\n"
+	    "data_sources { config { name: \"linux.ftrace\" } }\n"
+	    "trigger_config { trigger_mode: START_TRACING\n"
+	    "  triggers { name: \"foo\" } trigger_timeout_ms: 864000000 }\n");
+	ck_assert_int_eq(faro(&r, NULL, "-c", path("bad4.txt"), "--txt", "-o",
+	    path("o"), NULL), 1);
+	ASSERT_ERR(&r, "traced refused the session: ");
+	ASSERT_ERR(&r, "trigger_timeout_ms below 7 days");
+	run_free(&r);
 	ck_assert_int_eq(faro(&r, NULL, "-c", path("missing.txt"), "-o",
 	    path("o"), NULL), 1);
 	ASSERT_ERR(&r, "Could not open config");
@@ -919,6 +1020,50 @@ START_TEST(test_producer_data)
 	ck_assert_int_eq(faro(&r, NULL, "--query", NULL), 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "check_faro_cmd"));
 	ck_assert_ptr_nonnull(strstr(r.out, "faro.test"));
+	run_free(&r);
+	tt_producer_close(&p);
+	event_base_free(base);
+}
+END_TEST
+
+/*
+ * The session starts whatever producers are connected; faro names, once
+ * each, the data sources no producer offers, with the producer filters
+ * applied, and says nothing of the one that is offered.
+ */
+START_TEST(test_unserved_warning)
+{
+	const char *argv[] = { "-c", "-", "--txt", "-o", path("uns.pftrace"),
+	    NULL };
+	const char *cfg = "duration_ms: 300 buffers { size_kb: 1024 } "
+	    "data_sources { config { name: \"faro.test\" } } "
+	    "data_sources { config { name: \"faro.absent\" } } "
+	    "data_sources { config { name: \"faro.absent\" } } "
+	    "data_sources { config { name: \"faro.test\" } "
+	    "producer_name_filter: \"someone_else\" }";
+	struct event_base *base;
+	struct tt_producer p;
+	struct tt_instance *in = NULL;
+	struct run r;
+	int outfd, errfd, i;
+	pid_t pid;
+
+	base = event_base_new();
+	ck_assert_ptr_nonnull(base);
+	faro_with_producer(base, &p, &in, argv, cfg, &pid, &outfd, &errfd);
+	for (i = 0; i < 500 && !in->stopped; i++)
+		tt_spin(base, 10);	/* answers traced's Flush and stop */
+	finish(pid, outfd, errfd, &r);
+	ck_assert_int_eq(r.code, 0);
+	ASSERT_ERR(&r, "No connected producer offers these data sources of "
+	    "this config; they record nothing unless a producer of them "
+	    "connects (faro --query lists the data sources registered):\n"
+	    "faro:   faro.absent\n"
+	    "faro:   faro.test (from the producers its filters name)\n");
+	/* Listed once; the offered faro.test not at all. */
+	ck_assert_ptr_null(strstr(strstr(r.err, "faro.absent") + 1,
+	    "faro.absent"));
+	ck_assert_ptr_null(strstr(r.err, "faro.test\n"));
 	run_free(&r);
 	tt_producer_close(&p);
 	event_base_free(base);
@@ -1217,6 +1362,8 @@ faro_cmd_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_text_config_every_construct);
 	tcase_add_test(tc, test_binary_equals_text);
+	tcase_add_test(tc, test_every_data_source);
+	tcase_add_test(tc, test_unserved_warning);
 	tcase_add_test(tc, test_light_mode);
 	tcase_add_test(tc, test_stdin_stdout);
 	tcase_add_test(tc, test_ctrl_c);

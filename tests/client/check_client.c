@@ -853,16 +853,29 @@ END_TEST
 
 /* ---- a custom data source, two sessions at once ---- */
 
-static atomic_int setups, starts, stops, destroys;
+static atomic_int setups, starts, stops, destroys, chrome_seen;
 
 static void *
 ds_setup(struct faro_ds *ds, unsigned inst, const struct faro_ds_config *c,
     void *user)
 {
 	char *tag = strdup(c->legacy_config);
+	Perfetto__Protos__DataSourceConfig *d;
 
 	atomic_fetch_add(&setups, 1);
 	ck_assert_ptr_nonnull(c->raw);
+	/*
+	 * libfaro's DataSourceConfig lacks chrome_config (protos/Makefile.inc):
+	 * the app still gets it, in the raw config.
+	 */
+	d = perfetto__protos__data_source_config__unpack(NULL, c->raw_len,
+	    c->raw);
+	if (d != NULL && d->chrome_config != NULL &&
+	    d->chrome_config->trace_config != NULL &&
+	    strcmp(d->chrome_config->trace_config, "chrome-one") == 0)
+		atomic_fetch_add(&chrome_seen, 1);
+	if (d != NULL)
+		perfetto__protos__data_source_config__free_unpacked(d, NULL);
 	return tag;
 }
 
@@ -931,6 +944,13 @@ START_TEST(test_data_source_two_sessions)
 	ck_assert_ptr_null(faro_ds_register("test.ds", &a, &cause));
 	c1 = tt_config_new(1024, 1, names);
 	c1->data_sources[0]->config->legacy_config = strdup("one");
+	c1->data_sources[0]->config->chrome_config =
+	    calloc(1, sizeof(Perfetto__Protos__ChromeConfig));
+	ck_assert_ptr_nonnull(c1->data_sources[0]->config->chrome_config);
+	perfetto__protos__chrome_config__init(
+	    c1->data_sources[0]->config->chrome_config);
+	c1->data_sources[0]->config->chrome_config->trace_config =
+	    strdup("chrome-one");
 	c2 = tt_config_new(1024, 1, names);
 	c2->data_sources[0]->config->legacy_config = strdup("two");
 	memset(&k1, 0, sizeof(k1));
@@ -948,6 +968,7 @@ START_TEST(test_data_source_two_sessions)
 	ck_assert_uint_eq(tt_trace_count(&t2, "one", NULL, 0), 0);
 	ck_assert_int_eq(t1.bad_trusted, 0);
 	ck_assert_int_eq(atomic_load(&setups), 2);
+	ck_assert_int_eq(atomic_load(&chrome_seen), 1);
 	ck_assert_int_eq(atomic_load(&starts), 2);
 	ck_assert_int_eq(atomic_load(&stops), 2);
 	tt_spin(base, 200);

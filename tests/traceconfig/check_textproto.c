@@ -497,6 +497,78 @@ START_TEST(test_no_nul_needed)
 }
 END_TEST
 
+/* Text -> message -> wire bytes -> text: the printed form of the bytes. */
+static char *
+print_of(const char *text)
+{
+	AllTypes *m = parse(text);
+	size_t n = protobuf_c_message_get_packed_size(&m->base);
+	uint8_t *buf = malloc(n ? n : 1);
+	char *out;
+
+	ck_assert_ptr_nonnull(buf);
+	protobuf_c_message_pack(&m->base, buf);
+	out = textproto_print(&faro__test__all_types__descriptor, buf, n);
+	ck_assert_ptr_nonnull(out);
+	free(buf);
+	done(m);
+	return out;
+}
+
+START_TEST(test_print)
+{
+	char *out;
+
+	out = print_of("i32: -5 i64: -6 u32: 7 s32: -8 s64: -9 f32: 10"
+	    " sf64: -11 fl: 1.5 db: -0.25 b: true str: \"a\\\"b\\n\\001\""
+	    " color: GREEN inner { size_kb: 3 } inner { size_kb: 4 }"
+	    " buffers { } ids: [1, 2] colors: [RED, GREEN]");
+	ck_assert_str_eq(out, "i32: -5\ni64: -6\nu32: 7\ns32: -8\ns64: -9\n"
+	    "f32: 10\nsf64: -11\nfl: 1.500000\ndb: -0.250000\nb: true\n"
+	    "str: \"a\\\"b\\n\\001\"\ncolor: GREEN\ninner {\n  size_kb: 4\n}\n"
+	    "buffers {\n}\nids: 1\nids: 2\ncolors: RED\ncolors: GREEN");
+	free(out);
+}
+END_TEST
+
+/* Bytes no descriptor explains, and bytes that are not fields at all. */
+START_TEST(test_print_untrusted)
+{
+	static const uint8_t unknown[] = { 0xc8, 0x3e, 0x7f,	/* 1001: 127 */
+	    0xd2, 0x3e, 0x02, 'h', 'i',			/* 1002: "hi" */
+	    0xdd, 0x3e, 1, 0, 0, 0 };			/* 1003: fixed32 */
+	static const uint8_t cut[] = { 0x08, 0x05, 0x12, 0x09, 'a' };
+	static const uint8_t badwire[] = { 0x08, 0x01, 0x0b, 0x00 };
+	uint8_t deep[400];
+	char *out;
+	size_t i;
+
+	out = textproto_print(&faro__test__all_types__descriptor, unknown,
+	    sizeof(unknown));
+	ck_assert_str_eq(out, "1001: 127\n1002: \"hi\"\n1003: 0x00000001");
+	free(out);
+	/* A length past the end: what is left is shown, not read beyond. */
+	out = textproto_print(&faro__test__all_types__descriptor, cut,
+	    sizeof(cut));
+	ck_assert_str_eq(out, "i32: 5\n# Extra bytes: \"\\022\\ta\"\n");
+	free(out);
+	out = textproto_print(&faro__test__all_types__descriptor, badwire,
+	    sizeof(badwire));
+	ck_assert_str_eq(out, "i32: 1\n# Extra bytes: \"\\v\\000\"\n");
+	free(out);
+	/* inner { inner-less nesting } 200 deep: bounded, no crash. */
+	for (i = 0; i + 1 < sizeof(deep); i += 2) {
+		deep[i] = 0x8a;		/* field 17, length-delimited ... */
+		deep[i + 1] = (uint8_t)(sizeof(deep) - i - 2 < 0x80 ?
+		    sizeof(deep) - i - 2 : 0);
+	}
+	out = textproto_print(&faro__test__all_types__descriptor, deep,
+	    sizeof(deep));
+	ck_assert_ptr_nonnull(out);
+	free(out);
+}
+END_TEST
+
 static Suite *
 textproto_suite(void)
 {
@@ -504,6 +576,8 @@ textproto_suite(void)
 	TCase *tc = tcase_create("parse");
 
 	tcase_add_test(tc, test_scalars);
+	tcase_add_test(tc, test_print);
+	tcase_add_test(tc, test_print_untrusted);
 	tcase_add_test(tc, test_floats);
 	tcase_add_test(tc, test_bools);
 	tcase_add_test(tc, test_enums);

@@ -12,8 +12,12 @@
  *                                  the last field or for a non-string s
  *   REVERSE(s)                     s with its bytes in reverse order
  *   UNHEX(s)                       a hex string ("0x" optional) as integer
- *   REGEXP(pattern, s)             POSIX extended match anywhere in s, so
- *                                  "s REGEXP pattern" works
+ *   REGEXP(pattern, s[, flags])    POSIX extended match anywhere in s, so
+ *                                  "s REGEXP pattern" works; flags 'i'
+ *                                  (ignore case) and 'c' (not), last wins
+ *   REGEXP_REPLACE_SIMPLE(s, pattern, r)  every match of pattern in s
+ *                                  replaced by r (an empty pattern matches
+ *                                  between every two characters)
  *   REGEXP_EXTRACT(s, pattern)     the pattern's group (or whole match)
  *   VALUE_AT_MAX_TS(ts, value)     aggregate: value of the row with the
  *                                  largest ts (the last such row on ties)
@@ -288,8 +292,10 @@ regex_destroy(void *p)
 }
 
 /* The compiled form of argument i, cached on the statement. */
+/* The pattern of argument i compiled with cflags, cached on the call. */
 static regex_t *
-regex_get(sqlite3_context *ctx, sqlite3_value **argv, int i, const char *fn)
+regex_get(sqlite3_context *ctx, sqlite3_value **argv, int i, int cflags,
+    const char *fn)
 {
 	regex_t		*re;
 	char		 buf[128];
@@ -303,7 +309,7 @@ regex_get(sqlite3_context *ctx, sqlite3_value **argv, int i, const char *fn)
 		return NULL;
 	}
 	rc = regcomp(re, (const char *)sqlite3_value_text(argv[i]),
-	    REG_EXTENDED);
+	    REG_EXTENDED | cflags);
 	if (rc != 0) {
 		regerror(rc, re, buf, sizeof(buf));
 		sqlite3_free(re);
@@ -321,15 +327,93 @@ regex_get(sqlite3_context *ctx, sqlite3_value **argv, int i, const char *fn)
 static void
 fn_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	regex_t		*re;
+	const unsigned char *fl;
+	regex_t		*re, own;
+	int		 icase = 0, rc;
 
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL ||
 	    sqlite3_value_type(argv[1]) == SQLITE_NULL)
 		return;
-	if ((re = regex_get(ctx, argv, 0, "REGEXP")) == NULL)
+	if (argc < 3) {
+		if ((re = regex_get(ctx, argv, 0, 0, "REGEXP")) == NULL)
+			return;
+		sqlite3_result_int(ctx, regexec(re,
+		    (const char *)sqlite3_value_text(argv[1]), 0, NULL, 0) ==
+		    0);
 		return;
-	sqlite3_result_int(ctx, regexec(re,
-	    (const char *)sqlite3_value_text(argv[1]), 0, NULL, 0) == 0);
+	}
+	/* With flags the pattern is compiled for this call alone. */
+	for (fl = sqlite3_value_text(argv[2]); fl != NULL && *fl; fl++)
+		if (*fl == 'i' || *fl == 'c')
+			icase = *fl == 'i';
+		else {
+			sqlite3_result_error(ctx, "REGEXP: flags are 'i' or"
+			    " 'c'", -1);
+			return;
+		}
+	if (regcomp(&own, (const char *)sqlite3_value_text(argv[0]),
+	    REG_EXTENDED | (icase ? REG_ICASE : 0)) != 0) {
+		sqlite3_result_error(ctx, "REGEXP: bad pattern", -1);
+		return;
+	}
+	rc = regexec(&own, (const char *)sqlite3_value_text(argv[1]), 0,
+	    NULL, 0);
+	regfree(&own);
+	sqlite3_result_int(ctx, rc == 0);
+}
+
+static void
+fn_regexp_replace_simple(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char	*s, *r, *p;
+	sqlite3_str	*out;
+	regmatch_t	 m;
+	regex_t		*re;
+	int		 eflags = 0;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL ||
+	    sqlite3_value_type(argv[1]) == SQLITE_NULL ||
+	    sqlite3_value_type(argv[2]) == SQLITE_NULL)
+		return;
+	s = (const char *)sqlite3_value_text(argv[0]);
+	r = (const char *)sqlite3_value_text(argv[2]);
+	out = sqlite3_str_new(sqlite3_context_db_handle(ctx));
+	if (*(const char *)sqlite3_value_text(argv[1]) == '\0') {
+		/* Empty pattern: r before every character and at the end. */
+		for (p = s; *p != '\0'; p++) {
+			sqlite3_str_appendall(out, r);
+			sqlite3_str_appendchar(out, 1, *p);
+		}
+		sqlite3_str_appendall(out, r);
+		goto done;
+	}
+	if ((re = regex_get(ctx, argv, 1, 0, "REGEXP_REPLACE_SIMPLE")) ==
+	    NULL) {
+		sqlite3_free(sqlite3_str_finish(out));
+		return;
+	}
+	for (p = s; regexec(re, p, 1, &m, eflags) == 0; eflags = REG_NOTBOL) {
+		sqlite3_str_append(out, p, (int)m.rm_so);
+		sqlite3_str_appendall(out, r);
+		if (m.rm_eo == m.rm_so) {	/* empty match: step on */
+			if (p[m.rm_eo] == '\0') {
+				p += m.rm_eo;
+				break;
+			}
+			sqlite3_str_appendchar(out, 1, p[m.rm_eo]);
+			p += m.rm_eo + 1;
+		} else
+			p += m.rm_eo;
+	}
+	sqlite3_str_appendall(out, p);
+done:
+	if (sqlite3_str_errcode(out) != SQLITE_OK) {
+		sqlite3_free(sqlite3_str_finish(out));
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
 }
 
 static void
@@ -343,7 +427,7 @@ fn_regexp_extract(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL ||
 	    sqlite3_value_type(argv[1]) == SQLITE_NULL)
 		return;
-	if ((re = regex_get(ctx, argv, 1, "REGEXP_EXTRACT")) == NULL)
+	if ((re = regex_get(ctx, argv, 1, 0, "REGEXP_EXTRACT")) == NULL)
 		return;
 	if (re->re_nsub > 1) {
 		sqlite3_result_error(ctx,
@@ -431,7 +515,9 @@ static const struct {
 	{ "reverse", 1, fn_reverse },
 	{ "unhex", 1, fn_unhex },
 	{ "regexp", 2, fn_regexp },
+	{ "regexp", 3, fn_regexp },
 	{ "regexp_extract", 2, fn_regexp_extract },
+	{ "regexp_replace_simple", 3, fn_regexp_replace_simple },
 };
 
 int

@@ -20,6 +20,8 @@ int	ops_clock_fns_register(sqlite3 *, char **);
 int	ops_mipmap_register(sqlite3 *, char **);
 int	ops_slice_layout_register(sqlite3 *, char **);
 int	ops_meta_fns_register(sqlite3 *, char **);
+int	ops_window_fns_register(sqlite3 *, char **);
+int	ops_args_json_register(sqlite3 *, char **);
 
 /* Growable array of int64 ids. */
 struct ops_ids {

@@ -4,7 +4,6 @@
  *   extract_metadata(name)                     a metadata value
  *   extract_metadata_for_machine(machine, name)
  *   extract_metadata_for_trace(trace, name)
- *   trace_start(), trace_end(), trace_dur()    the trace bounds
  *   string_agg(x, sep)                         group_concat's newer name
  */
 #include "config.h"
@@ -31,9 +30,6 @@ static const struct lookup lookups[] = {
 	{ "extract_metadata_for_trace", 2,
 	    "SELECT coalesce(int_value, str_value) FROM metadata"
 	    " WHERE trace_id IS ?1 AND name = ?2 ORDER BY id LIMIT 1" },
-	{ "trace_start", 0, "SELECT start_ts FROM trace_bounds" },
-	{ "trace_end", 0, "SELECT end_ts FROM trace_bounds" },
-	{ "trace_dur", 0, "SELECT end_ts - start_ts FROM trace_bounds" },
 };
 
 static void

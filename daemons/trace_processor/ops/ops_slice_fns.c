@@ -102,12 +102,31 @@ run_descendant_by_stack(struct ops_walk *w, int64_t stack_id,
 	return slice_by_stack(w, stack_id, out, err, ops_slice_descendants);
 }
 
+/* Upstream's columns of these functions: slice's, but its aliases. */
+static const struct ops_tvf_col slice_cols[] = {
+	{ "id", "BIGINT" },
+	{ "ts", "BIGINT" },
+	{ "dur", "BIGINT" },
+	{ "track_id", "BIGINT" },
+	{ "category", "TEXT" },
+	{ "name", "TEXT" },
+	{ "depth", "BIGINT" },
+	{ "parent_id", "BIGINT" },
+	{ "arg_set_id", "BIGINT" },
+	{ "thread_ts", "BIGINT" },
+	{ "thread_dur", "BIGINT" },
+	{ "thread_instruction_count", "BIGINT" },
+	{ "thread_instruction_delta", "BIGINT" },
+	{ NULL, NULL },
+};
+
 static const struct ops_tvf_def slice_fns[] = {
-	{ "ancestor_slice", "slice", "start_id", NULL, run_ancestor },
-	{ "descendant_slice", "slice", "start_id", NULL, run_descendant },
-	{ "ancestor_slice_by_stack", "slice", "start_stack_id", NULL,
+	{ "ancestor_slice", "slice", "start_id", slice_cols, run_ancestor },
+	{ "descendant_slice", "slice", "start_id", slice_cols,
+	    run_descendant },
+	{ "ancestor_slice_by_stack", "slice", "start_stack_id", slice_cols,
 	    run_ancestor_by_stack },
-	{ "descendant_slice_by_stack", "slice", "start_stack_id", NULL,
+	{ "descendant_slice_by_stack", "slice", "start_stack_id", slice_cols,
 	    run_descendant_by_stack },
 };
 

@@ -9,11 +9,6 @@
  * height). Boxes are placed tallest first (then by ts, then id), each at
  * the lowest run of rows free over its whole time span; a slice's
  * layout_depth is its box's row plus its own depth in the box.
- *
- * internal_layout(ts, dur) OVER (ORDER BY ts ROWS BETWEEN UNBOUNDED
- * PRECEDING AND CURRENT ROW) gives intervals in ts order the lowest depth
- * free at their start: an interval holds its depth until its end (for
- * ever if dur is -1); an instant holds none.
  */
 #include "config.h"
 
@@ -430,88 +425,11 @@ static const sqlite3_module sl_module = {
 	.xColumn = sl_column, .xRowid = sl_rowid,
 };
 
-struct il_acc {
-	int64_t		*end;		/* by depth: when it is free again */
-	size_t		 n, cap;
-	int64_t		 cur;
-};
-
-static void
-il_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	struct il_acc	*a;
-	int64_t		*ne, ts, dur;
-	size_t		 d, ncap;
-
-	(void)argc;
-	if ((a = sqlite3_aggregate_context(ctx, sizeof(*a))) == NULL) {
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER ||
-	    sqlite3_value_type(argv[1]) != SQLITE_INTEGER) {
-		sqlite3_result_error(ctx, "internal_layout: ts and dur must"
-		    " be integers", -1);
-		return;
-	}
-	ts = sqlite3_value_int64(argv[0]);
-	dur = sqlite3_value_int64(argv[1]);
-	for (d = 0; d < a->n && a->end[d] > ts; d++)
-		;
-	if (d == a->n) {
-		if (a->n == a->cap) {
-			ncap = a->cap ? a->cap * 2 : 8;
-			if ((ne = sqlite3_realloc64(a->end, ncap *
-			    sizeof(*ne))) == NULL) {
-				sqlite3_result_error_nomem(ctx);
-				return;
-			}
-			a->end = ne;
-			a->cap = ncap;
-		}
-		a->n++;
-	}
-	a->end[d] = dur < 0 ? INT64_MAX : ts + dur;
-	a->cur = (int64_t)d;
-}
-
-static void
-il_inverse(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	(void)argc;
-	(void)argv;
-	sqlite3_result_error(ctx, "internal_layout: the frame must start at"
-	    " UNBOUNDED PRECEDING", -1);
-}
-
-static void
-il_value(sqlite3_context *ctx)
-{
-	struct il_acc	*a = sqlite3_aggregate_context(ctx, 0);
-
-	if (a != NULL)
-		sqlite3_result_int64(ctx, a->cur);
-}
-
-static void
-il_final(sqlite3_context *ctx)
-{
-	struct il_acc	*a = sqlite3_aggregate_context(ctx, 0);
-
-	if (a == NULL)
-		return;
-	sqlite3_result_int64(ctx, a->cur);
-	sqlite3_free(a->end);
-}
-
 int
 ops_slice_layout_register(sqlite3 *db, char **err)
 {
 	if (sqlite3_create_module_v2(db, "experimental_slice_layout",
-	    &sl_module, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_create_window_function(db, "internal_layout", 2,
-	    SQLITE_UTF8, NULL, il_step, il_final, il_value, il_inverse,
-	    NULL) != SQLITE_OK) {
+	    &sl_module, NULL, NULL) != SQLITE_OK) {
 		ops_seterr(err, "%s", sqlite3_errmsg(db));
 		return -1;
 	}

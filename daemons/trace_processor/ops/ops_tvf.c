@@ -115,6 +115,8 @@ tvf_build(struct tvf_vtab *t, char **err)
 			goto fail;
 		}
 	} else {
+		int found = 0;
+
 		for (i = 0; def->cols[i].name != NULL; i++) {
 			if (i > 0) {
 				sqlite3_str_appendall(decl, ", ");
@@ -129,7 +131,14 @@ tvf_build(struct tvf_vtab *t, char **err)
 				ops_str_ident(sel, def->cols[i].name);
 			else
 				sqlite3_str_appendall(sel, "NULL");
+			found += has;
 			t->ncols++;
+		}
+		/* Not there yet: fail now and connect again once it is. */
+		if (found == 0) {
+			ops_seterr(err, "%s: no table %s", def->name,
+			    def->source);
+			goto fail;
 		}
 	}
 	sqlite3_str_appendf(decl, ", \"%w\" HIDDEN)", def->arg);

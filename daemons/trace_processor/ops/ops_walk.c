@@ -35,7 +35,7 @@ static const char *const walk_sql[OPS_Q_COUNT] = {
 	    ("SELECT id, ts FROM slice WHERE track_id = ?1 AND depth > ?2"
 	    " AND ts >= ?3 AND ts <= ?4 ORDER BY id"),
 	[OPS_Q_SLICE_STACK] =
-	    "SELECT id FROM slice WHERE stack_id = ?1 ORDER BY id",
+	    "SELECT id FROM __intrinsic_slice WHERE stack_id = ?1 ORDER BY id",
 	[OPS_Q_FLOW_OUT] =
 	    "SELECT id, slice_in FROM flow WHERE slice_out = ?1 ORDER BY id",
 	[OPS_Q_FLOW_IN] =

@@ -29,9 +29,7 @@ psql_of(sqlite3 *db)
 	if ((ps = calloc(1, sizeof(*ps))) == NULL)
 		return NULL;
 	ps->db = db;
-	/* The prelude: what upstream's connections have without INCLUDE. */
-	if (psql_stdlib_add(ps, &err) == -1 || psql_legacy_register(ps) == -1 ||
-	    psql_include(ps, "prelude.casts", &err) == -1) {
+	if (psql_stdlib_add(ps, &err) == -1 || psql_legacy_register(ps) == -1) {
 		free(err);
 		psql_modules_free(ps);
 		free(ps);
@@ -62,7 +60,7 @@ psql_reset(sqlite3 *db, char **err)
 	while (ps->macros != NULL)
 		psql_macro_drop(ps, ps->macros->name);
 	psql_modules_forget(ps);
-	return psql_include(ps, "prelude.casts", err);
+	return psql_include(ps, "prelude.prelude", err);
 }
 
 void

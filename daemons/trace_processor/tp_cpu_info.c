@@ -1,0 +1,95 @@
+/*
+ * CpuInfo packets: each cpu's processor name and capacity for the cpu
+ * table, and its cluster, worked out as upstream's does: cpus ranked by
+ * capacity when every cpu has one, else by their highest frequency, a
+ * new cluster at each step up; 0 for all when neither is known.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pbdec.h"
+#include "tp_int.h"
+
+struct cpu_in {
+	const uint8_t	*proc;
+	size_t		 proclen;
+	int64_t		 capacity;	/* -1: none */
+	uint32_t	 max_freq;	/* 0: no frequencies */
+	int64_t		 key;		/* what the clusters rank by */
+	size_t		 cpu;
+};
+
+static int
+cpu_in_cmp(const void *a, const void *b)
+{
+	const struct cpu_in *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+void
+tp_cpu_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct cpu_in *v = NULL, *nv;
+	struct pb it, ct;
+	struct pb_field f, cf;
+	struct pb_packed fp;
+	uint64_t fv;
+	size_t n = 0, i;
+	int caps = 1, freqs = 1;
+	int64_t cluster = 0, prev;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != 1 || f.wire != PB_LEN)
+			continue;
+		if (n == TP_MAX_CPUS || (nv = realloc(v, (n + 1) *
+		    sizeof(*v))) == NULL)
+			break;
+		v = nv;
+		memset(&v[n], 0, sizeof(v[n]));
+		v[n].capacity = -1;
+		v[n].cpu = n;
+		pb_init(&ct, f.data, f.len);
+		while (pb_next_untrusted(&ct, &cf) == 1) {
+			if (cf.id == 1 && cf.wire == PB_LEN) {
+				v[n].proc = cf.data;
+				v[n].proclen = cf.len;
+			} else if (cf.id == 2 && cf.wire == PB_VARINT) {
+				if ((uint32_t)cf.u > v[n].max_freq)
+					v[n].max_freq = (uint32_t)cf.u;
+			} else if (cf.id == 2 && cf.wire == PB_LEN) {
+				/* packed frequencies */
+				pb_packed_init(&fp, &cf);
+				while (pb_packed_varint_untrusted(&fp, &fv) == 1)
+					if ((uint32_t)fv > v[n].max_freq)
+						v[n].max_freq = (uint32_t)fv;
+			} else if (cf.id == 3 && cf.wire == PB_VARINT)
+				v[n].capacity = (uint32_t)cf.u;
+		}
+		caps &= v[n].capacity >= 0;
+		freqs &= v[n].max_freq > 0;
+		n++;
+	}
+	if (n == 0 || it.err) {
+		free(v);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		v[i].key = caps ? v[i].capacity : freqs ? v[i].max_freq : 0;
+	qsort(v, n, sizeof(*v), cpu_in_cmp);
+	prev = v[0].key;
+	for (i = 0; i < n; i++) {
+		if (v[i].key > prev) {
+			prev = v[i].key;
+			cluster++;
+		}
+		tp_cpu_set_info(tp, (int64_t)v[i].cpu, (const char *)v[i].proc,
+		    v[i].proclen, cluster, v[i].capacity);
+	}
+	free(v);
+}
