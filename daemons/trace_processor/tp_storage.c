@@ -29,6 +29,13 @@
 	" ('all_data_source_flushed_ns', 'all_data_source_started_ns',"	\
 	" 'ftrace_latest_data_start_ns', 'slow_start_data_source',"	\
 	" 'tracing_disabled_ns', 'tracing_started_ns')"
+#define STATS_GLOBAL						\
+	"'deobfuscate_location_parse_error', 'guess_trace_type_duration_ns',"\
+	" 'invalid_clock_snapshots', 'parse_trace_duration_ns',"	\
+	" 'clock_sync_cache_miss', 'sorter_push_event_out_of_order',"	\
+	" 'trace_sorter_negative_timestamp_dropped',"			\
+	" 'heap_graph_non_finalized_graph',"				\
+	" 'extra_parsing_descriptors_error'"
 #define META_STR(k)	"(SELECT str_value FROM metadata WHERE name = '" k "')"
 #define META_INT(k)	"(SELECT int_value FROM metadata WHERE name = '" k "')"
 
@@ -159,8 +166,14 @@ static const char schema_sql[] =
 	" common_flags INTEGER, ucpu INTEGER AS (cpu) VIRTUAL);"
 	"CREATE VIEW raw AS SELECT * FROM ftrace_event;"
 
+	/* A stat is the machine's and the trace's but for the few upstream
+	 * keeps for the whole session. */
 	"CREATE TABLE stats(name TEXT, idx INTEGER, severity TEXT,"
-	" source TEXT, value INTEGER, description TEXT);"
+	" source TEXT, value INTEGER, description TEXT,"
+	" machine_id INTEGER AS (CASE WHEN name NOT IN (" STATS_GLOBAL ")"
+	" THEN 0 END) VIRTUAL,"
+	" trace_id INTEGER AS (CASE WHEN name NOT IN (" STATS_GLOBAL ")"
+	" THEN 0 END) VIRTUAL);"
 	/* Which machine and trace a key is about, by upstream's scopes. */
 	"CREATE TABLE metadata(id INTEGER PRIMARY KEY, name TEXT,"
 	" key_type TEXT, int_value INTEGER, str_value TEXT,"
@@ -293,6 +306,17 @@ static const char schema_sql[] =
 	" " META_STR("trace_type") " AS trace_type,"
 	" 0 AS processing_order, 0 AS is_container"
 	" WHERE EXISTS (SELECT 1 FROM metadata WHERE name = 'trace_type');"
+	"CREATE TABLE android_game_intervention_list(id INTEGER PRIMARY KEY,"
+	" package_name TEXT, uid INTEGER, current_mode INTEGER,"
+	" standard_mode_supported INTEGER, standard_mode_downscale REAL,"
+	" standard_mode_use_angle INTEGER, standard_mode_fps REAL,"
+	" perf_mode_supported INTEGER, perf_mode_downscale REAL,"
+	" perf_mode_use_angle INTEGER, perf_mode_fps REAL,"
+	" battery_mode_supported INTEGER, battery_mode_downscale REAL,"
+	" battery_mode_use_angle INTEGER, battery_mode_fps REAL);"
+	"CREATE TABLE _trace_import_logs(id INTEGER PRIMARY KEY,"
+	" trace_id INTEGER, ts INTEGER, byte_offset INTEGER, severity TEXT,"
+	" name TEXT, arg_set_id INTEGER);"
 	"CREATE TABLE __intrinsic_stdlib_objects(id INTEGER PRIMARY KEY,"
 	" package TEXT, module TEXT, name TEXT, qualified_name TEXT,"
 	" object_type TEXT, exposed INTEGER, short_description TEXT,"

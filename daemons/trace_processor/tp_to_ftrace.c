@@ -6,9 +6,11 @@
  *
  * sched_switch's prev_state reads as the task state letters of the kernel
  * that wrote the trace (tp_task_state_str), and "==>" parts prev_ from
- * next_. The idle task is "<idle>"; a tgid not known (or 0) is "-----".
+ * next_. The idle task is "<idle>"; a '-' in a name reads '_' (the
+ * first '-' parts name from tid); a tgid not known (or 0) is "-----".
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tp_int.h"
@@ -55,7 +57,7 @@ fn_to_ftrace(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_stmt *st;
 	sqlite3_str *out;
 	const char *comm, *event;
-	char tgid[24];
+	char tgid[24], *name = NULL, *p;
 	int64_t ts, tid, pid;
 	int rc;
 
@@ -84,12 +86,23 @@ fn_to_ftrace(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		snprintf(tgid, sizeof(tgid), "-----");
 	else
 		snprintf(tgid, sizeof(tgid), "%5lld", (long long)pid);
+	if (tid == 0)
+		comm = "<idle>";
+	else if (comm == NULL)
+		comm = "<...>";
+	else if ((name = strdup(comm)) != NULL) {
+		for (p = name; *p != '\0'; p++)
+			if (*p == '-')
+				*p = '_';
+		comm = name;
+	}
 	out = sqlite3_str_new(tp->db);
 	sqlite3_str_appendf(out, "%16s-%-5lld (%s) [%03d] .... %lld.%06lld:"
-	    " %s: ", tid == 0 ? "<idle>" : comm ? comm : "<...>",
+	    " %s: ", comm,
 	    (long long)tid, tgid, sqlite3_column_int(st, 1),
 	    (long long)(ts / 1000000000), (long long)(ts / 1000 % 1000000),
 	    event ? event : "");
+	free(name);
 	if (sqlite3_column_type(st, 6) != SQLITE_NULL && ftrace_args(tp, out,
 	    event ? event : "", sqlite3_column_int64(st, 6)) == -1) {
 		sqlite3_result_error(ctx, sqlite3_errmsg(tp->db), -1);

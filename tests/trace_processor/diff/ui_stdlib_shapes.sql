@@ -73,3 +73,14 @@ SELECT * FROM __intrinsic_trace_diagnostics LIMIT 0;
 SELECT * FROM __intrinsic_video_frames LIMIT 0;
 SELECT * FROM __intrinsic_aggregate_profile LIMIT 0;
 SELECT * FROM __intrinsic_stdlib_objects LIMIT 0;
+INCLUDE PERFETTO MODULE android.aflags;
+SELECT * FROM android_aflags LIMIT 0;
+SELECT * FROM android_game_intervention_list LIMIT 0;
+SELECT * FROM _trace_import_logs LIMIT 0;
+-- The stats the trace info page lists, with the machine and trace each
+-- is about (a few are the whole session's).
+SELECT name, idx, value, machine_id, trace_id FROM stats
+WHERE name IN ('heap_graph_non_finalized_graph',
+  'sorter_push_event_out_of_order', 'traced_buf_bytes_written',
+  'traced_producers_connected')
+ORDER BY name, idx;
