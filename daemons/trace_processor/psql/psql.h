@@ -45,6 +45,13 @@ int		 psql_reset(sqlite3 *db, char **err);
 int	psql_module_add(struct psql *, const char *name, const char *sql,
 	    int override, char **err);
 /*
+ * Makes room for package pkg, whose modules the caller then adds: a
+ * package that exists (the stdlib's too) is an error unless override is
+ * set, and then its modules go. 0, or -1 with *err (malloc'd).
+ */
+int	psql_package_begin(struct psql *, const char *pkg, int override,
+	    char **err);
+/*
  * Packages read from directories: every DIR/a/b.sql as module PKG.a.b,
  * PKG being name, or DIR's last component when name is NULL. Read them
  * before a sandbox closes the file system, then add the set to each

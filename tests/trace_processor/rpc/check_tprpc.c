@@ -915,6 +915,188 @@ START_TEST(test_ui_session)
 }
 END_TEST
 
+/* The string in field id of a message, malloc'd, or NULL. */
+static char *
+pb_string(const uint8_t *p, size_t n, uint32_t id)
+{
+	struct pb it;
+	struct pb_field f;
+	char *s = NULL;
+
+	pb_init(&it, p, n);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == id && f.wire == PB_LEN) {
+			free(s);
+			s = strndup((const char *)f.data, f.len);
+		}
+	ck_assert_int_eq(it.err, 0);
+	return s;
+}
+
+/*
+ * Methods this engine does not serve answer with their result's error
+ * set, over the stream and over their HTTP endpoints, never with silence
+ * or a bare invalid_request.
+ */
+START_TEST(test_refused_methods)
+{
+	static const struct {
+		int	 method;
+		uint32_t result, error;
+	} refused[] = {
+		{ 9, 209, 2 },	/* DISABLE_AND_READ_METATRACE */
+		{ 15, 214, 3 },	/* SUMMARIZE_TRACE */
+		{ 16, 215, 2 },	/* CREATE_SUMMARIZER */
+		{ 17, 216, 2 },	/* UPDATE_SUMMARIZER_SPEC */
+		{ 18, 217, 6 },	/* QUERY_SUMMARIZER */
+		{ 19, 218, 1 },	/* DESTROY_SUMMARIZER */
+		{ 21, 220, 2 },	/* EXPORT */
+	};
+	struct http_reply r;
+	struct rpcmsg m;
+	size_t i;
+	char *e;
+	int fd;
+
+	server_start();
+	load_json();
+	fd = ws_open();
+	ws_call(fd, 1, 8, 0, NULL, 0, &m);	/* ENABLE_METATRACE: accepted */
+	rpcmsg_free(&m, 1);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		ws_call(fd, (int64_t)i + 2, refused[i].method, 0, NULL, 0, &m);
+		ck_assert_int_eq(m.field, refused[i].result);
+		e = pb_string(m.payload, m.len, refused[i].error);
+		ck_assert_msg(e != NULL && *e != '\0', "method %d",
+		    refused[i].method);
+		free(e);
+		rpcmsg_free(&m, 1);
+	}
+	close(fd);
+
+	ck_assert_int_eq(http_request(srv.port, "POST", "/trace_summary",
+	    NULL, "", 0, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	e = pb_string(r.body, r.len, 3);
+	ck_assert_ptr_nonnull(strstr(e, "not supported"));
+	free(e);
+	http_reply_free(&r);
+	ck_assert_int_eq(http_request(srv.port, "GET", "/enable_metatrace",
+	    NULL, NULL, 0, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	http_reply_free(&r);
+	ck_assert_int_eq(http_request(srv.port, "GET",
+	    "/disable_and_read_metatrace", NULL, NULL, 0, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	e = pb_string(r.body, r.len, 2);
+	ck_assert_ptr_nonnull(e);
+	free(e);
+	http_reply_free(&r);
+	ck_assert_int_eq(http_request(srv.port, "POST", "/export", NULL, "",
+	    0, &r), 0);
+	ck_assert_int_eq(r.status, 501);
+	http_reply_free(&r);
+	server_stop();
+}
+END_TEST
+
+/* A RegisterSqlPackageArgs with one module. */
+static void
+pkg_args(struct pbbuf *w, const char *pkg, const char *mod, const char *sql,
+    int override)
+{
+	size_t b;
+
+	pbb_init(w);
+	pbb_string(w, 1, pkg);
+	b = pbb_begin(w, 2);
+	pbb_string(w, 1, mod);
+	pbb_string(w, 2, sql);
+	pbb_end(w, b);
+	if (override)
+		pbb_uint(w, 3, 1);
+}
+
+/* REGISTER_SQL_PACKAGE over the stream; its error (malloc'd) or NULL. */
+static char *
+ws_register(int fd, int64_t seq, const char *pkg, const char *mod,
+    const char *sql, int override)
+{
+	struct pbbuf w;
+	struct rpcmsg m;
+	char *e;
+
+	pkg_args(&w, pkg, mod, sql, override);
+	ws_call(fd, seq, 13, 108, w.buf, w.len, &m);
+	pbb_free(&w);
+	ck_assert_int_eq(m.field, 211);
+	e = pb_string(m.payload, m.len, 1);
+	rpcmsg_free(&m, 1);
+	return e;
+}
+
+START_TEST(test_register_sql_package)
+{
+	struct http_reply r;
+	struct pbbuf w;
+	struct qres q;
+	char *e;
+	int fd;
+
+	server_start();
+	load_json();
+	fd = ws_open();
+	e = ws_register(fd, 1, "mine", "mine.answer",
+	    "CREATE PERFETTO TABLE mine_answer AS SELECT 42 AS v;", 0);
+	ck_assert_msg(e == NULL, "%s", e);
+	ws_query(fd, 2, "INCLUDE PERFETTO MODULE mine.answer; "
+	    "SELECT v FROM mine_answer", &q);
+	ck_assert_msg(q.error == NULL, "%s", q.error);
+	ck_assert_str_eq(q.rows, "42\n");
+	qres_free(&q);
+	/* Again, or over the stdlib's linux: refused without override. */
+	e = ws_register(fd, 3, "mine", "mine.answer", "SELECT 1;", 0);
+	ck_assert_ptr_nonnull(strstr(e, "already exists"));
+	free(e);
+	e = ws_register(fd, 4, "linux", "linux.x", "SELECT 1;", 0);
+	ck_assert_ptr_nonnull(e);
+	free(e);
+	/* A module outside its package, a dotted package: refused. */
+	e = ws_register(fd, 5, "other", "mine.x", "SELECT 1;", 0);
+	ck_assert_ptr_nonnull(strstr(e, "not in package"));
+	free(e);
+	e = ws_register(fd, 6, "a.b", "a.b.c", "SELECT 1;", 0);
+	ck_assert_ptr_nonnull(e);
+	free(e);
+	/* With override the package's modules are replaced. */
+	e = ws_register(fd, 7, "mine", "mine.answer2",
+	    "CREATE PERFETTO TABLE mine_answer2 AS SELECT 43 AS v;", 1);
+	ck_assert_msg(e == NULL, "%s", e);
+	ws_query(fd, 8, "INCLUDE PERFETTO MODULE mine.answer2; "
+	    "SELECT v FROM mine_answer2", &q);
+	ck_assert_msg(q.error == NULL, "%s", q.error);
+	ck_assert_str_eq(q.rows, "43\n");
+	qres_free(&q);
+	ws_query(fd, 9, "INCLUDE PERFETTO MODULE mine.answer", &q);
+	ck_assert_ptr_nonnull(q.error);
+	qres_free(&q);
+	close(fd);
+
+	/* The same over HTTP. */
+	pkg_args(&w, "viahttp", "viahttp.m", "SELECT 1;", 0);
+	ck_assert_int_eq(http_request(srv.port, "POST",
+	    "/register_sql_package", NULL, w.buf, w.len, &r), 0);
+	pbb_free(&w);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_ptr_null(pb_string(r.body, r.len, 1));
+	http_reply_free(&r);
+	query("INCLUDE PERFETTO MODULE viahttp.m", &q);
+	ck_assert_ptr_null(q.error);
+	qres_free(&q);
+	server_stop();
+}
+END_TEST
+
 START_TEST(test_restore_and_metrics)
 {
 	struct http_reply r;
@@ -1232,6 +1414,8 @@ tprpc_suite(void)
 	tcase_add_test(tc, test_websocket);
 	tcase_add_test(tc, test_restore_and_metrics);
 	tcase_add_test(tc, test_ui_session);
+	tcase_add_test(tc, test_refused_methods);
+	tcase_add_test(tc, test_register_sql_package);
 	tcase_add_test(tc, test_reparse_resets);
 	tcase_add_test(tc, test_sql_guard);
 	tcase_add_test(tc, test_host);
