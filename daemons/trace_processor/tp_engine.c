@@ -124,6 +124,8 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 		sqlite3_free(msg);
 		goto fail;
 	}
+	if (tp_to_ftrace_register(tp) == -1)
+		goto fail;
 	/* What every query may use without an INCLUDE (stdlib/prelude). */
 	if (psql_exec(tp->db, "INCLUDE PERFETTO MODULE prelude.prelude;",
 	    &cause2) == -1) {

@@ -37,6 +37,7 @@ enum tp_stat {
 	ST_TRACK_EVENT_TOKENIZER_ERRORS,
 	ST_TRACK_EVENT_INVALID_TIMESTAMP,
 	ST_MISPLACED_END_EVENT,
+	ST_HEAP_GRAPH_NON_FINALIZED_GRAPH,
 	ST_CLOCK_SYNC_FAILURE,
 	ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK,
 	ST_CLOCK_SYNC_FAILURE_UNDEFERRABLE_PACKET_LOSS,
@@ -757,5 +758,7 @@ int	 tp_task_state_str(int64_t state, int kernel_version, char *, size_t);
 /* ftrace text's prev_state ("D|K", "R+") as a 4.4 kernel's bits, the
  * release text is read as (0xffff: not a state), as upstream. */
 int64_t	 tp_task_state_text(const char *, size_t);
+/* to_ftrace(): ftrace_event rows as text (tp_to_ftrace.c). */
+int	 tp_to_ftrace_register(struct tp *);
 
 #endif

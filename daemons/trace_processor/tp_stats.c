@@ -39,6 +39,12 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    " large, a delta past the range): dropped." },
 	[ST_MISPLACED_END_EVENT] = { "misplaced_end_event", "data_loss",
 	    "analysis", "End events with no matching begin." },
+	/* faro records no heap graphs: always 0, listed as upstream lists
+	 * it (the UI reads the row). */
+	[ST_HEAP_GRAPH_NON_FINALIZED_GRAPH] = {
+	    "heap_graph_non_finalized_graph", "data_loss", "trace",
+	    "Heap graphs whose dump never completed: the graph misses"
+	    " objects." },
 	[ST_CLOCK_SYNC_FAILURE] = { "clock_sync_failure", "error",
 	    "analysis", "Timestamps that overflowed on their way to BOOTTIME." },
 	[ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK] = {

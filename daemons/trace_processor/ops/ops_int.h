@@ -17,6 +17,9 @@ int	ops_span_join_register(sqlite3 *, char **);
 int	ops_slice_fns_register(sqlite3 *, char **);
 int	ops_flow_fns_register(sqlite3 *, char **);
 int	ops_clock_fns_register(sqlite3 *, char **);
+int	ops_mipmap_register(sqlite3 *, char **);
+int	ops_slice_layout_register(sqlite3 *, char **);
+int	ops_meta_fns_register(sqlite3 *, char **);
 int	ops_window_fns_register(sqlite3 *, char **);
 int	ops_args_json_register(sqlite3 *, char **);
 

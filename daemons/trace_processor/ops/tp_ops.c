@@ -17,6 +17,9 @@ tp_ops_register(sqlite3 *db, char **errmsg)
 	    ops_slice_fns_register(db, &err) == -1 ||
 	    ops_flow_fns_register(db, &err) == -1 ||
 	    ops_clock_fns_register(db, &err) == -1 ||
+	    ops_mipmap_register(db, &err) == -1 ||
+	    ops_slice_layout_register(db, &err) == -1 ||
+	    ops_meta_fns_register(db, &err) == -1 ||
 	    ops_window_fns_register(db, &err) == -1 ||
 	    ops_args_json_register(db, &err) == -1 ||
 	    ops_graph_agg_register(db, &err) == -1 ||

@@ -40,6 +40,29 @@ psql_of(sqlite3 *db)
 	return ps;
 }
 
+/*
+ * Back to a new connection's state, as upstream's RestoreInitialTables
+ * makes one (the caller drops the tables): no function or macro that SQL
+ * defined, no module included but the prelude. Packages stay registered.
+ */
+int
+psql_reset(sqlite3 *db, char **err)
+{
+	struct psql *ps;
+
+	*err = NULL;
+	for (ps = states; ps != NULL; ps = ps->next)
+		if (ps->db == db)
+			break;
+	if (ps == NULL)
+		return 0;
+	psql_fns_drop(ps);
+	while (ps->macros != NULL)
+		psql_macro_drop(ps, ps->macros->name);
+	psql_modules_forget(ps);
+	return psql_include(ps, "prelude.prelude", err);
+}
+
 void
 psql_forget(sqlite3 *db)
 {

@@ -35,6 +35,8 @@ struct psql;
 struct psql	*psql_of(sqlite3 *db);
 /* Forgets db's state (before sqlite3_close). */
 void		 psql_forget(sqlite3 *db);
+/* Back to a new connection's functions, macros and includes. */
+int		 psql_reset(sqlite3 *db, char **err);
 
 /*
  * Adds module name (dotted) with its SQL text. An existing module is an
@@ -42,6 +44,13 @@ void		 psql_forget(sqlite3 *db);
  */
 int	psql_module_add(struct psql *, const char *name, const char *sql,
 	    int override, char **err);
+/*
+ * Makes room for package pkg, whose modules the caller then adds: a
+ * package that exists (the stdlib's too) is an error unless override is
+ * set, and then its modules go. 0, or -1 with *err (malloc'd).
+ */
+int	psql_package_begin(struct psql *, const char *pkg, int override,
+	    char **err);
 /*
  * Packages read from directories: every DIR/a/b.sql as module PKG.a.b,
  * PKG being name, or DIR's last component when name is NULL. Read them

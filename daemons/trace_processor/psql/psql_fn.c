@@ -490,6 +490,14 @@ fn_unregister(struct psql *ps, struct psql_fnname *n)
 	free(n);
 }
 
+/* Unregisters every function the connection's SQL defined. */
+void
+psql_fns_drop(struct psql *ps)
+{
+	while (ps->fns != NULL)
+		fn_unregister(ps, ps->fns);
+}
+
 /* Before the database closes: no statement of ours may stay open. */
 void
 psql_fns_free(struct psql *ps)

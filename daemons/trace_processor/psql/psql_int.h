@@ -101,6 +101,7 @@ int		 psql_fn_define(struct psql *, struct psql_cur *, int,
 		    char **err);
 int		 psql_fn_drop(struct psql *, const char *name, char **err);
 void		 psql_fns_free(struct psql *);
+void		 psql_fns_drop(struct psql *);
 int		 psql_fn_memoize(struct psql *, const char *name, char **err);
 
 /* psql_legacy.c */
@@ -118,6 +119,7 @@ int		 psql_columns_check(struct psql *, const char *what,
 int		 psql_include(struct psql *, const char *pattern,
 		    char **err);
 void		 psql_modules_free(struct psql *);
+void		 psql_modules_forget(struct psql *);
 int		 psql_package_exists(struct psql *, const char *pkg);
 void		 psql_package_drop(struct psql *, const char *pkg);
 int		 psql_stdlib_add(struct psql *, char **err);

@@ -103,6 +103,16 @@ psql_modules_free(struct psql *ps)
 	ps->nmods = 0;
 }
 
+/* Every module may be included again. */
+void
+psql_modules_forget(struct psql *ps)
+{
+	size_t i;
+
+	for (i = 0; i < ps->nmods; i++)
+		ps->mods[i].included = 0;
+}
+
 int
 psql_stdlib_add(struct psql *ps, char **err)
 {

@@ -189,6 +189,20 @@ nomem:
 }
 
 int
+psql_package_begin(struct psql *ps, const char *pkg, int override,
+    char **err)
+{
+	if (psql_package_exists(ps, pkg)) {
+		if (!override) {
+			*err = psql_fmt("Package '%s' already exists", pkg);
+			return -1;
+		}
+		psql_package_drop(ps, pkg);
+	}
+	return 0;
+}
+
+int
 psql_pkgs_add(struct psql *ps, const struct psql_pkgs *set, char **err)
 {
 	const struct pkg *p;
@@ -196,14 +210,8 @@ psql_pkgs_add(struct psql *ps, const struct psql_pkgs *set, char **err)
 
 	for (i = 0; set != NULL && i < set->n; i++) {
 		p = &set->v[i];
-		if (psql_package_exists(ps, p->name)) {
-			if (!p->override) {
-				*err = psql_fmt("Package '%s' already exists",
-				    p->name);
-				return -1;
-			}
-			psql_package_drop(ps, p->name);
-		}
+		if (psql_package_begin(ps, p->name, p->override, err) == -1)
+			return -1;
 		for (j = 0; j < p->nmods; j++)
 			if (psql_module_add(ps, p->mods[j].name,
 			    p->mods[j].sql, 0, err) == -1)

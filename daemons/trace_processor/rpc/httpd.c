@@ -552,6 +552,20 @@ static const char help_page[] =
     "use perfetto.trace_processor.TraceProcessor(addr='HOST:PORT') from\n"
     "Python.\n";
 
+/*
+ * Endpoints of methods this engine refuses: the reply is the method's
+ * result with its error set (rpc_refused), as the Python API reads it.
+ */
+static int
+http_refused_method(const char *path)
+{
+	if (strcmp(path, "/trace_summary") == 0)
+		return 15;	/* TPM_SUMMARIZE_TRACE */
+	if (strcmp(path, "/disable_and_read_metatrace") == 0)
+		return 9;	/* TPM_DISABLE_AND_READ_METATRACE */
+	return 0;
+}
+
 static void
 handle(struct evhttp_request *req, void *arg)
 {
@@ -567,6 +581,7 @@ handle(struct evhttp_request *req, void *arg)
 	const uint8_t *body;
 	size_t len;
 	char *err = NULL;
+	int m;
 
 	path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
 	if (path == NULL)
@@ -625,10 +640,27 @@ handle(struct evhttp_request *req, void *arg)
 		reply_pb(req, NULL);
 	} else if (strcmp(path, "/query") == 0) {
 		handle_query(h, req);
+	} else if (strcmp(path, "/register_sql_package") == 0) {
+		body = req_body(req, &len);
+		rpc_register_sql_package_untrusted(h->rpc, body, len, &w);
+		reply_pb(req, &w);
 	} else if (strcmp(path, "/compute_metric") == 0) {
 		body = req_body(req, &len);
 		rpc_compute_metric_untrusted(h->rpc, body, len, &w);
 		reply_pb(req, &w);
+	} else if (strcmp(path, "/enable_metatrace") == 0) {
+		/* Accepted; reading it back is refused, with the error set. */
+		reply_pb(req, NULL);
+	} else if ((m = http_refused_method(path)) != 0) {
+		uint32_t field;
+
+		(void)rpc_refused(m, &field, &w);
+		reply_pb(req, &w);
+	} else if (strcmp(path, "/export") == 0) {
+		/* Upstream streams the export's bytes: no message to carry
+		 * an error in, so the status says it. */
+		reply_text(req, 501, "Not Implemented", "export is not"
+		    " supported: the shell's -e FILE writes an SQLite file\n");
 	} else if (strcmp(path, "/metrics") == 0 && h->metrics_fn != NULL) {
 		struct evbuffer *b = evbuffer_new();
 

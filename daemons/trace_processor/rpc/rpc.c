@@ -12,6 +12,7 @@
 #include "metrics/metrics.h"
 #include "metrics/pbbuf.h"
 #include "pbdec.h"
+#include "psql/psql.h"
 #include "query.h"
 #include "rpc.h"
 
@@ -25,6 +26,7 @@
 #define RPC_QUERY_ARGS		103
 #define RPC_COMPUTE_METRIC_ARGS	105
 #define RPC_RESET_ARGS		107
+#define RPC_REGISTER_SQL_ARGS	108
 #define RPC_STATEMENT_ARGS	115
 #define RPC_APPEND_RESULT	201
 #define RPC_QUERY_RESULT	203
@@ -48,7 +50,34 @@ enum {
 	TPM_GET_STATUS = 10,
 	TPM_RESET_TRACE_PROCESSOR = 11,
 	TPM_REGISTER_SQL_PACKAGE = 13,
+	TPM_SUMMARIZE_TRACE = 15,
+	TPM_CREATE_SUMMARIZER = 16,
+	TPM_UPDATE_SUMMARIZER_SPEC = 17,
+	TPM_QUERY_SUMMARIZER = 18,
+	TPM_DESTROY_SUMMARIZER = 19,
 	TPM_STATEMENT_STREAMING = 20,
+	TPM_EXPORT = 21,
+};
+
+static const char summary_msg[] = "trace summaries (TraceSummarySpec,"
+    " metrics v2) are not supported by faro's trace_processor yet";
+
+/* What is refused: the result message and its error field. */
+static const struct {
+	int		 method;
+	uint32_t	 result;
+	uint32_t	 error;
+	const char	*msg;
+} refused[] = {
+	{ TPM_DISABLE_AND_READ_METATRACE, 209, 2,
+	    "metatracing is not supported" },
+	{ TPM_SUMMARIZE_TRACE, 214, 3, summary_msg },
+	{ TPM_CREATE_SUMMARIZER, 215, 2, summary_msg },
+	{ TPM_UPDATE_SUMMARIZER_SPEC, 216, 2, summary_msg },
+	{ TPM_QUERY_SUMMARIZER, 217, 6, summary_msg },
+	{ TPM_DESTROY_SUMMARIZER, 218, 1, summary_msg },
+	{ TPM_EXPORT, 220, 2, "export is not supported over RPC: the shell's"
+	    " -e FILE writes the tables to an SQLite file" },
 };
 
 /* Largest stream message accepted (upstream bounds it the same way). */
@@ -298,7 +327,7 @@ rpc_restore_initial_tables(struct rpc *r)
 	static const char *const order[] = { "view", "trigger", "table" };
 	sqlite3 *db = tp_db(r->tp);
 	sqlite3_stmt *st;
-	char *sql;
+	char *sql, *err = NULL;
 	size_t i;
 	int again;
 
@@ -336,6 +365,11 @@ rpc_restore_initial_tables(struct rpc *r)
 			}
 		} while (again);
 	}
+	/* What SQL defined goes with the tables (the modules re-include). */
+	if (psql_reset(db, &err) == -1) {
+		log_warnx("%s: %s", __func__, err ? err : "?");
+		free(err);
+	}
 }
 
 void
@@ -353,6 +387,20 @@ rpc_status(struct rpc *r, struct pbbuf *out)
 	pbb_string(out, 1, name);
 	pbb_string(out, 2, "faro trace_processor " PACKAGE_VERSION);
 	pbb_uint(out, 3, RPC_API_VERSION);
+}
+
+int
+rpc_refused(int method, uint32_t *result_field, struct pbbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (refused[i].method == method) {
+			pbb_string(out, refused[i].error, refused[i].msg);
+			*result_field = refused[i].result;
+			return 0;
+		}
+	return -1;
 }
 
 void
@@ -617,10 +665,6 @@ rpc_request_untrusted(struct rpc *r, const uint8_t *data, size_t len)
 	case TPM_ENABLE_METATRACE:
 		rpc_reply(r, method, 0, NULL, 0, 0);
 		break;
-	case TPM_DISABLE_AND_READ_METATRACE:
-		pbb_string(&w, 2, "metatracing is not supported");
-		rpc_reply(r, method, RPC_METATRACE, w.buf, w.len, 1);
-		break;
 	case TPM_GET_STATUS:
 		rpc_status(r, &w);
 		rpc_reply(r, method, RPC_STATUS, w.buf, w.len, 1);
@@ -630,12 +674,23 @@ rpc_request_untrusted(struct rpc *r, const uint8_t *data, size_t len)
 		rpc_reply(r, method, 0, NULL, 0, 0);
 		break;
 	case TPM_REGISTER_SQL_PACKAGE:
-		pbb_string(&w, 1, "SQL packages are not supported");
+		if (!have[RPC_REGISTER_SQL_ARGS - 100])
+			pbb_string(&w, 1, not_set);
+		else
+			rpc_register_sql_package_untrusted(r,
+			    args[RPC_REGISTER_SQL_ARGS - 100].data,
+			    args[RPC_REGISTER_SQL_ARGS - 100].len, &w);
 		rpc_reply(r, method, RPC_REGISTER_SQL_RESULT, w.buf, w.len, 1);
 		break;
 	default: {
 		/* Unknown method: invalid_request in place of response. */
+		uint32_t result;
 		size_t m;
+
+		if (rpc_refused(method, &result, &w) == 0) {
+			rpc_reply(r, method, result, w.buf, w.len, 1);
+			break;
+		}
 
 		pbb_free(&w);
 		if (r->send == NULL || r->closed)

@@ -71,6 +71,16 @@ void		 rpc_reset(struct rpc *);
 void		 rpc_status(struct rpc *, struct pbbuf *out);
 void		 rpc_compute_metric_untrusted(struct rpc *, const void *args,
 		    size_t len, struct pbbuf *out);
+/* RegisterSqlPackageResult for RegisterSqlPackageArgs (rpc_pkg.c). */
+void		 rpc_register_sql_package_untrusted(struct rpc *,
+		    const void *args, size_t len, struct pbbuf *out);
+/*
+ * The result of a method this engine does not serve (trace summaries,
+ * summarizers, export, reading a metatrace) with its error set, for the
+ * TPM_ number method; 0, or -1 if the method is not one of them.
+ */
+int		 rpc_refused(int method, uint32_t *result_field,
+		    struct pbbuf *out);
 /* AppendTraceDataResult for a parse outcome. */
 void		 rpc_append_result(struct rpc *, const char *err,
 		    struct pbbuf *out);

@@ -805,6 +805,298 @@ START_TEST(test_websocket)
 }
 END_TEST
 
+/* The WebSocket upgrade the UI makes; the connected fd. */
+static int
+ws_open(void)
+{
+	static const char req[] =
+	    "GET /websocket HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+	    "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+	    "Origin: http://127.0.0.1:10000\r\n"
+	    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+	    "Sec-WebSocket-Version: 13\r\n\r\n";
+	char head[2048];
+	int fd;
+
+	ck_assert_int_ge(fd = http_connect(srv.port), 0);
+	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	ck_assert_int_eq(http_read_head(fd, head, sizeof(head)), 0);
+	ck_assert_msg(strncmp(head, "HTTP/1.1 101", 12) == 0, "%s", head);
+	return fd;
+}
+
+/* One request over the WebSocket and its one reply, decoded. */
+static void
+ws_call(int fd, int64_t seq, int method, uint32_t field, const void *args,
+    size_t len, struct rpcmsg *m)
+{
+	struct pbbuf w;
+	uint8_t *pl;
+	size_t n;
+
+	pbb_init(&w);
+	rpc_req(&w, seq, method, field, args, len);
+	ws_write_frame(fd, 0x2, w.buf, w.len);
+	pbb_free(&w);
+	ck_assert_int_eq(ws_read_frame(fd, &pl, &n), 2);
+	ck_assert_int_eq(rpc_decode(pl, n, m, 1), 1);
+	free(pl);
+	ck_assert_int_eq(m->response, method);
+}
+
+/* TPM_QUERY_STREAMING over the WebSocket, as the UI queries. */
+static void
+ws_query(int fd, int64_t seq, const char *sql, struct qres *q)
+{
+	struct pbbuf a;
+	struct rpcmsg m;
+
+	pbb_init(&a);
+	pbb_string(&a, 1, sql);
+	ws_call(fd, seq, 3, 103, a.buf, a.len, &m);
+	pbb_free(&a);
+	ck_assert_int_eq(m.field, 203);
+	memset(q, 0, sizeof(*q));
+	ncols_seen = 0;
+	qres_decode(q, m.payload, m.len);
+	rpcmsg_free(&m, 1);
+}
+
+/*
+ * What the UI does on a trace already loaded: restore the initial tables,
+ * include modules, build mipmap tables over slices and query them. A
+ * restore must forget what SQL defined with the tables it drops: a module
+ * included before it is included again after (its tables were dropped),
+ * and functions and virtual tables from before are gone, as upstream's.
+ */
+START_TEST(test_ui_session)
+{
+	static const char inc[] = "INCLUDE PERFETTO MODULE viz.threads; "
+	    "SELECT count(*) FROM _threads_with_kernel_flag";
+	struct rpcmsg m;
+	struct qres q;
+	int fd;
+
+	server_start();
+	load_json();
+	fd = ws_open();
+	ws_call(fd, 1, 7, 0, NULL, 0, &m);	/* RESTORE_INITIAL_TABLES */
+	rpcmsg_free(&m, 1);
+	ws_query(fd, 2, inc, &q);
+	ck_assert_msg(q.error == NULL, "%s", q.error);
+	ck_assert_str_eq(q.rows, "3\n");
+	qres_free(&q);
+
+	ws_query(fd, 3, "CREATE PERFETTO FUNCTION mine() RETURNS INT AS "
+	    "SELECT 1; CREATE VIRTUAL TABLE mm USING __intrinsic_slice_mipmap(("
+	    "SELECT id, ts, dur, depth FROM slice WHERE dur > 0)); "
+	    "SELECT id, count, dur FROM mm(0, 100000, 25000) ORDER BY id", &q);
+	ck_assert_msg(q.error == NULL, "%s", q.error);
+	ck_assert_str_eq(q.cols, "id,count,dur");
+	/* Slices at 10 and 20 us share the first 25 us bucket: the longer
+	 * one stands for both; the one at 40 us is alone in the second. */
+	ck_assert_str_eq(q.rows, "1|2|15000\n2|1|2000\n");
+	qres_free(&q);
+
+	ws_call(fd, 4, 7, 0, NULL, 0, &m);
+	rpcmsg_free(&m, 1);
+	ws_query(fd, 5, inc, &q);
+	ck_assert_msg(q.error == NULL, "%s", q.error);
+	ck_assert_str_eq(q.rows, "3\n");
+	qres_free(&q);
+	ws_query(fd, 6, "SELECT mine()", &q);
+	ck_assert_ptr_nonnull(q.error);
+	qres_free(&q);
+	ws_query(fd, 7, "SELECT * FROM mm(0, 1, 1)", &q);
+	ck_assert_ptr_nonnull(q.error);
+	qres_free(&q);
+	close(fd);
+	server_stop();
+}
+END_TEST
+
+/* The string in field id of a message, malloc'd, or NULL. */
+static char *
+pb_string(const uint8_t *p, size_t n, uint32_t id)
+{
+	struct pb it;
+	struct pb_field f;
+	char *s = NULL;
+
+	pb_init(&it, p, n);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == id && f.wire == PB_LEN) {
+			free(s);
+			s = strndup((const char *)f.data, f.len);
+		}
+	ck_assert_int_eq(it.err, 0);
+	return s;
+}
+
+/*
+ * Methods this engine does not serve answer with their result's error
+ * set, over the stream and over their HTTP endpoints, never with silence
+ * or a bare invalid_request.
+ */
+START_TEST(test_refused_methods)
+{
+	static const struct {
+		int	 method;
+		uint32_t result, error;
+	} refused[] = {
+		{ 9, 209, 2 },	/* DISABLE_AND_READ_METATRACE */
+		{ 15, 214, 3 },	/* SUMMARIZE_TRACE */
+		{ 16, 215, 2 },	/* CREATE_SUMMARIZER */
+		{ 17, 216, 2 },	/* UPDATE_SUMMARIZER_SPEC */
+		{ 18, 217, 6 },	/* QUERY_SUMMARIZER */
+		{ 19, 218, 1 },	/* DESTROY_SUMMARIZER */
+		{ 21, 220, 2 },	/* EXPORT */
+	};
+	struct http_reply r;
+	struct rpcmsg m;
+	size_t i;
+	char *e;
+	int fd;
+
+	server_start();
+	load_json();
+	fd = ws_open();
+	ws_call(fd, 1, 8, 0, NULL, 0, &m);	/* ENABLE_METATRACE: accepted */
+	rpcmsg_free(&m, 1);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		ws_call(fd, (int64_t)i + 2, refused[i].method, 0, NULL, 0, &m);
+		ck_assert_int_eq(m.field, refused[i].result);
+		e = pb_string(m.payload, m.len, refused[i].error);
+		ck_assert_msg(e != NULL && *e != '\0', "method %d",
+		    refused[i].method);
+		free(e);
+		rpcmsg_free(&m, 1);
+	}
+	close(fd);
+
+	ck_assert_int_eq(http_request(srv.port, "POST", "/trace_summary",
+	    NULL, "", 0, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	e = pb_string(r.body, r.len, 3);
+	ck_assert_ptr_nonnull(strstr(e, "not supported"));
+	free(e);
+	http_reply_free(&r);
+	ck_assert_int_eq(http_request(srv.port, "GET", "/enable_metatrace",
+	    NULL, NULL, 0, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	http_reply_free(&r);
+	ck_assert_int_eq(http_request(srv.port, "GET",
+	    "/disable_and_read_metatrace", NULL, NULL, 0, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	e = pb_string(r.body, r.len, 2);
+	ck_assert_ptr_nonnull(e);
+	free(e);
+	http_reply_free(&r);
+	ck_assert_int_eq(http_request(srv.port, "POST", "/export", NULL, "",
+	    0, &r), 0);
+	ck_assert_int_eq(r.status, 501);
+	http_reply_free(&r);
+	server_stop();
+}
+END_TEST
+
+/* A RegisterSqlPackageArgs with one module. */
+static void
+pkg_args(struct pbbuf *w, const char *pkg, const char *mod, const char *sql,
+    int override)
+{
+	size_t b;
+
+	pbb_init(w);
+	pbb_string(w, 1, pkg);
+	b = pbb_begin(w, 2);
+	pbb_string(w, 1, mod);
+	pbb_string(w, 2, sql);
+	pbb_end(w, b);
+	if (override)
+		pbb_uint(w, 3, 1);
+}
+
+/* REGISTER_SQL_PACKAGE over the stream; its error (malloc'd) or NULL. */
+static char *
+ws_register(int fd, int64_t seq, const char *pkg, const char *mod,
+    const char *sql, int override)
+{
+	struct pbbuf w;
+	struct rpcmsg m;
+	char *e;
+
+	pkg_args(&w, pkg, mod, sql, override);
+	ws_call(fd, seq, 13, 108, w.buf, w.len, &m);
+	pbb_free(&w);
+	ck_assert_int_eq(m.field, 211);
+	e = pb_string(m.payload, m.len, 1);
+	rpcmsg_free(&m, 1);
+	return e;
+}
+
+START_TEST(test_register_sql_package)
+{
+	struct http_reply r;
+	struct pbbuf w;
+	struct qres q;
+	char *e;
+	int fd;
+
+	server_start();
+	load_json();
+	fd = ws_open();
+	e = ws_register(fd, 1, "mine", "mine.answer",
+	    "CREATE PERFETTO TABLE mine_answer AS SELECT 42 AS v;", 0);
+	ck_assert_msg(e == NULL, "%s", e);
+	ws_query(fd, 2, "INCLUDE PERFETTO MODULE mine.answer; "
+	    "SELECT v FROM mine_answer", &q);
+	ck_assert_msg(q.error == NULL, "%s", q.error);
+	ck_assert_str_eq(q.rows, "42\n");
+	qres_free(&q);
+	/* Again, or over the stdlib's linux: refused without override. */
+	e = ws_register(fd, 3, "mine", "mine.answer", "SELECT 1;", 0);
+	ck_assert_ptr_nonnull(strstr(e, "already exists"));
+	free(e);
+	e = ws_register(fd, 4, "linux", "linux.x", "SELECT 1;", 0);
+	ck_assert_ptr_nonnull(e);
+	free(e);
+	/* A module outside its package, a dotted package: refused. */
+	e = ws_register(fd, 5, "other", "mine.x", "SELECT 1;", 0);
+	ck_assert_ptr_nonnull(strstr(e, "not in package"));
+	free(e);
+	e = ws_register(fd, 6, "a.b", "a.b.c", "SELECT 1;", 0);
+	ck_assert_ptr_nonnull(e);
+	free(e);
+	/* With override the package's modules are replaced. */
+	e = ws_register(fd, 7, "mine", "mine.answer2",
+	    "CREATE PERFETTO TABLE mine_answer2 AS SELECT 43 AS v;", 1);
+	ck_assert_msg(e == NULL, "%s", e);
+	ws_query(fd, 8, "INCLUDE PERFETTO MODULE mine.answer2; "
+	    "SELECT v FROM mine_answer2", &q);
+	ck_assert_msg(q.error == NULL, "%s", q.error);
+	ck_assert_str_eq(q.rows, "43\n");
+	qres_free(&q);
+	ws_query(fd, 9, "INCLUDE PERFETTO MODULE mine.answer", &q);
+	ck_assert_ptr_nonnull(q.error);
+	qres_free(&q);
+	close(fd);
+
+	/* The same over HTTP. */
+	pkg_args(&w, "viahttp", "viahttp.m", "SELECT 1;", 0);
+	ck_assert_int_eq(http_request(srv.port, "POST",
+	    "/register_sql_package", NULL, w.buf, w.len, &r), 0);
+	pbb_free(&w);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_ptr_null(pb_string(r.body, r.len, 1));
+	http_reply_free(&r);
+	query("INCLUDE PERFETTO MODULE viahttp.m", &q);
+	ck_assert_ptr_null(q.error);
+	qres_free(&q);
+	server_stop();
+}
+END_TEST
+
 START_TEST(test_restore_and_metrics)
 {
 	struct http_reply r;
@@ -1121,6 +1413,9 @@ tprpc_suite(void)
 	tcase_add_test(tc, test_cors);
 	tcase_add_test(tc, test_websocket);
 	tcase_add_test(tc, test_restore_and_metrics);
+	tcase_add_test(tc, test_ui_session);
+	tcase_add_test(tc, test_refused_methods);
+	tcase_add_test(tc, test_register_sql_package);
 	tcase_add_test(tc, test_reparse_resets);
 	tcase_add_test(tc, test_sql_guard);
 	tcase_add_test(tc, test_host);
