@@ -142,6 +142,14 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 		free(cause2);
 		goto fail;
 	}
+	/* The modules' objects, for the UI's standard library browser. */
+	if (psql_of(tp->db) == NULL ||
+	    psql_docs_fill(psql_of(tp->db), &cause2) == -1) {
+		tp_seterr(tp, "%s: stdlib objects: %s", __func__,
+		    cause2 ? cause2 : "out of memory");
+		free(cause2);
+		goto fail;
+	}
 	return tp;
 fail:
 	*errmsg = strdup(tp->err);

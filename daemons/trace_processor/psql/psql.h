@@ -45,6 +45,11 @@ int		 psql_reset(sqlite3 *db, char **err);
 int	psql_module_add(struct psql *, const char *name, const char *sql,
 	    int override, char **err);
 /*
+ * Lists what every module defines in __intrinsic_stdlib_objects (after
+ * packages are added). 0, or -1 with *err (malloc'd).
+ */
+int	psql_docs_fill(struct psql *, char **err);
+/*
  * Makes room for package pkg, whose modules the caller then adds: a
  * package that exists (the stdlib's too) is an error unless override is
  * set, and then its modules go. 0, or -1 with *err (malloc'd).

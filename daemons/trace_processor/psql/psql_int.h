@@ -76,6 +76,7 @@ int		 psql_accept(struct psql_cur *, const char *word);
 int		 psql_accept_char(struct psql_cur *, char);
 char		*psql_name(struct psql_cur *);
 char		*psql_module_name(struct psql_cur *);
+char		*psql_type_parse(struct psql_cur *);
 int		 psql_args_parse(struct psql_cur *, struct psql_args *,
 		    char **err);
 void		 psql_args_free(struct psql_args *);

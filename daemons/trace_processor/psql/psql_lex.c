@@ -193,8 +193,8 @@ psql_module_name(struct psql_cur *c)
 }
 
 /* A type: a word, maybe with a parenthesised part (JOINID(slice.id)). */
-static char *
-type_parse(struct psql_cur *c)
+char *
+psql_type_parse(struct psql_cur *c)
 {
 	const char *p = psql_skip_blank(c->p, c->end), *e = p;
 	char *t;
@@ -250,7 +250,7 @@ psql_args_parse(struct psql_cur *c, struct psql_args *a, char **err)
 			goto nomem;
 		a->v = v;
 		v[a->n].name = psql_name(c);
-		v[a->n].type = v[a->n].name ? type_parse(c) : NULL;
+		v[a->n].type = v[a->n].name ? psql_type_parse(c) : NULL;
 		a->n++;
 		if (v[a->n - 1].type == NULL) {
 			*err = psql_fmt("expected 'name TYPE' in the argument"

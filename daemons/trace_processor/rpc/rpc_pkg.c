@@ -141,7 +141,8 @@ rpc_register_sql_package_untrusted(struct rpc *r, const void *args,
 		    " one name, without dots");
 	else if (modules_walk(ps, args, len, pkg, 0, &err) == 0 &&
 	    psql_package_begin(ps, pkg, override, &err) == 0 &&
-	    modules_walk(ps, args, len, pkg, 1, &err) == 0)
+	    modules_walk(ps, args, len, pkg, 1, &err) == 0 &&
+	    psql_docs_fill(ps, &err) == 0)
 		ok = 1;
 	if (!ok)
 		pbb_string(out, RESULT_ERROR, err ? err : "out of memory");

@@ -1047,37 +1047,52 @@ START_TEST(test_register_sql_package)
 	load_json();
 	fd = ws_open();
 	e = ws_register(fd, 1, "mine", "mine.answer",
-	    "CREATE PERFETTO TABLE mine_answer AS SELECT 42 AS v;", 0);
+	    "-- mine.answer: a module.\n\n-- The answer,\n-- in a table.\n"
+	    "CREATE PERFETTO TABLE mine_answer(v LONG) AS SELECT 42 AS v;\n"
+	    "CREATE PERFETTO MACRO _twice(x Expr) RETURNS Expr AS $x * 2;", 0);
 	ck_assert_msg(e == NULL, "%s", e);
-	ws_query(fd, 2, "INCLUDE PERFETTO MODULE mine.answer; "
+	/* What it defines is listed for the UI's standard library browser. */
+	ws_query(fd, 2, "SELECT package, name, object_type, exposed, "
+	    "description, return_type, args, cols FROM "
+	    "__intrinsic_stdlib_objects WHERE module = 'mine.answer' "
+	    "ORDER BY id", &q);
+	ck_assert_msg(q.error == NULL, "%s", q.error);
+	ck_assert_str_eq(q.rows,
+	    "mine|mine.answer|MODULE|1|||[]|[]\n"
+	    "mine|mine_answer|TABLE|1|The answer, in a table.||[]|"
+	    "[{\"name\":\"v\",\"type\":\"LONG\",\"description\":\"\"}]\n"
+	    "mine|_twice|MACRO|0||Expr|"
+	    "[{\"name\":\"x\",\"type\":\"Expr\",\"description\":\"\"}]|[]\n");
+	qres_free(&q);
+	ws_query(fd, 3, "INCLUDE PERFETTO MODULE mine.answer; "
 	    "SELECT v FROM mine_answer", &q);
 	ck_assert_msg(q.error == NULL, "%s", q.error);
 	ck_assert_str_eq(q.rows, "42\n");
 	qres_free(&q);
 	/* Again, or over the stdlib's linux: refused without override. */
-	e = ws_register(fd, 3, "mine", "mine.answer", "SELECT 1;", 0);
+	e = ws_register(fd, 4, "mine", "mine.answer", "SELECT 1;", 0);
 	ck_assert_ptr_nonnull(strstr(e, "already exists"));
 	free(e);
-	e = ws_register(fd, 4, "linux", "linux.x", "SELECT 1;", 0);
+	e = ws_register(fd, 5, "linux", "linux.x", "SELECT 1;", 0);
 	ck_assert_ptr_nonnull(e);
 	free(e);
 	/* A module outside its package, a dotted package: refused. */
-	e = ws_register(fd, 5, "other", "mine.x", "SELECT 1;", 0);
+	e = ws_register(fd, 6, "other", "mine.x", "SELECT 1;", 0);
 	ck_assert_ptr_nonnull(strstr(e, "not in package"));
 	free(e);
-	e = ws_register(fd, 6, "a.b", "a.b.c", "SELECT 1;", 0);
+	e = ws_register(fd, 7, "a.b", "a.b.c", "SELECT 1;", 0);
 	ck_assert_ptr_nonnull(e);
 	free(e);
 	/* With override the package's modules are replaced. */
-	e = ws_register(fd, 7, "mine", "mine.answer2",
+	e = ws_register(fd, 8, "mine", "mine.answer2",
 	    "CREATE PERFETTO TABLE mine_answer2 AS SELECT 43 AS v;", 1);
 	ck_assert_msg(e == NULL, "%s", e);
-	ws_query(fd, 8, "INCLUDE PERFETTO MODULE mine.answer2; "
+	ws_query(fd, 9, "INCLUDE PERFETTO MODULE mine.answer2; "
 	    "SELECT v FROM mine_answer2", &q);
 	ck_assert_msg(q.error == NULL, "%s", q.error);
 	ck_assert_str_eq(q.rows, "43\n");
 	qres_free(&q);
-	ws_query(fd, 9, "INCLUDE PERFETTO MODULE mine.answer", &q);
+	ws_query(fd, 10, "INCLUDE PERFETTO MODULE mine.answer", &q);
 	ck_assert_ptr_nonnull(q.error);
 	qres_free(&q);
 	close(fd);
