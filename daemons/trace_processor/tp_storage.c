@@ -36,8 +36,10 @@
 	" 'trace_sorter_negative_timestamp_dropped',"			\
 	" 'heap_graph_non_finalized_graph',"				\
 	" 'extra_parsing_descriptors_error'"
-#define META_STR(k)	"(SELECT str_value FROM metadata WHERE name = '" k "')"
-#define META_INT(k)	"(SELECT int_value FROM metadata WHERE name = '" k "')"
+#define META_STR(k)							\
+	"(SELECT str_value FROM metadata WHERE name = '" k "')"
+#define META_INT(k)							\
+	"(SELECT int_value FROM metadata WHERE name = '" k "')"
 
 static const char schema_sql[] =
 	/*

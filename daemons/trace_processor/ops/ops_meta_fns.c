@@ -18,7 +18,7 @@
 struct lookup {
 	const char	*name;
 	int		 nargs;
-	const char	*sql;	/* ?1.. are the arguments; first column */
+	const char	*sql;	/* ?1.. the arguments; first column */
 };
 
 static const struct lookup lookups[] = {

@@ -51,7 +51,7 @@ struct mm_out {
 struct mm_vtab {
 	sqlite3_vtab	 base;
 	int		 counter;	/* counter operator, else slices */
-	struct mm_level	*levels;	/* by depth; one level for counters */
+	struct mm_level	*levels;	/* by depth (counters: one) */
 	size_t		 nlevels;
 };
 

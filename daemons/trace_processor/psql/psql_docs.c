@@ -44,7 +44,7 @@ doc_comment(const char *start, const char *p)
 
 	/* Walk back over lines that are comments only. */
 	while (line > start) {
-		e = line - 1;			/* the '\n' ending the line above */
+		e = line - 1;	/* the '\n' ending the line above */
 		for (l = e; l > start && l[-1] != '\n'; l--)
 			;
 		while (l < e && (*l == ' ' || *l == '\t'))

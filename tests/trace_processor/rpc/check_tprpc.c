@@ -961,7 +961,7 @@ START_TEST(test_refused_methods)
 	server_start();
 	load_json();
 	fd = ws_open();
-	ws_call(fd, 1, 8, 0, NULL, 0, &m);	/* ENABLE_METATRACE: accepted */
+	ws_call(fd, 1, 8, 0, NULL, 0, &m);	/* ENABLE_METATRACE: taken */
 	rpcmsg_free(&m, 1);
 	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		ws_call(fd, (int64_t)i + 2, refused[i].method, 0, NULL, 0, &m);
