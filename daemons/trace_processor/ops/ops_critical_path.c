@@ -178,7 +178,8 @@ cp_walk(const struct ops_grows *g, int64_t root, struct cp_stack *st,
 }
 
 static int
-cp_run(sqlite3_value **argv, struct ops_grows *out, char **err)
+cp_run(sqlite3 *db, sqlite3_value **argv, struct ops_grows *out,
+    char **err)
 {
 	struct ops_grows g, roots;
 	struct cp_stack	 st = { 0 };
@@ -186,6 +187,7 @@ cp_run(sqlite3_value **argv, struct ops_grows *out, char **err)
 	size_t		 i;
 	int		 rc = -1;
 
+	(void)db;
 	if (ops_grows_decode(argv[0], N_COLS, &g, err) == -1)
 		return -1;
 	if (ops_grows_decode(argv[1], 1, &roots, err) == -1) {
@@ -226,12 +228,12 @@ static const char *const cp_cols[] = {
 	"parent_id", NULL
 };
 static const char *const cp_args[] = { "nodes", "roots", NULL };
-static const struct ops_graph_fn cp_fn = {
+static const struct ops_rowfn cp_fn = {
 	"__intrinsic_critical_path_walk", cp_cols, cp_args, cp_run
 };
 
 int
 ops_critical_path_register(sqlite3 *db, char **err)
 {
-	return ops_graph_fn_register(db, &cp_fn, err);
+	return ops_rowfn_register(db, &cp_fn, err);
 }

@@ -18,20 +18,11 @@
 
 #include <sqlite3.h>
 
-#define OPS_GRAPH_NULL		INT64_MIN
-/* Most values one packed BLOB (or one result) may hold. */
-#define OPS_GRAPH_MAX_VALUES	((size_t)1 << 26)
+#include "ops_rowfn.h"
 
-/* Rows of ncols integers, row-major. */
-struct ops_grows {
-	int64_t		*v;
-	size_t		 n;		/* rows */
-	size_t		 ncols;
-	size_t		 cap;		/* values */
-};
-/* Appends one row (ncols values); 0, or -1 with *err set. */
-int	ops_grows_add(struct ops_grows *, const int64_t *, char **);
-void	ops_grows_free(struct ops_grows *);
+#define OPS_GRAPH_NULL		OPS_ROWFN_NULL
+#define OPS_GRAPH_MAX_VALUES	OPS_ROWFN_MAX_VALUES
+
 /*
  * Reads a BLOB made by __intrinsic_int_rows with ncols columns into *out
  * (a copy, freed with ops_grows_free). NULL or empty is no rows.
@@ -63,18 +54,6 @@ int	ops_graph_build(struct ops_graph *, const struct ops_grows *e,
 void	ops_graph_free(struct ops_graph *);
 /* Dense number of id, or -1 when it is not a node. */
 int64_t	ops_graph_find(const struct ops_graph *, int64_t id);
-
-/*
- * A table function: the arguments are hidden columns after the output
- * columns; run() gets them and fills the result rows.
- */
-struct ops_graph_fn {
-	const char	*name;
-	const char *const *cols;	/* output column names, NULL-ended */
-	const char *const *args;	/* argument names, NULL-ended */
-	int		(*run)(sqlite3_value **, struct ops_grows *, char **);
-};
-int	ops_graph_fn_register(sqlite3 *, const struct ops_graph_fn *, char **);
 
 /* Registration of each file. */
 int	ops_graph_agg_register(sqlite3 *, char **);

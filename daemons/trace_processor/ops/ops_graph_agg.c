@@ -32,40 +32,6 @@ struct rows_agg {
 };
 
 int
-ops_grows_add(struct ops_grows *r, const int64_t *row, char **err)
-{
-	int64_t	*nv;
-	size_t	 ncap;
-
-	if (r->cap - r->n * r->ncols < r->ncols) {
-		ncap = r->cap ? r->cap * 2 : 64 * r->ncols;
-		if (ncap > OPS_GRAPH_MAX_VALUES)
-			ncap = OPS_GRAPH_MAX_VALUES;
-		if (ncap - r->n * r->ncols < r->ncols) {
-			ops_seterr(err, "more than %llu values",
-			    (unsigned long long)OPS_GRAPH_MAX_VALUES);
-			return -1;
-		}
-		if ((nv = realloc(r->v, ncap * sizeof(*nv))) == NULL) {
-			ops_seterr(err, "out of memory");
-			return -1;
-		}
-		r->v = nv;
-		r->cap = ncap;
-	}
-	memcpy(r->v + r->n * r->ncols, row, r->ncols * sizeof(*row));
-	r->n++;
-	return 0;
-}
-
-void
-ops_grows_free(struct ops_grows *r)
-{
-	free(r->v);
-	memset(r, 0, sizeof(*r));
-}
-
-int
 ops_grows_decode(sqlite3_value *v, size_t ncols, struct ops_grows *out,
     char **err)
 {

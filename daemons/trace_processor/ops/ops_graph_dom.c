@@ -186,7 +186,8 @@ dom_compute(struct dom *d)
 }
 
 static int
-dom_run(sqlite3_value **argv, struct ops_grows *out, char **err)
+dom_run(sqlite3 *db, sqlite3_value **argv, struct ops_grows *out,
+    char **err)
 {
 	struct ops_grows e;
 	struct ops_graph g;
@@ -195,6 +196,7 @@ dom_run(sqlite3_value **argv, struct ops_grows *out, char **err)
 	size_t		 i;
 	int		 rc = -1;
 
+	(void)db;
 	memset(&d, 0, sizeof(d));
 	if (sqlite3_value_type(argv[1]) == SQLITE_NULL)
 		return 0;
@@ -239,12 +241,12 @@ static const char *const dom_cols[] = {
 	"node_id", "dominator_node_id", NULL
 };
 static const char *const dom_args[] = { "edges", "root", NULL };
-static const struct ops_graph_fn dom_fn = {
+static const struct ops_rowfn dom_fn = {
 	"__intrinsic_graph_dominator_tree", dom_cols, dom_args, dom_run
 };
 
 int
 ops_graph_dom_register(sqlite3 *db, char **err)
 {
-	return ops_graph_fn_register(db, &dom_fn, err);
+	return ops_rowfn_register(db, &dom_fn, err);
 }

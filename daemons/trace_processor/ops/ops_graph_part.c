@@ -63,7 +63,8 @@ part_groups(const struct ops_grows *t, const struct ops_graph *g,
 }
 
 static int
-part_run(sqlite3_value **argv, struct ops_grows *out, char **err)
+part_run(sqlite3 *db, sqlite3_value **argv, struct ops_grows *out,
+    char **err)
 {
 	struct ops_grows t, e = { 0 };
 	struct ops_graph g;
@@ -73,6 +74,7 @@ part_run(sqlite3_value **argv, struct ops_grows *out, char **err)
 	int64_t		 row[3], *ids = NULL, *key = NULL;
 	int		 rc = -1;
 
+	(void)db;
 	memset(&g, 0, sizeof(g));
 	if (ops_grows_decode(argv[0], 3, &t, err) == -1)
 		return -1;
@@ -180,12 +182,12 @@ static const char *const part_cols[] = {
 	"id", "parent_id", "group_key", NULL
 };
 static const char *const part_args[] = { "tree", NULL };
-static const struct ops_graph_fn part_fn = {
+static const struct ops_rowfn part_fn = {
 	"__intrinsic_tree_partition", part_cols, part_args, part_run
 };
 
 int
 ops_graph_part_register(sqlite3 *db, char **err)
 {
-	return ops_graph_fn_register(db, &part_fn, err);
+	return ops_rowfn_register(db, &part_fn, err);
 }

@@ -127,7 +127,8 @@ search_emit(struct ops_grows *out, int64_t root, int with_root, int64_t node,
 }
 
 static int
-search_dfs(sqlite3_value **argv, struct ops_grows *out, char **err)
+search_dfs(sqlite3 *db, sqlite3_value **argv, struct ops_grows *out,
+    char **err)
 {
 	struct ops_graph g;
 	struct ops_grows starts;
@@ -138,6 +139,7 @@ search_dfs(sqlite3_value **argv, struct ops_grows *out, char **err)
 	int64_t		 d;
 	int		 rc = -1;
 
+	(void)db;
 	if (search_setup(argv[0], 2, argv[1], 1, &g, &starts, err) == -1)
 		return -1;
 	if ((seen = calloc(g.n + 1, 1)) == NULL) {
@@ -175,7 +177,8 @@ out:
 }
 
 static int
-search_bfs(sqlite3_value **argv, struct ops_grows *out, char **err)
+search_bfs(sqlite3 *db, sqlite3_value **argv, struct ops_grows *out,
+    char **err)
 {
 	struct ops_graph g;
 	struct ops_grows starts;
@@ -186,6 +189,7 @@ search_bfs(sqlite3_value **argv, struct ops_grows *out, char **err)
 	int64_t		 n, d;
 	int		 rc = -1;
 
+	(void)db;
 	if (search_setup(argv[0], 2, argv[1], 1, &g, &starts, err) == -1)
 		return -1;
 	if ((seen = calloc(g.n + 1, 1)) == NULL) {
@@ -227,7 +231,8 @@ out:
 }
 
 static int
-search_dfs_bounded(sqlite3_value **argv, struct ops_grows *out, char **err)
+search_dfs_bounded(sqlite3 *db, sqlite3_value **argv, struct ops_grows *out,
+    char **err)
 {
 	struct ops_graph g;
 	struct ops_grows roots;
@@ -238,6 +243,7 @@ search_dfs_bounded(sqlite3_value **argv, struct ops_grows *out, char **err)
 	int64_t		 root, target, total;
 	int		 floor, rc = -1;
 
+	(void)db;
 	if (sqlite3_value_type(argv[2]) != SQLITE_INTEGER) {
 		ops_seterr(err, "is_target_weight_floor must be an integer");
 		return -1;
@@ -311,7 +317,7 @@ static const char *const bounded_args[] = {
 	"edges", "roots", "is_floor", NULL
 };
 
-static const struct ops_graph_fn search_fns[] = {
+static const struct ops_rowfn search_fns[] = {
 	{ "__intrinsic_graph_dfs", node_parent_cols, search_args,
 	    search_dfs },
 	{ "__intrinsic_graph_bfs", node_parent_cols, search_args,
@@ -326,7 +332,7 @@ ops_graph_search_register(sqlite3 *db, char **err)
 	size_t	 i;
 
 	for (i = 0; i < sizeof(search_fns) / sizeof(search_fns[0]); i++)
-		if (ops_graph_fn_register(db, &search_fns[i], err) == -1)
+		if (ops_rowfn_register(db, &search_fns[i], err) == -1)
 			return -1;
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 
 #include "ops_int.h"
+#include "ops_rowfn.h"
 
 struct sl_slice {
 	int64_t		 id, depth;
@@ -38,14 +39,12 @@ struct sl_row {
 	size_t		 n, cap;
 };
 
+/* The slices of the tracks asked for, and their boxes. */
 struct sl_cursor {
-	sqlite3_vtab_cursor base;
 	struct sl_slice	*s;
 	struct sl_box	*b;
-	size_t		 ns, nb, pos;
+	size_t		 ns, nb;
 };
-
-enum { SL_COL_ID, SL_COL_DEPTH, SL_COL_ARG };
 
 static int
 sl_box_cmp(const void *x, const void *y)
@@ -147,7 +146,7 @@ sl_reset(struct sl_cursor *c)
 	sqlite3_free(c->b);
 	c->s = NULL;
 	c->b = NULL;
-	c->ns = c->nb = c->pos = 0;
+	c->ns = c->nb = 0;
 }
 
 /* Track ids "1,2,3" as a SQL list; NULL when a part is not a number. */
@@ -280,158 +279,41 @@ sl_load(struct sl_cursor *c, sqlite3 *db, const char *ids, char **err)
 	return SQLITE_OK;
 }
 
-struct sl_vtab {
-	sqlite3_vtab	 base;
-	sqlite3		*db;
-};
-
+/* The function: a row (id, layout_depth) per slice of the tracks. */
 static int
-sl_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-    sqlite3_vtab **out, char **err)
+sl_run(sqlite3 *db, sqlite3_value **argv, struct ops_grows *out, char **err)
 {
-	struct sl_vtab	*t;
-	int		 rc;
+	struct sl_cursor c;
+	const char	*ids = (const char *)sqlite3_value_text(argv[0]);
+	int64_t		 row[2];
+	size_t		 i;
+	int		 rc = 0;
 
-	(void)aux;
-	(void)argc;
-	(void)argv;
-	(void)err;
-	rc = sqlite3_declare_vtab(db, "CREATE TABLE x(id INTEGER,"
-	    " layout_depth INTEGER, filter_track_ids TEXT HIDDEN)");
-	if (rc != SQLITE_OK)
-		return rc;
-	if ((t = sqlite3_malloc(sizeof(*t))) == NULL)
-		return SQLITE_NOMEM;
-	memset(t, 0, sizeof(*t));
-	t->db = db;
-	*out = &t->base;
-	return SQLITE_OK;
-}
-
-static int
-sl_disconnect(sqlite3_vtab *t)
-{
-	sqlite3_free(t);
-	return SQLITE_OK;
-}
-
-/* The track ids are required, with equality. */
-static int
-sl_best_index(sqlite3_vtab *t, sqlite3_index_info *info)
-{
-	int	 i;
-
-	(void)t;
-	for (i = 0; i < info->nConstraint; i++) {
-		if (info->aConstraint[i].iColumn != SL_COL_ARG)
-			continue;
-		if (!info->aConstraint[i].usable ||
-		    info->aConstraint[i].op != SQLITE_INDEX_CONSTRAINT_EQ)
-			return SQLITE_CONSTRAINT;
-		info->aConstraintUsage[i].argvIndex = 1;
-		info->aConstraintUsage[i].omit = 1;
-		info->estimatedCost = 1000;
-		return SQLITE_OK;
+	memset(&c, 0, sizeof(c));
+	if (ids == NULL)
+		return 0;
+	if (sl_load(&c, db, ids, err) != SQLITE_OK) {
+		if (*err == NULL)
+			ops_seterr(err, "out of memory");
+		rc = -1;
 	}
-	return SQLITE_CONSTRAINT;
-}
-
-static int
-sl_open(sqlite3_vtab *t, sqlite3_vtab_cursor **out)
-{
-	struct sl_cursor *c;
-
-	(void)t;
-	if ((c = sqlite3_malloc(sizeof(*c))) == NULL)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof(*c));
-	*out = &c->base;
-	return SQLITE_OK;
-}
-
-static int
-sl_close(sqlite3_vtab_cursor *vc)
-{
-	sl_reset((struct sl_cursor *)vc);
-	sqlite3_free(vc);
-	return SQLITE_OK;
-}
-
-static int
-sl_filter(sqlite3_vtab_cursor *vc, int idxnum, const char *idxstr,
-    int argc, sqlite3_value **argv)
-{
-	struct sl_cursor *c = (struct sl_cursor *)vc;
-	struct sl_vtab	*t = (struct sl_vtab *)vc->pVtab;
-	const char	*ids;
-	char		*err = NULL;
-	int		 rc;
-
-	(void)idxnum;
-	(void)idxstr;
-	sl_reset(c);
-	if (argc != 1 || (ids = (const char *)sqlite3_value_text(argv[0])) ==
-	    NULL)
-		return SQLITE_OK;
-	if ((rc = sl_load(c, t->db, ids, &err)) != SQLITE_OK) {
-		sqlite3_free(t->base.zErrMsg);
-		t->base.zErrMsg = err;
-		sl_reset(c);
+	for (i = 0; i < c.ns && rc == 0; i++) {
+		row[0] = c.s[i].id;
+		row[1] = c.b[c.s[i].box].row + c.s[i].depth;
+		rc = ops_grows_add(out, row, err);
 	}
+	sl_reset(&c);
 	return rc;
 }
 
-static int
-sl_next(sqlite3_vtab_cursor *vc)
-{
-	((struct sl_cursor *)vc)->pos++;
-	return SQLITE_OK;
-}
-
-static int
-sl_eof(sqlite3_vtab_cursor *vc)
-{
-	struct sl_cursor *c = (struct sl_cursor *)vc;
-
-	return c->pos >= c->ns;
-}
-
-static int
-sl_column(sqlite3_vtab_cursor *vc, sqlite3_context *ctx, int col)
-{
-	struct sl_cursor *c = (struct sl_cursor *)vc;
-	const struct sl_slice *s = &c->s[c->pos];
-
-	if (col == SL_COL_ID)
-		sqlite3_result_int64(ctx, s->id);
-	else if (col == SL_COL_DEPTH)
-		sqlite3_result_int64(ctx, c->b[s->box].row + s->depth);
-	else
-		sqlite3_result_null(ctx);
-	return SQLITE_OK;
-}
-
-static int
-sl_rowid(sqlite3_vtab_cursor *vc, sqlite3_int64 *rowid)
-{
-	*rowid = (sqlite3_int64)((struct sl_cursor *)vc)->pos;
-	return SQLITE_OK;
-}
-
-static const sqlite3_module sl_module = {
-	.iVersion = 1, .xConnect = sl_connect, .xBestIndex = sl_best_index,
-	.xDisconnect = sl_disconnect, .xOpen = sl_open, .xClose = sl_close,
-	.xFilter = sl_filter, .xNext = sl_next, .xEof = sl_eof,
-	.xColumn = sl_column, .xRowid = sl_rowid,
+static const char *const sl_cols[] = { "id", "layout_depth", NULL };
+static const char *const sl_args[] = { "filter_track_ids", NULL };
+static const struct ops_rowfn sl_fn = {
+	"experimental_slice_layout", sl_cols, sl_args, sl_run
 };
 
 int
 ops_slice_layout_register(sqlite3 *db, char **err)
 {
-	if (sqlite3_create_module_v2(db, "experimental_slice_layout",
-	    &sl_module, NULL, NULL) != SQLITE_OK) {
-		ops_seterr(err, "%s", sqlite3_errmsg(db));
-		return -1;
-	}
-	return 0;
+	return ops_rowfn_register(db, &sl_fn, err);
 }
