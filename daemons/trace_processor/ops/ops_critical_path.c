@@ -229,11 +229,14 @@ static const char *const cp_cols[] = {
 };
 static const char *const cp_args[] = { "nodes", "roots", NULL };
 static const struct ops_rowfn cp_fn = {
-	"__intrinsic_critical_path_walk", cp_cols, cp_args, cp_run
+	.name = "__intrinsic_critical_path_walk",
+	.cols = cp_cols,
+	.args = cp_args,
+	.run = cp_run,
 };
 
 int
 ops_critical_path_register(sqlite3 *db, char **err)
 {
-	return ops_rowfn_register(db, &cp_fn, err);
+	return ops_rowfn_register(db, &cp_fn, NULL, NULL, err);
 }

@@ -242,11 +242,14 @@ static const char *const dom_cols[] = {
 };
 static const char *const dom_args[] = { "edges", "root", NULL };
 static const struct ops_rowfn dom_fn = {
-	"__intrinsic_graph_dominator_tree", dom_cols, dom_args, dom_run
+	.name = "__intrinsic_graph_dominator_tree",
+	.cols = dom_cols,
+	.args = dom_args,
+	.run = dom_run,
 };
 
 int
 ops_graph_dom_register(sqlite3 *db, char **err)
 {
-	return ops_rowfn_register(db, &dom_fn, err);
+	return ops_rowfn_register(db, &dom_fn, NULL, NULL, err);
 }

@@ -183,11 +183,14 @@ static const char *const part_cols[] = {
 };
 static const char *const part_args[] = { "tree", NULL };
 static const struct ops_rowfn part_fn = {
-	"__intrinsic_tree_partition", part_cols, part_args, part_run
+	.name = "__intrinsic_tree_partition",
+	.cols = part_cols,
+	.args = part_args,
+	.run = part_run,
 };
 
 int
 ops_graph_part_register(sqlite3 *db, char **err)
 {
-	return ops_rowfn_register(db, &part_fn, err);
+	return ops_rowfn_register(db, &part_fn, NULL, NULL, err);
 }

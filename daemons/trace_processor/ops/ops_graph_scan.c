@@ -350,164 +350,50 @@ bad:
 
 /* ---- __intrinsic_graph_scan_rows(h): the rows a step query reads ---- */
 
-struct rows_vtab {
-	sqlite3_vtab	 base;
-	struct scan_reg	*reg;
+static const char *const scan_cols[SCAN_COLS + 1] = {
+	"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", NULL
 };
 
-struct rows_cursor {
-	sqlite3_vtab_cursor base;
-	const struct srows *rows;
-	size_t		 pos;
-};
-
-static int
-rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-    sqlite3_vtab **out, char **err)
+/* A cell of rows (an struct srows, owned or not). */
+static void
+srows_cell(const void *res, size_t row, size_t col, sqlite3_context *ctx)
 {
-	struct rows_vtab *t;
+	const struct srows *r = res;
 
-	(void)argc;
-	(void)argv;
-	if (sqlite3_declare_vtab(db, "CREATE TABLE x(c0, c1, c2, c3, c4, c5,"
-	    " c6, c7, handle HIDDEN)") != SQLITE_OK) {
-		ops_seterr(err, "__intrinsic_graph_scan_rows: %s",
-		    sqlite3_errmsg(db));
-		return SQLITE_ERROR;
-	}
-	if ((t = sqlite3_malloc(sizeof(*t))) == NULL)
-		return SQLITE_NOMEM;
-	memset(t, 0, sizeof(*t));
-	t->reg = aux;
-	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-	*out = &t->base;
-	return SQLITE_OK;
+	if (row < r->n && col < r->ncols)
+		sval_result(ctx, &r->v[row * r->ncols + col]);
 }
 
+/* The rows of running scan h, borrowed from it. */
 static int
-rows_disconnect(sqlite3_vtab *vt)
+rows_run(void *aux, sqlite3 *db, sqlite3_value **argv, void **res,
+    size_t *nrows, char **err)
 {
-	sqlite3_free(vt);
-	return SQLITE_OK;
-}
-
-static int
-rows_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
-{
-	int	 i;
-
-	(void)vt;
-	for (i = 0; i < info->nConstraint; i++) {
-		if (info->aConstraint[i].iColumn != SCAN_COLS ||
-		    info->aConstraint[i].op != SQLITE_INDEX_CONSTRAINT_EQ)
-			continue;
-		if (!info->aConstraint[i].usable)
-			return SQLITE_CONSTRAINT;
-		info->aConstraintUsage[i].argvIndex = 1;
-		info->aConstraintUsage[i].omit = 1;
-		info->idxNum = 1;
-		info->estimatedCost = 100;
-		return SQLITE_OK;
-	}
-	info->idxNum = 0;
-	info->estimatedCost = 1e12;
-	return SQLITE_OK;
-}
-
-static int
-rows_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
-{
-	struct rows_cursor *c;
-
-	(void)vt;
-	if ((c = sqlite3_malloc(sizeof(*c))) == NULL)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof(*c));
-	*out = &c->base;
-	return SQLITE_OK;
-}
-
-static int
-rows_close(sqlite3_vtab_cursor *cur)
-{
-	sqlite3_free(cur);
-	return SQLITE_OK;
-}
-
-static int
-rows_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr,
-    int argc, sqlite3_value **argv)
-{
-	struct rows_cursor *c = (struct rows_cursor *)cur;
-	struct rows_vtab *t = (struct rows_vtab *)cur->pVtab;
+	struct scan_reg	*reg = aux;
 	struct scan_live *l;
 	int64_t		 h;
 
-	(void)idxstr;
-	c->rows = NULL;
-	c->pos = 0;
-	if (idxnum == 1 && argc == 1 &&
-	    sqlite3_value_type(argv[0]) == SQLITE_INTEGER) {
+	(void)db;
+	if (sqlite3_value_type(argv[0]) == SQLITE_INTEGER) {
 		h = sqlite3_value_int64(argv[0]);
-		for (l = t->reg->live; l != NULL; l = l->next)
+		for (l = reg->live; l != NULL; l = l->next)
 			if (l->handle == h) {
-				c->rows = l->rows;
-				return SQLITE_OK;
+				*res = (void *)(uintptr_t)l->rows;
+				*nrows = l->rows->n;
+				return 0;
 			}
 	}
-	sqlite3_free(t->base.zErrMsg);
-	t->base.zErrMsg = sqlite3_mprintf("__intrinsic_graph_scan_rows: "
-	    "no running scan with that handle");
-	return SQLITE_ERROR;
+	ops_seterr(err, "no running scan with that handle");
+	return -1;
 }
 
-static int
-rows_next(sqlite3_vtab_cursor *cur)
-{
-	((struct rows_cursor *)cur)->pos++;
-	return SQLITE_OK;
-}
-
-static int
-rows_eof(sqlite3_vtab_cursor *cur)
-{
-	struct rows_cursor *c = (struct rows_cursor *)cur;
-
-	return c->rows == NULL || c->pos >= c->rows->n;
-}
-
-static int
-rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
-{
-	struct rows_cursor *c = (struct rows_cursor *)cur;
-
-	if (c->rows != NULL && c->pos < c->rows->n && i >= 0 &&
-	    (size_t)i < c->rows->ncols)
-		sval_result(ctx, &c->rows->v[c->pos * c->rows->ncols +
-		    (size_t)i]);
-	return SQLITE_OK;
-}
-
-static int
-rows_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
-{
-	*rowid = (sqlite3_int64)((struct rows_cursor *)cur)->pos;
-	return SQLITE_OK;
-}
-
-static const sqlite3_module rows_module = {
-	.iVersion = 1,
-	.xConnect = rows_connect,
-	.xBestIndex = rows_best_index,
-	.xDisconnect = rows_disconnect,
-	.xDestroy = rows_disconnect,
-	.xOpen = rows_open,
-	.xClose = rows_close,
-	.xFilter = rows_filter,
-	.xNext = rows_next,
-	.xEof = rows_eof,
-	.xColumn = rows_column,
-	.xRowid = rows_rowid,
+static const char *const rows_args[] = { "handle", NULL };
+static const struct ops_rowfn rows_fn = {
+	.name = "__intrinsic_graph_scan_rows",
+	.cols = scan_cols,
+	.args = rows_args,
+	.run_values = rows_run,
+	.cell = srows_cell,
 };
 
 /* ---- the scan ---- */
@@ -783,95 +669,7 @@ out:
 
 /* ---- __intrinsic_graph_scan: the table function ---- */
 
-enum { ARG_EDGES = SCAN_COLS, ARG_INITS, ARG_STEP, ARG_COLUMNS, ARG_AGG,
-    ARG_END };
-
-struct scan_vtab {
-	sqlite3_vtab	 base;
-	sqlite3		*db;
-	struct scan_reg	*reg;
-};
-
-struct scan_cursor {
-	sqlite3_vtab_cursor base;
-	struct srows	 out;
-	size_t		 pos;
-};
-
-static int
-scan_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-    sqlite3_vtab **out, char **err)
-{
-	struct scan_vtab *t;
-
-	(void)argc;
-	(void)argv;
-	if (sqlite3_declare_vtab(db, "CREATE TABLE x(c0, c1, c2, c3, c4, c5,"
-	    " c6, c7, edges HIDDEN, inits HIDDEN, step HIDDEN,"
-	    " columns HIDDEN, aggregating HIDDEN)") != SQLITE_OK) {
-		ops_seterr(err, "__intrinsic_graph_scan: %s",
-		    sqlite3_errmsg(db));
-		return SQLITE_ERROR;
-	}
-	if ((t = sqlite3_malloc(sizeof(*t))) == NULL)
-		return SQLITE_NOMEM;
-	memset(t, 0, sizeof(*t));
-	t->db = db;
-	t->reg = aux;
-	*out = &t->base;
-	return SQLITE_OK;
-}
-
-static int
-scan_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
-{
-	int	 i, a, have = 0, seen = 0;
-
-	(void)vt;
-	for (i = 0; i < info->nConstraint; i++) {
-		a = info->aConstraint[i].iColumn - ARG_EDGES;
-		if (a < 0 || a >= ARG_END - ARG_EDGES ||
-		    info->aConstraint[i].op != SQLITE_INDEX_CONSTRAINT_EQ)
-			continue;
-		seen = 1;
-		if (!info->aConstraint[i].usable)
-			continue;
-		info->aConstraintUsage[i].argvIndex = a + 1;
-		info->aConstraintUsage[i].omit = 1;
-		have |= 1 << a;
-	}
-	if (have == (1 << (ARG_END - ARG_EDGES)) - 1) {
-		info->idxNum = 1;
-		info->estimatedCost = 1000;
-		return SQLITE_OK;
-	}
-	if (seen)
-		return SQLITE_CONSTRAINT;
-	info->idxNum = 0;
-	info->estimatedCost = 1e12;
-	return SQLITE_OK;
-}
-
-static int
-scan_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
-{
-	struct scan_cursor *c;
-
-	(void)vt;
-	if ((c = sqlite3_malloc(sizeof(*c))) == NULL)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof(*c));
-	*out = &c->base;
-	return SQLITE_OK;
-}
-
-static int
-scan_close(sqlite3_vtab_cursor *cur)
-{
-	srows_free(&((struct scan_cursor *)cur)->out);
-	sqlite3_free(cur);
-	return SQLITE_OK;
-}
+enum { ARG_EDGES, ARG_INITS, ARG_STEP, ARG_COLUMNS, ARG_AGG };
 
 static void
 scan_fini(struct scan *s)
@@ -893,119 +691,85 @@ scan_fini(struct scan *s)
 	free(s->height);
 }
 
-static int
-scan_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr,
-    int argc, sqlite3_value **argv)
+static void
+srows_drop(void *res)
 {
-	struct scan_cursor *c = (struct scan_cursor *)cur;
-	struct scan_vtab *t = (struct scan_vtab *)cur->pVtab;
+	srows_free(res);
+	free(res);
+}
+
+/* One scan: its result rows, owned. */
+static int
+scan_fn_run(void *aux, sqlite3 *db, sqlite3_value **argv, void **res,
+    size_t *nrows, char **err)
+{
+	struct scan_reg	*reg = aux;
 	struct scan	 s;
 	struct ops_grows e;
-	struct srows	 inits = { 0 };
-	char		*err = NULL;
+	struct srows	 inits = { 0 }, *out;
 	int		 rc = -1;
 
-	(void)idxstr;
-	srows_free(&c->out);
-	c->pos = 0;
-	memset(&s, 0, sizeof(s));
-	s.db = t->db;
-	s.reg = t->reg;
-	s.budget = SCAN_MAX_VALUES;
-	s.out = &c->out;
-	if (idxnum != 1 || argc != ARG_END - ARG_EDGES) {
-		ops_seterr(&err, "needs %d arguments", ARG_END - ARG_EDGES);
-		goto out;
+	if ((out = calloc(1, sizeof(*out))) == NULL) {
+		ops_seterr(err, "out of memory");
+		return -1;
 	}
-	if (sqlite3_value_type(argv[ARG_STEP - ARG_EDGES]) != SQLITE_TEXT ||
-	    sqlite3_value_type(argv[ARG_COLUMNS - ARG_EDGES]) != SQLITE_TEXT) {
-		ops_seterr(&err, "the step query and columns must be text");
+	memset(&s, 0, sizeof(s));
+	s.db = db;
+	s.reg = reg;
+	s.budget = SCAN_MAX_VALUES;
+	s.out = out;
+	if (sqlite3_value_type(argv[ARG_STEP]) != SQLITE_TEXT ||
+	    sqlite3_value_type(argv[ARG_COLUMNS]) != SQLITE_TEXT) {
+		ops_seterr(err, "the step query and columns must be text");
 		goto out;
 	}
 	/* Registered first so the step query can find its rows. */
-	s.live.handle = ++t->reg->next_handle;
-	s.live.next = t->reg->live;
-	t->reg->live = &s.live;
+	s.live.handle = ++reg->next_handle;
+	s.live.next = reg->live;
+	reg->live = &s.live;
 	if (scan_prepare(&s, (const char *)sqlite3_value_text(
-	    argv[ARG_STEP - ARG_EDGES]), (const char *)sqlite3_value_text(
-	    argv[ARG_COLUMNS - ARG_EDGES]), &err) == -1)
+	    argv[ARG_STEP]), (const char *)sqlite3_value_text(
+	    argv[ARG_COLUMNS]), err) == -1)
 		goto out;
-	c->out.ncols = s.ncols;
-	if (vrows_decode(argv[ARG_INITS - ARG_EDGES], &inits, &s.budget,
-	    &err) == -1)
+	out->ncols = s.ncols;
+	if (vrows_decode(argv[ARG_INITS], &inits, &s.budget, err) == -1)
 		goto out;
 	if (inits.n > 0 && inits.ncols != s.ncols) {
-		ops_seterr(&err, "start rows must have id and the %u scan "
+		ops_seterr(err, "start rows must have id and the %u scan "
 		    "columns", (unsigned)(s.ncols - 1));
 		goto out;
 	}
-	if (ops_grows_decode(argv[ARG_EDGES - ARG_EDGES], 2, &e, &err) == -1)
+	if (ops_grows_decode(argv[ARG_EDGES], 2, &e, err) == -1)
 		goto out;
-	rc = ops_graph_build(&s.g, &e, 0, NULL, 0, &err);
+	rc = ops_graph_build(&s.g, &e, 0, NULL, 0, err);
 	ops_grows_free(&e);
 	if (rc == -1)
 		goto out;
-	rc = scan_run(&s, &inits, sqlite3_value_int64(
-	    argv[ARG_AGG - ARG_EDGES]) != 0, &err);
+	rc = scan_run(&s, &inits, sqlite3_value_int64(argv[ARG_AGG]) != 0,
+	    err);
 out:
 	srows_free(&inits);
 	scan_fini(&s);
 	if (rc == -1) {
-		srows_free(&c->out);
-		sqlite3_free(t->base.zErrMsg);
-		t->base.zErrMsg = sqlite3_mprintf("graph scan: %s",
-		    err != NULL ? err : "failed");
-		sqlite3_free(err);
-		return SQLITE_ERROR;
+		srows_drop(out);
+		return -1;
 	}
-	return SQLITE_OK;
+	*res = out;
+	*nrows = out->n;
+	return 0;
 }
 
-static int
-scan_next(sqlite3_vtab_cursor *cur)
-{
-	((struct scan_cursor *)cur)->pos++;
-	return SQLITE_OK;
-}
-
-static int
-scan_eof(sqlite3_vtab_cursor *cur)
-{
-	struct scan_cursor *c = (struct scan_cursor *)cur;
-
-	return c->pos >= c->out.n;
-}
-
-static int
-scan_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
-{
-	struct scan_cursor *c = (struct scan_cursor *)cur;
-
-	if (c->pos < c->out.n && i >= 0 && (size_t)i < c->out.ncols)
-		sval_result(ctx, &c->out.v[c->pos * c->out.ncols + (size_t)i]);
-	return SQLITE_OK;
-}
-
-static int
-scan_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
-{
-	*rowid = (sqlite3_int64)((struct scan_cursor *)cur)->pos;
-	return SQLITE_OK;
-}
-
-static const sqlite3_module scan_module = {
-	.iVersion = 1,
-	.xConnect = scan_connect,
-	.xBestIndex = scan_best_index,
-	.xDisconnect = rows_disconnect,
-	.xDestroy = rows_disconnect,
-	.xOpen = scan_open,
-	.xClose = scan_close,
-	.xFilter = scan_filter,
-	.xNext = scan_next,
-	.xEof = scan_eof,
-	.xColumn = scan_column,
-	.xRowid = scan_rowid,
+static const char *const scan_args[] = {
+	"edges", "inits", "step", "columns", "aggregating", NULL
+};
+static const struct ops_rowfn scan_fn = {
+	.name = "__intrinsic_graph_scan",
+	.cols = scan_cols,
+	.args = scan_args,
+	.runs_sql = 1,			/* the step query */
+	.run_values = scan_fn_run,
+	.cell = srows_cell,
+	.drop = srows_drop,
 };
 
 int
@@ -1018,12 +782,12 @@ ops_graph_scan_register(sqlite3 *db, char **err)
 		return -1;
 	}
 	memset(reg, 0, sizeof(*reg));
-	/* The last module registered owns reg and frees it on close. */
-	if (sqlite3_create_module_v2(db, "__intrinsic_graph_scan_rows",
-	    &rows_module, reg, NULL) != SQLITE_OK ||
-	    sqlite3_create_module_v2(db, "__intrinsic_graph_scan",
-	    &scan_module, reg, sqlite3_free) != SQLITE_OK ||
-	    sqlite3_create_function_v2(db, "__intrinsic_value_rows", -1,
+	/* The scan function owns reg (freed with the db); the rows one
+	 * borrows it. */
+	if (ops_rowfn_register(db, &scan_fn, reg, sqlite3_free, err) == -1 ||
+	    ops_rowfn_register(db, &rows_fn, reg, NULL, err) == -1)
+		return -1;
+	if (sqlite3_create_function_v2(db, "__intrinsic_value_rows", -1,
 	    SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL, NULL, vrows_step,
 	    vrows_final, NULL) != SQLITE_OK) {
 		ops_seterr(err, "graph scan: %s", sqlite3_errmsg(db));

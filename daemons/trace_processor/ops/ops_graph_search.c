@@ -318,12 +318,12 @@ static const char *const bounded_args[] = {
 };
 
 static const struct ops_rowfn search_fns[] = {
-	{ "__intrinsic_graph_dfs", node_parent_cols, search_args,
-	    search_dfs },
-	{ "__intrinsic_graph_bfs", node_parent_cols, search_args,
-	    search_bfs },
-	{ "__intrinsic_graph_dfs_bounded", bounded_cols, bounded_args,
-	    search_dfs_bounded },
+	{ .name = "__intrinsic_graph_dfs", .cols = node_parent_cols,
+	    .args = search_args, .run = search_dfs },
+	{ .name = "__intrinsic_graph_bfs", .cols = node_parent_cols,
+	    .args = search_args, .run = search_bfs },
+	{ .name = "__intrinsic_graph_dfs_bounded", .cols = bounded_cols,
+	    .args = bounded_args, .run = search_dfs_bounded },
 };
 
 int
@@ -332,7 +332,8 @@ ops_graph_search_register(sqlite3 *db, char **err)
 	size_t	 i;
 
 	for (i = 0; i < sizeof(search_fns) / sizeof(search_fns[0]); i++)
-		if (ops_rowfn_register(db, &search_fns[i], err) == -1)
+		if (ops_rowfn_register(db, &search_fns[i], NULL, NULL,
+		    err) == -1)
 			return -1;
 	return 0;
 }

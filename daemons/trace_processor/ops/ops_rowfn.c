@@ -49,17 +49,26 @@ ops_grows_free(struct ops_grows *r)
 }
 
 
+/* What a registration keeps: the function and its aux. */
+struct rowfn_reg {
+	const struct ops_rowfn	*fn;
+	void			*aux;
+	void			(*aux_free)(void *);
+};
+
 struct rowfn_vtab {
 	sqlite3_vtab		 base;
 	sqlite3			*db;
-	const struct ops_rowfn *fn;
+	const struct rowfn_reg	*reg;
+	const struct ops_rowfn	*fn;
 	int			 ncols, nargs;
 };
 
 struct rowfn_cursor {
 	sqlite3_vtab_cursor	 base;
-	struct ops_grows	 rows;
-	size_t			 pos;
+	struct ops_grows	 rows;		/* run */
+	void			*res;		/* run_values */
+	size_t			 nrows, pos;
 	sqlite3_value		*argv[8];
 };
 
@@ -67,7 +76,8 @@ static int
 rowfn_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
     sqlite3_vtab **out, char **err)
 {
-	const struct ops_rowfn *fn = aux;
+	const struct rowfn_reg *reg = aux;
+	const struct ops_rowfn *fn = reg->fn;
 	struct rowfn_vtab	*t;
 	sqlite3_str	*decl;
 	int		 i, rc;
@@ -78,12 +88,13 @@ rowfn_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 		return SQLITE_NOMEM;
 	memset(t, 0, sizeof(*t));
 	t->db = db;
+	t->reg = reg;
 	t->fn = fn;
 	decl = sqlite3_str_new(db);
 	sqlite3_str_appendall(decl, "CREATE TABLE x(");
 	for (i = 0; fn->cols[i] != NULL; i++)
-		sqlite3_str_appendf(decl, "%s\"%w\" INTEGER", i ? ", " : "",
-		    fn->cols[i]);
+		sqlite3_str_appendf(decl, "%s\"%w\"%s", i ? ", " : "",
+		    fn->cols[i], fn->run != NULL ? " INTEGER" : "");
 	t->ncols = i;
 	for (i = 0; fn->args[i] != NULL; i++)
 		sqlite3_str_appendf(decl, ", \"%w\" HIDDEN", fn->args[i]);
@@ -96,7 +107,8 @@ rowfn_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 		sqlite3_free(t);
 		return SQLITE_ERROR;
 	}
-	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+	if (!fn->runs_sql)
+		sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
 	*out = &t->base;
 	return SQLITE_OK;
 }
@@ -153,12 +165,15 @@ rowfn_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 }
 
 static void
-rowfn_reset(struct rowfn_cursor *c)
+rowfn_reset(struct rowfn_vtab *t, struct rowfn_cursor *c)
 {
 	size_t	 i;
 
 	ops_grows_free(&c->rows);
-	c->pos = 0;
+	if (c->res != NULL && t->fn->drop != NULL)
+		t->fn->drop(c->res);
+	c->res = NULL;
+	c->nrows = c->pos = 0;
 	for (i = 0; i < sizeof(c->argv) / sizeof(c->argv[0]); i++) {
 		sqlite3_value_free(c->argv[i]);
 		c->argv[i] = NULL;
@@ -168,7 +183,7 @@ rowfn_reset(struct rowfn_cursor *c)
 static int
 rowfn_close(sqlite3_vtab_cursor *cur)
 {
-	rowfn_reset((struct rowfn_cursor *)cur);
+	rowfn_reset((struct rowfn_vtab *)cur->pVtab, (struct rowfn_cursor *)cur);
 	sqlite3_free(cur);
 	return SQLITE_OK;
 }
@@ -183,7 +198,7 @@ rowfn_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr,
 	int		 i;
 
 	(void)idxstr;
-	rowfn_reset(c);
+	rowfn_reset(t, c);
 	sqlite3_free(t->base.zErrMsg);
 	t->base.zErrMsg = NULL;
 	if (idxnum != 1 || argc != t->nargs) {
@@ -195,13 +210,17 @@ rowfn_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr,
 		if ((c->argv[i] = sqlite3_value_dup(argv[i])) == NULL)
 			return SQLITE_NOMEM;
 	c->rows.ncols = (size_t)t->ncols;
-	if (t->fn->run(t->db, argv, &c->rows, &err) == -1) {
-		ops_grows_free(&c->rows);
+	if (t->fn->run != NULL ? t->fn->run(t->db, argv, &c->rows, &err) :
+	    t->fn->run_values(t->reg->aux, t->db, argv, &c->res, &c->nrows,
+	    &err)) {
+		rowfn_reset(t, c);
 		t->base.zErrMsg = sqlite3_mprintf("%s: %s", t->fn->name,
 		    err != NULL ? err : "failed");
 		sqlite3_free(err);
 		return SQLITE_ERROR;
 	}
+	if (t->fn->run != NULL)
+		c->nrows = c->rows.n;
 	return SQLITE_OK;
 }
 
@@ -217,7 +236,7 @@ rowfn_eof(sqlite3_vtab_cursor *cur)
 {
 	struct rowfn_cursor *c = (struct rowfn_cursor *)cur;
 
-	return c->pos >= c->rows.n;
+	return c->pos >= c->nrows;
 }
 
 static int
@@ -232,8 +251,12 @@ rowfn_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 			sqlite3_result_value(ctx, c->argv[i - t->ncols]);
 		return SQLITE_OK;
 	}
-	if (i < 0 || c->pos >= c->rows.n)
+	if (i < 0 || c->pos >= c->nrows)
 		return SQLITE_OK;
+	if (t->fn->run == NULL) {
+		t->fn->cell(c->res, c->pos, (size_t)i, ctx);
+		return SQLITE_OK;
+	}
 	v = c->rows.v[c->pos * c->rows.ncols + (size_t)i];
 	if (v != OPS_ROWFN_NULL)
 		sqlite3_result_int64(ctx, v);
@@ -263,11 +286,34 @@ static const sqlite3_module rowfn_module = {
 	.xRowid = rowfn_rowid,
 };
 
-int
-ops_rowfn_register(sqlite3 *db, const struct ops_rowfn *fn, char **err)
+static void
+rowfn_reg_free(void *p)
 {
-	if (sqlite3_create_module_v2(db, fn->name, &rowfn_module,
-	    (void *)(uintptr_t)fn, NULL) != SQLITE_OK) {
+	struct rowfn_reg *reg = p;
+
+	if (reg->aux_free != NULL)
+		reg->aux_free(reg->aux);
+	sqlite3_free(reg);
+}
+
+int
+ops_rowfn_register(sqlite3 *db, const struct ops_rowfn *fn, void *aux,
+    void (*aux_free)(void *), char **err)
+{
+	struct rowfn_reg *reg;
+
+	if ((reg = sqlite3_malloc(sizeof(*reg))) == NULL) {
+		if (aux_free != NULL)
+			aux_free(aux);
+		ops_seterr(err, "out of memory");
+		return -1;
+	}
+	reg->fn = fn;
+	reg->aux = aux;
+	reg->aux_free = aux_free;
+	/* On failure SQLite calls the destructor: reg and aux are freed. */
+	if (sqlite3_create_module_v2(db, fn->name, &rowfn_module, reg,
+	    rowfn_reg_free) != SQLITE_OK) {
 		ops_seterr(err, "%s: %s", fn->name, sqlite3_errmsg(db));
 		return -1;
 	}

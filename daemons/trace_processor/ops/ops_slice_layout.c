@@ -309,11 +309,14 @@ sl_run(sqlite3 *db, sqlite3_value **argv, struct ops_grows *out, char **err)
 static const char *const sl_cols[] = { "id", "layout_depth", NULL };
 static const char *const sl_args[] = { "filter_track_ids", NULL };
 static const struct ops_rowfn sl_fn = {
-	"experimental_slice_layout", sl_cols, sl_args, sl_run
+	.name = "experimental_slice_layout",
+	.cols = sl_cols,
+	.args = sl_args,
+	.run = sl_run,
 };
 
 int
 ops_slice_layout_register(sqlite3 *db, char **err)
 {
-	return ops_rowfn_register(db, &sl_fn, err);
+	return ops_rowfn_register(db, &sl_fn, NULL, NULL, err);
 }
