@@ -177,6 +177,10 @@ line_header(const char *s, size_t len, int64_t *tid, int64_t *tgid,
 	b = colon;
 	while (b > p && b[-1] != ' ')
 		b--;
+	/* The four irq flags may run into the time ("d...316.19:"). */
+	if (colon - b > 4 && (*b < '0' || *b > '9') && b[4] >= '0' &&
+	    b[4] <= '9')
+		b += 4;
 	for (; b < colon && *b >= '0' && *b <= '9'; b++) {
 		if (sec > INT64_MAX / 1000000000 / 10)
 			return -1;	/* beyond int64 nanoseconds */
