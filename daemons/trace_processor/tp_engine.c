@@ -98,6 +98,7 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 	tp->ts_max = tp->bound_hi = INT64_MIN;
 	tp_hash_init(&tp->track_keys);
 	tp_hash_init(&tp->flows);
+	tp_hash_init(&tp->flow_ts);
 	tp_hash_init(&tp->istats);
 	tp_hash_init(&tp->arg_keys);
 	tp_procs_init(tp);

@@ -60,6 +60,8 @@ enum tp_stat {
 	ST_INVALID_CPU_TIMES,
 	ST_PSI_UNKNOWN_RESOURCE,
 	ST_SLICE_NEGATIVE_DURATION,
+	ST_SLICE_DROP_OVERLAPPING_COMPLETE,
+	ST_SLICE_SPILL_OVERLAPPING_COMPLETE,
 	ST_TRACE_SORTER_NEGATIVE_TS,
 	ST_PROTO_DECODE_ERRORS,
 	ST_TRACED_CHUNKS_DISCARDED,
@@ -339,6 +341,8 @@ struct tp {
 	struct tp_hash		 track_keys;	/* hash of scope -> track */
 
 	struct tp_hash		 flows;		/* flow id -> last slice */
+	struct tp_hash		 flow_ts;	/* flow id -> its start */
+	int64_t			 last_end_start; /* of tp_slice_end's slice */
 	struct tp_hash		 arg_keys;	/* hash of keys -> key id */
 
 	int64_t			 stats[ST_COUNT];
@@ -426,7 +430,8 @@ void	 tp_thread_state_insert(struct tp *, int64_t id, int64_t ts,
 	    int64_t irq_context, const char *blocked_function);
 int64_t	 tp_ftrace_insert(struct tp *, int64_t ts, const char *name,
 	    int64_t cpu, int64_t utid, int64_t arg_set_id, int64_t flags);
-void	 tp_flow_insert(struct tp *, int64_t out, int64_t in);
+void	 tp_flow_insert(struct tp *, int64_t out, int64_t in,
+	    int64_t trace_id);
 void	 tp_metadata_str(struct tp *, const char *name, const char *v);
 /* A JSON text's values as args below flat/key (a debug annotation's
  * legacy_json_value), flattened as upstream flattens JSON args; -1 when
@@ -522,6 +527,8 @@ int64_t	 tp_slice_begin(struct tp *, int64_t track, int64_t ts,
 	    const char *cat, const char *name, int64_t arg_set_id,
 	    int64_t thread_ts);
 /* A slice whose end is known now (dur >= 0). */
+int	 tp_slice_overlaps(struct tp *, int64_t track, int64_t ts,
+	    int64_t dur);
 int64_t	 tp_slice_complete(struct tp *, int64_t track, int64_t ts,
 	    int64_t dur, const char *cat, const char *name, int64_t arg_set_id,
 	    int64_t thread_ts, int64_t thread_dur);
@@ -535,9 +542,13 @@ int64_t	 tp_slice_top(struct tp *, int64_t track, int64_t ts,
 void	 tp_slices_close_all(struct tp *);
 /* Writes the open slices as they stand (dur -1); they stay open. */
 void	 tp_slices_write_open(struct tp *);
-/* Flow v2 semantics: id connects the previous slice to this one. */
-void	 tp_flow_step(struct tp *, uint64_t flow_id, int64_t slice_id,
-	    int terminate);
+/*
+ * Flow v2 semantics: key connects the previous slice to this one (which
+ * began at slice_ts), the earlier of the two being the flow's source;
+ * trace_id is the flow's id in the trace, kept in the row.
+ */
+void	 tp_flow_step(struct tp *, uint64_t key, int64_t trace_id,
+	    int64_t slice_id, int64_t slice_ts, int terminate);
 
 /* tp_track_pool.c: async slices sharing tracks of one name, as upstream's
  * track compressor: a begin takes the track its cookie holds, else the

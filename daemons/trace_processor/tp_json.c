@@ -686,7 +686,7 @@ flow_v1_bind_waits(struct tp *tp, struct tp_json *js, int64_t track,
 		}
 		if ((from = tp_hash_get(&js->flows_v1, js->waits[i].key)) !=
 		    NULL)
-			tp_flow_insert(tp, (int64_t)*from, slice);
+			tp_flow_insert(tp, (int64_t)*from, slice, TP_NULL);
 		else
 			tp_stat_inc(tp, ST_FLOW_END_WITHOUT_START, 1);
 	}
@@ -698,6 +698,33 @@ flow_v1_bind_waits(struct tp *tp, struct tp_json *js, int64_t track,
  * thread; f to the next slice that begins there, or with "bp":"e" to the
  * open one, and leaves the flow open for more ends, as upstream.
  */
+#define OVERLAP_TRACKS	64	/* a thread's; slices beyond: dropped */
+
+/*
+ * A complete event that overlaps another on its thread goes, as upstream
+ * spills it, to the first of the thread's tracks of overlapping slices
+ * where it nests; -1 (counted) when none has room.
+ */
+static int64_t
+overlap_track(struct tp *tp, int64_t utid, int64_t ts, int64_t dur)
+{
+	int64_t track;
+	uint64_t k;
+
+	tp_stat_inc(tp, ST_SLICE_SPILL_OVERLAPPING_COMPLETE, 1);
+	for (k = 0; k < OVERLAP_TRACKS; k++) {
+		track = tp_track_intern_key(tp, TT_THREAD, NULL, utid,
+		    0x6f766c70 /* "ovlp" */ + k);
+		if (track < 0)
+			break;
+		tp_track_kind(tp, track, "thread_overlapping_slice");
+		if (!tp_slice_overlaps(tp, track, ts, dur))
+			return track;
+	}
+	tp_stat_inc(tp, ST_SLICE_DROP_OVERLAPPING_COMPLETE, 1);
+	return -1;
+}
+
 static void
 flow_v1(struct tp *tp, struct tp_json *js, const struct jparser *j,
     const struct jnode *r, char ph, int64_t track, int64_t ts,
@@ -737,7 +764,7 @@ flow_v1(struct tp *tp, struct tp_json *js, const struct jparser *j,
 	prev = tp_hash_get(&js->flows_v1, key);
 	if (ph == 's' || (ph == 't' && prev != NULL)) {
 		if (prev != NULL)
-			tp_flow_insert(tp, (int64_t)*prev, slice);
+			tp_flow_insert(tp, (int64_t)*prev, slice, TP_NULL);
 		(void)tp_hash_put(&js->flows_v1, key, (uint64_t)slice);
 		(void)tp_hash_put(&js->flows_v1_ts, key, (uint64_t)start);
 		return;
@@ -749,9 +776,9 @@ flow_v1(struct tp *tp, struct tp_json *js, const struct jparser *j,
 	/* An end bound to its open slice: the earlier slice is the source. */
 	pts = tp_hash_get(&js->flows_v1_ts, key);
 	if (pts != NULL && (int64_t)*pts > start)
-		tp_flow_insert(tp, slice, (int64_t)*prev);
+		tp_flow_insert(tp, slice, (int64_t)*prev, TP_NULL);
 	else
-		tp_flow_insert(tp, (int64_t)*prev, slice);
+		tp_flow_insert(tp, (int64_t)*prev, slice, TP_NULL);
 }
 
 static void
@@ -789,16 +816,42 @@ counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 	}
 }
 
-/* An event's pid and tid; no tid (or 0) is the pid's, as upstream. */
+/*
+ * A pid or tid given as a string that is no number: as upstream, it
+ * names the process or thread, under an id of its own (a hash here, the
+ * string's id in upstream's string pool there). NULL for other ids.
+ */
+static const struct jnode *
+name_id(const struct jnode *n, int64_t *v)
+{
+	int64_t tmp;
+
+	if (n == NULL || n->type != J_STR || node_id(n, &tmp) == 0)
+		return NULL;
+	*v = (int64_t)(tp_hash_bytes(0x6a736f6e, n->s, n->slen) &
+	    0x3fffffff) | 0x40000000;
+	return n;
+}
+
+/* An event's pid and tid; no tid (or 0) is the pid's, as upstream. The
+ * nodes of those given as names, if asked for. */
 static void
 event_pid_tid(const struct jparser *j, const struct jnode *r, int64_t *pid,
-    int64_t *tid)
+    int64_t *tid, const struct jnode **pname, const struct jnode **tname)
 {
+	const struct jnode *pn, *tn;
+
 	*pid = *tid = 0;
-	(void)node_id(jget(j, r, "pid"), pid);
-	(void)node_id(jget(j, r, "tid"), tid);
-	if (*tid == 0 && *pid != 0)
+	if ((pn = name_id(jget(j, r, "pid"), pid)) == NULL)
+		(void)node_id(jget(j, r, "pid"), pid);
+	if ((tn = name_id(jget(j, r, "tid"), tid)) == NULL)
+		(void)node_id(jget(j, r, "tid"), tid);
+	if (*tid == 0 && *pid != 0 && tn == NULL)
 		*tid = *pid;
+	if (pname != NULL)
+		*pname = pn;
+	if (tname != NULL)
+		*tname = tn;
 }
 
 void
@@ -806,7 +859,7 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
 	struct tp_json *js = json_get(tp);
 	struct jparser *j;
-	const struct jnode *r, *n;
+	const struct jnode *r, *n, *pn, *tn;
 	char name[1024], cat[512], phs[8], *pname, *pcat;
 	int64_t ts = it->ts, pid = 0, tid = 0, dur = 0, tts = TP_NULL,
 	    tdur = TP_NULL, set = TP_NULL, utid, track, id = -1, bind;
@@ -828,7 +881,13 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	ph = phs[0];
 	pname = node_str(jget(j, r, "name"), name, sizeof(name));
 	pcat = node_str(jget(j, r, "cat"), cat, sizeof(cat));
-	event_pid_tid(j, r, &pid, &tid);
+	event_pid_tid(j, r, &pid, &tid, &pn, &tn);
+	if (pn != NULL)
+		tp_process_set_name(tp, tp_process_get(tp, pid), pn->s,
+		    pn->slen, TP_PNAME_DESCRIPTOR);
+	if (tn != NULL)
+		tp_thread_set_name(tp, tp_thread_get(tp, tid), tn->s, tn->slen,
+		    TP_NAME_SCHED);
 	if ((n = jget(j, r, "tts")) != NULL)
 		(void)us_to_ns(n, &tts);
 	if ((n = jget(j, r, "tdur")) != NULL)
@@ -851,6 +910,9 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case 'X':
 		if ((n = jget(j, r, "dur")) == NULL || us_to_ns(n, &dur) == -1)
 			dur = 0;
+		if (tp_slice_overlaps(tp, track, ts, dur) &&
+		    (track = overlap_track(tp, utid, ts, dur)) < 0)
+			break;
 		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
 		id = tp_slice_complete(tp, track, ts, dur, pcat, pname, set, tts,
 		    tdur);
@@ -928,11 +990,11 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 
 		n = jget(j, r, "flow_out");
 		if (n != NULL && n->type == J_TRUE)
-			tp_flow_step(tp, fid, id, 0);
+			tp_flow_step(tp, fid, bind, id, ts, 0);
 		else if ((n = jget(j, r, "flow_in")) != NULL &&
 		    n->type == J_TRUE) {
 			if ((from = tp_hash_get(&tp->flows, fid)) != NULL)
-				tp_flow_insert(tp, (int64_t)*from, id);
+				tp_flow_insert(tp, (int64_t)*from, id, bind);
 			else
 				tp_stat_inc(tp, ST_FLOW_END_WITHOUT_START, 1);
 		}
@@ -986,7 +1048,7 @@ object_done(struct tp *tp, struct tp_json *js, uint64_t at)
 	}
 	/* Metadata events name things; they need no ordering. */
 	if (phs[0] == 'M') {
-		event_pid_tid(j, r, &pid, &tid);
+		event_pid_tid(j, r, &pid, &tid, NULL, NULL);
 		metadata_event(tp, j, r, pid, tid);
 		return 0;
 	}

@@ -87,6 +87,14 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "analysis", "" },
 	[ST_SLICE_NEGATIVE_DURATION] = { "slice_negative_duration", "error",
 	    "analysis", "" },
+	[ST_SLICE_SPILL_OVERLAPPING_COMPLETE] = {
+	    "slice_spill_overlapping_complete_event", "error", "analysis",
+	    "JSON complete events that overlapped another on their thread:"
+	    " put on a track of overlapping slices of the thread." },
+	[ST_SLICE_DROP_OVERLAPPING_COMPLETE] = {
+	    "slice_drop_overlapping_complete_event", "error", "analysis",
+	    "Complete events that overlapped another and had nowhere to go:"
+	    " dropped." },
 	[ST_TRACE_SORTER_NEGATIVE_TS] = {
 	    "trace_sorter_negative_timestamp_dropped", "error", "trace", "" },
 	/* faro's own: upstream has no single stat for broken framing. */

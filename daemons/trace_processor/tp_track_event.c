@@ -768,7 +768,7 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	struct te e;
 	struct tp_desc *d = NULL;
 	int64_t track = -1, set = TP_NULL, id = -1, passthrough;
-	int64_t thread_ts = tv[0];
+	int64_t thread_ts = tv[0], slice_ts;
 	double v;
 	char name[1024];
 	const uint64_t *xu;
@@ -901,9 +901,13 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	}
 	if (id < 0)
 		return;
+	/* An end's flows are the ended slice's, which began earlier. */
+	slice_ts = type == TE_SLICE_END ? tp->last_end_start : ts;
 	for (i = 0; i < e.nflows; i++)
-		tp_flow_step(tp, e.flows[i], id, 0);
+		tp_flow_step(tp, e.flows[i], (int64_t)e.flows[i], id, slice_ts,
+		    0);
 	for (i = 0; i < e.nterm; i++)
-		tp_flow_step(tp, e.term_flows[i], id, 1);
+		tp_flow_step(tp, e.term_flows[i], (int64_t)e.term_flows[i], id,
+		    slice_ts, 1);
 	(void)d;
 }
