@@ -203,6 +203,9 @@ struct tp_thread {
 	int		 name_prio;	/* higher sources win */
 	int		 main_thread;	/* -1: whether tid is its pid's */
 	int		 is_idle;
+	int		 sort_prio;	/* of sort_index's source; 0: none */
+	int64_t		 sort_index;	/* the UI's ordering hint */
+	int64_t		 arg_set_id;	/* TP_NULL if none */
 	uint64_t	 pub;		/* hash of the row last written */
 };
 
@@ -215,6 +218,8 @@ struct tp_process {
 	int		 name_prio;	/* enum tp_pname of its name's source */
 	char		*cmdline;
 	int64_t		 arg_set_id;	/* is_kthread; TP_NULL if none */
+	int		 sort_prio;	/* of sort_index's source; 0: none */
+	int64_t		 sort_index;	/* the UI's ordering hint */
 	uint64_t	 pub;		/* hash of the row last written */
 };
 
@@ -491,6 +496,16 @@ void	 tp_cmdline_append(char *buf, size_t cap, size_t *len,
 void	 tp_process_set_cmdline(struct tp *, int64_t upid, const char *,
 	    size_t);
 void	 tp_thread_end(struct tp *, int64_t tid, int64_t ts);
+/* Sort index hints, by source; the first one set stays (upstream ranks
+ * sources but never replaces a hint it holds). */
+#define TP_SORT_OTHER		1
+#define TP_SORT_DESCRIPTOR	2
+void	 tp_process_set_sort_index(struct tp *, int64_t upid, int64_t v,
+	    int prio);
+void	 tp_thread_set_sort_index(struct tp *, int64_t utid, int64_t v,
+	    int prio);
+/* At the end of the trace: the hints become process and thread args. */
+void	 tp_procs_sort_args(struct tp *);
 
 /* Thread-name sources, lowest first (as upstream ranks them). */
 #define TP_NAME_SCHED	1

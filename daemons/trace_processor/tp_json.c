@@ -627,9 +627,32 @@ metadata_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 	const struct jnode *name = jget(j, r, "name");
 	const struct jnode *args = jget(j, r, "args");
 	const struct jnode *v = jget(j, args, "name");
+	int64_t idx;
 
-	if (name == NULL || name->type != J_STR || v == NULL ||
-	    v->type != J_STR)
+	if (name == NULL || name->type != J_STR)
+		return;
+	/* Sort index hints: numbers only, as upstream. */
+	if ((name->slen == 18 && memcmp(name->s, "process_sort_index",
+	    18) == 0) || (name->slen == 17 && memcmp(name->s,
+	    "thread_sort_index", 17) == 0)) {
+		const struct jnode *si = jget(j, args, "sort_index");
+		int64_t utid = tp_thread_in_process(tp, tid, pid);
+
+		if (si == NULL)
+			return;
+		if (si->type != J_NUM || num_int(si, &idx) == -1) {
+			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
+			return;
+		}
+		idx = (int32_t)idx;
+		if (name->s[0] == 'p')
+			tp_process_set_sort_index(tp, tp_process_get(tp, pid),
+			    idx, TP_SORT_OTHER);
+		else
+			tp_thread_set_sort_index(tp, utid, idx, TP_SORT_OTHER);
+		return;
+	}
+	if (v == NULL || v->type != J_STR)
 		return;
 	if (name->slen == 12 && memcmp(name->s, "process_name", 12) == 0)
 		tp_process_set_name(tp, tp_process_get(tp, pid), v->s, v->slen,
@@ -798,16 +821,18 @@ counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 		snprintf(prefix, sizeof(prefix), "%s", name ? name : "");
 	for (c = args->child; c >= 0; c = j->nodes[c].next) {
 		const struct jnode *v = &j->nodes[c];
-		char buf[64];
+		char buf[512];
 		double d;
 		char *end;
 
-		if (v->type != J_NUM && v->type != J_STR)
+		if ((v->type != J_NUM && v->type != J_STR) ||
+		    v->slen >= sizeof(buf))
 			continue;
-		snprintf(buf, sizeof(buf), "%.*s", (int)(v->slen < 63 ? v->slen :
-		    63), v->s);
+		snprintf(buf, sizeof(buf), "%.*s", (int)v->slen, v->s);
+		/* A string value counts only when it is all a number, as
+		 * upstream reads it ("2e+" is none). */
 		d = strtod(buf, &end);
-		if (end == buf)
+		if (end == buf || *end != '\0')
 			continue;
 		snprintf(cname, sizeof(cname), "%s %.*s", prefix, (int)v->keylen,
 		    v->key);

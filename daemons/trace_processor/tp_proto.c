@@ -718,13 +718,21 @@ desc_track_args(struct tp *tp, const struct tp_desc *d, int64_t id,
 		    strlen(d->desc), NULL);
 }
 
-/* A track descriptor's process and thread, in time order. */
+static struct tp_desc *desc_find(struct tp_proto *, uint64_t);
+
+/*
+ * A track descriptor's process and thread, in time order; its
+ * sibling_order_rank is their sort index when the root descriptor asks
+ * for that ordering (as upstream).
+ */
 static void
 desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
 {
-	struct tp_desc d;
+	struct tp_desc d, *root;
 	struct pb it;
 	struct pb_field f;
+	int has_rank = 0;
+	int64_t rank = 0;
 
 	memset(&d, 0, sizeof(d));
 	pb_init(&it, buf, len);
@@ -733,7 +741,20 @@ desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
 			process_desc_untrusted(tp, f.data, f.len, &d, 1);
 		else if (f.id == 4 && f.wire == PB_LEN)
 			thread_desc_untrusted(tp, f.data, f.len, &d, 1);
+		else if (f.id == 12 && f.wire == PB_VARINT) {
+			rank = (int32_t)f.u;
+			has_rank = 1;
+		}
 	}
+	if (!has_rank || tp->proto == NULL ||
+	    (root = desc_find(tp->proto, 0)) == NULL)
+		return;
+	if (d.has_thread && root->threads_explicit)
+		tp_thread_set_sort_index(tp, tp_thread_in_process(tp, d.tid,
+		    d.pid), rank, TP_SORT_DESCRIPTOR);
+	else if (!d.has_thread && d.has_process && root->procs_explicit)
+		tp_process_set_sort_index(tp, tp_process_get(tp, d.pid), rank,
+		    TP_SORT_DESCRIPTOR);
 }
 
 static void
@@ -860,6 +881,12 @@ track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 				nd.rank = (int32_t)f.u;
 				nd.has_rank = 1;
 			}
+			break;
+		case 19:	/* process_ordering: 1 is EXPLICIT */
+			nd.procs_explicit = f.wire == PB_VARINT && f.u == 1;
+			break;
+		case 20:	/* thread_ordering */
+			nd.threads_explicit = f.wire == PB_VARINT && f.u == 1;
 			break;
 		}
 	}

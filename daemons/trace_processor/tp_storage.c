@@ -850,8 +850,8 @@ write_threads(struct tp *tp)
 	size_t i;
 
 	if (write_prepared(tp, "INSERT OR REPLACE INTO thread(utid, tid, name,"
-	    " start_ts, end_ts, upid, is_main_thread, is_idle)"
-	    " VALUES(?,?,?,?,?,?,?,?)",
+	    " start_ts, end_ts, upid, is_main_thread, is_idle, arg_set_id)"
+	    " VALUES(?,?,?,?,?,?,?,?,?)",
 	    &st) == -1)
 		return -1;
 	for (i = 0; i < tp->nthreads; i++) {
@@ -861,6 +861,7 @@ write_threads(struct tp *tp)
 		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(row_hash_i(
 		    row_hash_i(0, t->tid), t->start_ts), t->end_ts), t->upid),
 		    t->main_thread), t->is_idle);
+		h = row_hash_i(h, t->arg_set_id);
 		if (row_unchanged(&t->pub, row_hash_s(h, t->name)))
 			continue;
 		sqlite3_bind_int64(st, 1, (int64_t)i);
@@ -877,6 +878,7 @@ write_threads(struct tp *tp)
 		else
 			sqlite3_bind_null(st, 7);
 		sqlite3_bind_int(st, 8, t->is_idle);
+		bind_i64n(st, 9, t->arg_set_id);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
