@@ -26,6 +26,8 @@ struct jnode {
 	size_t		 keylen;
 	const char	*s;		/* string value, or number text */
 	size_t		 slen;
+	const char	*raw;		/* an object's or array's text */
+	size_t		 rawlen;
 	int		 child;		/* first child, -1 */
 	int		 next;		/* next sibling, -1 */
 };
@@ -75,6 +77,7 @@ struct tp_json {
 	char		*obj;
 	size_t		 objlen, objcap;
 	int		 in_obj, obj_depth, obj_in_str, obj_esc, obj_skip;
+	int		 obj_meta;	/* the object is the metadata dict */
 	/* a top-level string value being gathered */
 	char		*sval;
 	size_t		 svlen, svcap;
@@ -88,7 +91,7 @@ struct tp_json {
 	size_t		 nwaits, capwaits;
 };
 
-enum { K_OTHER, K_EVENTS, K_DISPLAY_UNIT, K_SYSTRACE };
+enum { K_OTHER, K_EVENTS, K_DISPLAY_UNIT, K_SYSTRACE, K_METADATA };
 
 /* Parser ------------------------------------------------------------- */
 
@@ -244,10 +247,13 @@ parse_value(struct jparser *j, int depth)
 		char close = obj ? '}' : ']';
 
 		j->nodes[id].type = obj ? J_OBJ : J_ARR;
+		j->nodes[id].raw = j->p;
 		j->p++;
 		ws(j);
 		if (j->p < j->end && *j->p == close) {
 			j->p++;
+			j->nodes[id].rawlen = (size_t)(j->p -
+			    j->nodes[id].raw);
 			return id;
 		}
 		for (;;) {
@@ -286,12 +292,16 @@ parse_value(struct jparser *j, int depth)
 				ws(j);
 				if (j->p < j->end && *j->p == close) {
 					j->p++;
+					j->nodes[id].rawlen = (size_t)(j->p -
+					    j->nodes[id].raw);
 					return id;
 				}
 				continue;
 			}
 			if (j->p < j->end && *j->p == close) {
 				j->p++;
+				j->nodes[id].rawlen = (size_t)(j->p -
+				    j->nodes[id].raw);
 				return id;
 			}
 			j->err = 1;
@@ -858,6 +868,50 @@ name_id(const struct jnode *n, int64_t *v)
 	return n;
 }
 
+/* An integer written as one ("3", not "3.0" or "3e0"), as upstream
+ * tells integers from other numbers. */
+static int
+int_literal(const struct jnode *n, int64_t *v)
+{
+	if (n == NULL || n->type != J_NUM ||
+	    memchr(n->s, '.', n->slen) != NULL ||
+	    memchr(n->s, 'e', n->slen) != NULL ||
+	    memchr(n->s, 'E', n->slen) != NULL)
+		return -1;
+	return num_int(n, v);
+}
+
+/*
+ * A thread state event ('T'): a thread_state row of its name, with args
+ * io_wait and blocked_function; a Running one with a cpu arg is also a
+ * sched slice on that cpu, as upstream.
+ */
+static void
+thread_state_event(struct tp *tp, const struct jparser *j,
+    const struct jnode *args, int64_t ts, int64_t dur, int64_t utid,
+    const char *state)
+{
+	const struct jnode *bf;
+	int64_t cpu = TP_NULL, io = TP_NULL, v;
+	char fn[512], *f = NULL;
+
+	if (args != NULL && args->type == J_OBJ) {
+		if (int_literal(jget(j, args, "cpu"), &v) == 0 &&
+		    v >= 0 && v < 4096)
+			cpu = v;
+		if (int_literal(jget(j, args, "io_wait"), &v) == 0)
+			io = (uint32_t)v;
+		if ((bf = jget(j, args, "blocked_function")) != NULL &&
+		    bf->type == J_STR)
+			f = node_str(bf, fn, sizeof(fn));
+	}
+	tp_thread_state_insert(tp, tp->next_tstate++, ts, dur, TP_NULL, utid,
+	    state, io, TP_NULL, TP_NULL, TP_NULL, f);
+	if (cpu != TP_NULL && state != NULL && strcmp(state, "Running") == 0)
+		(void)tp_sched_insert(tp, tp->next_sched++, ts, dur, cpu, utid,
+		    NULL, 0);
+}
+
 /* An event's pid and tid; no tid (or 0) is the pid's, as upstream. The
  * nodes of those given as names, if asked for. */
 static void
@@ -964,6 +1018,14 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		    TP_NULL);
 		break;
 	}
+	case 'T':
+		if ((n = jget(j, r, "dur")) == NULL || us_to_ns(n, &dur) == -1) {
+			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
+			break;
+		}
+		thread_state_event(tp, j, jget(j, r, "args"), ts, dur, utid,
+		    pname);
+		break;
 	case 'C':
 		counter_event(tp, j, r, ts, pid, pname);
 		return;
@@ -1150,6 +1212,82 @@ object_scan(struct tp *tp, struct tp_json *js, const char *p, size_t len,
 	return i;
 }
 
+/* A '{' begins an object, read whole by object_scan(). */
+static void
+obj_start(struct tp_json *js)
+{
+	js->in_obj = 1;
+	js->obj_depth = 1;
+	js->obj_in_str = js->obj_esc = 0;
+	js->obj_skip = 0;
+	js->objlen = 0;
+	if (buf_put(&js->obj, &js->objlen, &js->objcap, "{", 1,
+	    MAX_OBJECT) == -1)
+		js->obj_skip = 1;
+}
+
+/*
+ * The trace's top-level "metadata" dictionary: each field of a scalar
+ * value is a json_metadata.KEY metadata row, as upstream keeps it
+ * (booleans and whole numbers as integers, other numbers as "%g" text,
+ * objects and arrays as their text). Malformed: nothing.
+ */
+static void
+metadata_dict(struct tp *tp, struct tp_json *js)
+{
+	struct jparser *j = &js->jp;
+	char key[256], val[4096];
+	int64_t iv;
+	double d;
+	int c;
+
+	if (json_parse(j, js->obj, js->objlen) == -1 ||
+	    j->nodes[0].type != J_OBJ)
+		return;
+	for (c = j->nodes[0].child; c >= 0; c = j->nodes[c].next) {
+		const struct jnode *v = &j->nodes[c];
+
+		if (v->keylen + 15 > sizeof(key))
+			continue;
+		snprintf(key, sizeof(key), "json_metadata.%.*s",
+		    (int)v->keylen, v->key);
+		switch (v->type) {
+		case J_TRUE:
+		case J_FALSE:
+			tp_metadata_int(tp, key, v->type == J_TRUE);
+			break;
+		case J_NUM:
+			if (v->slen >= sizeof(val))
+				break;
+			snprintf(val, sizeof(val), "%.*s", (int)v->slen, v->s);
+			d = strtod(val, NULL);
+			if (num_int(v, &iv) == 0 && d == trunc(d) &&
+			    fabs(d) < 9.2e18)
+				tp_metadata_int(tp, key, iv);
+			else {
+				snprintf(val, sizeof(val), "%g", d);
+				tp_metadata_str(tp, key, val);
+			}
+			break;
+		case J_STR:
+			if (node_str(v, val, sizeof(val)) != NULL)
+				tp_metadata_str(tp, key, val);
+			break;
+		case J_OBJ:
+		case J_ARR:
+			/* Its text as written. */
+			if (v->rawlen < sizeof(val)) {
+				memcpy(val, v->raw, v->rawlen);
+				val[v->rawlen] = '\0';
+				tp_metadata_str(tp, key, val);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 static int
 key_id(const struct tp_json *js)
 {
@@ -1159,6 +1297,8 @@ key_id(const struct tp_json *js)
 		return K_DISPLAY_UNIT;
 	if (js->keylen == 17 && memcmp(js->key, "systemTraceEvents", 17) == 0)
 		return K_SYSTRACE;
+	if (js->keylen == 8 && memcmp(js->key, "metadata", 8) == 0)
+		return K_METADATA;
 	return K_OTHER;
 }
 
@@ -1239,7 +1379,12 @@ tp_json_feed(struct tp *tp, const uint8_t *ubuf, size_t len)
 
 			p += object_scan(tp, js, p, (size_t)(end - p),
 			    &complete);
-			if (complete) {
+			if (complete && js->obj_meta) {
+				js->in_obj = js->obj_meta = 0;
+				if (!js->obj_skip)
+					metadata_dict(tp, js);
+				js->objlen = 0;
+			} else if (complete) {
 				js->in_obj = 0;
 				if (!js->obj_skip && object_done(tp, js,
 				    js->off + (uint64_t)(p - base)) == -1)
@@ -1302,7 +1447,15 @@ tp_json_feed(struct tp *tp, const uint8_t *ubuf, size_t len)
 			js->state = JS_VALUE;
 			break;
 		case JS_VALUE:
-			if (js->cur_key == K_EVENTS) {
+			if (js->cur_key == K_METADATA && c == '{') {
+				/* Read whole, as an event is. */
+				js->state = JS_KEY;
+				js->obj_meta = 1;
+				obj_start(js);
+			} else if (js->cur_key == K_METADATA) {
+				js->cur_key = K_OTHER;
+				continue;	/* JS_VALUE skips it */
+			} else if (js->cur_key == K_EVENTS) {
 				if (c != '[')
 					return json_fail(tp, js, base, p,
 					    "traceEvents is not an array");
@@ -1351,14 +1504,7 @@ tp_json_feed(struct tp *tp, const uint8_t *ubuf, size_t len)
 				js->comma = 1;
 			} else if (c == '{') {
 				js->comma = 0;
-				js->in_obj = 1;
-				js->obj_depth = 1;
-				js->obj_in_str = js->obj_esc = 0;
-				js->obj_skip = 0;
-				js->objlen = 0;
-				if (buf_put(&js->obj, &js->objlen, &js->objcap,
-				    "{", 1, MAX_OBJECT) == -1)
-					js->obj_skip = 1;
+				obj_start(js);
 			} else
 				return json_fail(tp, js, base, p,
 				    "expected an event object");
