@@ -93,6 +93,7 @@ enum tp_stat {
 	ST_FTRACE_ABI_ERRORS_SKIPPED_ZERO_DATA_LENGTH,
 	ST_CLOCK_SYNC_CACHE_MISS,
 	ST_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID,
+	ST_CPU_INFO_UNKNOWN_CPU_FEATURES,
 	ST_GENERIC_TASK_STATE_INVALID_ORDER,
 	ST_STRACE_PARSE_FAILURE,
 	ST_STRACE_UNSUPPORTED_TIMESTAMP_FORMAT,
@@ -362,6 +363,7 @@ struct tp {
 		char		*processor;
 		int64_t		 cluster_id;
 		int64_t		 capacity;	/* -1: none */
+		int64_t		 arg_set_id;	/* TP_NULL: none */
 	}			*cpu_desc;
 	size_t			 ncpu_desc;
 	int			 indexed;	/* slice_stack exists */
@@ -453,7 +455,8 @@ void	 tp_cpu_seen(struct tp *, int64_t cpu);
 void	 tp_bounds_add(struct tp *, int64_t ts, int64_t dur);
 /* What a CpuInfo packet says of a cpu (tp_cpu_info.c). */
 void	 tp_cpu_set_info(struct tp *, int64_t cpu, const char *processor,
-	    size_t len, int64_t cluster_id, int64_t capacity);
+	    size_t len, int64_t cluster_id, int64_t capacity,
+	    int64_t arg_set_id);
 void	 tp_cpu_info_untrusted(struct tp *, const uint8_t *, size_t);
 /* tp_trace_config.c */
 void	 tp_trace_config_untrusted(struct tp *, const uint8_t *, size_t);

@@ -166,6 +166,10 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    " record with -ttt." },
 	[ST_STRACE_MISSING_PID] = { "strace_missing_pid", "error", "trace",
 	    "A syscall line without a pid: skipped; record with -f." },
+	[ST_CPU_INFO_UNKNOWN_CPU_FEATURES] = {
+	    "cpu_info_unknown_cpu_features", "info", "analysis",
+	    "CPUs with feature bits this version does not know: kept only"
+	    " in cpu_features.raw_bitmap." },
 	[ST_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID] = {
 	    "ftrace_thermal_exynos_acpm_unknown_tz_id", "error", "analysis",
 	    "" },

@@ -971,7 +971,7 @@ write_tracks(struct tp *tp)
 
 void
 tp_cpu_set_info(struct tp *tp, int64_t cpu, const char *processor,
-    size_t len, int64_t cluster_id, int64_t capacity)
+    size_t len, int64_t cluster_id, int64_t capacity, int64_t arg_set_id)
 {
 	struct tp_cpu_desc *d;
 	size_t i;
@@ -986,6 +986,7 @@ tp_cpu_set_info(struct tp *tp, int64_t cpu, const char *processor,
 			d[i].processor = NULL;
 			d[i].cluster_id = TP_NULL;
 			d[i].capacity = -1;
+			d[i].arg_set_id = TP_NULL;
 		}
 		tp->cpu_desc = d;
 		tp->ncpu_desc = (size_t)cpu + 1;
@@ -995,6 +996,7 @@ tp_cpu_set_info(struct tp *tp, int64_t cpu, const char *processor,
 	d->processor = processor != NULL ? strndup(processor, len) : NULL;
 	d->cluster_id = cluster_id;
 	d->capacity = capacity;
+	d->arg_set_id = arg_set_id;
 }
 
 /*
@@ -1062,7 +1064,8 @@ write_cpus(struct tp *tp)
 	qsort(v, n, sizeof(*v), cmp_i64);
 	if (sqlite3_exec(tp->db, "DELETE FROM cpu", NULL, NULL, NULL) !=
 	    SQLITE_OK || write_prepared(tp, "INSERT INTO cpu(id, cpu,"
-	    " processor, cluster_id, capacity) VALUES(?, ?, ?, ?, ?)",
+	    " processor, cluster_id, capacity, arg_set_id)"
+	    " VALUES(?, ?, ?, ?, ?, ?)",
 	    &st) == -1) {
 		free(v);
 		return tp_seterr(tp, "%s: %s", __func__,
@@ -1084,6 +1087,7 @@ write_cpus(struct tp *tp)
 		    strlen(d->processor) : 0);
 		bind_i64n(st, 4, d ? d->cluster_id : TP_NULL);
 		bind_i64n(st, 5, d && d->capacity >= 0 ? d->capacity : TP_NULL);
+		bind_i64n(st, 6, d ? d->arg_set_id : TP_NULL);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
