@@ -6,19 +6,28 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pbdec.h"
 #include "tp_int.h"
 
+/* The feature bits upstream names, by bit (an append-only list). */
+static const char *const features[] = { "mte", "mte3" };
+#define NFEATURES	(sizeof(features) / sizeof(features[0]))
+
 struct cpu_in {
 	const uint8_t	*proc;
 	size_t		 proclen;
+	const uint8_t	*arm_id;	/* ArmCpuIdentifier, NULL: none */
+	size_t		 arm_idlen;
+	uint64_t	 features;
 	int64_t		 capacity;	/* -1: none */
 	uint32_t	 max_freq;	/* 0: no frequencies */
 	int64_t		 key;		/* what the clusters rank by */
 	size_t		 cpu;
+	int64_t		 args;		/* arg set, TP_NULL: none */
 };
 
 static int
@@ -29,6 +38,51 @@ cpu_in_cmp(const void *a, const void *b)
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+/*
+ * A cpu's args, as upstream keeps them: its Arm MIDR fields, each known
+ * feature bit and the raw feature bitmap. TP_NULL when it has none.
+ */
+static int64_t
+cpu_args(struct tp *tp, const struct cpu_in *c)
+{
+	static const char *const midr[] = { NULL, "arm_cpu_implementer",
+	    "arm_cpu_architecture", "arm_cpu_variant", "arm_cpu_part",
+	    "arm_cpu_revision" };
+	int64_t vals[6] = { 0 };
+	struct pb it;
+	struct pb_field f;
+	char key[64];
+	int64_t set = TP_NULL;
+	size_t i;
+
+	if (c->arm_id != NULL) {
+		pb_init(&it, c->arm_id, c->arm_idlen);
+		while (pb_next_untrusted(&it, &f) == 1)
+			if (f.id >= 1 && f.id <= 5 && f.wire == PB_VARINT)
+				vals[f.id] = (uint32_t)f.u;
+		set = tp_arg_set_new(tp);
+		for (i = 1; i <= 5; i++)
+			tp_arg_int(tp, set, midr[i], midr[i], vals[i], "uint");
+	}
+	for (i = 0; i < NFEATURES; i++) {
+		if (!(c->features & (1ULL << i)))
+			continue;
+		if (set == TP_NULL)
+			set = tp_arg_set_new(tp);
+		snprintf(key, sizeof(key), "cpu_features.%s", features[i]);
+		tp_arg_int(tp, set, key, key, 1, "bool");
+	}
+	if (c->features != 0) {
+		if (set == TP_NULL)
+			set = tp_arg_set_new(tp);
+		tp_arg_int(tp, set, "cpu_features.raw_bitmap",
+		    "cpu_features.raw_bitmap", (int64_t)c->features, "uint");
+	}
+	if ((c->features >> NFEATURES) != 0)
+		tp_stat_inc(tp, ST_CPU_INFO_UNKNOWN_CPU_FEATURES, 1);
+	return set;
 }
 
 void
@@ -68,8 +122,13 @@ tp_cpu_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 				while (pb_packed_varint_untrusted(&fp, &fv) == 1)
 					if ((uint32_t)fv > v[n].max_freq)
 						v[n].max_freq = (uint32_t)fv;
-			} else if (cf.id == 3 && cf.wire == PB_VARINT)
+			} else if (cf.id == 3 && cf.wire == PB_VARINT) {
 				v[n].capacity = (uint32_t)cf.u;
+			} else if (cf.id == 4 && cf.wire == PB_LEN) {
+				v[n].arm_id = cf.data;
+				v[n].arm_idlen = cf.len;
+			} else if (cf.id == 5 && cf.wire == PB_VARINT)
+				v[n].features = cf.u;
 		}
 		caps &= v[n].capacity >= 0;
 		freqs &= v[n].max_freq > 0;
@@ -79,8 +138,10 @@ tp_cpu_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 		free(v);
 		return;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		v[i].key = caps ? v[i].capacity : freqs ? v[i].max_freq : 0;
+		v[i].args = cpu_args(tp, &v[i]);
+	}
 	qsort(v, n, sizeof(*v), cpu_in_cmp);
 	prev = v[0].key;
 	for (i = 0; i < n; i++) {
@@ -89,7 +150,7 @@ tp_cpu_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 			cluster++;
 		}
 		tp_cpu_set_info(tp, (int64_t)v[i].cpu, (const char *)v[i].proc,
-		    v[i].proclen, cluster, v[i].capacity);
+		    v[i].proclen, cluster, v[i].capacity, v[i].args);
 	}
 	free(v);
 }

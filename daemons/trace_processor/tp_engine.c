@@ -98,6 +98,7 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 	tp->ts_max = tp->bound_hi = INT64_MIN;
 	tp_hash_init(&tp->track_keys);
 	tp_hash_init(&tp->flows);
+	tp_hash_init(&tp->flow_ts);
 	tp_hash_init(&tp->istats);
 	tp_hash_init(&tp->arg_keys);
 	tp_procs_init(tp);
@@ -395,6 +396,7 @@ tp_eof(struct tp *tp)
 	if (tp_pending_resolve(tp) == -1)
 		rc = -1;
 	tp_slices_close_all(tp);
+	tp_procs_sort_args(tp);
 	tp_metadata_int(tp, "trace_size_bytes", (int64_t)tp->bytes_in);
 	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)
 		rc = -1;

@@ -61,6 +61,8 @@ enum tp_stat {
 	ST_INVALID_CPU_TIMES,
 	ST_PSI_UNKNOWN_RESOURCE,
 	ST_SLICE_NEGATIVE_DURATION,
+	ST_SLICE_DROP_OVERLAPPING_COMPLETE,
+	ST_SLICE_SPILL_OVERLAPPING_COMPLETE,
 	ST_TRACE_SORTER_NEGATIVE_TS,
 	ST_PROTO_DECODE_ERRORS,
 	ST_TRACED_CHUNKS_DISCARDED,
@@ -92,6 +94,7 @@ enum tp_stat {
 	ST_FTRACE_ABI_ERRORS_SKIPPED_ZERO_DATA_LENGTH,
 	ST_CLOCK_SYNC_CACHE_MISS,
 	ST_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID,
+	ST_CPU_INFO_UNKNOWN_CPU_FEATURES,
 	ST_GENERIC_TASK_STATE_INVALID_ORDER,
 	ST_STRACE_PARSE_FAILURE,
 	ST_STRACE_UNSUPPORTED_TIMESTAMP_FORMAT,
@@ -202,6 +205,9 @@ struct tp_thread {
 	int		 name_prio;	/* higher sources win */
 	int		 main_thread;	/* -1: whether tid is its pid's */
 	int		 is_idle;
+	int		 sort_prio;	/* of sort_index's source; 0: none */
+	int64_t		 sort_index;	/* the UI's ordering hint */
+	int64_t		 arg_set_id;	/* TP_NULL if none */
 	uint64_t	 pub;		/* hash of the row last written */
 };
 
@@ -214,6 +220,8 @@ struct tp_process {
 	int		 name_prio;	/* enum tp_pname of its name's source */
 	char		*cmdline;
 	int64_t		 arg_set_id;	/* is_kthread; TP_NULL if none */
+	int		 sort_prio;	/* of sort_index's source; 0: none */
+	int64_t		 sort_index;	/* the UI's ordering hint */
 	uint64_t	 pub;		/* hash of the row last written */
 };
 
@@ -340,6 +348,8 @@ struct tp {
 	struct tp_hash		 track_keys;	/* hash of scope -> track */
 
 	struct tp_hash		 flows;		/* flow id -> last slice */
+	struct tp_hash		 flow_ts;	/* flow id -> its start */
+	int64_t			 last_end_start; /* of tp_slice_end's slice */
 	struct tp_hash		 arg_keys;	/* hash of keys -> key id */
 
 	int64_t			 stats[ST_COUNT];
@@ -354,6 +364,7 @@ struct tp {
 		char		*processor;
 		int64_t		 cluster_id;
 		int64_t		 capacity;	/* -1: none */
+		int64_t		 arg_set_id;	/* TP_NULL: none */
 	}			*cpu_desc;
 	size_t			 ncpu_desc;
 	int			 indexed;	/* slice_stack exists */
@@ -427,7 +438,8 @@ void	 tp_thread_state_insert(struct tp *, int64_t id, int64_t ts,
 	    int64_t irq_context, const char *blocked_function);
 int64_t	 tp_ftrace_insert(struct tp *, int64_t ts, const char *name,
 	    int64_t cpu, int64_t utid, int64_t arg_set_id, int64_t flags);
-void	 tp_flow_insert(struct tp *, int64_t out, int64_t in);
+void	 tp_flow_insert(struct tp *, int64_t out, int64_t in,
+	    int64_t trace_id);
 void	 tp_metadata_str(struct tp *, const char *name, const char *v);
 /* A JSON text's values as args below flat/key (a debug annotation's
  * legacy_json_value), flattened as upstream flattens JSON args; -1 when
@@ -444,7 +456,8 @@ void	 tp_cpu_seen(struct tp *, int64_t cpu);
 void	 tp_bounds_add(struct tp *, int64_t ts, int64_t dur);
 /* What a CpuInfo packet says of a cpu (tp_cpu_info.c). */
 void	 tp_cpu_set_info(struct tp *, int64_t cpu, const char *processor,
-	    size_t len, int64_t cluster_id, int64_t capacity);
+	    size_t len, int64_t cluster_id, int64_t capacity,
+	    int64_t arg_set_id);
 void	 tp_cpu_info_untrusted(struct tp *, const uint8_t *, size_t);
 /* tp_trace_config.c */
 void	 tp_trace_config_untrusted(struct tp *, const uint8_t *, size_t);
@@ -487,6 +500,16 @@ void	 tp_cmdline_append(char *buf, size_t cap, size_t *len,
 void	 tp_process_set_cmdline(struct tp *, int64_t upid, const char *,
 	    size_t);
 void	 tp_thread_end(struct tp *, int64_t tid, int64_t ts);
+/* Sort index hints, by source; the first one set stays (upstream ranks
+ * sources but never replaces a hint it holds). */
+#define TP_SORT_OTHER		1
+#define TP_SORT_DESCRIPTOR	2
+void	 tp_process_set_sort_index(struct tp *, int64_t upid, int64_t v,
+	    int prio);
+void	 tp_thread_set_sort_index(struct tp *, int64_t utid, int64_t v,
+	    int prio);
+/* At the end of the trace: the hints become process and thread args. */
+void	 tp_procs_sort_args(struct tp *);
 
 /* Thread-name sources, lowest first (as upstream ranks them). */
 #define TP_NAME_SCHED	1
@@ -523,6 +546,8 @@ int64_t	 tp_slice_begin(struct tp *, int64_t track, int64_t ts,
 	    const char *cat, const char *name, int64_t arg_set_id,
 	    int64_t thread_ts);
 /* A slice whose end is known now (dur >= 0). */
+int	 tp_slice_overlaps(struct tp *, int64_t track, int64_t ts,
+	    int64_t dur);
 int64_t	 tp_slice_complete(struct tp *, int64_t track, int64_t ts,
 	    int64_t dur, const char *cat, const char *name, int64_t arg_set_id,
 	    int64_t thread_ts, int64_t thread_dur);
@@ -536,9 +561,13 @@ int64_t	 tp_slice_top(struct tp *, int64_t track, int64_t ts,
 void	 tp_slices_close_all(struct tp *);
 /* Writes the open slices as they stand (dur -1); they stay open. */
 void	 tp_slices_write_open(struct tp *);
-/* Flow v2 semantics: id connects the previous slice to this one. */
-void	 tp_flow_step(struct tp *, uint64_t flow_id, int64_t slice_id,
-	    int terminate);
+/*
+ * Flow v2 semantics: key connects the previous slice to this one (which
+ * began at slice_ts), the earlier of the two being the flow's source;
+ * trace_id is the flow's id in the trace, kept in the row.
+ */
+void	 tp_flow_step(struct tp *, uint64_t key, int64_t trace_id,
+	    int64_t slice_id, int64_t slice_ts, int terminate);
 
 /* tp_track_pool.c: async slices sharing tracks of one name, as upstream's
  * track compressor: a begin takes the track its cookie holds, else the

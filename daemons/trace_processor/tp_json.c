@@ -26,6 +26,8 @@ struct jnode {
 	size_t		 keylen;
 	const char	*s;		/* string value, or number text */
 	size_t		 slen;
+	const char	*raw;		/* an object's or array's text */
+	size_t		 rawlen;
 	int		 child;		/* first child, -1 */
 	int		 next;		/* next sibling, -1 */
 };
@@ -75,6 +77,7 @@ struct tp_json {
 	char		*obj;
 	size_t		 objlen, objcap;
 	int		 in_obj, obj_depth, obj_in_str, obj_esc, obj_skip;
+	int		 obj_meta;	/* the object is the metadata dict */
 	/* a top-level string value being gathered */
 	char		*sval;
 	size_t		 svlen, svcap;
@@ -88,7 +91,7 @@ struct tp_json {
 	size_t		 nwaits, capwaits;
 };
 
-enum { K_OTHER, K_EVENTS, K_DISPLAY_UNIT, K_SYSTRACE };
+enum { K_OTHER, K_EVENTS, K_DISPLAY_UNIT, K_SYSTRACE, K_METADATA };
 
 /* Parser ------------------------------------------------------------- */
 
@@ -244,10 +247,13 @@ parse_value(struct jparser *j, int depth)
 		char close = obj ? '}' : ']';
 
 		j->nodes[id].type = obj ? J_OBJ : J_ARR;
+		j->nodes[id].raw = j->p;
 		j->p++;
 		ws(j);
 		if (j->p < j->end && *j->p == close) {
 			j->p++;
+			j->nodes[id].rawlen = (size_t)(j->p -
+			    j->nodes[id].raw);
 			return id;
 		}
 		for (;;) {
@@ -286,12 +292,16 @@ parse_value(struct jparser *j, int depth)
 				ws(j);
 				if (j->p < j->end && *j->p == close) {
 					j->p++;
+					j->nodes[id].rawlen = (size_t)(j->p -
+					    j->nodes[id].raw);
 					return id;
 				}
 				continue;
 			}
 			if (j->p < j->end && *j->p == close) {
 				j->p++;
+				j->nodes[id].rawlen = (size_t)(j->p -
+				    j->nodes[id].raw);
 				return id;
 			}
 			j->err = 1;
@@ -627,9 +637,32 @@ metadata_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 	const struct jnode *name = jget(j, r, "name");
 	const struct jnode *args = jget(j, r, "args");
 	const struct jnode *v = jget(j, args, "name");
+	int64_t idx;
 
-	if (name == NULL || name->type != J_STR || v == NULL ||
-	    v->type != J_STR)
+	if (name == NULL || name->type != J_STR)
+		return;
+	/* Sort index hints: numbers only, as upstream. */
+	if ((name->slen == 18 && memcmp(name->s, "process_sort_index",
+	    18) == 0) || (name->slen == 17 && memcmp(name->s,
+	    "thread_sort_index", 17) == 0)) {
+		const struct jnode *si = jget(j, args, "sort_index");
+		int64_t utid = tp_thread_in_process(tp, tid, pid);
+
+		if (si == NULL)
+			return;
+		if (si->type != J_NUM || num_int(si, &idx) == -1) {
+			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
+			return;
+		}
+		idx = (int32_t)idx;
+		if (name->s[0] == 'p')
+			tp_process_set_sort_index(tp, tp_process_get(tp, pid),
+			    idx, TP_SORT_OTHER);
+		else
+			tp_thread_set_sort_index(tp, utid, idx, TP_SORT_OTHER);
+		return;
+	}
+	if (v == NULL || v->type != J_STR)
 		return;
 	if (name->slen == 12 && memcmp(name->s, "process_name", 12) == 0)
 		tp_process_set_name(tp, tp_process_get(tp, pid), v->s, v->slen,
@@ -686,7 +719,7 @@ flow_v1_bind_waits(struct tp *tp, struct tp_json *js, int64_t track,
 		}
 		if ((from = tp_hash_get(&js->flows_v1, js->waits[i].key)) !=
 		    NULL)
-			tp_flow_insert(tp, (int64_t)*from, slice);
+			tp_flow_insert(tp, (int64_t)*from, slice, TP_NULL);
 		else
 			tp_stat_inc(tp, ST_FLOW_END_WITHOUT_START, 1);
 	}
@@ -698,6 +731,33 @@ flow_v1_bind_waits(struct tp *tp, struct tp_json *js, int64_t track,
  * thread; f to the next slice that begins there, or with "bp":"e" to the
  * open one, and leaves the flow open for more ends, as upstream.
  */
+#define OVERLAP_TRACKS	64	/* a thread's; slices beyond: dropped */
+
+/*
+ * A complete event that overlaps another on its thread goes, as upstream
+ * spills it, to the first of the thread's tracks of overlapping slices
+ * where it nests; -1 (counted) when none has room.
+ */
+static int64_t
+overlap_track(struct tp *tp, int64_t utid, int64_t ts, int64_t dur)
+{
+	int64_t track;
+	uint64_t k;
+
+	tp_stat_inc(tp, ST_SLICE_SPILL_OVERLAPPING_COMPLETE, 1);
+	for (k = 0; k < OVERLAP_TRACKS; k++) {
+		track = tp_track_intern_key(tp, TT_THREAD, NULL, utid,
+		    0x6f766c70 /* "ovlp" */ + k);
+		if (track < 0)
+			break;
+		tp_track_kind(tp, track, "thread_overlapping_slice");
+		if (!tp_slice_overlaps(tp, track, ts, dur))
+			return track;
+	}
+	tp_stat_inc(tp, ST_SLICE_DROP_OVERLAPPING_COMPLETE, 1);
+	return -1;
+}
+
 static void
 flow_v1(struct tp *tp, struct tp_json *js, const struct jparser *j,
     const struct jnode *r, char ph, int64_t track, int64_t ts,
@@ -737,7 +797,7 @@ flow_v1(struct tp *tp, struct tp_json *js, const struct jparser *j,
 	prev = tp_hash_get(&js->flows_v1, key);
 	if (ph == 's' || (ph == 't' && prev != NULL)) {
 		if (prev != NULL)
-			tp_flow_insert(tp, (int64_t)*prev, slice);
+			tp_flow_insert(tp, (int64_t)*prev, slice, TP_NULL);
 		(void)tp_hash_put(&js->flows_v1, key, (uint64_t)slice);
 		(void)tp_hash_put(&js->flows_v1_ts, key, (uint64_t)start);
 		return;
@@ -749,9 +809,9 @@ flow_v1(struct tp *tp, struct tp_json *js, const struct jparser *j,
 	/* An end bound to its open slice: the earlier slice is the source. */
 	pts = tp_hash_get(&js->flows_v1_ts, key);
 	if (pts != NULL && (int64_t)*pts > start)
-		tp_flow_insert(tp, slice, (int64_t)*prev);
+		tp_flow_insert(tp, slice, (int64_t)*prev, TP_NULL);
 	else
-		tp_flow_insert(tp, (int64_t)*prev, slice);
+		tp_flow_insert(tp, (int64_t)*prev, slice, TP_NULL);
 }
 
 static void
@@ -771,16 +831,18 @@ counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 		snprintf(prefix, sizeof(prefix), "%s", name ? name : "");
 	for (c = args->child; c >= 0; c = j->nodes[c].next) {
 		const struct jnode *v = &j->nodes[c];
-		char buf[64];
+		char buf[512];
 		double d;
 		char *end;
 
-		if (v->type != J_NUM && v->type != J_STR)
+		if ((v->type != J_NUM && v->type != J_STR) ||
+		    v->slen >= sizeof(buf))
 			continue;
-		snprintf(buf, sizeof(buf), "%.*s", (int)(v->slen < 63 ? v->slen :
-		    63), v->s);
+		snprintf(buf, sizeof(buf), "%.*s", (int)v->slen, v->s);
+		/* A string value counts only when it is all a number, as
+		 * upstream reads it ("2e+" is none). */
 		d = strtod(buf, &end);
-		if (end == buf)
+		if (end == buf || *end != '\0')
 			continue;
 		snprintf(cname, sizeof(cname), "%s %.*s", prefix, (int)v->keylen,
 		    v->key);
@@ -789,16 +851,86 @@ counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 	}
 }
 
-/* An event's pid and tid; no tid (or 0) is the pid's, as upstream. */
+/*
+ * A pid or tid given as a string that is no number: as upstream, it
+ * names the process or thread, under an id of its own (a hash here, the
+ * string's id in upstream's string pool there). NULL for other ids.
+ */
+static const struct jnode *
+name_id(const struct jnode *n, int64_t *v)
+{
+	int64_t tmp;
+
+	if (n == NULL || n->type != J_STR || node_id(n, &tmp) == 0)
+		return NULL;
+	*v = (int64_t)(tp_hash_bytes(0x6a736f6e, n->s, n->slen) &
+	    0x3fffffff) | 0x40000000;
+	return n;
+}
+
+/* An integer written as one ("3", not "3.0" or "3e0"), as upstream
+ * tells integers from other numbers. */
+static int
+int_literal(const struct jnode *n, int64_t *v)
+{
+	if (n == NULL || n->type != J_NUM ||
+	    memchr(n->s, '.', n->slen) != NULL ||
+	    memchr(n->s, 'e', n->slen) != NULL ||
+	    memchr(n->s, 'E', n->slen) != NULL)
+		return -1;
+	return num_int(n, v);
+}
+
+/*
+ * A thread state event ('T'): a thread_state row of its name, with args
+ * io_wait and blocked_function; a Running one with a cpu arg is also a
+ * sched slice on that cpu, as upstream.
+ */
+static void
+thread_state_event(struct tp *tp, const struct jparser *j,
+    const struct jnode *args, int64_t ts, int64_t dur, int64_t utid,
+    const char *state)
+{
+	const struct jnode *bf;
+	int64_t cpu = TP_NULL, io = TP_NULL, v;
+	char fn[512], *f = NULL;
+
+	if (args != NULL && args->type == J_OBJ) {
+		if (int_literal(jget(j, args, "cpu"), &v) == 0 &&
+		    v >= 0 && v < 4096)
+			cpu = v;
+		if (int_literal(jget(j, args, "io_wait"), &v) == 0)
+			io = (uint32_t)v;
+		if ((bf = jget(j, args, "blocked_function")) != NULL &&
+		    bf->type == J_STR)
+			f = node_str(bf, fn, sizeof(fn));
+	}
+	tp_thread_state_insert(tp, tp->next_tstate++, ts, dur, TP_NULL, utid,
+	    state, io, TP_NULL, TP_NULL, TP_NULL, f);
+	if (cpu != TP_NULL && state != NULL && strcmp(state, "Running") == 0)
+		(void)tp_sched_insert(tp, tp->next_sched++, ts, dur, cpu, utid,
+		    NULL, 0);
+}
+
+/* An event's pid and tid; no tid (or 0) is the pid's, as upstream. The
+ * nodes of those given as names, if asked for. */
 static void
 event_pid_tid(const struct jparser *j, const struct jnode *r, int64_t *pid,
-    int64_t *tid)
+    int64_t *tid, const struct jnode **pname, const struct jnode **tname)
 {
+	const struct jnode *pn, *tn;
+
 	*pid = *tid = 0;
-	(void)node_id(jget(j, r, "pid"), pid);
-	(void)node_id(jget(j, r, "tid"), tid);
-	if (*tid == 0 && *pid != 0)
+	if ((pn = name_id(jget(j, r, "pid"), pid)) == NULL)
+		(void)node_id(jget(j, r, "pid"), pid);
+	if ((tn = name_id(jget(j, r, "tid"), tid)) == NULL)
+		(void)node_id(jget(j, r, "tid"), tid);
+	if (*tid == 0 && *pid != 0 && tn == NULL)
 		*tid = *pid;
+	if (pname != NULL)
+		*pname = pn;
+	if (tname != NULL)
+		*tname = tn;
 }
 
 void
@@ -806,7 +938,7 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
 	struct tp_json *js = json_get(tp);
 	struct jparser *j;
-	const struct jnode *r, *n;
+	const struct jnode *r, *n, *pn, *tn;
 	char name[1024], cat[512], phs[8], *pname, *pcat;
 	int64_t ts = it->ts, pid = 0, tid = 0, dur = 0, tts = TP_NULL,
 	    tdur = TP_NULL, set = TP_NULL, utid, track, id = -1, bind;
@@ -828,7 +960,13 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	ph = phs[0];
 	pname = node_str(jget(j, r, "name"), name, sizeof(name));
 	pcat = node_str(jget(j, r, "cat"), cat, sizeof(cat));
-	event_pid_tid(j, r, &pid, &tid);
+	event_pid_tid(j, r, &pid, &tid, &pn, &tn);
+	if (pn != NULL)
+		tp_process_set_name(tp, tp_process_get(tp, pid), pn->s,
+		    pn->slen, TP_PNAME_DESCRIPTOR);
+	if (tn != NULL)
+		tp_thread_set_name(tp, tp_thread_get(tp, tid), tn->s, tn->slen,
+		    TP_NAME_SCHED);
 	if ((n = jget(j, r, "tts")) != NULL)
 		(void)us_to_ns(n, &tts);
 	if ((n = jget(j, r, "tdur")) != NULL)
@@ -851,6 +989,9 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case 'X':
 		if ((n = jget(j, r, "dur")) == NULL || us_to_ns(n, &dur) == -1)
 			dur = 0;
+		if (tp_slice_overlaps(tp, track, ts, dur) &&
+		    (track = overlap_track(tp, utid, ts, dur)) < 0)
+			break;
 		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
 		id = tp_slice_complete(tp, track, ts, dur, pcat, pname, set, tts,
 		    tdur);
@@ -877,6 +1018,14 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		    TP_NULL);
 		break;
 	}
+	case 'T':
+		if ((n = jget(j, r, "dur")) == NULL || us_to_ns(n, &dur) == -1) {
+			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
+			break;
+		}
+		thread_state_event(tp, j, jget(j, r, "args"), ts, dur, utid,
+		    pname);
+		break;
 	case 'C':
 		counter_event(tp, j, r, ts, pid, pname);
 		return;
@@ -928,11 +1077,11 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 
 		n = jget(j, r, "flow_out");
 		if (n != NULL && n->type == J_TRUE)
-			tp_flow_step(tp, fid, id, 0);
+			tp_flow_step(tp, fid, bind, id, ts, 0);
 		else if ((n = jget(j, r, "flow_in")) != NULL &&
 		    n->type == J_TRUE) {
 			if ((from = tp_hash_get(&tp->flows, fid)) != NULL)
-				tp_flow_insert(tp, (int64_t)*from, id);
+				tp_flow_insert(tp, (int64_t)*from, id, bind);
 			else
 				tp_stat_inc(tp, ST_FLOW_END_WITHOUT_START, 1);
 		}
@@ -986,7 +1135,7 @@ object_done(struct tp *tp, struct tp_json *js, uint64_t at)
 	}
 	/* Metadata events name things; they need no ordering. */
 	if (phs[0] == 'M') {
-		event_pid_tid(j, r, &pid, &tid);
+		event_pid_tid(j, r, &pid, &tid, NULL, NULL);
 		metadata_event(tp, j, r, pid, tid);
 		return 0;
 	}
@@ -1063,6 +1212,82 @@ object_scan(struct tp *tp, struct tp_json *js, const char *p, size_t len,
 	return i;
 }
 
+/* A '{' begins an object, read whole by object_scan(). */
+static void
+obj_start(struct tp_json *js)
+{
+	js->in_obj = 1;
+	js->obj_depth = 1;
+	js->obj_in_str = js->obj_esc = 0;
+	js->obj_skip = 0;
+	js->objlen = 0;
+	if (buf_put(&js->obj, &js->objlen, &js->objcap, "{", 1,
+	    MAX_OBJECT) == -1)
+		js->obj_skip = 1;
+}
+
+/*
+ * The trace's top-level "metadata" dictionary: each field of a scalar
+ * value is a json_metadata.KEY metadata row, as upstream keeps it
+ * (booleans and whole numbers as integers, other numbers as "%g" text,
+ * objects and arrays as their text). Malformed: nothing.
+ */
+static void
+metadata_dict(struct tp *tp, struct tp_json *js)
+{
+	struct jparser *j = &js->jp;
+	char key[256], val[4096];
+	int64_t iv;
+	double d;
+	int c;
+
+	if (json_parse(j, js->obj, js->objlen) == -1 ||
+	    j->nodes[0].type != J_OBJ)
+		return;
+	for (c = j->nodes[0].child; c >= 0; c = j->nodes[c].next) {
+		const struct jnode *v = &j->nodes[c];
+
+		if (v->keylen + 15 > sizeof(key))
+			continue;
+		snprintf(key, sizeof(key), "json_metadata.%.*s",
+		    (int)v->keylen, v->key);
+		switch (v->type) {
+		case J_TRUE:
+		case J_FALSE:
+			tp_metadata_int(tp, key, v->type == J_TRUE);
+			break;
+		case J_NUM:
+			if (v->slen >= sizeof(val))
+				break;
+			snprintf(val, sizeof(val), "%.*s", (int)v->slen, v->s);
+			d = strtod(val, NULL);
+			if (num_int(v, &iv) == 0 && d == trunc(d) &&
+			    fabs(d) < 9.2e18)
+				tp_metadata_int(tp, key, iv);
+			else {
+				snprintf(val, sizeof(val), "%g", d);
+				tp_metadata_str(tp, key, val);
+			}
+			break;
+		case J_STR:
+			if (node_str(v, val, sizeof(val)) != NULL)
+				tp_metadata_str(tp, key, val);
+			break;
+		case J_OBJ:
+		case J_ARR:
+			/* Its text as written. */
+			if (v->rawlen < sizeof(val)) {
+				memcpy(val, v->raw, v->rawlen);
+				val[v->rawlen] = '\0';
+				tp_metadata_str(tp, key, val);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 static int
 key_id(const struct tp_json *js)
 {
@@ -1072,6 +1297,8 @@ key_id(const struct tp_json *js)
 		return K_DISPLAY_UNIT;
 	if (js->keylen == 17 && memcmp(js->key, "systemTraceEvents", 17) == 0)
 		return K_SYSTRACE;
+	if (js->keylen == 8 && memcmp(js->key, "metadata", 8) == 0)
+		return K_METADATA;
 	return K_OTHER;
 }
 
@@ -1152,7 +1379,12 @@ tp_json_feed(struct tp *tp, const uint8_t *ubuf, size_t len)
 
 			p += object_scan(tp, js, p, (size_t)(end - p),
 			    &complete);
-			if (complete) {
+			if (complete && js->obj_meta) {
+				js->in_obj = js->obj_meta = 0;
+				if (!js->obj_skip)
+					metadata_dict(tp, js);
+				js->objlen = 0;
+			} else if (complete) {
 				js->in_obj = 0;
 				if (!js->obj_skip && object_done(tp, js,
 				    js->off + (uint64_t)(p - base)) == -1)
@@ -1215,7 +1447,15 @@ tp_json_feed(struct tp *tp, const uint8_t *ubuf, size_t len)
 			js->state = JS_VALUE;
 			break;
 		case JS_VALUE:
-			if (js->cur_key == K_EVENTS) {
+			if (js->cur_key == K_METADATA && c == '{') {
+				/* Read whole, as an event is. */
+				js->state = JS_KEY;
+				js->obj_meta = 1;
+				obj_start(js);
+			} else if (js->cur_key == K_METADATA) {
+				js->cur_key = K_OTHER;
+				continue;	/* JS_VALUE skips it */
+			} else if (js->cur_key == K_EVENTS) {
 				if (c != '[')
 					return json_fail(tp, js, base, p,
 					    "traceEvents is not an array");
@@ -1264,14 +1504,7 @@ tp_json_feed(struct tp *tp, const uint8_t *ubuf, size_t len)
 				js->comma = 1;
 			} else if (c == '{') {
 				js->comma = 0;
-				js->in_obj = 1;
-				js->obj_depth = 1;
-				js->obj_in_str = js->obj_esc = 0;
-				js->obj_skip = 0;
-				js->objlen = 0;
-				if (buf_put(&js->obj, &js->objlen, &js->objcap,
-				    "{", 1, MAX_OBJECT) == -1)
-					js->obj_skip = 1;
+				obj_start(js);
 			} else
 				return json_fail(tp, js, base, p,
 				    "expected an event object");

@@ -67,6 +67,7 @@ tp_thread_new(struct tp *tp, int64_t tid, int64_t ts)
 	t->start_ts = ts;
 	t->end_ts = TP_NULL;
 	t->main_thread = -1;
+	t->arg_set_id = TP_NULL;
 	(void)tp_hash_put(&tp->tid_map, (uint64_t)tid, tp->nthreads);
 	return (int64_t)tp->nthreads++;
 }
@@ -167,6 +168,57 @@ tp_thread_in_process(struct tp *tp, int64_t tid, int64_t pid)
 	utid = tp_thread_new(tp, tid, TP_NULL);
 	tp->threads[utid].upid = upid;
 	return utid;
+}
+
+void
+tp_process_set_sort_index(struct tp *tp, int64_t upid, int64_t v, int prio)
+{
+	struct tp_process *p = &tp->procs[upid];
+
+	if (p->sort_prio == 0) {
+		p->sort_index = v;
+		p->sort_prio = prio;
+	}
+}
+
+void
+tp_thread_set_sort_index(struct tp *tp, int64_t utid, int64_t v, int prio)
+{
+	struct tp_thread *t = &tp->threads[utid];
+
+	if (t->sort_prio == 0) {
+		t->sort_index = v;
+		t->sort_prio = prio;
+	}
+}
+
+/* As upstream keeps them: process_sort_index_hint and
+ * thread_sort_index_hint args, added once the trace is read. */
+void
+tp_procs_sort_args(struct tp *tp)
+{
+	size_t i;
+
+	for (i = 0; i < tp->nprocs; i++) {
+		struct tp_process *p = &tp->procs[i];
+
+		if (p->sort_prio == 0)
+			continue;
+		if (p->arg_set_id == TP_NULL)
+			p->arg_set_id = tp_arg_set_new(tp);
+		tp_arg_int(tp, p->arg_set_id, "process_sort_index_hint",
+		    "process_sort_index_hint", p->sort_index, "int");
+	}
+	for (i = 0; i < tp->nthreads; i++) {
+		struct tp_thread *t = &tp->threads[i];
+
+		if (t->sort_prio == 0)
+			continue;
+		if (t->arg_set_id == TP_NULL)
+			t->arg_set_id = tp_arg_set_new(tp);
+		tp_arg_int(tp, t->arg_set_id, "thread_sort_index_hint",
+		    "thread_sort_index_hint", t->sort_index, "int");
+	}
 }
 
 void

@@ -107,6 +107,7 @@ gen_new(const struct tp_gen *prev)
 		return NULL;
 	g->refs = 1;
 	tp_hash_init(&g->interned);
+	tp_hash_init(&g->counters);
 	if (prev != NULL) {
 		/* The thread of a sequence is not incremental state. */
 		g->pid = prev->pid;
@@ -124,6 +125,7 @@ tp_proto_unref(void *ref)
 	if (g == NULL || --g->refs > 0)
 		return;
 	tp_hash_free(&g->interned);
+	tp_hash_free(&g->counters);
 	free(g->arena);
 	free(g);
 }
@@ -641,7 +643,7 @@ seq_thread_from_desc(struct tp_seq *s, const uint8_t *buf, size_t len)
 {
 	struct pb it, th;
 	struct pb_field f, tf;
-	int64_t pid = 0, tid = 0, ref = 0, ref_thread = 0;
+	int64_t pid = 0, tid = 0, ref = 0, ref_thread = 0, ref_instr = 0;
 	int has_pid = 0, has_tid = 0;
 
 	pb_init(&it, buf, len);
@@ -662,6 +664,8 @@ seq_thread_from_desc(struct tp_seq *s, const uint8_t *buf, size_t len)
 				ref = (int64_t)tf.u;
 			else if (tf.id == 7)
 				ref_thread = (int64_t)tf.u;
+			else if (tf.id == 8)
+				ref_instr = (int64_t)tf.u;
 		}
 	}
 	if (!has_pid || !has_tid || it.err)
@@ -673,6 +677,7 @@ seq_thread_from_desc(struct tp_seq *s, const uint8_t *buf, size_t len)
 	s->ref_ts = ref > 0 && ref < INT64_MAX / 1000 ? ref * 1000 : 0;
 	s->ref_thread_ts = ref_thread > 0 && ref_thread < INT64_MAX / 1000 ?
 	    ref_thread * 1000 : 0;
+	s->ref_instr = ref_instr;
 }
 
 /*
@@ -713,13 +718,21 @@ desc_track_args(struct tp *tp, const struct tp_desc *d, int64_t id,
 		    strlen(d->desc), NULL);
 }
 
-/* A track descriptor's process and thread, in time order. */
+static struct tp_desc *desc_find(struct tp_proto *, uint64_t);
+
+/*
+ * A track descriptor's process and thread, in time order; its
+ * sibling_order_rank is their sort index when the root descriptor asks
+ * for that ordering (as upstream).
+ */
 static void
 desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
 {
-	struct tp_desc d;
+	struct tp_desc d, *root;
 	struct pb it;
 	struct pb_field f;
+	int has_rank = 0;
+	int64_t rank = 0;
 
 	memset(&d, 0, sizeof(d));
 	pb_init(&it, buf, len);
@@ -728,7 +741,20 @@ desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
 			process_desc_untrusted(tp, f.data, f.len, &d, 1);
 		else if (f.id == 4 && f.wire == PB_LEN)
 			thread_desc_untrusted(tp, f.data, f.len, &d, 1);
+		else if (f.id == 12 && f.wire == PB_VARINT) {
+			rank = (int32_t)f.u;
+			has_rank = 1;
+		}
 	}
+	if (!has_rank || tp->proto == NULL ||
+	    (root = desc_find(tp->proto, 0)) == NULL)
+		return;
+	if (d.has_thread && root->threads_explicit)
+		tp_thread_set_sort_index(tp, tp_thread_in_process(tp, d.tid,
+		    d.pid), rank, TP_SORT_DESCRIPTOR);
+	else if (!d.has_thread && d.has_process && root->procs_explicit)
+		tp_process_set_sort_index(tp, tp_process_get(tp, d.pid), rank,
+		    TP_SORT_DESCRIPTOR);
 }
 
 static void
@@ -856,6 +882,12 @@ track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 				nd.has_rank = 1;
 			}
 			break;
+		case 19:	/* process_ordering: 1 is EXPLICIT */
+			nd.procs_explicit = f.wire == PB_VARINT && f.u == 1;
+			break;
+		case 20:	/* thread_ordering */
+			nd.threads_explicit = f.wire == PB_VARINT && f.u == 1;
+			break;
 		}
 	}
 	nd.first_on_seq = first_on_seq;
@@ -864,19 +896,22 @@ track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 		goto out;
 	}
 	if ((idx = tp_hash_get(&p->descs_by_uuid, nd.uuid)) != NULL) {
-		/* Re-emitted descriptor: names may change, the rest stays. */
+		/*
+		 * Re-emitted descriptor: as upstream, a name is taken only
+		 * when there was none, or when the track is not merged with
+		 * its siblings (it then also renames a track already made).
+		 */
 		uint64_t *tr;
 
 		d = &p->descs[*idx];
-		if (nd.name != NULL && (d->name == NULL ||
-		    strcmp(d->name, nd.name) != 0)) {
+		if (nd.name != NULL && (d->name == NULL || nd.no_merge))
 			tp_setstr(&d->name, nd.name, strlen(nd.name));
-			tr = tp_hash_get(&p->uuid_tracks, nd.uuid);
-			if (tr != NULL && !d->has_thread && !(d->has_process &&
-			    !d->is_counter))
-				tp_setstr(&tp->tracks[*tr].name, nd.name,
-				    strlen(nd.name));
-		}
+		tr = tp_hash_get(&p->uuid_tracks, nd.uuid);
+		if (nd.name != NULL && nd.no_merge && tr != NULL &&
+		    *tr != (uint64_t)-1 && !d->has_thread && !(d->has_process &&
+		    !d->is_counter))
+			tp_setstr(&tp->tracks[*tr].name, nd.name,
+			    strlen(nd.name));
 		goto out;
 	}
 	if (p->ndescs == p->capdescs) {
@@ -918,25 +953,35 @@ desc_is_root(struct tp_proto *p, uint64_t uuid)
 
 /* The track of a uuid, made on first use; -1 if none can be made. */
 int64_t
-tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout)
+tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
+    const char *ev_name)
 {
 	struct tp_proto *p = tp->proto;
 	struct tp_desc *d, *a;
 	uint64_t *tr;
 	int64_t id, parent = TP_NULL, utid = TP_NULL, upid = TP_NULL;
 	int hops, shared = 0;
+	const char *name;
 
 	d = desc_find(p, uuid);
 	tr = tp_hash_get(&p->uuid_tracks, uuid);
 	if (d == NULL && tr != NULL)
 		return (int64_t)*tr;
 	if (d == NULL) {
-		/* A uuid no descriptor declares: a global track of no name,
-		 * as upstream makes one. */
-		id = tp_track_new(tp, TT_TRACK, NULL, TP_NULL);
+		/*
+		 * A uuid no descriptor declares: a global track, as upstream
+		 * makes one, named "Default Track" for uuid 0 and after its
+		 * first event otherwise.
+		 */
+		struct tp_desc nd = { .uuid = uuid };
+
+		id = tp_track_new(tp, TT_TRACK, uuid == 0 ? "Default Track" :
+		    ev_name, TP_NULL);
 		tp_track_kind(tp, id, "global_merged_track_event");
-		if (id >= 0)
+		if (id >= 0) {
+			desc_track_args(tp, &nd, id, uuid == 0);
 			(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)id);
+		}
 		return id;
 	}
 	if (dout != NULL)
@@ -951,7 +996,7 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout)
 
 		if (p->resolving < 64) {
 			p->resolving++;
-			pt = tp_proto_track(tp, d->parent, NULL);
+			pt = tp_proto_track(tp, d->parent, NULL, NULL);
 			p->resolving--;
 		} else {
 			tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
@@ -978,8 +1023,7 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout)
 	if (d->is_counter) {
 		enum tp_track_type t = utid != TP_NULL ? TT_THREAD_COUNTER :
 		    upid != TP_NULL ? TT_PROCESS_COUNTER : TT_COUNTER;
-		const char *name = d->name;
-
+		name = d->name;
 		if (name == NULL && d->builtin == 1)
 			name = "thread_time";
 		else if (name == NULL && d->builtin == 2)
@@ -1000,15 +1044,19 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout)
 		id = tp_track_intern(tp, TT_PROCESS, NULL, upid);
 		shared = 1;
 	} else if (utid != TP_NULL) {
-		id = tp_track_new(tp, TT_THREAD, d->name, utid);
+		/* A child track of no name of its own: its first event's. */
+		name = d->name != NULL || d->has_thread ? d->name : ev_name;
+		id = tp_track_new(tp, TT_THREAD, name, utid);
 		tp_track_kind(tp, id, d->has_thread ? "thread_track_event" :
 		    te_child_kind(d, "thread"));
 	} else if (upid != TP_NULL) {
-		id = tp_track_new(tp, TT_PROCESS, d->name, upid);
+		name = d->name != NULL || d->has_process ? d->name : ev_name;
+		id = tp_track_new(tp, TT_PROCESS, name, upid);
 		tp_track_kind(tp, id, d->has_process ? "process_track_event" :
 		    te_child_kind(d, "process"));
 	} else {
-		id = tp_track_new(tp, TT_TRACK, d->name, TP_NULL);
+		id = tp_track_new(tp, TT_TRACK, d->name != NULL ? d->name :
+		    ev_name, TP_NULL);
 		tp_track_kind(tp, id, te_child_kind(d, "global"));
 	}
 	if (id < 0) {
@@ -1233,19 +1281,23 @@ service_event_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
 }
 
 static void
-push_packet(struct tp *tp, int64_t ts, struct tp_gen *g, int64_t thread_ts,
-    const uint8_t *buf, size_t len)
+push_packet(struct tp *tp, int64_t ts, struct tp_gen *g,
+    const int64_t thread_vals[2], const uint8_t *buf, size_t len)
 {
+	static const int64_t none[2] = { TP_NULL, TP_NULL };
 	uint8_t *tmp;
 
-	/* SK_PACKET items carry the tokenizer's thread_ts in front. */
-	if ((tmp = malloc(len + 8)) == NULL)
+	/* SK_PACKET items carry the tokenizer's thread time and
+	 * instruction count in front. */
+	if (thread_vals == NULL)
+		thread_vals = none;
+	if ((tmp = malloc(len + 16)) == NULL)
 		return;
-	memcpy(tmp, &thread_ts, 8);
-	memcpy(tmp + 8, buf, len);
+	memcpy(tmp, thread_vals, 16);
+	memcpy(tmp + 16, buf, len);
 	if (g != NULL)
 		g->refs++;
-	if (tp_sorter_push(tp, ts, SK_PACKET, 0, g, tmp, len + 8) == -1 &&
+	if (tp_sorter_push(tp, ts, SK_PACKET, 0, g, tmp, len + 16) == -1 &&
 	    g != NULL)
 		tp_proto_unref(g);
 	free(tmp);
@@ -1334,7 +1386,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		 * it applies at once there.
 		 */
 		if (pk.has_ts || !tp->cfg.streaming)
-			push_packet(tp, ts, NULL, TP_NULL, buf, len);
+			push_packet(tp, ts, NULL, NULL, buf, len);
 		else
 			desc_apply(tp, pk.data.data, pk.data.len);
 		break;
@@ -1348,7 +1400,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 
 		memset(&d, 0, sizeof(d));
 		if (pk.has_ts)
-			push_packet(tp, ts, NULL, TP_NULL, buf, len);
+			push_packet(tp, ts, NULL, NULL, buf, len);
 		else
 			process_desc_untrusted(tp, pk.data.data, pk.data.len,
 			    &d, 1);
@@ -1358,16 +1410,16 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		tp_proto_ftrace_bundle(tp, g, pk.data.data, pk.data.len);
 		break;
 	case 11: {	/* track_event */
-		int64_t thread_ts = TP_NULL;
+		int64_t tv[2] = { TP_NULL, TP_NULL };
 
 		if (s == NULL) {
 			tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
 			break;
 		}
 		if (tp_proto_te_times(tp, s, pk.data.data, pk.data.len,
-		    pk.has_ts, &ts, &thread_ts) == -1)
+		    pk.has_ts, &ts, tv) == -1)
 			break;
-		push_packet(tp, ts, g, thread_ts, buf, len);
+		push_packet(tp, ts, g, tv, buf, len);
 		break;
 	}
 	case 35:	/* trace_stats */
@@ -1388,7 +1440,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
 	case TP_GK_PROCESS_TREE:
-		push_packet(tp, ts, NULL, TP_NULL, buf, len);
+		push_packet(tp, ts, NULL, NULL, buf, len);
 		break;
 	case 69:	/* service_event: the sorter's marks */
 		service_event_untrusted(tp, ts, pk.data.data, pk.data.len);
@@ -1551,7 +1603,7 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
 	struct tp_pkt pk;
 	struct tp_desc d;
-	int64_t thread_ts;
+	int64_t tv[2];
 
 	switch (it->kind) {
 	case SK_FTRACE:
@@ -1579,15 +1631,15 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	default:
 		break;
 	}
-	if (it->len < 8)
+	if (it->len < 16)
 		return;
-	memcpy(&thread_ts, it->data, 8);
-	if (packet_scan_untrusted(it->data + 8, it->len - 8, &pk) == -1)
+	memcpy(tv, it->data, 16);
+	if (packet_scan_untrusted(it->data + 16, it->len - 16, &pk) == -1)
 		return;
 	switch (pk.data.id) {
 	case 11:
-		tp_proto_track_event(tp, it->ref, it->ts, thread_ts,
-		    pk.data.data, pk.data.len);
+		tp_proto_track_event(tp, it->ref, it->ts, tv, pk.data.data,
+		    pk.data.len);
 		break;
 	case 2:
 		tp_proto_process_tree(tp, it->ts, pk.data.data, pk.data.len);

@@ -25,6 +25,8 @@ struct tp_gen {
 	size_t		 n_extra;
 	uint64_t	 extra_double_uuids[TP_MAX_EXTRA];
 	size_t		 n_extra_double;
+	/* incremental counters' sums: uuid -> double's bits */
+	struct tp_hash	 counters;
 	/* ThreadDescriptor of the sequence (legacy) */
 	int		 has_thread;
 	int64_t		 pid, tid;
@@ -37,6 +39,7 @@ struct tp_seq {
 	int		 valid;
 	/* legacy delta timestamps, in ns */
 	int64_t		 ref_ts, ref_thread_ts;
+	int64_t		 ref_instr;	/* thread instruction count */
 	int		 ftrace_errs_seen;	/* setup errors counted */
 };
 
@@ -60,6 +63,8 @@ struct tp_desc {
 	int		 has_rank;
 	int64_t		 rank;		/* sibling_order_rank */
 	int		 first_on_seq;	/* its sequence began in the trace */
+	/* root (uuid 0) only: processes and threads ordered by rank */
+	int		 procs_explicit, threads_explicit;
 };
 
 struct tp_pkt {
@@ -78,15 +83,16 @@ int	 tp_gen_lookup(const struct tp_gen *, uint32_t field, uint64_t iid,
 	    const uint8_t **, size_t *);
 int	 tp_gen_string(const struct tp_gen *, uint32_t field, uint64_t iid,
 	    uint32_t sfield, const char **, size_t *);
-int64_t	 tp_proto_track(struct tp *, uint64_t uuid, struct tp_desc **);
+int64_t	 tp_proto_track(struct tp *, uint64_t uuid, struct tp_desc **,
+	    const char *ev_name);
 
 /* tp_track_event.c */
 int	 tp_proto_te_times(struct tp *, struct tp_seq *, const uint8_t *,
-	    size_t, int has_ts, int64_t *ts, int64_t *thread_ts);
+	    size_t, int has_ts, int64_t *ts, int64_t tv[2]);
 void	 tp_proto_thread_descriptor(struct tp *, struct tp_seq *,
 	    const uint8_t *, size_t);
 void	 tp_proto_track_event(struct tp *, struct tp_gen *, int64_t ts,
-	    int64_t thread_ts, const uint8_t *, size_t);
+	    const int64_t tv[2], const uint8_t *, size_t);
 
 /* tp_proto_system.c */
 void	 tp_proto_service_packet(struct tp *, uint32_t field, int *errs_seen,

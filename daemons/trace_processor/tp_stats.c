@@ -93,6 +93,14 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "analysis", "" },
 	[ST_SLICE_NEGATIVE_DURATION] = { "slice_negative_duration", "error",
 	    "analysis", "" },
+	[ST_SLICE_SPILL_OVERLAPPING_COMPLETE] = {
+	    "slice_spill_overlapping_complete_event", "error", "analysis",
+	    "JSON complete events that overlapped another on their thread:"
+	    " put on a track of overlapping slices of the thread." },
+	[ST_SLICE_DROP_OVERLAPPING_COMPLETE] = {
+	    "slice_drop_overlapping_complete_event", "error", "analysis",
+	    "Complete events that overlapped another and had nowhere to go:"
+	    " dropped." },
 	[ST_TRACE_SORTER_NEGATIVE_TS] = {
 	    "trace_sorter_negative_timestamp_dropped", "error", "trace", "" },
 	/* faro's own: upstream has no single stat for broken framing. */
@@ -164,6 +172,10 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    " record with -ttt." },
 	[ST_STRACE_MISSING_PID] = { "strace_missing_pid", "error", "trace",
 	    "A syscall line without a pid: skipped; record with -f." },
+	[ST_CPU_INFO_UNKNOWN_CPU_FEATURES] = {
+	    "cpu_info_unknown_cpu_features", "info", "analysis",
+	    "CPUs with feature bits this version does not know: kept only"
+	    " in cpu_features.raw_bitmap." },
 	[ST_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID] = {
 	    "ftrace_thermal_exynos_acpm_unknown_tz_id", "error", "analysis",
 	    "" },

@@ -354,7 +354,8 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	    " string_value, real_value) VALUES(?,?,?,?,?,?)",
 	[SQ_ARG_KEY] = "INSERT INTO __arg_keys(id, flat_key, key, value_type)"
 	    " VALUES(?,?,?,?)",
-	[SQ_FLOW] = "INSERT INTO flow(id, slice_out, slice_in) VALUES(?,?,?)",
+	[SQ_FLOW] = "INSERT INTO flow(id, slice_out, slice_in, trace_id)"
+	    " VALUES(?,?,?,?)",
 	[SQ_SCHED] = "INSERT OR REPLACE INTO sched_slice(id, ts, dur, cpu,"
 	    " utid, end_state, priority) VALUES(?,?,?,?,?,?,?)",
 	[SQ_THREAD_STATE] = "INSERT OR REPLACE INTO thread_state(id, ts, dur,"
@@ -850,13 +851,14 @@ tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
 }
 
 void
-tp_flow_insert(struct tp *tp, int64_t out, int64_t in)
+tp_flow_insert(struct tp *tp, int64_t out, int64_t in, int64_t trace_id)
 {
 	struct tp_val *r = tp_row_new(tp, SQ_FLOW);
 
 	tp_val_int(&r[0], tp->next_flow++);
 	tp_val_int(&r[1], out);
 	tp_val_int(&r[2], in);
+	tp_val_i64n(&r[3], trace_id);
 }
 
 /* One clock of a snapshot; few and rare, so written at once. */
@@ -995,8 +997,8 @@ write_threads(struct tp *tp)
 	size_t i;
 
 	if (write_prepared(tp, "INSERT OR REPLACE INTO thread(utid, tid, name,"
-	    " start_ts, end_ts, upid, is_main_thread, is_idle)"
-	    " VALUES(?,?,?,?,?,?,?,?)",
+	    " start_ts, end_ts, upid, is_main_thread, is_idle, arg_set_id)"
+	    " VALUES(?,?,?,?,?,?,?,?,?)",
 	    &st) == -1)
 		return -1;
 	for (i = 0; i < tp->nthreads; i++) {
@@ -1006,6 +1008,7 @@ write_threads(struct tp *tp)
 		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(row_hash_i(
 		    row_hash_i(0, t->tid), t->start_ts), t->end_ts), t->upid),
 		    t->main_thread), t->is_idle);
+		h = row_hash_i(h, t->arg_set_id);
 		if (row_unchanged(&t->pub, row_hash_s(h, t->name)))
 			continue;
 		sqlite3_bind_int64(st, 1, (int64_t)i);
@@ -1022,6 +1025,7 @@ write_threads(struct tp *tp)
 		else
 			sqlite3_bind_null(st, 7);
 		sqlite3_bind_int(st, 8, t->is_idle);
+		bind_i64n(st, 9, t->arg_set_id);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
@@ -1114,7 +1118,7 @@ write_tracks(struct tp *tp)
 
 void
 tp_cpu_set_info(struct tp *tp, int64_t cpu, const char *processor,
-    size_t len, int64_t cluster_id, int64_t capacity)
+    size_t len, int64_t cluster_id, int64_t capacity, int64_t arg_set_id)
 {
 	struct tp_cpu_desc *d;
 	size_t i;
@@ -1129,6 +1133,7 @@ tp_cpu_set_info(struct tp *tp, int64_t cpu, const char *processor,
 			d[i].processor = NULL;
 			d[i].cluster_id = TP_NULL;
 			d[i].capacity = -1;
+			d[i].arg_set_id = TP_NULL;
 		}
 		tp->cpu_desc = d;
 		tp->ncpu_desc = (size_t)cpu + 1;
@@ -1138,6 +1143,7 @@ tp_cpu_set_info(struct tp *tp, int64_t cpu, const char *processor,
 	d->processor = processor != NULL ? strndup(processor, len) : NULL;
 	d->cluster_id = cluster_id;
 	d->capacity = capacity;
+	d->arg_set_id = arg_set_id;
 }
 
 /*
@@ -1205,7 +1211,8 @@ write_cpus(struct tp *tp)
 	qsort(v, n, sizeof(*v), cmp_i64);
 	if (sqlite3_exec(tp->db, "DELETE FROM cpu", NULL, NULL, NULL) !=
 	    SQLITE_OK || write_prepared(tp, "INSERT INTO cpu(id, cpu,"
-	    " processor, cluster_id, capacity) VALUES(?, ?, ?, ?, ?)",
+	    " processor, cluster_id, capacity, arg_set_id)"
+	    " VALUES(?, ?, ?, ?, ?, ?)",
 	    &st) == -1) {
 		free(v);
 		return tp_seterr(tp, "%s: %s", __func__,
@@ -1227,6 +1234,7 @@ write_cpus(struct tp *tp)
 		    strlen(d->processor) : 0);
 		bind_i64n(st, 4, d ? d->cluster_id : TP_NULL);
 		bind_i64n(st, 5, d && d->capacity >= 0 ? d->capacity : TP_NULL);
+		bind_i64n(st, 6, d ? d->arg_set_id : TP_NULL);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);

@@ -88,6 +88,9 @@ tp_proto_thread_descriptor(struct tp *tp, struct tp_seq *s,
 		case 7:
 			s->ref_thread_ts = (int64_t)f.u * 1000;
 			break;
+		case 8:
+			s->ref_instr = (int64_t)f.u;
+			break;
 		}
 	}
 	s->gen->has_thread = 1;
@@ -121,13 +124,19 @@ us_add(int64_t *ref, int64_t us, int delta)
 	return 0;
 }
 
+/*
+ * The event's time, thread time (tv[0]) and thread instruction count
+ * (tv[1]) from its legacy fields: deltas move the sequence's references,
+ * one-off absolute values do not (as upstream).
+ */
 int
 tp_proto_te_times(struct tp *tp, struct tp_seq *s, const uint8_t *buf,
-    size_t len, int has_ts, int64_t *ts, int64_t *thread_ts)
+    size_t len, int has_ts, int64_t *ts, int64_t tv[2])
 {
 	struct pb it;
 	struct pb_field f;
 	int legacy_ts = 0, bad_ts = 0;
+	int64_t v;
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
@@ -138,17 +147,28 @@ tp_proto_te_times(struct tp *tp, struct tp_seq *s, const uint8_t *buf,
 			legacy_ts = 1;
 			break;
 		case 16:	/* timestamp_absolute_us */
-			bad_ts |= us_add(&s->ref_ts, (int64_t)f.u, 0);
-			*ts = s->ref_ts;
+			v = 0;
+			bad_ts |= us_add(&v, (int64_t)f.u, 0);
+			*ts = v;
 			legacy_ts = 1;
 			break;
 		case 2:		/* thread_time_delta_us */
 			bad_ts |= us_add(&s->ref_thread_ts, (int64_t)f.u, 1);
-			*thread_ts = s->ref_thread_ts;
+			tv[0] = s->ref_thread_ts;
 			break;
 		case 17:	/* thread_time_absolute_us */
-			bad_ts |= us_add(&s->ref_thread_ts, (int64_t)f.u, 0);
-			*thread_ts = s->ref_thread_ts;
+			v = 0;
+			bad_ts |= us_add(&v, (int64_t)f.u, 0);
+			tv[0] = v;
+			break;
+		case 8:		/* thread_instruction_count_delta */
+			if (__builtin_add_overflow(s->ref_instr, (int64_t)f.u,
+			    &v))
+				v = (int64_t)f.u < 0 ? INT64_MIN : INT64_MAX;
+			tv[1] = s->ref_instr = v;
+			break;
+		case 20:	/* thread_instruction_count_absolute */
+			tv[1] = (int64_t)f.u;
 			break;
 		}
 	}
@@ -695,31 +715,61 @@ te_passthrough_arg(struct tp *tp, int64_t *set, int64_t utid)
 	    "legacy_event.passthrough_utid", utid, "uint");
 }
 
-/* Counter value into a counter track, honouring multiplier/increments. */
-static void
-counter_push(struct tp *tp, int64_t track, int64_t ts, double v)
+/*
+ * Counter value into a counter track, honouring multiplier/increments:
+ * an incremental counter sums per sequence and from the sequence's last
+ * clearing of its state, as upstream. Returns the value stored.
+ */
+static double
+counter_push(struct tp *tp, struct tp_gen *g, uint64_t uuid, int64_t track,
+    int64_t ts, double v)
 {
 	struct tp_track *t = &tp->tracks[track];
+	uint64_t *sum, bits;
+	double acc = 0;
 
 	if (t->type < TT_COUNTER) {
 		tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
-		return;
+		return 0;
 	}
 	v *= (double)t->multiplier;
-	if (t->incremental) {
-		t->last_value += v;
-		v = t->last_value;
+	if (t->incremental && g != NULL) {
+		if ((sum = tp_hash_get(&g->counters, uuid)) != NULL)
+			memcpy(&acc, sum, sizeof(acc));
+		v += acc;
+		memcpy(&bits, &v, sizeof(bits));
+		(void)tp_hash_put(&g->counters, uuid, bits);
 	}
 	tp_counter_insert(tp, ts, track, v, TP_NULL);
+	return v;
+}
+
+/* A legacy per-thread value (thread time, instruction count) of an
+ * event on a thread's track, kept as a counter of that thread. */
+static void
+thread_value_counter(struct tp *tp, int64_t track, const char *kind,
+    int64_t ts, int64_t v)
+{
+	int64_t ct;
+
+	if (v == TP_NULL || track < 0 || tp->tracks[track].utid == TP_NULL)
+		return;
+	ct = tp_track_intern(tp, TT_THREAD_COUNTER, kind,
+	    tp->tracks[track].utid);
+	tp_track_kind(tp, ct, kind);
+	if (ct >= 0)
+		tp_counter_insert(tp, ts, ct, (double)v, TP_NULL);
 }
 
 void
 tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
-    int64_t thread_ts, const uint8_t *buf, size_t len)
+    const int64_t tv[2], const uint8_t *buf, size_t len)
 {
 	struct te e;
 	struct tp_desc *d = NULL;
 	int64_t track = -1, set = TP_NULL, id = -1, passthrough;
+	int64_t thread_ts = tv[0], slice_ts;
+	double v;
 	char name[1024];
 	const uint64_t *xu;
 	size_t i, nxu;
@@ -728,31 +778,35 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	if (te_decode_untrusted(tp, g, buf, len, &e) == -1)
 		return;
 	tp_seen_ts(tp, ts);
+	if (e.namelen >= sizeof(name))
+		e.namelen = sizeof(name) - 1;
+	if (e.has_name) {
+		memcpy(name, e.name, e.namelen);
+		name[e.namelen] = '\0';
+	}
 
 	/* Track: the event's, the sequence default, else its thread. */
 	if (e.has_track) {
-		track = tp_proto_track(tp, e.track_uuid, &d);
+		track = tp_proto_track(tp, e.track_uuid, &d,
+		    e.has_name ? name : NULL);
 	} else if (e.pid_override != 0 || e.tid_override != 0) {
 		track = tp_thread_track(tp, tp_thread_in_process(tp,
 		    e.tid_override, e.pid_override));
 	} else if (g != NULL && g->has_track_uuid) {
-		track = tp_proto_track(tp, g->track_uuid, &d);
+		track = tp_proto_track(tp, g->track_uuid, &d,
+		    e.has_name ? name : NULL);
 	} else if (g != NULL && g->has_thread) {
 		track = tp_thread_track(tp, tp_thread_in_process(tp, g->tid,
 		    g->pid));
 	}
 
-	/* Legacy thread time (thread_time_* fields) is also a counter of the
-	 * event's thread, as upstream keeps it. */
-	if (thread_ts != TP_NULL && (e.has_type || e.phase != 0) &&
-	    track >= 0 && tp->tracks[track].utid != TP_NULL) {
-		int64_t ct = tp_track_intern(tp, TT_THREAD_COUNTER,
-		    "thread_time", tp->tracks[track].utid);
-
-		tp_track_kind(tp, ct, "thread_time");
-		if (ct >= 0)
-			tp_counter_insert(tp, ts, ct, (double)thread_ts,
-			    TP_NULL);
+	/* Legacy thread time and instruction count (thread_time_*,
+	 * thread_instruction_count_* fields) are also counters of the
+	 * event's thread, as upstream keeps them. */
+	if (e.has_type || e.phase != 0) {
+		thread_value_counter(tp, track, "thread_time", ts, thread_ts);
+		thread_value_counter(tp, track, "thread_instruction_count", ts,
+		    tv[1]);
 	}
 
 	/* Extra counters first: their values may give thread time. */
@@ -760,28 +814,27 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	nxu = e.n_extra_uuids ? e.n_extra_uuids : g ? g->n_extra : 0;
 	for (i = 0; i < e.n_extra_values && i < nxu; i++) {
 		struct tp_desc *cd = NULL;
-		int64_t ct = tp_proto_track(tp, xu[i], &cd);
+		int64_t ct = tp_proto_track(tp, xu[i], &cd, NULL);
 
 		if (ct < 0) {
 			tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 			continue;
 		}
-		counter_push(tp, ct, ts, e.extra_values[i]);
-		if (cd != NULL && cd->builtin == 1 && thread_ts == TP_NULL)
-			thread_ts = (int64_t)tp->tracks[ct].last_value;
-		if (cd != NULL && cd->builtin == 1 && !tp->tracks[ct].incremental)
-			thread_ts = (int64_t)(e.extra_values[i] *
-			    (double)tp->tracks[ct].multiplier);
+		v = counter_push(tp, g, xu[i], ct, ts, e.extra_values[i]);
+		if (cd != NULL && cd->builtin == 1 && (thread_ts == TP_NULL ||
+		    !tp->tracks[ct].incremental))
+			thread_ts = (int64_t)v;
 	}
 	xu = e.n_extra_d_uuids ? e.extra_d_uuids : g ? g->extra_double_uuids :
 	    NULL;
 	nxu = e.n_extra_d_uuids ? e.n_extra_d_uuids : g ? g->n_extra_double :
 	    0;
 	for (i = 0; i < e.n_extra_d_values && i < nxu; i++) {
-		int64_t ct = tp_proto_track(tp, xu[i], NULL);
+		int64_t ct = tp_proto_track(tp, xu[i], NULL, NULL);
 
 		if (ct >= 0)
-			counter_push(tp, ct, ts, e.extra_d_values[i]);
+			(void)counter_push(tp, g, xu[i], ct, ts,
+			    e.extra_d_values[i]);
 		else
 			tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 	}
@@ -808,13 +861,6 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 		return;
 	}
-	if (e.namelen >= sizeof(name))
-		e.namelen = sizeof(name) - 1;
-	if (e.has_name) {
-		memcpy(name, e.name, e.namelen);
-		name[e.namelen] = '\0';
-	}
-
 	passthrough = type == TE_SLICE_END ? -1 :
 	    te_passthrough_utid(tp, g, &e, track);
 	switch (type) {
@@ -846,7 +892,8 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 			tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 			return;
 		}
-		counter_push(tp, track, ts, e.counter);
+		(void)counter_push(tp, g, e.has_track ? e.track_uuid :
+		    g != NULL ? g->track_uuid : 0, track, ts, e.counter);
 		return;
 	default:
 		tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
@@ -854,9 +901,13 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	}
 	if (id < 0)
 		return;
+	/* An end's flows are the ended slice's, which began earlier. */
+	slice_ts = type == TE_SLICE_END ? tp->last_end_start : ts;
 	for (i = 0; i < e.nflows; i++)
-		tp_flow_step(tp, e.flows[i], id, 0);
+		tp_flow_step(tp, e.flows[i], (int64_t)e.flows[i], id, slice_ts,
+		    0);
 	for (i = 0; i < e.nterm; i++)
-		tp_flow_step(tp, e.term_flows[i], id, 1);
+		tp_flow_step(tp, e.term_flows[i], (int64_t)e.term_flows[i], id,
+		    slice_ts, 1);
 	(void)d;
 }

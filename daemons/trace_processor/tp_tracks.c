@@ -299,6 +299,27 @@ tp_slice_begin(struct tp *tp, int64_t track, int64_t ts, const char *cat,
 	return s->id;
 }
 
+/*
+ * 1 when a complete slice [ts, ts + dur) would start inside a complete
+ * slice open on track and end after it: it cannot nest there.
+ */
+int
+tp_slice_overlaps(struct tp *tp, int64_t track, int64_t ts, int64_t dur)
+{
+	struct tp_track *t;
+	size_t i;
+
+	if (track < 0 || dur < 0)
+		return 0;
+	stack_unwind(tp, track, ts, dur);
+	t = &tp->tracks[track];
+	for (i = 0; i < t->depth; i++)
+		if (t->stack[i].end >= 0 && ts < t->stack[i].end &&
+		    ts + dur > t->stack[i].end)
+			return 1;
+	return 0;
+}
+
 int64_t
 tp_slice_complete(struct tp *tp, int64_t track, int64_t ts, int64_t dur,
     const char *cat, const char *name, int64_t arg_set_id, int64_t thread_ts,
@@ -373,6 +394,7 @@ tp_slice_end(struct tp *tp, int64_t track, int64_t ts, const char *name,
 	    ts > t->stack[t->depth - 2].end)
 		tp->overhang = 1;
 	id = s->id;
+	tp->last_end_start = s->ts;
 	slice_pop(t);
 	return id;
 }
@@ -434,17 +456,23 @@ tp_slices_write_open(struct tp *tp)
 }
 
 void
-tp_flow_step(struct tp *tp, uint64_t flow_id, int64_t slice_id,
-    int terminate)
+tp_flow_step(struct tp *tp, uint64_t key, int64_t trace_id,
+    int64_t slice_id, int64_t slice_ts, int terminate)
 {
-	uint64_t *prev = tp_hash_get(&tp->flows, flow_id);
+	uint64_t *prev = tp_hash_get(&tp->flows, key);
+	uint64_t *pts = tp_hash_get(&tp->flow_ts, key);
 
-	if (prev != NULL)
-		tp_flow_insert(tp, (int64_t)*prev, slice_id);
-	if (terminate)
-		(void)tp_hash_del(&tp->flows, flow_id);
-	else
-		(void)tp_hash_put(&tp->flows, flow_id, (uint64_t)slice_id);
+	if (prev != NULL && pts != NULL && (int64_t)*pts > slice_ts)
+		tp_flow_insert(tp, slice_id, (int64_t)*prev, trace_id);
+	else if (prev != NULL)
+		tp_flow_insert(tp, (int64_t)*prev, slice_id, trace_id);
+	if (terminate) {
+		(void)tp_hash_del(&tp->flows, key);
+		(void)tp_hash_del(&tp->flow_ts, key);
+	} else {
+		(void)tp_hash_put(&tp->flows, key, (uint64_t)slice_id);
+		(void)tp_hash_put(&tp->flow_ts, key, (uint64_t)slice_ts);
+	}
 }
 
 void
@@ -467,5 +495,6 @@ tp_tracks_free(struct tp *tp)
 	tp->ntracks = tp->captracks = 0;
 	tp_hash_free(&tp->track_keys);
 	tp_hash_free(&tp->flows);
+	tp_hash_free(&tp->flow_ts);
 	tp_track_pools_free(tp);
 }
