@@ -298,9 +298,13 @@ parse_plain(struct tp *tp, const uint8_t *buf, size_t len)
 		/* strace -ttt times are the realtime clock's. */
 		if (f == FMT_STRACE)
 			tp_metadata_int(tp, "trace_time_clock_id", 1);
-		/* Upstream names the idle task (utid 0) in kernel traces. */
+		/* Upstream names the idle task (utid 0) in kernel traces;
+		 * elsewhere tid and pid 0 are tasks of their own, and rows 0
+		 * stay reserved. */
 		if (f == FMT_PROTO || f == FMT_SYSTRACE)
 			tp_thread_set_name(tp, 0, "swapper", 7, TP_NAME_TREE);
+		else
+			tp_procs_unmap_idle(tp);
 	}
 	switch (tp->format) {
 	case FMT_PROTO:

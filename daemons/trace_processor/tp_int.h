@@ -472,6 +472,8 @@ int	 tp_rows_flush(struct tp *);
 
 /* tp_procs.c: threads and processes with utid/upid. */
 void	 tp_procs_init(struct tp *);
+/* Traces other than kernel ones: tid and pid 0 get rows of their own. */
+void	 tp_procs_unmap_idle(struct tp *);
 void	 tp_procs_free(struct tp *);
 int64_t	 tp_thread_get(struct tp *, int64_t tid);
 int64_t	 tp_thread_new(struct tp *, int64_t tid, int64_t ts);
@@ -571,7 +573,18 @@ void	 tp_flow_step(struct tp *, uint64_t key, int64_t trace_id,
 
 /* tp_track_pool.c: async slices sharing tracks of one name, as upstream's
  * track compressor: a begin takes the track its cookie holds, else the
- * first idle one, else a new one; an end finds its cookie's. */
+ * first idle one, else a new one; an end finds its cookie's. A pool is
+ * known by its key: tracks of a process when upid is not TP_NULL, with
+ * the name among their dimensions when name_dim. */
+struct tp_pool_key {
+	const char	*kind;
+	const char	*name;
+	int64_t		 upid;
+	int		 name_dim;
+};
+/* step: +1 a begin, -1 an end, 0 an instant (a begin and its end). */
+int64_t	 tp_track_pool_take(struct tp *, const struct tp_pool_key *,
+	    uint64_t cookie, int step);
 int64_t	 tp_track_pool_begin(struct tp *, const char *kind, const char *name,
 	    uint64_t cookie);
 int64_t	 tp_track_pool_end(struct tp *, const char *kind, const char *name,

@@ -86,6 +86,10 @@ struct tp_json {
 	struct jparser	 jp;
 	struct tp_hash	 flows_v1;	/* hash(cat, name, id) -> slice */
 	struct tp_hash	 flows_v1_ts;	/* the same -> the slice's start */
+	/* legacy async: cookie (and upid) -> roots[], its first name */
+	struct tp_hash	 async_roots;
+	char		**roots;
+	size_t		 nroots, caproots;
 	/* v1 flow ends waiting for the next slice of their track */
 	struct flow_wait { int64_t track; uint64_t key; } *waits;
 	size_t		 nwaits, capwaits;
@@ -625,6 +629,7 @@ json_get(struct tp *tp)
 		if (tp->json != NULL) {
 			tp_hash_init(&tp->json->flows_v1);
 			tp_hash_init(&tp->json->flows_v1_ts);
+			tp_hash_init(&tp->json->async_roots);
 		}
 	}
 	return tp->json;
@@ -682,8 +687,7 @@ async_key(const struct jparser *j, const struct jnode *r, uint64_t *key,
     int *global)
 {
 	const struct jnode *id = jget(j, r, "id"), *id2 = jget(j, r, "id2");
-	const struct jnode *scope = jget(j, r, "scope"), *cat = jget(j, r,
-	    "cat");
+	const struct jnode *cat = jget(j, r, "cat");
 	uint64_t h;
 
 	*global = 1;
@@ -696,12 +700,62 @@ async_key(const struct jparser *j, const struct jnode *r, uint64_t *key,
 	if (id == NULL || (id->type != J_STR && id->type != J_NUM))
 		return -1;
 	h = tp_hash_bytes(1, id->s, id->slen);
-	if (scope != NULL && scope->type == J_STR)
-		h = tp_hash_bytes(h, scope->s, scope->slen);
 	if (cat != NULL && cat->type == J_STR)
 		h = tp_hash_bytes(h, cat->s, cat->slen);
 	*key = h;
 	return 0;
+}
+
+/*
+ * The track of a legacy async event ('b', 'e', 'n'), as upstream's track
+ * compressor gives it: the pool of the name of the first slice its
+ * cookie ever had (per process when process-scoped), so that later
+ * slices of the cookie nest there whatever their names.
+ */
+static int64_t
+async_track(struct tp *tp, struct tp_json *js, uint64_t cookie, int global,
+    int64_t utid, char ph, const char *name)
+{
+	int64_t upid = tp->threads[utid].upid, track, set;
+	uint64_t root = global ? cookie : tp_hash_bytes(cookie, &upid,
+	    sizeof(upid)), *v;
+	struct tp_pool_key k;
+	char *copy;
+
+	if ((v = tp_hash_get(&js->async_roots, root)) == NULL) {
+		if (js->nroots == js->caproots) {
+			size_t ncap = js->caproots ? js->caproots * 2 : 16;
+			void *np = realloc(js->roots, ncap * sizeof(char *));
+
+			if (np == NULL)
+				return -1;
+			js->roots = np;
+			js->caproots = ncap;
+		}
+		if ((copy = strdup(name != NULL ? name : "")) == NULL ||
+		    tp_hash_put(&js->async_roots, root, js->nroots) == -1) {
+			free(copy);
+			return -1;
+		}
+		js->roots[js->nroots++] = copy;
+		v = tp_hash_get(&js->async_roots, root);
+	}
+	k.kind = global ? "legacy_async_global_slice" :
+	    "legacy_async_process_slice";
+	k.name = js->roots[*v];
+	k.upid = global ? TP_NULL : upid;
+	k.name_dim = 1;
+	if ((track = tp_track_pool_take(tp, &k, cookie, ph == 'b' ? 1 :
+	    ph == 'e' ? -1 : 0)) < 0 ||
+	    tp->tracks[track].source_arg_set_id != TP_NULL)
+		return track;
+	set = tp->tracks[track].source_arg_set_id = tp_arg_set_new(tp);
+	tp_arg_str(tp, set, "source", "source", "chrome", 6, NULL);
+	tp_arg_int(tp, set, "trace_id_is_process_scoped",
+	    "trace_id_is_process_scoped", !global, "bool");
+	if (upid != TP_NULL)
+		tp_arg_int(tp, set, "upid", "upid", upid, "uint");
+	return track;
 }
 
 /* A slice began on track: the flow ends waiting for it bind to it. */
@@ -941,7 +995,7 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	const struct jnode *r, *n, *pn, *tn;
 	char name[1024], cat[512], phs[8], *pname, *pcat;
 	int64_t ts = it->ts, pid = 0, tid = 0, dur = 0, tts = TP_NULL,
-	    tdur = TP_NULL, set = TP_NULL, utid, track, id = -1, bind;
+	    tdur = TP_NULL, set = TP_NULL, utid, track = -1, id = -1, bind;
 	char ph;
 	int global;
 
@@ -972,7 +1026,10 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	if ((n = jget(j, r, "tdur")) != NULL)
 		(void)us_to_ns(n, &tdur);
 	utid = tp_thread_in_process(tp, tid, pid);
-	track = tp_thread_track(tp, utid);
+	/* As upstream, a thread's track is made only by events that go on
+	 * it. */
+	if (strchr("BEXIiRstf", ph) != NULL)
+		track = tp_thread_track(tp, utid);
 
 	switch (ph) {
 	case 'B':
@@ -1039,15 +1096,9 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
 			return;
 		}
-		if (global) {
-			track = tp_track_intern_key(tp, TT_TRACK, pname, TP_NULL,
-			    key);
-			tp_track_kind(tp, track, "legacy_async_global_slice");
-		} else {
-			track = tp_track_intern_key(tp, TT_PROCESS, pname,
-			    tp_process_get(tp, pid), key);
-			tp_track_kind(tp, track, "legacy_async_process_slice");
-		}
+		if ((track = async_track(tp, js, key, global, utid, ph,
+		    pname)) < 0)
+			break;
 		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
 		if (ph == 'b')
 			id = tp_slice_begin(tp, track, ts, pcat, pname, set,
@@ -1557,6 +1608,10 @@ tp_json_free(struct tp *tp)
 	free(js->jp.scratch);
 	tp_hash_free(&js->flows_v1);
 	tp_hash_free(&js->flows_v1_ts);
+	tp_hash_free(&js->async_roots);
+	while (js->nroots > 0)
+		free(js->roots[--js->nroots]);
+	free(js->roots);
 	free(js->waits);
 	free(js);
 	tp->json = NULL;

@@ -310,6 +310,13 @@ tp_procs_init(struct tp *tp)
 }
 
 void
+tp_procs_unmap_idle(struct tp *tp)
+{
+	(void)tp_hash_del(&tp->tid_map, 0);
+	(void)tp_hash_del(&tp->pid_map, 0);
+}
+
+void
 tp_procs_free(struct tp *tp)
 {
 	size_t i;

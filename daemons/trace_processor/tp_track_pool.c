@@ -1,8 +1,9 @@
 /*
- * Tracks shared by async slices of one name, as upstream's track
- * compressor shares them: slices that overlap go on tracks of their own,
- * and a track whose slices have all ended is taken again. Each slice is
- * known by a cookie, which stays with the track it last used.
+ * Tracks shared by async slices of one name (and process, when scoped),
+ * as upstream's track compressor shares them: slices that overlap go on
+ * tracks of their own, and a track whose slices have all ended is taken
+ * again. Each slice is known by a cookie, which stays with the track it
+ * last used.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,7 @@ struct pool_track {
 };
 
 struct pool {
-	const char		*kind;
-	char			*name;
+	struct tp_pool_key	 k;	/* k.name is our copy */
 	struct pool_track	*t;
 	size_t			 n, cap;
 };
@@ -30,7 +30,7 @@ struct tp_track_pools {
 };
 
 static struct pool *
-pool_get(struct tp *tp, const char *kind, const char *name)
+pool_get(struct tp *tp, const struct tp_pool_key *k)
 {
 	struct tp_track_pools *ps = tp->pools;
 	size_t i;
@@ -38,8 +38,10 @@ pool_get(struct tp *tp, const char *kind, const char *name)
 	if (ps == NULL && (ps = tp->pools = calloc(1, sizeof(*ps))) == NULL)
 		return NULL;
 	for (i = 0; i < ps->n; i++)
-		if (strcmp(ps->p[i].kind, kind) == 0 &&
-		    strcmp(ps->p[i].name, name) == 0)
+		if (strcmp(ps->p[i].k.kind, k->kind) == 0 &&
+		    ps->p[i].k.upid == k->upid &&
+		    ps->p[i].k.name_dim == k->name_dim &&
+		    strcmp(ps->p[i].k.name, k->name) == 0)
 			return &ps->p[i];
 	if (ps->n == ps->cap) {
 		size_t ncap = ps->cap ? ps->cap * 2 : 8;
@@ -51,8 +53,8 @@ pool_get(struct tp *tp, const char *kind, const char *name)
 		ps->cap = ncap;
 	}
 	memset(&ps->p[ps->n], 0, sizeof(ps->p[0]));
-	ps->p[ps->n].kind = kind;
-	if ((ps->p[ps->n].name = strdup(name)) == NULL)
+	ps->p[ps->n].k = *k;
+	if ((ps->p[ps->n].k.name = strdup(k->name)) == NULL)
 		return NULL;
 	return &ps->p[ps->n++];
 }
@@ -63,6 +65,7 @@ static struct pool_track *
 pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
 {
 	struct pool_track *pt;
+	int64_t set;
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
@@ -85,12 +88,19 @@ pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
 		p->cap = ncap;
 	}
 	pt = &p->t[p->n];
-	if ((pt->track = tp_track_new(tp, TT_TRACK, p->name, TP_NULL)) < 0)
+	if ((pt->track = p->k.upid == TP_NULL ?
+	    tp_track_new(tp, TT_TRACK, p->k.name, TP_NULL) :
+	    tp_track_new(tp, TT_PROCESS, p->k.name, p->k.upid)) < 0)
 		return NULL;
-	tp_track_kind(tp, pt->track, p->kind);
-	/* Upstream tells the pool's tracks apart by this dimension. */
-	tp->tracks[pt->track].dim_set = tp_arg_set_new(tp);
-	tp_arg_int(tp, tp->tracks[pt->track].dim_set, "track_compressor_idx",
+	tp_track_kind(tp, pt->track, p->k.kind);
+	/* Upstream's dimensions; the index tells the pool's tracks apart. */
+	set = tp->tracks[pt->track].dim_set = tp_arg_set_new(tp);
+	if (p->k.upid != TP_NULL)
+		tp_arg_int(tp, set, "upid", "upid", p->k.upid, "int");
+	if (p->k.name_dim)
+		tp_arg_str(tp, set, "name", "name", p->k.name,
+		    strlen(p->k.name), NULL);
+	tp_arg_int(tp, set, "track_compressor_idx",
 	    "track_compressor_idx", (int64_t)p->n, "int");
 	pt->cookie = cookie;
 	pt->nest = 0;
@@ -99,30 +109,35 @@ pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
 }
 
 int64_t
-tp_track_pool_begin(struct tp *tp, const char *kind, const char *name,
-    uint64_t cookie)
+tp_track_pool_take(struct tp *tp, const struct tp_pool_key *k,
+    uint64_t cookie, int step)
 {
-	struct pool *p = pool_get(tp, kind, name);
+	struct pool *p = pool_get(tp, k);
 	struct pool_track *pt;
 
 	if (p == NULL || (pt = pool_track(tp, p, cookie)) == NULL)
 		return -1;
-	pt->nest++;
+	if (step > 0 || pt->nest > 0)
+		pt->nest += step;
 	return pt->track;
+}
+
+int64_t
+tp_track_pool_begin(struct tp *tp, const char *kind, const char *name,
+    uint64_t cookie)
+{
+	struct tp_pool_key k = { kind, name, TP_NULL, 0 };
+
+	return tp_track_pool_take(tp, &k, cookie, 1);
 }
 
 int64_t
 tp_track_pool_end(struct tp *tp, const char *kind, const char *name,
     uint64_t cookie)
 {
-	struct pool *p = pool_get(tp, kind, name);
-	struct pool_track *pt;
+	struct tp_pool_key k = { kind, name, TP_NULL, 0 };
 
-	if (p == NULL || (pt = pool_track(tp, p, cookie)) == NULL)
-		return -1;
-	if (pt->nest > 0)
-		pt->nest--;
-	return pt->track;
+	return tp_track_pool_take(tp, &k, cookie, -1);
 }
 
 void
@@ -134,7 +149,7 @@ tp_track_pools_free(struct tp *tp)
 	if (ps == NULL)
 		return;
 	for (i = 0; i < ps->n; i++) {
-		free(ps->p[i].name);
+		free((char *)ps->p[i].k.name);
 		free(ps->p[i].t);
 	}
 	free(ps->p);
