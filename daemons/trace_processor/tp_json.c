@@ -876,8 +876,10 @@ counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 	char prefix[512], cname[1024], idb[128];
 	int c;
 
-	if (args == NULL || args->type != J_OBJ)
+	if (args == NULL || args->type != J_OBJ) {
+		tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
 		return;
+	}
 	if (id != NULL && node_str(id, idb, sizeof(idb)) != NULL)
 		snprintf(prefix, sizeof(prefix), "%s id: %s", name ? name : "",
 		    idb);
@@ -889,15 +891,20 @@ counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 		double d;
 		char *end;
 
+		/* A value counts only when it is a number, or a string that
+		 * is all one ("2e+" is none); upstream counts the others as
+		 * parser failures. */
 		if ((v->type != J_NUM && v->type != J_STR) ||
-		    v->slen >= sizeof(buf))
+		    v->slen >= sizeof(buf)) {
+			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
 			continue;
+		}
 		snprintf(buf, sizeof(buf), "%.*s", (int)v->slen, v->s);
-		/* A string value counts only when it is all a number, as
-		 * upstream reads it ("2e+" is none). */
 		d = strtod(buf, &end);
-		if (end == buf || *end != '\0')
+		if (end == buf || *end != '\0') {
+			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
 			continue;
+		}
 		snprintf(cname, sizeof(cname), "%s %.*s", prefix, (int)v->keylen,
 		    v->key);
 		tp_counter_pending(tp, ts, tp_process_get(tp, pid), cname,
@@ -906,16 +913,14 @@ counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 }
 
 /*
- * A pid or tid given as a string that is no number: as upstream, it
+ * A pid or tid given as a string, even one of digits: as upstream, it
  * names the process or thread, under an id of its own (a hash here, the
  * string's id in upstream's string pool there). NULL for other ids.
  */
 static const struct jnode *
 name_id(const struct jnode *n, int64_t *v)
 {
-	int64_t tmp;
-
-	if (n == NULL || n->type != J_STR || node_id(n, &tmp) == 0)
+	if (n == NULL || n->type != J_STR)
 		return NULL;
 	*v = (int64_t)(tp_hash_bytes(0x6a736f6e, n->s, n->slen) &
 	    0x3fffffff) | 0x40000000;

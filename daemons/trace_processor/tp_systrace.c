@@ -17,7 +17,25 @@
 
 struct tp_systrace {
 	struct tp_lines	 lines;
+	uint64_t	 off;		/* bytes of the lines before this one */
+	int64_t		 failures;	/* lines counted as unparsable */
+	int		 marker;	/* atrace's "TRACE:" line was seen */
+	int		 first;		/* this line is the first of the trace */
 };
+
+/* trace-cmd's "cpus=<n>" header line. */
+static int
+cpus_header(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len < 5 || memcmp(s, "cpus=", 5) != 0)
+		return 0;
+	for (i = 5; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
 
 struct kv {
 	const char	*k, *v;
@@ -115,16 +133,16 @@ kv_int(const struct kv *kv, size_t n, const char *k, int64_t dflt)
 
 /*
  * Splits a line's header. Returns 0 with the fields set, -1 when the line
- * is not an event line.
+ * is not an event line. task (when not NULL) gets the task's name.
  */
 static int
 line_header(const char *s, size_t len, int64_t *tid, int64_t *tgid,
     int64_t *cpu, int64_t *ts, const char **ev, size_t *evlen,
-    const char **args, size_t *argslen)
+    const char **args, size_t *argslen, struct kv *task)
 {
-	const char *p, *end = s + len, *b, *q = NULL, *dash, *colon;
-	int64_t sec = 0, frac = 0;
-	int digits = 0;
+	const char *p, *end = s + len, *b, *q = NULL, *dash, *colon, *tstart;
+	int64_t sec = 0;
+	char num[48];
 
 	/* The cpu field "[NNN]" ends the task part. */
 	for (b = s; b + 4 < end; b++) {
@@ -168,6 +186,11 @@ line_header(const char *s, size_t len, int64_t *tid, int64_t *tgid,
 	if (*dash != '-' || parse_i64(dash + 1, (size_t)(p - dash - 1),
 	    tid) == -1)
 		return -1;
+	if (task != NULL) {
+		for (task->k = s; task->k < dash && *task->k == ' '; task->k++)
+			;
+		task->klen = (size_t)(dash - task->k);
+	}
 	/* After "]": optional flags, then "sec.frac:". */
 	p = q + 1;
 	for (colon = p; colon < end && *colon != ':'; colon++)
@@ -181,6 +204,7 @@ line_header(const char *s, size_t len, int64_t *tid, int64_t *tgid,
 	if (colon - b > 4 && (*b < '0' || *b > '9') && b[4] >= '0' &&
 	    b[4] <= '9')
 		b += 4;
+	tstart = b;
 	for (; b < colon && *b >= '0' && *b <= '9'; b++) {
 		if (sec > INT64_MAX / 1000000000 / 10)
 			return -1;	/* beyond int64 nanoseconds */
@@ -188,15 +212,14 @@ line_header(const char *s, size_t len, int64_t *tid, int64_t *tgid,
 	}
 	if (b < colon && *b == '.')
 		for (b++; b < colon && *b >= '0' && *b <= '9'; b++)
-			if (digits < 9) {
-				frac = frac * 10 + (*b - '0');
-				digits++;
-			}
-	if (b != colon)
+			;
+	if (b != colon || (size_t)(colon - tstart) >= sizeof(num))
 		return -1;
-	while (digits++ < 9)
-		frac *= 10;
-	*ts = sec * 1000000000LL + frac;
+	/* Upstream reads the seconds as a double and truncates their
+	 * nanoseconds: the same rounding gives the same rows. */
+	memcpy(num, tstart, (size_t)(colon - tstart));
+	num[colon - tstart] = '\0';
+	*ts = (int64_t)(strtod(num, NULL) * 1e9);
 	p = colon + 1;
 	while (p < end && *p == ' ')
 		p++;
@@ -282,16 +305,21 @@ tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	const char *s = (const char *)it->data, *ev, *args;
 	size_t len = it->len, evlen, argslen, n;
 	int64_t tid, tgid, cpu, ts;
-	struct kv kv[MAX_FIELDS];
+	struct kv kv[MAX_FIELDS], task;
+	int64_t utid;
 	char name[128];
 
 	if (line_header(s, len, &tid, &tgid, &cpu, &ts, &ev, &evlen, &args,
-	    &argslen) == -1 || cpu < 0 || cpu >= 4096)
+	    &argslen, &task) == -1 || cpu < 0 || cpu >= 4096)
 		return;
 	snprintf(name, sizeof(name), "%.*s", (int)evlen, ev);
-	/* The task of the line exists, in its process when known. */
-	(void)(tgid > 0 ? tp_thread_in_process(tp, tid, tgid) :
-	    tp_thread_get(tp, tid));
+	/* The task of the line exists, in its process when known, and is
+	 * named by the line unless ftrace did not know its name ("<...>"). */
+	utid = tgid > 0 ? tp_thread_in_process(tp, tid, tgid) :
+	    tp_thread_get(tp, tid);
+	if (!(task.klen == 5 && memcmp(task.k, "<...>", 5) == 0))
+		tp_thread_set_name(tp, utid, task.k, task.klen,
+		    TP_NAME_SCHED);
 	/* As upstream's text importer: known events only, and only
 	 * sched_switch in ftrace_event. */
 	if (strcmp(name, "tracing_mark_write") == 0 ||
@@ -347,22 +375,38 @@ tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	}
 }
 
+/*
+ * As upstream: text before atrace's "TRACE:" marker (within the first 128
+ * bytes) is not the trace, nor is a first "cpus=<n>" line; any other line
+ * that is not a comment and not an event is counted unparsable.
+ */
 static void
 line_done(struct tp *tp, const char *s, size_t len)
 {
+	struct tp_systrace *st = tp->systrace;
 	int64_t tid, tgid, cpu, ts;
 	const char *ev, *args;
 	size_t evlen, argslen;
+	uint64_t at = st->off;
+	int first = at == 0 || st->first;
 
+	st->off += len + 1;
+	st->first = 0;
 	while (len > 0 && (s[len - 1] == '\r' || s[len - 1] == ' '))
 		len--;
-	if (len == 0 || s[0] == '#')
+	if (!st->marker && len >= 6 && memcmp(s + len - 6, "TRACE:", 6) ==
+	    0 && at + len + 1 <= 128) {
+		tp_stat_inc(tp, ST_SYSTRACE_PARSE_FAILURE, -st->failures);
+		st->failures = 0;
+		st->marker = st->first = 1;
+		return;
+	}
+	if (len == 0 || s[0] == '#' || (first && cpus_header(s, len)))
 		return;
 	if (line_header(s, len, &tid, &tgid, &cpu, &ts, &ev, &evlen, &args,
-	    &argslen) == -1) {
-		/* Headers of trace files and systrace's HTML wrapper. */
-		if (memchr(s, '[', len) != NULL && memchr(s, ':', len) != NULL)
-			tp_stat_inc(tp, ST_SYSTRACE_PARSE_FAILURE, 1);
+	    &argslen, NULL) == -1) {
+		tp_stat_inc(tp, ST_SYSTRACE_PARSE_FAILURE, 1);
+		st->failures++;
 		return;
 	}
 	tp_sorter_push(tp, ts, SK_SYSTRACE, 0, NULL, s, len);
