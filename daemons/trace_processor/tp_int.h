@@ -575,16 +575,30 @@ void	 tp_flow_step(struct tp *, uint64_t key, int64_t trace_id,
  * track compressor: a begin takes the track its cookie holds, else the
  * first idle one, else a new one; an end finds its cookie's. A pool is
  * known by its key: tracks of a process when upid is not TP_NULL, with
- * the name among their dimensions when name_dim. */
+ * the scope (when not NULL) and name among their dimensions when
+ * name_dim. */
 struct tp_pool_key {
 	const char	*kind;
 	const char	*name;
+	const char	*scope;
 	int64_t		 upid;
 	int		 name_dim;
 };
 /* step: +1 a begin, -1 an end, 0 an instant (a begin and its end). */
 int64_t	 tp_track_pool_take(struct tp *, const struct tp_pool_key *,
 	    uint64_t cookie, int step);
+/* A legacy async event (JSON's or TrackEvent's): its track is in the pool
+ * of the first name its cookie ever had, so later slices of the cookie
+ * nest there whatever their names, as upstream. upid is the event's
+ * process (TP_NULL: none); step as above. */
+struct tp_async {
+	uint64_t	 cookie;
+	int		 process_scoped;
+	int64_t		 upid;
+	const char	*name;
+	const char	*scope;		/* NULL: none */
+};
+int64_t	 tp_track_async(struct tp *, const struct tp_async *, int step);
 int64_t	 tp_track_pool_begin(struct tp *, const char *kind, const char *name,
 	    uint64_t cookie);
 int64_t	 tp_track_pool_end(struct tp *, const char *kind, const char *name,

@@ -86,10 +86,6 @@ struct tp_json {
 	struct jparser	 jp;
 	struct tp_hash	 flows_v1;	/* hash(cat, name, id) -> slice */
 	struct tp_hash	 flows_v1_ts;	/* the same -> the slice's start */
-	/* legacy async: cookie (and upid) -> roots[], its first name */
-	struct tp_hash	 async_roots;
-	char		**roots;
-	size_t		 nroots, caproots;
 	/* v1 flow ends waiting for the next slice of their track */
 	struct flow_wait { int64_t track; uint64_t key; } *waits;
 	size_t		 nwaits, capwaits;
@@ -629,7 +625,6 @@ json_get(struct tp *tp)
 		if (tp->json != NULL) {
 			tp_hash_init(&tp->json->flows_v1);
 			tp_hash_init(&tp->json->flows_v1_ts);
-			tp_hash_init(&tp->json->async_roots);
 		}
 	}
 	return tp->json;
@@ -704,58 +699,6 @@ async_key(const struct jparser *j, const struct jnode *r, uint64_t *key,
 		h = tp_hash_bytes(h, cat->s, cat->slen);
 	*key = h;
 	return 0;
-}
-
-/*
- * The track of a legacy async event ('b', 'e', 'n'), as upstream's track
- * compressor gives it: the pool of the name of the first slice its
- * cookie ever had (per process when process-scoped), so that later
- * slices of the cookie nest there whatever their names.
- */
-static int64_t
-async_track(struct tp *tp, struct tp_json *js, uint64_t cookie, int global,
-    int64_t utid, char ph, const char *name)
-{
-	int64_t upid = tp->threads[utid].upid, track, set;
-	uint64_t root = global ? cookie : tp_hash_bytes(cookie, &upid,
-	    sizeof(upid)), *v;
-	struct tp_pool_key k;
-	char *copy;
-
-	if ((v = tp_hash_get(&js->async_roots, root)) == NULL) {
-		if (js->nroots == js->caproots) {
-			size_t ncap = js->caproots ? js->caproots * 2 : 16;
-			void *np = realloc(js->roots, ncap * sizeof(char *));
-
-			if (np == NULL)
-				return -1;
-			js->roots = np;
-			js->caproots = ncap;
-		}
-		if ((copy = strdup(name != NULL ? name : "")) == NULL ||
-		    tp_hash_put(&js->async_roots, root, js->nroots) == -1) {
-			free(copy);
-			return -1;
-		}
-		js->roots[js->nroots++] = copy;
-		v = tp_hash_get(&js->async_roots, root);
-	}
-	k.kind = global ? "legacy_async_global_slice" :
-	    "legacy_async_process_slice";
-	k.name = js->roots[*v];
-	k.upid = global ? TP_NULL : upid;
-	k.name_dim = 1;
-	if ((track = tp_track_pool_take(tp, &k, cookie, ph == 'b' ? 1 :
-	    ph == 'e' ? -1 : 0)) < 0 ||
-	    tp->tracks[track].source_arg_set_id != TP_NULL)
-		return track;
-	set = tp->tracks[track].source_arg_set_id = tp_arg_set_new(tp);
-	tp_arg_str(tp, set, "source", "source", "chrome", 6, NULL);
-	tp_arg_int(tp, set, "trace_id_is_process_scoped",
-	    "trace_id_is_process_scoped", !global, "bool");
-	if (upid != TP_NULL)
-		tp_arg_int(tp, set, "upid", "upid", upid, "uint");
-	return track;
 }
 
 /* A slice began on track: the flow ends waiting for it bind to it. */
@@ -1094,6 +1037,7 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case 'b':
 	case 'e':
 	case 'n': {
+		struct tp_async a;
 		uint64_t key;
 
 		if (jget(j, r, "pid") == NULL ||
@@ -1101,8 +1045,13 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
 			return;
 		}
-		if ((track = async_track(tp, js, key, global, utid, ph,
-		    pname)) < 0)
+		a.cookie = key;
+		a.process_scoped = !global;
+		a.upid = tp->threads[utid].upid;
+		a.name = pname;
+		a.scope = NULL;
+		if ((track = tp_track_async(tp, &a, ph == 'b' ? 1 :
+		    ph == 'e' ? -1 : 0)) < 0)
 			break;
 		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
 		if (ph == 'b')
@@ -1613,10 +1562,6 @@ tp_json_free(struct tp *tp)
 	free(js->jp.scratch);
 	tp_hash_free(&js->flows_v1);
 	tp_hash_free(&js->flows_v1_ts);
-	tp_hash_free(&js->async_roots);
-	while (js->nroots > 0)
-		free(js->roots[--js->nroots]);
-	free(js->roots);
 	free(js->waits);
 	free(js);
 	tp->json = NULL;

@@ -55,6 +55,12 @@ struct te {
 	uint64_t	 legacy_name_iid;
 	int		 has_legacy_name;
 	int64_t		 pid_override, tid_override;
+	/* legacy async ids: 0 none, else the field (6, 10 local, 11) */
+	int		 id_field;
+	uint64_t	 async_id;
+	const uint8_t	*id_scope;
+	size_t		 id_scopelen;
+	int		 has_id_scope;
 };
 
 void
@@ -240,6 +246,19 @@ legacy_event_untrusted(struct te *e, const uint8_t *buf, size_t len)
 			break;
 		case 4:
 			e->legacy_thread_dur = (int64_t)f.u * 1000;
+			break;
+		case 6:
+		case 10:
+		case 11:
+			e->id_field = (int)f.id;
+			e->async_id = f.u;
+			break;
+		case 7:
+			if (f.wire == PB_LEN) {
+				e->id_scope = f.data;
+				e->id_scopelen = f.len;
+				e->has_id_scope = 1;
+			}
 			break;
 		case 18:
 			e->pid_override = (int32_t)f.u;
@@ -715,6 +734,19 @@ te_passthrough_arg(struct tp *tp, int64_t *set, int64_t utid)
 	    "legacy_event.passthrough_utid", utid, "uint");
 }
 
+/* Legacy async begins (S) and steps (T, p) keep their phase, for the JSON
+ * export, as upstream. */
+static void
+te_phase_arg(struct tp *tp, const struct te *e, int64_t set)
+{
+	char ph[2] = { (char)e->phase, '\0' };
+
+	if (set != TP_NULL && e->phase != 0 &&
+	    strchr("STp", e->phase) != NULL)
+		tp_arg_str(tp, set, "legacy_event.phase", "legacy_event.phase",
+		    ph, 1, NULL);
+}
+
 /*
  * Counter value into a counter track, honouring multiplier/increments:
  * an incremental counter sums per sequence and from the sequence's last
@@ -761,6 +793,40 @@ thread_value_counter(struct tp *tp, int64_t track, const char *kind,
 		tp_counter_insert(tp, ts, ct, (double)v, TP_NULL);
 }
 
+/*
+ * The track of a legacy async event (phases b e n S T p F), as upstream
+ * keys it: by its id (local ids within the process), and a scope that is
+ * the event's name for S T p F, its category for b e n, or
+ * "category:id_scope" when given. utid is the sequence's thread, or -1.
+ */
+static int64_t
+te_async_track(struct tp *tp, const struct te *e, const char *name,
+    int64_t utid)
+{
+	struct tp_async a;
+	char scope[1024];
+	int step;
+
+	a.upid = utid >= 0 ? tp->threads[utid].upid : TP_NULL;
+	if (e->id_field == 0 || (e->id_field == 10 && a.upid == TP_NULL))
+		return -1;
+	a.cookie = e->async_id;
+	a.process_scoped = e->id_field == 10;
+	a.name = e->has_name ? name : "";
+	if (e->has_id_scope) {
+		snprintf(scope, sizeof(scope), "%s:%.*s", e->has_cat ? e->cat :
+		    "", (int)e->id_scopelen, (const char *)e->id_scope);
+		a.scope = scope;
+	} else if (strchr("STpF", e->phase) != NULL)
+		a.scope = e->has_name ? name : NULL;
+	else
+		a.scope = e->has_cat ? e->cat : NULL;
+	/* Upstream's compressor counts T as an end and F as an instant. */
+	step = e->phase == 'b' || e->phase == 'S' ? 1 :
+	    e->phase == 'e' || e->phase == 'T' ? -1 : 0;
+	return tp_track_async(tp, &a, step);
+}
+
 void
 tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
     const int64_t tv[2], const uint8_t *buf, size_t len)
@@ -773,7 +839,7 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	char name[1024];
 	const uint64_t *xu;
 	size_t i, nxu;
-	int type;
+	int type, async;
 
 	if (te_decode_untrusted(tp, g, buf, len, &e) == -1)
 		return;
@@ -785,8 +851,13 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		name[e.namelen] = '\0';
 	}
 
-	/* Track: the event's, the sequence default, else its thread. */
-	if (e.has_track) {
+	/* Track: a legacy async event's by its id (below); else the
+	 * event's, the sequence default, else its thread. */
+	async = !e.has_type && e.phase != 0 &&
+	    strchr("beSTpFn", e.phase) != NULL;
+	if (async) {
+		/* below */
+	} else if (e.has_track) {
 		track = tp_proto_track(tp, e.track_uuid, &d,
 		    e.has_name ? name : NULL);
 	} else if (e.pid_override != 0 || e.tid_override != 0) {
@@ -840,7 +911,22 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	}
 
 	type = e.type;
-	if (!e.has_type) {
+	if (async) {
+		int64_t utid = g != NULL && g->has_thread ?
+		    tp_thread_in_process(tp, g->tid, g->pid) : -1;
+
+		if ((track = te_async_track(tp, &e, name, utid)) < 0) {
+			tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
+			return;
+		}
+		type = strchr("bS", e.phase) != NULL ? TE_SLICE_BEGIN :
+		    strchr("eF", e.phase) != NULL ? TE_SLICE_END : TE_INSTANT;
+		passthrough = type == TE_SLICE_END ? -1 : utid;
+		/* The id leads the slice's args, as upstream. */
+		set = tp_arg_set_new(tp);
+		tp_arg_int(tp, set, "legacy_trace_source_id",
+		    "legacy_trace_source_id", (int64_t)e.async_id, "int");
+	} else if (!e.has_type) {
 		/* Legacy phases: B, E, X, I/i, C. */
 		switch (e.phase) {
 		case 'B': type = TE_SLICE_BEGIN; break;
@@ -861,17 +947,21 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 		return;
 	}
-	passthrough = type == TE_SLICE_END ? -1 :
-	    te_passthrough_utid(tp, g, &e, track);
+	if (!async)
+		passthrough = type == TE_SLICE_END ? -1 :
+		    te_passthrough_utid(tp, g, &e, track);
 	switch (type) {
 	case TE_SLICE_BEGIN:
 		if (te_has_args(buf, len))
 			te_args(tp, g, &set, buf, len);
 		te_passthrough_arg(tp, &set, passthrough);
+		te_phase_arg(tp, &e, set);
 		id = tp_slice_begin(tp, track, ts, e.has_cat ? e.cat : NULL,
 		    e.has_name ? name : NULL, set, thread_ts);
 		break;
 	case TE_SLICE_END:
+		if (async)
+			set = TP_NULL;	/* the begin's id stands */
 		id = tp_slice_end(tp, track, ts, NULL, thread_ts,
 		    te_has_args(buf, len) ? &set : NULL);
 		if (id >= 0 && set != TP_NULL)
@@ -882,6 +972,7 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		if (te_has_args(buf, len))
 			te_args(tp, g, &set, buf, len);
 		te_passthrough_arg(tp, &set, passthrough);
+		te_phase_arg(tp, &e, set);
 		id = tp_slice_complete(tp, track, ts,
 		    type == TE_INSTANT ? 0 : e.legacy_dur,
 		    e.has_cat ? e.cat : NULL, e.has_name ? name : NULL, set,

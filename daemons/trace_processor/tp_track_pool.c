@@ -27,20 +27,40 @@ struct pool {
 struct tp_track_pools {
 	struct pool	*p;
 	size_t		 n, cap;
+	/* legacy async: cookie (and upid) -> roots[], its first name */
+	struct tp_hash	 roots_map;
+	char		**roots;
+	size_t		 nroots, caproots;
 };
+
+static struct tp_track_pools *
+pools_get(struct tp *tp)
+{
+	if (tp->pools == NULL && (tp->pools = calloc(1,
+	    sizeof(*tp->pools))) != NULL)
+		tp_hash_init(&tp->pools->roots_map);
+	return tp->pools;
+}
+
+static int
+same_str(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
 
 static struct pool *
 pool_get(struct tp *tp, const struct tp_pool_key *k)
 {
-	struct tp_track_pools *ps = tp->pools;
+	struct tp_track_pools *ps = pools_get(tp);
 	size_t i;
 
-	if (ps == NULL && (ps = tp->pools = calloc(1, sizeof(*ps))) == NULL)
+	if (ps == NULL)
 		return NULL;
 	for (i = 0; i < ps->n; i++)
 		if (strcmp(ps->p[i].k.kind, k->kind) == 0 &&
 		    ps->p[i].k.upid == k->upid &&
 		    ps->p[i].k.name_dim == k->name_dim &&
+		    same_str(ps->p[i].k.scope, k->scope) &&
 		    strcmp(ps->p[i].k.name, k->name) == 0)
 			return &ps->p[i];
 	if (ps->n == ps->cap) {
@@ -54,8 +74,13 @@ pool_get(struct tp *tp, const struct tp_pool_key *k)
 	}
 	memset(&ps->p[ps->n], 0, sizeof(ps->p[0]));
 	ps->p[ps->n].k = *k;
-	if ((ps->p[ps->n].k.name = strdup(k->name)) == NULL)
+	ps->p[ps->n].k.scope = NULL;
+	if ((ps->p[ps->n].k.name = strdup(k->name)) == NULL ||
+	    (k->scope != NULL &&
+	    (ps->p[ps->n].k.scope = strdup(k->scope)) == NULL)) {
+		free((char *)ps->p[ps->n].k.name);
 		return NULL;
+	}
 	return &ps->p[ps->n++];
 }
 
@@ -97,6 +122,9 @@ pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
 	set = tp->tracks[pt->track].dim_set = tp_arg_set_new(tp);
 	if (p->k.upid != TP_NULL)
 		tp_arg_int(tp, set, "upid", "upid", p->k.upid, "int");
+	if (p->k.scope != NULL)
+		tp_arg_str(tp, set, "scope", "scope", p->k.scope,
+		    strlen(p->k.scope), NULL);
 	if (p->k.name_dim)
 		tp_arg_str(tp, set, "name", "name", p->k.name,
 		    strlen(p->k.name), NULL);
@@ -126,7 +154,7 @@ int64_t
 tp_track_pool_begin(struct tp *tp, const char *kind, const char *name,
     uint64_t cookie)
 {
-	struct tp_pool_key k = { kind, name, TP_NULL, 0 };
+	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0 };
 
 	return tp_track_pool_take(tp, &k, cookie, 1);
 }
@@ -135,9 +163,68 @@ int64_t
 tp_track_pool_end(struct tp *tp, const char *kind, const char *name,
     uint64_t cookie)
 {
-	struct tp_pool_key k = { kind, name, TP_NULL, 0 };
+	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0 };
 
 	return tp_track_pool_take(tp, &k, cookie, -1);
+}
+
+/* The name of the first slice cookie ever had (per process when upid is
+ * not TP_NULL), as upstream's compressor remembers it. */
+static const char *
+async_root(struct tp *tp, uint64_t cookie, int64_t upid, const char *name)
+{
+	struct tp_track_pools *ps = pools_get(tp);
+	uint64_t key = upid == TP_NULL ? cookie : tp_hash_bytes(cookie, &upid,
+	    sizeof(upid)), *v;
+	char *copy;
+
+	if (ps == NULL)
+		return NULL;
+	if ((v = tp_hash_get(&ps->roots_map, key)) != NULL)
+		return ps->roots[*v];
+	if (ps->nroots == ps->caproots) {
+		size_t ncap = ps->caproots ? ps->caproots * 2 : 16;
+		void *np = realloc(ps->roots, ncap * sizeof(char *));
+
+		if (np == NULL)
+			return NULL;
+		ps->roots = np;
+		ps->caproots = ncap;
+	}
+	if ((copy = strdup(name != NULL ? name : "")) == NULL ||
+	    tp_hash_put(&ps->roots_map, key, ps->nroots) == -1) {
+		free(copy);
+		return NULL;
+	}
+	return ps->roots[ps->nroots++] = copy;
+}
+
+int64_t
+tp_track_async(struct tp *tp, const struct tp_async *a, int step)
+{
+	struct tp_pool_key k;
+	int64_t track, set;
+
+	k.kind = a->process_scoped ? "legacy_async_process_slice" :
+	    "legacy_async_global_slice";
+	k.upid = a->process_scoped ? a->upid : TP_NULL;
+	k.scope = a->scope;
+	k.name_dim = 1;
+	if ((k.name = async_root(tp, a->cookie, k.upid, a->name)) == NULL ||
+	    (track = tp_track_pool_take(tp, &k, a->cookie, step)) < 0)
+		return -1;
+	if (tp->tracks[track].source_arg_set_id != TP_NULL)
+		return track;
+	set = tp->tracks[track].source_arg_set_id = tp_arg_set_new(tp);
+	tp_arg_str(tp, set, "source", "source", "chrome", 6, NULL);
+	tp_arg_int(tp, set, "trace_id_is_process_scoped",
+	    "trace_id_is_process_scoped", a->process_scoped, "bool");
+	if (a->upid != TP_NULL)
+		tp_arg_int(tp, set, "upid", "upid", a->upid, "uint");
+	if (a->scope != NULL)
+		tp_arg_str(tp, set, "source_scope", "source_scope", a->scope,
+		    strlen(a->scope), NULL);
+	return track;
 }
 
 void
@@ -150,9 +237,14 @@ tp_track_pools_free(struct tp *tp)
 		return;
 	for (i = 0; i < ps->n; i++) {
 		free((char *)ps->p[i].k.name);
+		free((char *)ps->p[i].k.scope);
 		free(ps->p[i].t);
 	}
 	free(ps->p);
+	while (ps->nroots > 0)
+		free(ps->roots[--ps->nroots]);
+	free(ps->roots);
+	tp_hash_free(&ps->roots_map);
 	free(ps);
 	tp->pools = NULL;
 }
