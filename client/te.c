@@ -5,11 +5,13 @@
  * it the same way:
  *
  *   sequence start (first packet, cleared state, lost packets):
- *     TracePacket { timestamp, sequence_flags = INCREMENTAL_STATE_CLEARED,
+ *     TracePacket { timestamp (BOOTTIME), timestamp_clock_id = BOOTTIME,
+ *       sequence_flags = INCREMENTAL_STATE_CLEARED,
  *       first_packet_on_sequence, trace_packet_defaults {
- *         timestamp_clock_id = BOOTTIME,
+ *         timestamp_clock_id = 64,
  *         track_event_defaults { track_uuid = this thread's track } },
- *       track_descriptor { thread: pid, tid, name } }
+ *       clock_snapshot { BOOTTIME = b, 64 = t, is_incremental } }
+ *     TracePacket { track_descriptor { thread: pid, tid, name } }
  *     TracePacket { track_descriptor { process: pid, name } }
  *   custom track, first use on the sequence:
  *     TracePacket { track_descriptor { uuid, parent, name, [counter] } }
@@ -19,7 +21,10 @@
  *       track_event { type, category_iids, name_iid, [track_uuid],
  *         debug_annotations, flow_ids, counter value } }
  *
- * Strings are interned by address, per sequence (writer).
+ * Strings are interned by address, per sequence (writer). Timestamps
+ * are deltas on clock 64, the event clock (clock.c) made incremental, as
+ * the upstream SDK writes them; times the app gives (FARO_TIMESTAMP) are
+ * written whole, on BOOTTIME.
  */
 #include "config.h"
 
@@ -43,6 +48,9 @@
 #define TP_SEQUENCE_FLAGS	13
 #define TP_DEFAULTS		59
 #define TP_TRACK_DESCRIPTOR	60
+#define TP_CLOCK_SNAPSHOT	6
+#define TP_CLOCK_ID		58
+#define CLOCK_INCREMENTAL_ID	64	/* sequence-scoped */
 #define SEQ_CLEARED		1
 #define SEQ_NEEDS		2
 /* TracePacketDefaults */
@@ -328,13 +336,45 @@ intern(struct te_seq *s, uint32_t kind, const void *key, int *isnew)
 	return e->iid;
 }
 
+/* What emit learned from the extras, once for every instance. */
+struct ev {
+	struct faro_te_category		*cat;
+	int				 type;
+	const char			*name;
+	const struct faro_te_arg	*args;	/* NULL: no extras */
+	const struct faro_track		*track;
+	uint64_t			 ts;
+	int				 ts_given;	/* BOOTTIME from the app */
+	int				 dyn;		/* name not interned */
+	int				 is_double;
+	int64_t				 iv;
+	double				 dv;
+};
+
+/* A packet's time: a delta on the sequence's clock, or the app's own. */
+static void
+write_ts(struct faro_ds_ctx *w, struct pbw *p, uint64_t ts, int given)
+{
+	struct te_seq *s = w->te;
+
+	if (given) {
+		pbw_varint(p, TP_TIMESTAMP, ts);
+		pbw_varint(p, TP_CLOCK_ID, CLOCK_BOOTTIME_ID);
+		return;
+	}
+	if (ts < s->last_ts)
+		ts = s->last_ts;	/* clock.c switching to the TSC */
+	pbw_varint(p, TP_TIMESTAMP, ts - s->last_ts);
+	s->last_ts = ts;
+}
+
 static void
 write_track_descriptor(struct faro_ds_ctx *w, const struct faro_track *t,
-    uint64_t ts)
+    const struct ev *e)
 {
 	struct pbw *p = shm_writer_packet_begin(w->sw);
 
-	pbw_varint(p, TP_TIMESTAMP, ts);
+	write_ts(w, p, e->ts, e->ts_given);
 	pbw_nested_begin(p, TP_TRACK_DESCRIPTOR);
 	pbw_varint(p, TD_UUID, t->uuid);
 	pbw_varint(p, TD_PARENT, t->parent_uuid ? t->parent_uuid :
@@ -351,36 +391,72 @@ write_track_descriptor(struct faro_ds_ctx *w, const struct faro_track *t,
 	shm_writer_packet_end(w->sw);
 }
 
+static int
+track_seen(const struct te_seq *s, uint64_t uuid)
+{
+	for (unsigned i = 0; i < s->nseen; i++)
+		if (s->seen[i] == uuid)
+			return 1;
+	return 0;
+}
+
 static void
-track_used(struct faro_ds_ctx *w, const struct faro_track *t, uint64_t ts)
+track_used(struct faro_ds_ctx *w, const struct faro_track *t,
+    const struct ev *e)
 {
 	struct te_seq *s = w->te;
 
-	for (unsigned i = 0; i < s->nseen; i++)
-		if (s->seen[i] == t->uuid)
-			return;
+	if (track_seen(s, t->uuid))
+		return;
 	if (s->nseen < TE_SEEN_TRACKS)
 		s->seen[s->nseen++] = t->uuid;
-	write_track_descriptor(w, t, ts);
+	write_track_descriptor(w, t, e);
 }
 
-/* Starts the sequence over: defaults, thread and process descriptors. */
+/*
+ * Starts the sequence over: defaults, the clock snapshot that maps the
+ * event clock to BOOTTIME, thread and process descriptors.
+ */
 static void
-seq_start(struct faro_ds_ctx *w, struct pbw *p, uint64_t ts)
+seq_start(struct faro_ds_ctx *w, struct pbw *p, const struct ev *e)
 {
 	char name[17];
 	pid_t tid = w->tls->tid;
+	uint64_t now, boot, t;
 
+	now = faro_clock_now();
+	boot = faro_now_ns();
+	/* The snapshot is taken at the event's own time when it has one. */
+	t = !e->ts_given && e->ts <= now ? e->ts : now;
+	boot -= now - t;
 	te_seq_clear(w->te);
 	w->reset = 0;
-	pbw_varint(p, TP_TIMESTAMP, ts);
+	w->te->last_ts = t;
+	pbw_varint(p, TP_TIMESTAMP, boot);
+	pbw_varint(p, TP_CLOCK_ID, CLOCK_BOOTTIME_ID);
 	pbw_varint(p, TP_SEQUENCE_FLAGS, SEQ_CLEARED);
 	pbw_nested_begin(p, TP_DEFAULTS);
-	pbw_varint(p, TPD_CLOCK_ID, CLOCK_BOOTTIME_ID);
+	pbw_varint(p, TPD_CLOCK_ID, CLOCK_INCREMENTAL_ID);
 	pbw_nested_begin(p, TPD_TE_DEFAULTS);
 	pbw_varint(p, 11, thread_uuid(tid));		/* track_uuid */
 	pbw_nested_end(p);
 	pbw_nested_end(p);
+	pbw_nested_begin(p, TP_CLOCK_SNAPSHOT);
+	pbw_nested_begin(p, 1);				/* clocks */
+	pbw_varint(p, 1, CLOCK_BOOTTIME_ID);		/* clock_id */
+	pbw_varint(p, 2, boot);				/* timestamp */
+	pbw_nested_end(p);
+	pbw_nested_begin(p, 1);
+	pbw_varint(p, 1, CLOCK_INCREMENTAL_ID);
+	pbw_varint(p, 2, t);
+	pbw_bool(p, 3, 1);				/* is_incremental */
+	pbw_nested_end(p);
+	pbw_nested_end(p);
+	shm_writer_packet_end(w->sw);
+
+	/* trace_processor reads nothing else of a packet with a snapshot. */
+	p = shm_writer_packet_begin(w->sw);
+	write_ts(w, p, t, 0);
 	pbw_nested_begin(p, TP_TRACK_DESCRIPTOR);
 	pbw_varint(p, TD_UUID, thread_uuid(tid));
 	pbw_varint(p, TD_PARENT, faro_g.process_uuid);
@@ -395,7 +471,7 @@ seq_start(struct faro_ds_ctx *w, struct pbw *p, uint64_t ts)
 	shm_writer_packet_end(w->sw);
 
 	p = shm_writer_packet_begin(w->sw);
-	pbw_varint(p, TP_TIMESTAMP, ts);
+	write_ts(w, p, t, 0);
 	pbw_nested_begin(p, TP_TRACK_DESCRIPTOR);
 	pbw_varint(p, TD_UUID, faro_g.process_uuid);
 	pbw_nested_begin(p, TD_PROCESS);
@@ -406,47 +482,11 @@ seq_start(struct faro_ds_ctx *w, struct pbw *p, uint64_t ts)
 	shm_writer_packet_end(w->sw);
 }
 
-static void	event_preamble(struct faro_ds_ctx *, const struct faro_track *,
-		    uint64_t);
-
-/*
- * Before an event: start the sequence over if needed (first packet,
- * cleared state, packets lost, interning table full), then describe the
- * event's custom track if this sequence has not yet. -1: no memory; 1:
- * the SMB is still exhausted and this preamble was lost, so the event is
- * dropped (counted once, as the app's packet) and the next one starts the
- * sequence over again. The preamble itself is libfaro's, not the app's:
- * it is not counted in dropped_packets.
- */
-static int
-event_prepare(struct faro_ds_ctx *w, const struct faro_track *track,
-    uint64_t ts)
-{
-	uint64_t lost;
-	int rc = 0;
-
-	if (w->te == NULL && (w->te = calloc(1, sizeof(*w->te))) == NULL)
-		return -1;
-	lost = shm_writer_overhead_lost(w->sw);
-	shm_writer_overhead(w->sw, 1);
-	event_preamble(w, track, ts);
-	shm_writer_overhead(w->sw, 0);
-	if (shm_writer_overhead_lost(w->sw) != lost) {
-		w->reset = 1;
-		shm_writer_count_lost(w->sw);
-		rc = 1;
-	}
-	return rc;
-}
-
 static void
-event_preamble(struct faro_ds_ctx *w, const struct faro_track *track,
-    uint64_t ts)
+event_preamble(struct faro_ds_ctx *w, const struct ev *e, int dropped)
 {
 	struct pbw *p;
-	int dropped;
 
-	dropped = shm_writer_take_dropped(w->sw);
 	if (w->first || dropped || w->reset ||
 	    w->te->used >= TE_INTERN_MAX - MAX_NEW_INTERNED) {
 		p = shm_writer_packet_begin(w->sw);
@@ -455,10 +495,39 @@ event_preamble(struct faro_ds_ctx *w, const struct faro_track *track,
 		if (dropped)
 			pbw_varint(p, 42, 1);	/* previous_packet_dropped */
 		w->first = 0;
-		seq_start(w, p, ts);
+		seq_start(w, p, e);
 	}
-	if (track != NULL)
-		track_used(w, track, ts);
+	if (e->track != NULL)
+		track_used(w, e->track, e);
+}
+
+/*
+ * Before an event, when the sequence must start over (first packet,
+ * cleared state, packets lost, interning table full) or the event's
+ * custom track is new here. -1: no memory; 1: the SMB is still exhausted
+ * and this preamble was lost, so the event is dropped (counted once, as
+ * the app's packet) and the next one starts the sequence over again. The
+ * preamble itself is libfaro's, not the app's: it is not counted in
+ * dropped_packets.
+ */
+static int
+event_prepare(struct faro_ds_ctx *w, const struct ev *e, int dropped)
+{
+	uint64_t lost;
+	int rc = 0;
+
+	if (w->te == NULL && (w->te = calloc(1, sizeof(*w->te))) == NULL)
+		return -1;
+	lost = shm_writer_overhead_lost(w->sw);
+	shm_writer_overhead(w->sw, 1);
+	event_preamble(w, e, dropped);
+	shm_writer_overhead(w->sw, 0);
+	if (shm_writer_overhead_lost(w->sw) != lost) {
+		w->reset = 1;
+		shm_writer_count_lost(w->sw);
+		rc = 1;
+	}
+	return rc;
 }
 
 /* Lookup only: an iid already sent on this sequence, or 0. */
@@ -515,44 +584,15 @@ write_value(struct pbw *p, const struct faro_te_arg *a)
 	}
 }
 
-/* Writes one event for instance w. */
-static void
-write_event(struct faro_ds_ctx *w, struct faro_te_category *cat, int type,
-    const char *name, const struct faro_te_arg *args, uint64_t ts,
-    const struct faro_track *track, int is_double, int64_t iv, double dv)
+/* Interns the top-level annotation names; new ones go to nw. */
+static size_t
+intern_arg_names(struct te_seq *s, const struct faro_te_arg *args,
+    struct new_iid *nw, size_t nn)
 {
-	struct new_iid nw[MAX_NEW_INTERNED];
-	uint32_t cat_iid = 0, name_iid = 0, iid;
-	size_t nn = 0;
-	int isnew, dyn = 0, depth = 0;
-	struct pbw *p;
+	uint32_t iid;
+	int isnew, depth = 0;
 
-	if (track == NULL)
-		for (const struct faro_te_arg *a = args; a && a->kind; a++)
-			if (a->kind == FARO_TA_TRACK && a->v.t != NULL)
-				track = a->v.t;
-	if (event_prepare(w, track, ts) != 0)
-		return;
-	p = shm_writer_packet_begin(w->sw);
-	for (const struct faro_te_arg *a = args; a && a->kind; a++)
-		if (a->kind == FARO_TA_DYNAMIC_NAME)
-			dyn = 1;
-	if (type != FARO_TE_TYPE_END) {
-		cat_iid = intern(w->te, K_CATEGORY, cat, &isnew);
-		if (isnew)
-			nw[nn++] = (struct new_iid){ K_CATEGORY, cat_iid,
-			    cat->name };
-		if (name != NULL && !dyn) {
-			name_iid = intern(w->te, K_NAME, name, &isnew);
-			if (isnew)
-				nw[nn++] = (struct new_iid){ K_NAME, name_iid,
-				    name };
-		}
-	}
-	pbw_varint(p, TP_TIMESTAMP, ts);
-	pbw_varint(p, TP_SEQUENCE_FLAGS, SEQ_NEEDS);
-	/* Annotation names first, so interned_data precedes track_event. */
-	for (const struct faro_te_arg *a = args; a && a->kind; a++) {
+	for (const struct faro_te_arg *a = args; a->kind; a++) {
 		if (a->kind == FARO_TA_DICT_BEGIN)
 			depth++;
 		else if (a->kind == FARO_TA_DICT_END)
@@ -560,34 +600,23 @@ write_event(struct faro_ds_ctx *w, struct faro_te_category *cat, int type,
 		if (depth > (a->kind == FARO_TA_DICT_BEGIN) || a->name == NULL ||
 		    a->kind > FARO_TA_DICT_BEGIN || nn == MAX_NEW_INTERNED)
 			continue;
-		iid = intern(w->te, K_DEBUG_NAME, a->name, &isnew);
+		iid = intern(s, K_DEBUG_NAME, a->name, &isnew);
 		if (isnew)
 			nw[nn++] = (struct new_iid){ K_DEBUG_NAME, iid,
 			    a->name };
 	}
-	write_interned(p, nw, nn);
-	pbw_nested_begin(p, TP_TRACK_EVENT);
-	pbw_varint(p, TE_TYPE, (uint64_t)type);
-	if (cat_iid != 0)
-		pbw_varint(p, TE_CATEGORY_IIDS, cat_iid);
-	else if (type != FARO_TE_TYPE_END)
-		pbw_string(p, 22, cat->name);		/* categories */
-	if (name != NULL && type != FARO_TE_TYPE_END) {
-		if (name_iid != 0)
-			pbw_varint(p, TE_NAME_IID, name_iid);
-		else
-			pbw_string(p, TE_NAME, name);
-	}
-	if (track != NULL)
-		pbw_varint(p, TE_TRACK_UUID, track->uuid);
-	if (type == FARO_TE_TYPE_COUNTER) {
-		if (is_double)
-			pbw_double(p, TE_DOUBLE_COUNTER, dv);
-		else
-			pbw_int64(p, TE_COUNTER_VALUE, iv);
-	}
-	depth = 0;
-	for (const struct faro_te_arg *a = args; a && a->kind; a++) {
+	return nn;
+}
+
+/* flow ids and debug annotations, in the order given. */
+static void
+write_extras(struct faro_ds_ctx *w, struct pbw *p,
+    const struct faro_te_arg *args)
+{
+	uint32_t iid;
+	int depth = 0;
+
+	for (const struct faro_te_arg *a = args; a->kind; a++) {
 		switch (a->kind) {
 		case FARO_TA_FLOW:
 			pbw_fixed64(p, TE_FLOW_IDS, a->v.u);
@@ -629,50 +658,125 @@ write_event(struct faro_ds_ctx *w, struct faro_te_category *cat, int type,
 	}
 	while (depth-- > 0)
 		pbw_nested_end(p);
+}
+
+/* Writes one event for instance w. */
+static void
+write_event(struct faro_ds_ctx *w, const struct ev *e)
+{
+	struct new_iid nw[MAX_NEW_INTERNED];
+	struct te_seq *s = w->te;
+	uint32_t cat_iid = 0, name_iid = 0;
+	size_t nn = 0;
+	int isnew, dropped;
+	struct pbw *p;
+
+	dropped = shm_writer_take_dropped(w->sw);
+	if (__builtin_expect(s == NULL || w->first || w->reset || dropped ||
+	    s->used >= TE_INTERN_MAX - MAX_NEW_INTERNED ||
+	    (e->track != NULL && !track_seen(s, e->track->uuid)), 0)) {
+		if (event_prepare(w, e, dropped) != 0)
+			return;
+		s = w->te;
+	}
+	p = shm_writer_packet_begin(w->sw);
+	if (e->type != FARO_TE_TYPE_END) {
+		cat_iid = intern(s, K_CATEGORY, e->cat, &isnew);
+		if (isnew)
+			nw[nn++] = (struct new_iid){ K_CATEGORY, cat_iid,
+			    e->cat->name };
+		if (e->name != NULL && !e->dyn) {
+			name_iid = intern(s, K_NAME, e->name, &isnew);
+			if (isnew)
+				nw[nn++] = (struct new_iid){ K_NAME, name_iid,
+				    e->name };
+		}
+	}
+	write_ts(w, p, e->ts, e->ts_given);
+	pbw_varint(p, TP_SEQUENCE_FLAGS, SEQ_NEEDS);
+	/* Annotation names first, so interned_data precedes track_event. */
+	if (e->args != NULL)
+		nn = intern_arg_names(s, e->args, nw, nn);
+	write_interned(p, nw, nn);
+	pbw_nested_begin(p, TP_TRACK_EVENT);
+	pbw_varint(p, TE_TYPE, (uint64_t)e->type);
+	if (cat_iid != 0)
+		pbw_varint(p, TE_CATEGORY_IIDS, cat_iid);
+	else if (e->type != FARO_TE_TYPE_END)
+		pbw_string(p, 22, e->cat->name);	/* categories */
+	if (e->name != NULL && e->type != FARO_TE_TYPE_END) {
+		if (name_iid != 0)
+			pbw_varint(p, TE_NAME_IID, name_iid);
+		else
+			pbw_string(p, TE_NAME, e->name);
+	}
+	if (e->track != NULL)
+		pbw_varint(p, TE_TRACK_UUID, e->track->uuid);
+	if (e->type == FARO_TE_TYPE_COUNTER) {
+		if (e->is_double)
+			pbw_double(p, TE_DOUBLE_COUNTER, e->dv);
+		else
+			pbw_int64(p, TE_COUNTER_VALUE, e->iv);
+	}
+	if (e->args != NULL)
+		write_extras(w, p, e->args);
 	pbw_nested_end(p);
 	shm_writer_packet_end(w->sw);
 }
 
 static void
-emit(struct faro_te_category *cat, int type, const char *name,
-    const struct faro_te_arg *args, const struct faro_track *track,
-    int is_double, int64_t iv, double dv)
+emit(struct ev *e)
 {
 	struct faro_tls *t;
 	struct faro_ds_ctx *w;
 	uint32_t mask;
-	uint64_t ts = 0;
 
-	for (const struct faro_te_arg *a = args; a && a->kind; a++)
-		if (a->kind == FARO_TA_TIMESTAMP)
-			ts = a->v.u;
-	if (ts == 0)
-		ts = faro_now_ns();
+	if (e->args != NULL && e->args->kind == FARO_TA_END_)
+		e->args = NULL;
+	for (const struct faro_te_arg *a = e->args; a && a->kind; a++)
+		switch (a->kind) {
+		case FARO_TA_TIMESTAMP:
+			e->ts = a->v.u;
+			e->ts_given = e->ts != 0;
+			break;
+		case FARO_TA_TRACK:
+			if (a->v.t != NULL && e->track == NULL)
+				e->track = a->v.t;
+			break;
+		case FARO_TA_DYNAMIC_NAME:
+			e->dyn = 1;
+			break;
+		}
+	if (!e->ts_given)
+		e->ts = faro_clock_now();
 	if (te.ds == NULL || (t = faro_tls_get()) == NULL)
 		return;
-	faro_tls_lock(t);
-	mask = atomic_load((_Atomic uint32_t *)&cat->enabled);
+	faro_tls_enter(t);
+	mask = atomic_load_explicit((_Atomic uint32_t *)&e->cat->enabled,
+	    memory_order_relaxed);
 	for (unsigned i = 0; mask != 0; i++, mask >>= 1)
 		if ((mask & 1) && (w = faro_ds_writer(t, te.ds, i)) != NULL)
-			write_event(w, cat, type, name, args, ts, track,
-			    is_double, iv, dv);
-	faro_tls_unlock(t);
+			write_event(w, e);
+	faro_tls_leave(t);
 }
 
 void
 faro_te_emit(struct faro_te_category *cat, int type, const char *name,
     const struct faro_te_arg *args)
 {
-	emit(cat, type, name, args, NULL, 0, 0, 0);
+	struct ev e = { .cat = cat, .type = type, .name = name, .args = args };
+
+	emit(&e);
 }
 
 void
 faro_te_counter(struct faro_te_category *cat, const struct faro_track *track,
     int is_double, int64_t iv, double dv)
 {
-	static const struct faro_te_arg none[] = { FARO_TE_ARGS_END_ };
+	struct ev e = { .cat = cat, .type = FARO_TE_TYPE_COUNTER,
+	    .track = track, .is_double = is_double, .iv = iv, .dv = dv };
 
 	if (track == NULL)
 		return;
-	emit(cat, FARO_TE_TYPE_COUNTER, NULL, none, track, is_double, iv, dv);
+	emit(&e);
 }
