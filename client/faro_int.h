@@ -78,6 +78,7 @@ struct te_intern_ent {
 
 struct te_seq {
 	uint64_t		 last_ts;	/* incremental clock's value */
+	int64_t			 last_cpu_ns;	/* thread time sent so far */
 	uint32_t		 used;
 	uint32_t		 next_iid[4];
 	unsigned		 nseen;
@@ -97,6 +98,7 @@ struct faro_ds_ctx {
 	unsigned		 clear_gen;
 	int			 first;		/* no packet written yet */
 	int			 reset;		/* incremental state is gone */
+	unsigned		 name_gen;	/* tls name_gen described */
 	struct faro_tls		*tls;
 	struct te_seq		*te;		/* TrackEvent writers only */
 };
@@ -106,6 +108,8 @@ struct faro_tls {
 	atomic_int		 seized;	/* the libfaro thread has it */
 	int			 dead;		/* thread exited */
 	pid_t			 tid;
+	unsigned		 name_gen;	/* bumped by a new track_name */
+	char			 track_name[64];
 	struct faro_tls		*next;
 	struct faro_ds_ctx	*w[FARO_MAX_DS][FARO_DS_MAX_INSTANCES];
 };

@@ -32,7 +32,9 @@
 #include <sys/syscall.h>
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -85,6 +87,11 @@
 #define DA_POINTER		7
 #define DA_NAME			10
 #define DA_DICT_ENTRIES		11
+#define DA_ARRAY_VALUES		12
+/* TrackEvent and its defaults: thread time */
+#define TE_EXTRA_COUNTER_VALUES	12
+#define TE_EXTRA_COUNTER_UUIDS	31
+#define COUNTER_THREAD_TIME_NS	1
 
 /* Interning kinds: InternedData field numbers. */
 #define K_CATEGORY		1
@@ -100,7 +107,16 @@ static struct {
 	size_t			  ncats;
 	Perfetto__Protos__TrackEventConfig *cfg[FARO_DS_MAX_INSTANCES];
 	int			  started[FARO_DS_MAX_INSTANCES];
+	int			  thread_time[FARO_DS_MAX_INSTANCES];
 } te;
+
+/* Categories made at run time (faro_te_category_dynamic). */
+struct dyn_cat {
+	struct faro_te_category	 c;
+	struct dyn_cat		*next;
+};
+static struct dyn_cat	*dyn_cats;
+static pthread_mutex_t	 dyn_mtx = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- tracks ---- */
 
@@ -195,6 +211,9 @@ te_on_setup(struct faro_ds *ds, unsigned slot,
 		    te.cfg[slot], NULL);
 	te.cfg[slot] = c != NULL ? c :
 	    perfetto__protos__track_event_config__unpack(NULL, 0, empty);
+	te.thread_time[slot] = te.cfg[slot] != NULL &&
+	    te.cfg[slot]->has_enable_thread_time_sampling &&
+	    te.cfg[slot]->enable_thread_time_sampling;
 	pthread_mutex_unlock(&faro_g.mtx);
 	return NULL;
 }
@@ -273,9 +292,53 @@ faro_te_register(struct faro_te_category *const *cats, size_t n)
 	return 0;
 }
 
+struct faro_te_category *
+faro_te_category_dynamic(const char *name)
+{
+	struct faro_te_category *c;
+	struct dyn_cat *d;
+
+	if (name == NULL || !atomic_load(&faro_g.up))
+		return NULL;
+	pthread_mutex_lock(&dyn_mtx);
+	for (d = dyn_cats; d != NULL; d = d->next)
+		if (strcmp(d->c.name, name) == 0)
+			break;
+	if (d == NULL && (d = calloc(1, sizeof(*d))) != NULL) {
+		c = &d->c;
+		if ((c->name = strdup(name)) == NULL ||
+		    faro_te_register(&c, 1) == -1) {
+			free((char *)c->name);
+			free(d);
+			d = NULL;
+		} else {
+			d->next = dyn_cats;
+			dyn_cats = d;
+		}
+	}
+	pthread_mutex_unlock(&dyn_mtx);
+	return d != NULL ? &d->c : NULL;
+}
+
+void
+faro_thread_track_name(const char *name)
+{
+	struct faro_tls *t;
+
+	if ((t = faro_tls_get()) == NULL)
+		return;
+	faro_tls_enter(t);
+	snprintf(t->track_name, sizeof(t->track_name), "%s",
+	    name != NULL ? name : "");
+	t->name_gen++;
+	faro_tls_leave(t);
+}
+
 void
 te_free_all(void)
 {
+	struct dyn_cat *d;
+
 	for (unsigned s = 0; s < FARO_DS_MAX_INSTANCES; s++) {
 		if (te.cfg[s] != NULL)
 			perfetto__protos__track_event_config__free_unpacked(
@@ -289,6 +352,13 @@ te_free_all(void)
 	te.cats = NULL;
 	te.ncats = 0;
 	te.ds = NULL;
+	pthread_mutex_lock(&dyn_mtx);
+	while ((d = dyn_cats) != NULL) {
+		dyn_cats = d->next;
+		free((char *)d->c.name);
+		free(d);
+	}
+	pthread_mutex_unlock(&dyn_mtx);
 }
 
 /* ---- sequence state ---- */
@@ -417,10 +487,76 @@ track_used(struct faro_ds_ctx *w, const struct faro_track *t,
  * Starts the sequence over: defaults, the clock snapshot that maps the
  * event clock to BOOTTIME, thread and process descriptors.
  */
+static uint64_t
+thread_time_uuid(pid_t tid)
+{
+	return hash_str("thread_time", thread_uuid(tid));
+}
+
+/*
+ * The thread's track. A name the app gave (faro_thread_track_name) names
+ * the track and the thread in the trace (what the UI shows), not the
+ * thread itself.
+ */
+static void
+write_thread_descriptor(struct faro_ds_ctx *w, uint64_t ts, int given)
+{
+	struct faro_tls *tl = w->tls;
+	struct pbw *p = shm_writer_packet_begin(w->sw);
+	char name[17];
+
+	w->name_gen = tl->name_gen;
+	write_ts(w, p, ts, given);
+	pbw_nested_begin(p, TP_TRACK_DESCRIPTOR);
+	pbw_varint(p, TD_UUID, thread_uuid(tl->tid));
+	pbw_varint(p, TD_PARENT, faro_g.process_uuid);
+	if (tl->track_name[0] != '\0')
+		pbw_string(p, TD_NAME, tl->track_name);
+	pbw_nested_begin(p, TD_THREAD);
+	pbw_int32(p, 1, faro_g.pid);			/* pid */
+	pbw_int32(p, 2, tl->tid);			/* tid */
+	memset(name, 0, sizeof(name));
+	if (tl->track_name[0] != '\0')
+		pbw_string(p, 5, tl->track_name);	/* thread_name */
+	else if (prctl(PR_GET_NAME, name) == 0 && name[0] != '\0')
+		pbw_string(p, 5, name);
+	pbw_nested_end(p);
+	pbw_nested_end(p);
+	shm_writer_packet_end(w->sw);
+}
+
+/* The thread's CPU time, incremental, as the upstream SDK describes it. */
+static void
+write_thread_time_descriptor(struct faro_ds_ctx *w, uint64_t ts)
+{
+	struct pbw *p = shm_writer_packet_begin(w->sw);
+
+	write_ts(w, p, ts, 0);
+	pbw_nested_begin(p, TP_TRACK_DESCRIPTOR);
+	pbw_varint(p, TD_UUID, thread_time_uuid(w->tls->tid));
+	pbw_varint(p, TD_PARENT, thread_uuid(w->tls->tid));
+	pbw_string(p, TD_NAME, "thread_time");
+	pbw_nested_begin(p, TD_COUNTER);
+	pbw_varint(p, 1, COUNTER_THREAD_TIME_NS);	/* type */
+	pbw_bool(p, 5, 1);				/* is_incremental */
+	pbw_nested_end(p);
+	pbw_nested_end(p);
+	shm_writer_packet_end(w->sw);
+}
+
+static int64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == -1)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void
 seq_start(struct faro_ds_ctx *w, struct pbw *p, const struct ev *e)
 {
-	char name[17];
 	pid_t tid = w->tls->tid;
 	uint64_t now, boot, t;
 
@@ -439,6 +575,8 @@ seq_start(struct faro_ds_ctx *w, struct pbw *p, const struct ev *e)
 	pbw_varint(p, TPD_CLOCK_ID, CLOCK_INCREMENTAL_ID);
 	pbw_nested_begin(p, TPD_TE_DEFAULTS);
 	pbw_varint(p, 11, thread_uuid(tid));		/* track_uuid */
+	if (te.thread_time[w->slot])
+		pbw_varint(p, TE_EXTRA_COUNTER_UUIDS, thread_time_uuid(tid));
 	pbw_nested_end(p);
 	pbw_nested_end(p);
 	pbw_nested_begin(p, TP_CLOCK_SNAPSHOT);
@@ -455,20 +593,9 @@ seq_start(struct faro_ds_ctx *w, struct pbw *p, const struct ev *e)
 	shm_writer_packet_end(w->sw);
 
 	/* trace_processor reads nothing else of a packet with a snapshot. */
-	p = shm_writer_packet_begin(w->sw);
-	write_ts(w, p, t, 0);
-	pbw_nested_begin(p, TP_TRACK_DESCRIPTOR);
-	pbw_varint(p, TD_UUID, thread_uuid(tid));
-	pbw_varint(p, TD_PARENT, faro_g.process_uuid);
-	pbw_nested_begin(p, TD_THREAD);
-	pbw_int32(p, 1, faro_g.pid);			/* pid */
-	pbw_int32(p, 2, tid);				/* tid */
-	memset(name, 0, sizeof(name));
-	if (prctl(PR_GET_NAME, name) == 0 && name[0] != '\0')
-		pbw_string(p, 5, name);			/* thread_name */
-	pbw_nested_end(p);
-	pbw_nested_end(p);
-	shm_writer_packet_end(w->sw);
+	write_thread_descriptor(w, t, 0);
+	if (te.thread_time[w->slot])
+		write_thread_time_descriptor(w, t);
 
 	p = shm_writer_packet_begin(w->sw);
 	write_ts(w, p, t, 0);
@@ -496,7 +623,8 @@ event_preamble(struct faro_ds_ctx *w, const struct ev *e, int dropped)
 			pbw_varint(p, 42, 1);	/* previous_packet_dropped */
 		w->first = 0;
 		seq_start(w, p, e);
-	}
+	} else if (w->name_gen != w->tls->name_gen)
+		write_thread_descriptor(w, e->ts, e->ts_given);
 	if (e->track != NULL)
 		track_used(w, e->track, e);
 }
@@ -584,37 +712,68 @@ write_value(struct pbw *p, const struct faro_te_arg *a)
 	}
 }
 
+static int
+arg_opens(int kind)
+{
+	return kind == FARO_TA_DICT_BEGIN || kind == FARO_TA_ARRAY_BEGIN;
+}
+
+static int
+arg_closes(int kind)
+{
+	return kind == FARO_TA_DICT_END || kind == FARO_TA_ARRAY_END;
+}
+
+/* The extra closing the container a opens (or the list's end). */
+static const struct faro_te_arg *
+arg_skip(const struct faro_te_arg *a)
+{
+	int depth = 0;
+
+	for (; a->kind; a++) {
+		if (arg_opens(a->kind))
+			depth++;
+		else if (arg_closes(a->kind) && --depth == 0)
+			return a;
+	}
+	return a - 1;
+}
+
 /* Interns the top-level annotation names; new ones go to nw. */
 static size_t
 intern_arg_names(struct te_seq *s, const struct faro_te_arg *args,
     struct new_iid *nw, size_t nn)
 {
 	uint32_t iid;
-	int isnew, depth = 0;
+	int isnew;
 
 	for (const struct faro_te_arg *a = args; a->kind; a++) {
-		if (a->kind == FARO_TA_DICT_BEGIN)
-			depth++;
-		else if (a->kind == FARO_TA_DICT_END)
-			depth--;
-		if (depth > (a->kind == FARO_TA_DICT_BEGIN) || a->name == NULL ||
-		    a->kind > FARO_TA_DICT_BEGIN || nn == MAX_NEW_INTERNED)
+		if (a->kind > FARO_TA_DICT_BEGIN && a->kind != FARO_TA_ARRAY_BEGIN)
 			continue;
-		iid = intern(s, K_DEBUG_NAME, a->name, &isnew);
-		if (isnew)
-			nw[nn++] = (struct new_iid){ K_DEBUG_NAME, iid,
-			    a->name };
+		if (a->name != NULL && nn < MAX_NEW_INTERNED) {
+			iid = intern(s, K_DEBUG_NAME, a->name, &isnew);
+			if (isnew)
+				nw[nn++] = (struct new_iid){ K_DEBUG_NAME, iid,
+				    a->name };
+		}
+		if (arg_opens(a->kind))
+			a = arg_skip(a);
 	}
 	return nn;
 }
 
-/* flow ids and debug annotations, in the order given. */
+/*
+ * Flow ids and debug annotations, in the order given. open[] says what
+ * each open level is (1: an array, whose elements have no names). A
+ * nameless annotation where a name is needed, and a container past
+ * MAX_DICT_DEPTH, are left out with what they hold.
+ */
 static void
 write_extras(struct faro_ds_ctx *w, struct pbw *p,
     const struct faro_te_arg *args)
 {
+	int open[MAX_DICT_DEPTH], depth = 0;
 	uint32_t iid;
-	int depth = 0;
 
 	for (const struct faro_te_arg *a = args; a->kind; a++) {
 		switch (a->kind) {
@@ -625,6 +784,7 @@ write_extras(struct faro_ds_ctx *w, struct pbw *p,
 			pbw_fixed64(p, TE_TERM_FLOW_IDS, a->v.u);
 			continue;
 		case FARO_TA_DICT_END:
+		case FARO_TA_ARRAY_END:
 			if (depth > 0) {
 				pbw_nested_end(p);
 				depth--;
@@ -635,9 +795,12 @@ write_extras(struct faro_ds_ctx *w, struct pbw *p,
 		case FARO_TA_DYNAMIC_NAME:
 			continue;
 		}
-		if (a->name == NULL || (a->kind == FARO_TA_DICT_BEGIN &&
-		    depth >= MAX_DICT_DEPTH))
+		if ((a->name == NULL && (depth == 0 || !open[depth - 1])) ||
+		    (arg_opens(a->kind) && depth >= MAX_DICT_DEPTH)) {
+			if (arg_opens(a->kind))
+				a = arg_skip(a);
 			continue;
+		}
 		if (depth == 0) {
 			pbw_nested_begin(p, TE_DEBUG);
 			if ((iid = intern_find(w->te, K_DEBUG_NAME,
@@ -645,13 +808,15 @@ write_extras(struct faro_ds_ctx *w, struct pbw *p,
 				pbw_varint(p, DA_NAME_IID, iid);
 			else
 				pbw_string(p, DA_NAME, a->name);
-		} else {
+		} else if (open[depth - 1])
+			pbw_nested_begin(p, DA_ARRAY_VALUES);
+		else {
 			pbw_nested_begin(p, DA_DICT_ENTRIES);
 			pbw_string(p, DA_NAME, a->name);
 		}
-		if (a->kind == FARO_TA_DICT_BEGIN) {
-			depth++;	/* closed by DICT_END */
-			continue;
+		if (arg_opens(a->kind)) {
+			open[depth++] = a->kind == FARO_TA_ARRAY_BEGIN;
+			continue;	/* closed by its END */
 		}
 		write_value(p, a);
 		pbw_nested_end(p);
@@ -674,6 +839,7 @@ write_event(struct faro_ds_ctx *w, const struct ev *e)
 	dropped = shm_writer_take_dropped(w->sw);
 	if (__builtin_expect(s == NULL || w->first || w->reset || dropped ||
 	    s->used >= TE_INTERN_MAX - MAX_NEW_INTERNED ||
+	    w->name_gen != w->tls->name_gen ||
 	    (e->track != NULL && !track_seen(s, e->track->uuid)), 0)) {
 		if (event_prepare(w, e, dropped) != 0)
 			return;
@@ -717,6 +883,12 @@ write_event(struct faro_ds_ctx *w, const struct ev *e)
 			pbw_double(p, TE_DOUBLE_COUNTER, e->dv);
 		else
 			pbw_int64(p, TE_COUNTER_VALUE, e->iv);
+	}
+	if (te.thread_time[w->slot] && e->track == NULL) {
+		int64_t cpu = thread_cpu_ns();
+
+		pbw_int64(p, TE_EXTRA_COUNTER_VALUES, cpu - s->last_cpu_ns);
+		s->last_cpu_ns = cpu;
 	}
 	if (e->args != NULL)
 		write_extras(w, p, e->args);
