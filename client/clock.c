@@ -95,6 +95,21 @@ clock_publish(uint64_t base_tsc, uint64_t base_ns, uint64_t mult)
 	atomic_store_explicit(&faro_clk.tsc, 1, memory_order_release);
 }
 
+/* The clock's value at a TSC reading (this thread alone publishes). */
+static uint64_t
+clock_at(uint64_t tsc)
+{
+	uint64_t bt = atomic_load_explicit(&faro_clk.base_tsc,
+	    memory_order_relaxed);
+	uint64_t bn = atomic_load_explicit(&faro_clk.base_ns,
+	    memory_order_relaxed);
+	uint64_t m = atomic_load_explicit(&faro_clk.mult, memory_order_relaxed);
+
+	if (tsc < bt)
+		return bn;
+	return bn + (uint64_t)(((unsigned __int128)(tsc - bt) * m) >> 32);
+}
+
 void
 faro_clock_init(void)
 {
@@ -124,7 +139,7 @@ faro_clock_tune(void)
 		clock_publish(tsc, ns, (uint64_t)rate);
 		return;
 	}
-	now = faro_clock_now();
+	now = clock_at(tsc);
 	err = (int64_t)(ns - now);
 	if (err > JUMP_NS) {
 		/* BOOTTIME went on without the TSC (suspend): catch up. */
