@@ -57,10 +57,11 @@ int
 faro_tls_seize(struct faro_tls *t, int wait)
 {
 	atomic_store(&t->seized, 1);
+	/* Registered, it cannot fail; if it did, say so rather than crash. */
 	if (faro_tls_asym &&
 	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) ==
 	    -1)
-		abort();	/* registered: cannot fail */
+		log_warn("%s: membarrier", __func__);
 	while (atomic_load(&t->busy)) {
 		if (!wait) {
 			faro_tls_release(t);
