@@ -22,7 +22,7 @@
  *   write KIND N   ->  writes N events with bench.on, flushes, "done"
  *   quit
  *
- *   bench_client [--n N] [--upstream PATH]
+ *   bench_client [--n N] [--kind KIND] [--upstream PATH]
  *
  * Run from the build directory (it starts daemons/traced/traced). Each
  * figure is the median batch of three rounds (see run()); enabled events
@@ -314,7 +314,7 @@ main(int argc, char **argv)
 	struct tt_traced td;
 	struct bench b;
 	struct faro_stats st;
-	const char *upstream = NULL, *cause;
+	const char *upstream = NULL, *only = NULL, *cause;
 	double on[NKINDS], off[NKINDS];
 	double up_on[NKINDS], up_off[NKINDS], by[NKINDS], up_by[NKINDS];
 	long n = 100000;
@@ -328,9 +328,11 @@ main(int argc, char **argv)
 			n = atol(argv[++i]);
 		else if (strcmp(argv[i], "--upstream") == 0 && i + 1 < argc)
 			upstream = argv[++i];
+		else if (strcmp(argv[i], "--kind") == 0 && i + 1 < argc)
+			only = argv[++i];
 		else {
 			fprintf(stderr, "usage: bench_client [--n N] "
-			    "[--upstream PATH]\n");
+			    "[--kind KIND] [--upstream PATH]\n");
 			return 1;
 		}
 	}
@@ -388,6 +390,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	for (unsigned k = 0; k < NKINDS; k++) {
+		if (only != NULL && strcmp(only, kinds[k]) != 0)
+			continue;
 		on[k] = run(k, n, 1, b.base);
 		off[k] = run(k, n, 0, b.base);
 		if (b.up_in == NULL)
@@ -403,6 +407,8 @@ main(int argc, char **argv)
 	faro_get_stats(&st);
 	session_stop(&b, NULL, NULL);
 	for (unsigned k = 0; k < NKINDS; k++) {
+		if (only != NULL && strcmp(only, kinds[k]) != 0)
+			continue;
 		by[k] = bytes_per_event(&b, k, 0);
 		if (b.up_in != NULL)
 			up_by[k] = bytes_per_event(&b, k, 1);
@@ -411,7 +417,8 @@ main(int argc, char **argv)
 	    "up_on", "ratio_on", "faro_off", "up_off", "ratio", "bytes",
 	    "up_B");
 	for (unsigned k = 0; k < NKINDS; k++)
-		printf("%-8s %9.2f %9.2f %9.3f %9.3f %8.3f %8.3f %7.1f "
+		if (only == NULL || strcmp(only, kinds[k]) == 0)
+			printf("%-8s %9.2f %9.2f %9.3f %9.3f %8.3f %8.3f %7.1f "
 		    "%7.1f\n", kinds[k], on[k], up_on[k],
 		    up_on[k] > 0 ? on[k] / up_on[k] : -1, off[k], up_off[k],
 		    up_off[k] > 0 ? off[k] / up_off[k] : -1, by[k],
