@@ -825,6 +825,69 @@ write_extras(struct faro_ds_ctx *w, struct pbw *p,
 		pbw_nested_end(p);
 }
 
+/*
+ * An event with nothing new to intern and no extras, encoded here whole
+ * and copied into the chunk at once (track_event's length in one byte).
+ * Every field is a varint but a double counter: under 100 bytes.
+ */
+static void
+write_small(struct faro_ds_ctx *w, const struct ev *e, uint32_t cat_iid,
+    uint32_t name_iid)
+{
+	struct te_seq *s = w->te;
+	uint8_t b[112], *q = b, *len, *body;
+	uint64_t d;
+
+	q = pbw_put_varint(q, pbw_tag(TP_TIMESTAMP, PBW_WT_VARINT));
+	if (e->ts_given) {
+		q = pbw_put_varint(q, e->ts);
+		q = pbw_put_varint(q, pbw_tag(TP_CLOCK_ID, PBW_WT_VARINT));
+		*q++ = CLOCK_BOOTTIME_ID;
+	} else {
+		d = e->ts > s->last_ts ? e->ts - s->last_ts : 0;
+		q = pbw_put_varint(q, d);
+		s->last_ts += d;
+	}
+	*q++ = pbw_tag(TP_SEQUENCE_FLAGS, PBW_WT_VARINT);
+	*q++ = SEQ_NEEDS;
+	*q++ = pbw_tag(TP_TRACK_EVENT, PBW_WT_BYTES);
+	len = q++;
+	body = q;
+	q = pbw_put_varint(q, pbw_tag(TE_TYPE, PBW_WT_VARINT));
+	*q++ = (uint8_t)e->type;
+	if (cat_iid != 0) {
+		*q++ = pbw_tag(TE_CATEGORY_IIDS, PBW_WT_VARINT);
+		q = pbw_put_varint(q, cat_iid);
+	}
+	if (name_iid != 0) {
+		*q++ = pbw_tag(TE_NAME_IID, PBW_WT_VARINT);
+		q = pbw_put_varint(q, name_iid);
+	}
+	if (e->track != NULL) {
+		*q++ = pbw_tag(TE_TRACK_UUID, PBW_WT_VARINT);
+		q = pbw_put_varint(q, e->track->uuid);
+	}
+	if (e->type == FARO_TE_TYPE_COUNTER && e->is_double) {
+		q = pbw_put_varint(q, pbw_tag(TE_DOUBLE_COUNTER,
+		    PBW_WT_FIXED64));
+		memcpy(q, &e->dv, 8);
+		q += 8;
+	} else if (e->type == FARO_TE_TYPE_COUNTER) {
+		q = pbw_put_varint(q, pbw_tag(TE_COUNTER_VALUE,
+		    PBW_WT_VARINT));
+		q = pbw_put_varint(q, (uint64_t)e->iv);
+	}
+	if (te.thread_time[w->slot] && e->track == NULL) {
+		int64_t cpu = thread_cpu_ns();
+
+		*q++ = pbw_tag(TE_EXTRA_COUNTER_VALUES, PBW_WT_VARINT);
+		q = pbw_put_varint(q, (uint64_t)(cpu - s->last_cpu_ns));
+		s->last_cpu_ns = cpu;
+	}
+	*len = (uint8_t)(q - body);	/* < 128: a one-byte varint */
+	shm_writer_packet_copy(w->sw, b, (size_t)(q - b));
+}
+
 /* Writes one event for instance w. */
 static void
 write_event(struct faro_ds_ctx *w, const struct ev *e)
@@ -845,7 +908,6 @@ write_event(struct faro_ds_ctx *w, const struct ev *e)
 			return;
 		s = w->te;
 	}
-	p = shm_writer_packet_begin(w->sw);
 	if (e->type != FARO_TE_TYPE_END) {
 		cat_iid = intern(s, K_CATEGORY, e->cat, &isnew);
 		if (isnew)
@@ -858,6 +920,12 @@ write_event(struct faro_ds_ctx *w, const struct ev *e)
 				    e->name };
 		}
 	}
+	if (nn == 0 && e->args == NULL && (e->type == FARO_TE_TYPE_END ||
+	    (cat_iid != 0 && (e->name == NULL || name_iid != 0)))) {
+		write_small(w, e, cat_iid, name_iid);
+		return;
+	}
+	p = shm_writer_packet_begin(w->sw);
 	write_ts(w, p, e->ts, e->ts_given);
 	pbw_varint(p, TP_SEQUENCE_FLAGS, SEQ_NEEDS);
 	/* Annotation names first, so interned_data precedes track_event. */
