@@ -567,6 +567,20 @@ tp_query(const char *trace, const char *sql)
 	return strtol(last[0] == '"' ? last + 1 : last, NULL, 10);
 }
 
+/* Writes a trace for trace_processor: $CC_KEEPDIR/name, else linkdir's. */
+static void
+save_trace(const uint8_t *data, size_t len, const char *name, char *path,
+    size_t pathlen)
+{
+	FILE *f;
+
+	snprintf(path, pathlen, "%s/%s", getenv("CC_KEEPDIR") ?
+	    getenv("CC_KEEPDIR") : linkdir, name);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
 START_TEST(test_trace_processor)
 {
 	static const char *const en[] = { "test.a", NULL };
@@ -576,7 +590,6 @@ START_TEST(test_trace_processor)
 	uint8_t *data;
 	size_t len;
 	pthread_t th;
-	FILE *f;
 
 	init_faro(0, 0);
 	faro_track_init(&custom_track, "custom", NULL);
@@ -592,10 +605,7 @@ START_TEST(test_trace_processor)
 	    0), 0);
 	ck_assert_int_eq(tt_wait(base, &c.enable_done, 10000), 0);
 	ck_assert_int_eq(tt_consumer_read(&c, &data, &len), 0);
-	snprintf(path, sizeof(path), "%s/trace.pb", getenv("CC_KEEPDIR") ? getenv("CC_KEEPDIR") : linkdir);
-	ck_assert_ptr_nonnull(f = fopen(path, "w"));
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	fclose(f);
+	save_trace(data, len, "trace.pb", path, sizeof(path));
 	free(data);
 
 	/* Slices nest: scoped inside inner inside outer, on thread tracks. */
@@ -701,7 +711,6 @@ START_TEST(test_api_extras)
 	uint8_t *data;
 	size_t len;
 	pthread_t th;
-	FILE *f;
 
 	tec->has_enable_thread_time_sampling = 1;
 	tec->enable_thread_time_sampling = 1;
@@ -745,11 +754,7 @@ START_TEST(test_api_extras)
 	ck_assert_int_eq(tt_trace_parse(&t, data, len), 0);
 	check_thread_time(t.trace);
 	tt_trace_free(&t);
-	snprintf(path, sizeof(path), "%s/extras.pb", getenv("CC_KEEPDIR") ?
-	    getenv("CC_KEEPDIR") : linkdir);
-	ck_assert_ptr_nonnull(f = fopen(path, "w"));
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	fclose(f);
+	save_trace(data, len, "extras.pb", path, sizeof(path));
 	free(data);
 
 	/* Each of the 3 slices: every nested value, not the nameless one. */
