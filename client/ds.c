@@ -7,6 +7,8 @@
 
 #include <sys/syscall.h>
 
+#include <linux/membarrier.h>
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -34,6 +36,48 @@ static int tls_key_made;
 
 /* ---- threads ---- */
 
+int faro_tls_asym;
+
+/* faro_init, before any thread writes. */
+void
+faro_tls_asym_init(void)
+{
+	long q;
+
+	if (faro_tls_asym)
+		return;
+	q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	if (q != -1 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+	    syscall(SYS_membarrier,
+	    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+		faro_tls_asym = 1;
+}
+
+int
+faro_tls_seize(struct faro_tls *t, int wait)
+{
+	atomic_store(&t->seized, 1);
+	/* Registered, it cannot fail; if it did, say so rather than crash. */
+	if (faro_tls_asym &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) ==
+	    -1)
+		log_warn("%s: membarrier", __func__);
+	while (atomic_load(&t->busy)) {
+		if (!wait) {
+			faro_tls_release(t);
+			return -1;
+		}
+		sched_yield();
+	}
+	return 0;
+}
+
+void
+faro_tls_release(struct faro_tls *t)
+{
+	atomic_store_explicit(&t->seized, 0, memory_order_release);
+}
+
 /* Thread exit: hand what this thread wrote to the service, leave the
  * writers to the libfaro thread to free. */
 static void
@@ -41,13 +85,13 @@ tls_exit(void *arg)
 {
 	struct faro_tls *t = arg;
 
-	faro_tls_lock(t);
+	faro_tls_enter(t);
 	for (unsigned d = 0; d < FARO_MAX_DS; d++)
 		for (unsigned i = 0; i < FARO_DS_MAX_INSTANCES; i++)
 			if (t->w[d][i] != NULL && t->w[d][i]->sw != NULL)
 				shm_writer_flush(t->w[d][i]->sw);
 	t->dead = 1;
-	faro_tls_unlock(t);
+	faro_tls_leave(t);
 	tls_self = NULL;
 	faro_loop_wake();
 }
@@ -218,12 +262,12 @@ faro_ds_trace(struct faro_ds *ds, faro_ds_trace_fn fn, void *arg)
 		return;
 	if ((t = faro_tls_get()) == NULL)
 		return;
-	faro_tls_lock(t);
+	faro_tls_enter(t);
 	for (unsigned i = 0; i < FARO_DS_MAX_INSTANCES; i++)
 		if ((mask & (1u << i)) && (w = faro_ds_writer(t, ds, i)) !=
 		    NULL)
 			fn(w, arg);
-	faro_tls_unlock(t);
+	faro_tls_leave(t);
 }
 
 void
@@ -359,10 +403,10 @@ inst_teardown(struct faro_ds *ds, unsigned slot)
 	atomic_fetch_add(&in->gen, 1);
 	pthread_mutex_lock(&faro_g.mtx);
 	for (t = faro_g.tls; t != NULL; t = t->next) {
-		faro_tls_lock(t);
+		(void)faro_tls_seize(t, 1);
 		if (t->w[ds->index][slot] != NULL)
 			ctx_free_writer(t->w[ds->index][slot]);
-		faro_tls_unlock(t);
+		faro_tls_release(t);
 	}
 	pthread_mutex_unlock(&faro_g.mtx);
 	if (ds->args.on_destroy != NULL)
@@ -494,17 +538,15 @@ inst_flush_writers(struct faro_ds *ds, unsigned slot)
 {
 	struct faro_tls *t;
 	struct faro_ds_ctx *w;
-	int expect;
 
 	pthread_mutex_lock(&faro_g.mtx);
 	for (t = faro_g.tls; t != NULL; t = t->next) {
-		expect = 0;
-		if (!atomic_compare_exchange_strong(&t->lock, &expect, 1))
+		if (faro_tls_seize(t, 0) == -1)
 			continue;
 		if ((w = t->w[ds->index][slot]) != NULL && w->sw != NULL &&
 		    w->gen == atomic_load(&ds->inst[slot].gen))
 			shm_writer_flush(w->sw);
-		faro_tls_unlock(t);
+		faro_tls_release(t);
 	}
 	pthread_mutex_unlock(&faro_g.mtx);
 }

@@ -76,6 +76,7 @@ loop_on_tick(evutil_socket_t fd, short what, void *arg)
 	if (faro_g.ep != NULL && (arb = producer_ep_arbiter(faro_g.ep)) !=
 	    NULL)
 		shm_arbiter_flush(arb, 0);
+	faro_clock_tune();
 }
 
 /* faro_init waits on this for the endpoint made on the libfaro thread. */
@@ -165,6 +166,8 @@ faro_init(const struct faro_init_args *a, const char **cause)
 	faro_g.process_uuid = mix64(((uint64_t)faro_g.pid << 32) ^
 	    faro_now_ns()) | 1;
 	atomic_store(&loop.quit, 0);
+	faro_clock_init();
+	faro_tls_asym_init();
 	if ((loop.base = event_base_new()) == NULL) {
 		*cause = "cannot create an event loop";
 		goto fail;

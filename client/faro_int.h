@@ -77,6 +77,8 @@ struct te_intern_ent {
 };
 
 struct te_seq {
+	uint64_t		 last_ts;	/* incremental clock's value */
+	int64_t			 last_cpu_ns;	/* thread time sent so far */
 	uint32_t		 used;
 	uint32_t		 next_iid[4];
 	unsigned		 nseen;
@@ -96,14 +98,18 @@ struct faro_ds_ctx {
 	unsigned		 clear_gen;
 	int			 first;		/* no packet written yet */
 	int			 reset;		/* incremental state is gone */
+	unsigned		 name_gen;	/* tls name_gen described */
 	struct faro_tls		*tls;
 	struct te_seq		*te;		/* TrackEvent writers only */
 };
 
 struct faro_tls {
-	atomic_int		 lock;		/* 0 free, 1 held */
+	atomic_int		 busy;		/* the thread is writing */
+	atomic_int		 seized;	/* the libfaro thread has it */
 	int			 dead;		/* thread exited */
 	pid_t			 tid;
+	unsigned		 name_gen;	/* bumped by a new track_name */
+	char			 track_name[64];
 	struct faro_tls		*next;
 	struct faro_ds_ctx	*w[FARO_MAX_DS][FARO_DS_MAX_INSTANCES];
 };
@@ -123,29 +129,93 @@ struct faro_global {
 
 extern struct faro_global faro_g;
 
+/* clock.c: the event clock (see there); 'tsc' 0: BOOTTIME read. */
+struct faro_clock {
+	atomic_uint		 seq;		/* odd while being changed */
+	atomic_int		 tsc;
+	_Atomic uint64_t	 base_tsc, base_ns, mult;
+};
+extern struct faro_clock faro_clk;
+void		 faro_clock_init(void);
+void		 faro_clock_tune(void);		/* libfaro thread */
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+static inline uint64_t
+faro_clock_now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint64_t bt, bn, m;
+	int64_t d;
+	unsigned s;
+
+	if (atomic_load_explicit(&faro_clk.tsc, memory_order_relaxed)) {
+		do {
+			s = atomic_load_explicit(&faro_clk.seq,
+			    memory_order_acquire);
+			bt = atomic_load_explicit(&faro_clk.base_tsc,
+			    memory_order_relaxed);
+			bn = atomic_load_explicit(&faro_clk.base_ns,
+			    memory_order_relaxed);
+			m = atomic_load_explicit(&faro_clk.mult,
+			    memory_order_relaxed);
+			atomic_thread_fence(memory_order_acquire);
+		} while ((s & 1) || s != atomic_load_explicit(&faro_clk.seq,
+		    memory_order_relaxed));
+		/* Read before the base was taken (another core): base. */
+		if ((d = (int64_t)(__rdtsc() - bt)) < 0)
+			d = 0;
+		return bn + (uint64_t)(((unsigned __int128)d * m) >> 32);
+	}
+#endif
+	return faro_now_ns();
+}
+
 /* faro.c: the libfaro thread. */
 void		 faro_loop_wake(void);	/* run faro_ds_housekeep soon */
 struct producer_ep *faro_ep(void);
 
 /* ds.c */
 struct faro_tls	*faro_tls_get(void);
+/*
+ * A thread's writers are used by the thread itself at every event
+ * (faro_tls_enter/leave) and now and then by the libfaro thread, to flush
+ * or free them (faro_tls_seize/release, with faro_g.mtx held). The common
+ * side pays no atomic read-modify-write: it marks itself busy with a
+ * plain store and then looks at 'seized'; the seizer sets 'seized', runs
+ * membarrier(2), which puts a full fence on every thread of the process,
+ * and only then reads 'busy' (Dekker's algorithm with both fences on the
+ * rare side). Where membarrier is missing both sides fence.
+ */
+extern int	 faro_tls_asym;		/* membarrier registered */
+void		 faro_tls_asym_init(void);
 static inline void
-faro_tls_lock(struct faro_tls *t)
+faro_tls_enter(struct faro_tls *t)
 {
-	int expect;
-
 	for (;;) {
-		expect = 0;
-		if (atomic_compare_exchange_weak(&t->lock, &expect, 1))
+		if (faro_tls_asym) {
+			atomic_store_explicit(&t->busy, 1,
+			    memory_order_relaxed);
+			atomic_signal_fence(memory_order_seq_cst);
+		} else
+			atomic_store(&t->busy, 1);
+		if (!atomic_load_explicit(&t->seized, memory_order_acquire))
 			return;
-		sched_yield();
+		atomic_store_explicit(&t->busy, 0, memory_order_release);
+		while (atomic_load_explicit(&t->seized, memory_order_acquire))
+			sched_yield();
 	}
 }
 static inline void
-faro_tls_unlock(struct faro_tls *t)
+faro_tls_leave(struct faro_tls *t)
 {
-	atomic_store_explicit(&t->lock, 0, memory_order_release);
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
+/* wait 0: give up (-1) when the thread is writing right now. */
+int		 faro_tls_seize(struct faro_tls *, int wait);
+void		 faro_tls_release(struct faro_tls *);
 struct faro_ds_ctx *faro_ds_writer(struct faro_tls *, struct faro_ds *,
 		    unsigned slot);
 void		 faro_ds_housekeep(void);	/* libfaro thread */

@@ -5,11 +5,13 @@
  * it the same way:
  *
  *   sequence start (first packet, cleared state, lost packets):
- *     TracePacket { timestamp, sequence_flags = INCREMENTAL_STATE_CLEARED,
+ *     TracePacket { timestamp (BOOTTIME), timestamp_clock_id = BOOTTIME,
+ *       sequence_flags = INCREMENTAL_STATE_CLEARED,
  *       first_packet_on_sequence, trace_packet_defaults {
- *         timestamp_clock_id = BOOTTIME,
+ *         timestamp_clock_id = 64,
  *         track_event_defaults { track_uuid = this thread's track } },
- *       track_descriptor { thread: pid, tid, name } }
+ *       clock_snapshot { BOOTTIME = b, 64 = t, is_incremental } }
+ *     TracePacket { track_descriptor { thread: pid, tid, name } }
  *     TracePacket { track_descriptor { process: pid, name } }
  *   custom track, first use on the sequence:
  *     TracePacket { track_descriptor { uuid, parent, name, [counter] } }
@@ -19,7 +21,10 @@
  *       track_event { type, category_iids, name_iid, [track_uuid],
  *         debug_annotations, flow_ids, counter value } }
  *
- * Strings are interned by address, per sequence (writer).
+ * Strings are interned by address, per sequence (writer). Timestamps
+ * are deltas on clock 64, the event clock (clock.c) made incremental, as
+ * the upstream SDK writes them; times the app gives (FARO_TIMESTAMP) are
+ * written whole, on BOOTTIME.
  */
 #include "config.h"
 
@@ -27,7 +32,9 @@
 #include <sys/syscall.h>
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -43,6 +50,9 @@
 #define TP_SEQUENCE_FLAGS	13
 #define TP_DEFAULTS		59
 #define TP_TRACK_DESCRIPTOR	60
+#define TP_CLOCK_SNAPSHOT	6
+#define TP_CLOCK_ID		58
+#define CLOCK_INCREMENTAL_ID	64	/* sequence-scoped */
 #define SEQ_CLEARED		1
 #define SEQ_NEEDS		2
 /* TracePacketDefaults */
@@ -77,6 +87,11 @@
 #define DA_POINTER		7
 #define DA_NAME			10
 #define DA_DICT_ENTRIES		11
+#define DA_ARRAY_VALUES		12
+/* TrackEvent and its defaults: thread time */
+#define TE_EXTRA_COUNTER_VALUES	12
+#define TE_EXTRA_COUNTER_UUIDS	31
+#define COUNTER_THREAD_TIME_NS	1
 
 /* Interning kinds: InternedData field numbers. */
 #define K_CATEGORY		1
@@ -92,7 +107,16 @@ static struct {
 	size_t			  ncats;
 	Perfetto__Protos__TrackEventConfig *cfg[FARO_DS_MAX_INSTANCES];
 	int			  started[FARO_DS_MAX_INSTANCES];
+	int			  thread_time[FARO_DS_MAX_INSTANCES];
 } te;
+
+/* Categories made at run time (faro_te_category_dynamic). */
+struct dyn_cat {
+	struct faro_te_category	 c;
+	struct dyn_cat		*next;
+};
+static struct dyn_cat	*dyn_cats;
+static pthread_mutex_t	 dyn_mtx = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- tracks ---- */
 
@@ -187,6 +211,9 @@ te_on_setup(struct faro_ds *ds, unsigned slot,
 		    te.cfg[slot], NULL);
 	te.cfg[slot] = c != NULL ? c :
 	    perfetto__protos__track_event_config__unpack(NULL, 0, empty);
+	te.thread_time[slot] = te.cfg[slot] != NULL &&
+	    te.cfg[slot]->has_enable_thread_time_sampling &&
+	    te.cfg[slot]->enable_thread_time_sampling;
 	pthread_mutex_unlock(&faro_g.mtx);
 	return NULL;
 }
@@ -265,9 +292,53 @@ faro_te_register(struct faro_te_category *const *cats, size_t n)
 	return 0;
 }
 
+struct faro_te_category *
+faro_te_category_dynamic(const char *name)
+{
+	struct faro_te_category *c;
+	struct dyn_cat *d;
+
+	if (name == NULL || !atomic_load(&faro_g.up))
+		return NULL;
+	pthread_mutex_lock(&dyn_mtx);
+	for (d = dyn_cats; d != NULL; d = d->next)
+		if (strcmp(d->c.name, name) == 0)
+			break;
+	if (d == NULL && (d = calloc(1, sizeof(*d))) != NULL) {
+		c = &d->c;
+		if ((c->name = strdup(name)) == NULL ||
+		    faro_te_register(&c, 1) == -1) {
+			free((char *)c->name);
+			free(d);
+			d = NULL;
+		} else {
+			d->next = dyn_cats;
+			dyn_cats = d;
+		}
+	}
+	pthread_mutex_unlock(&dyn_mtx);
+	return d != NULL ? &d->c : NULL;
+}
+
+void
+faro_thread_track_name(const char *name)
+{
+	struct faro_tls *t;
+
+	if ((t = faro_tls_get()) == NULL)
+		return;
+	faro_tls_enter(t);
+	snprintf(t->track_name, sizeof(t->track_name), "%s",
+	    name != NULL ? name : "");
+	t->name_gen++;
+	faro_tls_leave(t);
+}
+
 void
 te_free_all(void)
 {
+	struct dyn_cat *d;
+
 	for (unsigned s = 0; s < FARO_DS_MAX_INSTANCES; s++) {
 		if (te.cfg[s] != NULL)
 			perfetto__protos__track_event_config__free_unpacked(
@@ -281,6 +352,13 @@ te_free_all(void)
 	te.cats = NULL;
 	te.ncats = 0;
 	te.ds = NULL;
+	pthread_mutex_lock(&dyn_mtx);
+	while ((d = dyn_cats) != NULL) {
+		dyn_cats = d->next;
+		free((char *)d->c.name);
+		free(d);
+	}
+	pthread_mutex_unlock(&dyn_mtx);
 }
 
 /* ---- sequence state ---- */
@@ -328,13 +406,45 @@ intern(struct te_seq *s, uint32_t kind, const void *key, int *isnew)
 	return e->iid;
 }
 
+/* What emit learned from the extras, once for every instance. */
+struct ev {
+	struct faro_te_category		*cat;
+	int				 type;
+	const char			*name;
+	const struct faro_te_arg	*args;	/* NULL: no extras */
+	const struct faro_track		*track;
+	uint64_t			 ts;
+	int				 ts_given;	/* BOOTTIME from the app */
+	int				 dyn;		/* name not interned */
+	int				 is_double;
+	int64_t				 iv;
+	double				 dv;
+};
+
+/* A packet's time: a delta on the sequence's clock, or the app's own. */
+static void
+write_ts(struct faro_ds_ctx *w, struct pbw *p, uint64_t ts, int given)
+{
+	struct te_seq *s = w->te;
+
+	if (given) {
+		pbw_varint(p, TP_TIMESTAMP, ts);
+		pbw_varint(p, TP_CLOCK_ID, CLOCK_BOOTTIME_ID);
+		return;
+	}
+	if (ts < s->last_ts)
+		ts = s->last_ts;	/* clock.c switching to the TSC */
+	pbw_varint(p, TP_TIMESTAMP, ts - s->last_ts);
+	s->last_ts = ts;
+}
+
 static void
 write_track_descriptor(struct faro_ds_ctx *w, const struct faro_track *t,
-    uint64_t ts)
+    const struct ev *e)
 {
 	struct pbw *p = shm_writer_packet_begin(w->sw);
 
-	pbw_varint(p, TP_TIMESTAMP, ts);
+	write_ts(w, p, e->ts, e->ts_given);
 	pbw_nested_begin(p, TP_TRACK_DESCRIPTOR);
 	pbw_varint(p, TD_UUID, t->uuid);
 	pbw_varint(p, TD_PARENT, t->parent_uuid ? t->parent_uuid :
@@ -351,51 +461,144 @@ write_track_descriptor(struct faro_ds_ctx *w, const struct faro_track *t,
 	shm_writer_packet_end(w->sw);
 }
 
+static int
+track_seen(const struct te_seq *s, uint64_t uuid)
+{
+	for (unsigned i = 0; i < s->nseen; i++)
+		if (s->seen[i] == uuid)
+			return 1;
+	return 0;
+}
+
 static void
-track_used(struct faro_ds_ctx *w, const struct faro_track *t, uint64_t ts)
+track_used(struct faro_ds_ctx *w, const struct faro_track *t,
+    const struct ev *e)
 {
 	struct te_seq *s = w->te;
 
-	for (unsigned i = 0; i < s->nseen; i++)
-		if (s->seen[i] == t->uuid)
-			return;
+	if (track_seen(s, t->uuid))
+		return;
 	if (s->nseen < TE_SEEN_TRACKS)
 		s->seen[s->nseen++] = t->uuid;
-	write_track_descriptor(w, t, ts);
+	write_track_descriptor(w, t, e);
 }
 
-/* Starts the sequence over: defaults, thread and process descriptors. */
-static void
-seq_start(struct faro_ds_ctx *w, struct pbw *p, uint64_t ts)
+/*
+ * Starts the sequence over: defaults, the clock snapshot that maps the
+ * event clock to BOOTTIME, thread and process descriptors.
+ */
+static uint64_t
+thread_time_uuid(pid_t tid)
 {
-	char name[17];
-	pid_t tid = w->tls->tid;
+	return hash_str("thread_time", thread_uuid(tid));
+}
 
-	te_seq_clear(w->te);
-	w->reset = 0;
-	pbw_varint(p, TP_TIMESTAMP, ts);
-	pbw_varint(p, TP_SEQUENCE_FLAGS, SEQ_CLEARED);
-	pbw_nested_begin(p, TP_DEFAULTS);
-	pbw_varint(p, TPD_CLOCK_ID, CLOCK_BOOTTIME_ID);
-	pbw_nested_begin(p, TPD_TE_DEFAULTS);
-	pbw_varint(p, 11, thread_uuid(tid));		/* track_uuid */
-	pbw_nested_end(p);
-	pbw_nested_end(p);
+/*
+ * The thread's track. A name the app gave (faro_thread_track_name) names
+ * the track and the thread in the trace (what the UI shows), not the
+ * thread itself.
+ */
+static void
+write_thread_descriptor(struct faro_ds_ctx *w, uint64_t ts, int given)
+{
+	struct faro_tls *tl = w->tls;
+	struct pbw *p = shm_writer_packet_begin(w->sw);
+	char name[17];
+
+	w->name_gen = tl->name_gen;
+	write_ts(w, p, ts, given);
 	pbw_nested_begin(p, TP_TRACK_DESCRIPTOR);
-	pbw_varint(p, TD_UUID, thread_uuid(tid));
+	pbw_varint(p, TD_UUID, thread_uuid(tl->tid));
 	pbw_varint(p, TD_PARENT, faro_g.process_uuid);
+	if (tl->track_name[0] != '\0')
+		pbw_string(p, TD_NAME, tl->track_name);
 	pbw_nested_begin(p, TD_THREAD);
 	pbw_int32(p, 1, faro_g.pid);			/* pid */
-	pbw_int32(p, 2, tid);				/* tid */
+	pbw_int32(p, 2, tl->tid);			/* tid */
 	memset(name, 0, sizeof(name));
-	if (prctl(PR_GET_NAME, name) == 0 && name[0] != '\0')
-		pbw_string(p, 5, name);			/* thread_name */
+	if (tl->track_name[0] != '\0')
+		pbw_string(p, 5, tl->track_name);	/* thread_name */
+	else if (prctl(PR_GET_NAME, name) == 0 && name[0] != '\0')
+		pbw_string(p, 5, name);
+	pbw_nested_end(p);
+	pbw_nested_end(p);
+	shm_writer_packet_end(w->sw);
+}
+
+/* The thread's CPU time, incremental, as the upstream SDK describes it. */
+static void
+write_thread_time_descriptor(struct faro_ds_ctx *w, uint64_t ts)
+{
+	struct pbw *p = shm_writer_packet_begin(w->sw);
+
+	write_ts(w, p, ts, 0);
+	pbw_nested_begin(p, TP_TRACK_DESCRIPTOR);
+	pbw_varint(p, TD_UUID, thread_time_uuid(w->tls->tid));
+	pbw_varint(p, TD_PARENT, thread_uuid(w->tls->tid));
+	pbw_string(p, TD_NAME, "thread_time");
+	pbw_nested_begin(p, TD_COUNTER);
+	pbw_varint(p, 1, COUNTER_THREAD_TIME_NS);	/* type */
+	pbw_bool(p, 5, 1);				/* is_incremental */
+	pbw_nested_end(p);
+	pbw_nested_end(p);
+	shm_writer_packet_end(w->sw);
+}
+
+static int64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == -1)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void
+seq_start(struct faro_ds_ctx *w, struct pbw *p, const struct ev *e)
+{
+	pid_t tid = w->tls->tid;
+	uint64_t now, boot, t;
+
+	now = faro_clock_now();
+	boot = faro_now_ns();
+	/* The snapshot is taken at the event's own time when it has one. */
+	t = !e->ts_given && e->ts <= now ? e->ts : now;
+	boot -= now - t;
+	te_seq_clear(w->te);
+	w->reset = 0;
+	w->te->last_ts = t;
+	pbw_varint(p, TP_TIMESTAMP, boot);
+	pbw_varint(p, TP_CLOCK_ID, CLOCK_BOOTTIME_ID);
+	pbw_varint(p, TP_SEQUENCE_FLAGS, SEQ_CLEARED);
+	pbw_nested_begin(p, TP_DEFAULTS);
+	pbw_varint(p, TPD_CLOCK_ID, CLOCK_INCREMENTAL_ID);
+	pbw_nested_begin(p, TPD_TE_DEFAULTS);
+	pbw_varint(p, 11, thread_uuid(tid));		/* track_uuid */
+	if (te.thread_time[w->slot])
+		pbw_varint(p, TE_EXTRA_COUNTER_UUIDS, thread_time_uuid(tid));
+	pbw_nested_end(p);
+	pbw_nested_end(p);
+	pbw_nested_begin(p, TP_CLOCK_SNAPSHOT);
+	pbw_nested_begin(p, 1);				/* clocks */
+	pbw_varint(p, 1, CLOCK_BOOTTIME_ID);		/* clock_id */
+	pbw_varint(p, 2, boot);				/* timestamp */
+	pbw_nested_end(p);
+	pbw_nested_begin(p, 1);
+	pbw_varint(p, 1, CLOCK_INCREMENTAL_ID);
+	pbw_varint(p, 2, t);
+	pbw_bool(p, 3, 1);				/* is_incremental */
 	pbw_nested_end(p);
 	pbw_nested_end(p);
 	shm_writer_packet_end(w->sw);
 
+	/* trace_processor reads nothing else of a packet with a snapshot. */
+	write_thread_descriptor(w, t, 0);
+	if (te.thread_time[w->slot])
+		write_thread_time_descriptor(w, t);
+
 	p = shm_writer_packet_begin(w->sw);
-	pbw_varint(p, TP_TIMESTAMP, ts);
+	write_ts(w, p, t, 0);
 	pbw_nested_begin(p, TP_TRACK_DESCRIPTOR);
 	pbw_varint(p, TD_UUID, faro_g.process_uuid);
 	pbw_nested_begin(p, TD_PROCESS);
@@ -406,47 +609,11 @@ seq_start(struct faro_ds_ctx *w, struct pbw *p, uint64_t ts)
 	shm_writer_packet_end(w->sw);
 }
 
-static void	event_preamble(struct faro_ds_ctx *, const struct faro_track *,
-		    uint64_t);
-
-/*
- * Before an event: start the sequence over if needed (first packet,
- * cleared state, packets lost, interning table full), then describe the
- * event's custom track if this sequence has not yet. -1: no memory; 1:
- * the SMB is still exhausted and this preamble was lost, so the event is
- * dropped (counted once, as the app's packet) and the next one starts the
- * sequence over again. The preamble itself is libfaro's, not the app's:
- * it is not counted in dropped_packets.
- */
-static int
-event_prepare(struct faro_ds_ctx *w, const struct faro_track *track,
-    uint64_t ts)
-{
-	uint64_t lost;
-	int rc = 0;
-
-	if (w->te == NULL && (w->te = calloc(1, sizeof(*w->te))) == NULL)
-		return -1;
-	lost = shm_writer_overhead_lost(w->sw);
-	shm_writer_overhead(w->sw, 1);
-	event_preamble(w, track, ts);
-	shm_writer_overhead(w->sw, 0);
-	if (shm_writer_overhead_lost(w->sw) != lost) {
-		w->reset = 1;
-		shm_writer_count_lost(w->sw);
-		rc = 1;
-	}
-	return rc;
-}
-
 static void
-event_preamble(struct faro_ds_ctx *w, const struct faro_track *track,
-    uint64_t ts)
+event_preamble(struct faro_ds_ctx *w, const struct ev *e, int dropped)
 {
 	struct pbw *p;
-	int dropped;
 
-	dropped = shm_writer_take_dropped(w->sw);
 	if (w->first || dropped || w->reset ||
 	    w->te->used >= TE_INTERN_MAX - MAX_NEW_INTERNED) {
 		p = shm_writer_packet_begin(w->sw);
@@ -455,10 +622,40 @@ event_preamble(struct faro_ds_ctx *w, const struct faro_track *track,
 		if (dropped)
 			pbw_varint(p, 42, 1);	/* previous_packet_dropped */
 		w->first = 0;
-		seq_start(w, p, ts);
+		seq_start(w, p, e);
+	} else if (w->name_gen != w->tls->name_gen)
+		write_thread_descriptor(w, e->ts, e->ts_given);
+	if (e->track != NULL)
+		track_used(w, e->track, e);
+}
+
+/*
+ * Before an event, when the sequence must start over (first packet,
+ * cleared state, packets lost, interning table full) or the event's
+ * custom track is new here. -1: no memory; 1: the SMB is still exhausted
+ * and this preamble was lost, so the event is dropped (counted once, as
+ * the app's packet) and the next one starts the sequence over again. The
+ * preamble itself is libfaro's, not the app's: it is not counted in
+ * dropped_packets.
+ */
+static int
+event_prepare(struct faro_ds_ctx *w, const struct ev *e, int dropped)
+{
+	uint64_t lost;
+	int rc = 0;
+
+	if (w->te == NULL && (w->te = calloc(1, sizeof(*w->te))) == NULL)
+		return -1;
+	lost = shm_writer_overhead_lost(w->sw);
+	shm_writer_overhead(w->sw, 1);
+	event_preamble(w, e, dropped);
+	shm_writer_overhead(w->sw, 0);
+	if (shm_writer_overhead_lost(w->sw) != lost) {
+		w->reset = 1;
+		shm_writer_count_lost(w->sw);
+		rc = 1;
 	}
-	if (track != NULL)
-		track_used(w, track, ts);
+	return rc;
 }
 
 /* Lookup only: an iid already sent on this sequence, or 0. */
@@ -515,79 +712,70 @@ write_value(struct pbw *p, const struct faro_te_arg *a)
 	}
 }
 
-/* Writes one event for instance w. */
-static void
-write_event(struct faro_ds_ctx *w, struct faro_te_category *cat, int type,
-    const char *name, const struct faro_te_arg *args, uint64_t ts,
-    const struct faro_track *track, int is_double, int64_t iv, double dv)
+static int
+arg_opens(int kind)
 {
-	struct new_iid nw[MAX_NEW_INTERNED];
-	uint32_t cat_iid = 0, name_iid = 0, iid;
-	size_t nn = 0;
-	int isnew, dyn = 0, depth = 0;
-	struct pbw *p;
+	return kind == FARO_TA_DICT_BEGIN || kind == FARO_TA_ARRAY_BEGIN;
+}
 
-	if (track == NULL)
-		for (const struct faro_te_arg *a = args; a && a->kind; a++)
-			if (a->kind == FARO_TA_TRACK && a->v.t != NULL)
-				track = a->v.t;
-	if (event_prepare(w, track, ts) != 0)
-		return;
-	p = shm_writer_packet_begin(w->sw);
-	for (const struct faro_te_arg *a = args; a && a->kind; a++)
-		if (a->kind == FARO_TA_DYNAMIC_NAME)
-			dyn = 1;
-	if (type != FARO_TE_TYPE_END) {
-		cat_iid = intern(w->te, K_CATEGORY, cat, &isnew);
-		if (isnew)
-			nw[nn++] = (struct new_iid){ K_CATEGORY, cat_iid,
-			    cat->name };
-		if (name != NULL && !dyn) {
-			name_iid = intern(w->te, K_NAME, name, &isnew);
-			if (isnew)
-				nw[nn++] = (struct new_iid){ K_NAME, name_iid,
-				    name };
-		}
-	}
-	pbw_varint(p, TP_TIMESTAMP, ts);
-	pbw_varint(p, TP_SEQUENCE_FLAGS, SEQ_NEEDS);
-	/* Annotation names first, so interned_data precedes track_event. */
-	for (const struct faro_te_arg *a = args; a && a->kind; a++) {
-		if (a->kind == FARO_TA_DICT_BEGIN)
+static int
+arg_closes(int kind)
+{
+	return kind == FARO_TA_DICT_END || kind == FARO_TA_ARRAY_END;
+}
+
+/* The extra closing the container a opens (or the list's end). */
+static const struct faro_te_arg *
+arg_skip(const struct faro_te_arg *a)
+{
+	int depth = 0;
+
+	for (; a->kind; a++) {
+		if (arg_opens(a->kind))
 			depth++;
-		else if (a->kind == FARO_TA_DICT_END)
-			depth--;
-		if (depth > (a->kind == FARO_TA_DICT_BEGIN) || a->name == NULL ||
-		    a->kind > FARO_TA_DICT_BEGIN || nn == MAX_NEW_INTERNED)
+		else if (arg_closes(a->kind) && --depth == 0)
+			return a;
+	}
+	return a - 1;
+}
+
+/* Interns the top-level annotation names; new ones go to nw. */
+static size_t
+intern_arg_names(struct te_seq *s, const struct faro_te_arg *args,
+    struct new_iid *nw, size_t nn)
+{
+	uint32_t iid;
+	int isnew;
+
+	for (const struct faro_te_arg *a = args; a->kind; a++) {
+		if (a->kind > FARO_TA_DICT_BEGIN && a->kind != FARO_TA_ARRAY_BEGIN)
 			continue;
-		iid = intern(w->te, K_DEBUG_NAME, a->name, &isnew);
-		if (isnew)
-			nw[nn++] = (struct new_iid){ K_DEBUG_NAME, iid,
-			    a->name };
+		if (a->name != NULL && nn < MAX_NEW_INTERNED) {
+			iid = intern(s, K_DEBUG_NAME, a->name, &isnew);
+			if (isnew)
+				nw[nn++] = (struct new_iid){ K_DEBUG_NAME, iid,
+				    a->name };
+		}
+		if (arg_opens(a->kind))
+			a = arg_skip(a);
 	}
-	write_interned(p, nw, nn);
-	pbw_nested_begin(p, TP_TRACK_EVENT);
-	pbw_varint(p, TE_TYPE, (uint64_t)type);
-	if (cat_iid != 0)
-		pbw_varint(p, TE_CATEGORY_IIDS, cat_iid);
-	else if (type != FARO_TE_TYPE_END)
-		pbw_string(p, 22, cat->name);		/* categories */
-	if (name != NULL && type != FARO_TE_TYPE_END) {
-		if (name_iid != 0)
-			pbw_varint(p, TE_NAME_IID, name_iid);
-		else
-			pbw_string(p, TE_NAME, name);
-	}
-	if (track != NULL)
-		pbw_varint(p, TE_TRACK_UUID, track->uuid);
-	if (type == FARO_TE_TYPE_COUNTER) {
-		if (is_double)
-			pbw_double(p, TE_DOUBLE_COUNTER, dv);
-		else
-			pbw_int64(p, TE_COUNTER_VALUE, iv);
-	}
-	depth = 0;
-	for (const struct faro_te_arg *a = args; a && a->kind; a++) {
+	return nn;
+}
+
+/*
+ * Flow ids and debug annotations, in the order given. open[] says what
+ * each open level is (1: an array, whose elements have no names). A
+ * nameless annotation where a name is needed, and a container past
+ * MAX_DICT_DEPTH, are left out with what they hold.
+ */
+static void
+write_extras(struct faro_ds_ctx *w, struct pbw *p,
+    const struct faro_te_arg *args)
+{
+	int open[MAX_DICT_DEPTH], depth = 0;
+	uint32_t iid;
+
+	for (const struct faro_te_arg *a = args; a->kind; a++) {
 		switch (a->kind) {
 		case FARO_TA_FLOW:
 			pbw_fixed64(p, TE_FLOW_IDS, a->v.u);
@@ -596,6 +784,7 @@ write_event(struct faro_ds_ctx *w, struct faro_te_category *cat, int type,
 			pbw_fixed64(p, TE_TERM_FLOW_IDS, a->v.u);
 			continue;
 		case FARO_TA_DICT_END:
+		case FARO_TA_ARRAY_END:
 			if (depth > 0) {
 				pbw_nested_end(p);
 				depth--;
@@ -606,9 +795,12 @@ write_event(struct faro_ds_ctx *w, struct faro_te_category *cat, int type,
 		case FARO_TA_DYNAMIC_NAME:
 			continue;
 		}
-		if (a->name == NULL || (a->kind == FARO_TA_DICT_BEGIN &&
-		    depth >= MAX_DICT_DEPTH))
+		if ((a->name == NULL && (depth == 0 || !open[depth - 1])) ||
+		    (arg_opens(a->kind) && depth >= MAX_DICT_DEPTH)) {
+			if (arg_opens(a->kind))
+				a = arg_skip(a);
 			continue;
+		}
 		if (depth == 0) {
 			pbw_nested_begin(p, TE_DEBUG);
 			if ((iid = intern_find(w->te, K_DEBUG_NAME,
@@ -616,63 +808,215 @@ write_event(struct faro_ds_ctx *w, struct faro_te_category *cat, int type,
 				pbw_varint(p, DA_NAME_IID, iid);
 			else
 				pbw_string(p, DA_NAME, a->name);
-		} else {
+		} else if (open[depth - 1])
+			pbw_nested_begin(p, DA_ARRAY_VALUES);
+		else {
 			pbw_nested_begin(p, DA_DICT_ENTRIES);
 			pbw_string(p, DA_NAME, a->name);
 		}
-		if (a->kind == FARO_TA_DICT_BEGIN) {
-			depth++;	/* closed by DICT_END */
-			continue;
+		if (arg_opens(a->kind)) {
+			open[depth++] = a->kind == FARO_TA_ARRAY_BEGIN;
+			continue;	/* closed by its END */
 		}
 		write_value(p, a);
 		pbw_nested_end(p);
 	}
 	while (depth-- > 0)
 		pbw_nested_end(p);
+}
+
+/*
+ * An event with nothing new to intern and no extras, encoded here whole
+ * and copied into the chunk at once (track_event's length in one byte).
+ * Every field is a varint but a double counter: under 100 bytes.
+ */
+static void
+write_small(struct faro_ds_ctx *w, const struct ev *e, uint32_t cat_iid,
+    uint32_t name_iid)
+{
+	struct te_seq *s = w->te;
+	uint8_t b[112], *q = b, *len, *body;
+	uint64_t d;
+
+	q = pbw_put_varint(q, pbw_tag(TP_TIMESTAMP, PBW_WT_VARINT));
+	if (e->ts_given) {
+		q = pbw_put_varint(q, e->ts);
+		q = pbw_put_varint(q, pbw_tag(TP_CLOCK_ID, PBW_WT_VARINT));
+		*q++ = CLOCK_BOOTTIME_ID;
+	} else {
+		d = e->ts > s->last_ts ? e->ts - s->last_ts : 0;
+		q = pbw_put_varint(q, d);
+		s->last_ts += d;
+	}
+	*q++ = pbw_tag(TP_SEQUENCE_FLAGS, PBW_WT_VARINT);
+	*q++ = SEQ_NEEDS;
+	*q++ = pbw_tag(TP_TRACK_EVENT, PBW_WT_BYTES);
+	len = q++;
+	body = q;
+	q = pbw_put_varint(q, pbw_tag(TE_TYPE, PBW_WT_VARINT));
+	*q++ = (uint8_t)e->type;
+	if (cat_iid != 0) {
+		*q++ = pbw_tag(TE_CATEGORY_IIDS, PBW_WT_VARINT);
+		q = pbw_put_varint(q, cat_iid);
+	}
+	if (name_iid != 0) {
+		*q++ = pbw_tag(TE_NAME_IID, PBW_WT_VARINT);
+		q = pbw_put_varint(q, name_iid);
+	}
+	if (e->track != NULL) {
+		*q++ = pbw_tag(TE_TRACK_UUID, PBW_WT_VARINT);
+		q = pbw_put_varint(q, e->track->uuid);
+	}
+	if (e->type == FARO_TE_TYPE_COUNTER && e->is_double) {
+		q = pbw_put_varint(q, pbw_tag(TE_DOUBLE_COUNTER,
+		    PBW_WT_FIXED64));
+		memcpy(q, &e->dv, 8);
+		q += 8;
+	} else if (e->type == FARO_TE_TYPE_COUNTER) {
+		q = pbw_put_varint(q, pbw_tag(TE_COUNTER_VALUE,
+		    PBW_WT_VARINT));
+		q = pbw_put_varint(q, (uint64_t)e->iv);
+	}
+	if (te.thread_time[w->slot] && e->track == NULL) {
+		int64_t cpu = thread_cpu_ns();
+
+		*q++ = pbw_tag(TE_EXTRA_COUNTER_VALUES, PBW_WT_VARINT);
+		q = pbw_put_varint(q, (uint64_t)(cpu - s->last_cpu_ns));
+		s->last_cpu_ns = cpu;
+	}
+	*len = (uint8_t)(q - body);	/* < 128: a one-byte varint */
+	shm_writer_packet_copy(w->sw, b, (size_t)(q - b));
+}
+
+/* Writes one event for instance w. */
+static void
+write_event(struct faro_ds_ctx *w, const struct ev *e)
+{
+	struct new_iid nw[MAX_NEW_INTERNED];
+	struct te_seq *s = w->te;
+	uint32_t cat_iid = 0, name_iid = 0;
+	size_t nn = 0;
+	int isnew, dropped;
+	struct pbw *p;
+
+	dropped = shm_writer_take_dropped(w->sw);
+	if (__builtin_expect(s == NULL || w->first || w->reset || dropped ||
+	    s->used >= TE_INTERN_MAX - MAX_NEW_INTERNED ||
+	    w->name_gen != w->tls->name_gen ||
+	    (e->track != NULL && !track_seen(s, e->track->uuid)), 0)) {
+		if (event_prepare(w, e, dropped) != 0)
+			return;
+		s = w->te;
+	}
+	if (e->type != FARO_TE_TYPE_END) {
+		cat_iid = intern(s, K_CATEGORY, e->cat, &isnew);
+		if (isnew)
+			nw[nn++] = (struct new_iid){ K_CATEGORY, cat_iid,
+			    e->cat->name };
+		if (e->name != NULL && !e->dyn) {
+			name_iid = intern(s, K_NAME, e->name, &isnew);
+			if (isnew)
+				nw[nn++] = (struct new_iid){ K_NAME, name_iid,
+				    e->name };
+		}
+	}
+	if (nn == 0 && e->args == NULL && (e->type == FARO_TE_TYPE_END ||
+	    (cat_iid != 0 && (e->name == NULL || name_iid != 0)))) {
+		write_small(w, e, cat_iid, name_iid);
+		return;
+	}
+	p = shm_writer_packet_begin(w->sw);
+	write_ts(w, p, e->ts, e->ts_given);
+	pbw_varint(p, TP_SEQUENCE_FLAGS, SEQ_NEEDS);
+	/* Annotation names first, so interned_data precedes track_event. */
+	if (e->args != NULL)
+		nn = intern_arg_names(s, e->args, nw, nn);
+	write_interned(p, nw, nn);
+	pbw_nested_begin(p, TP_TRACK_EVENT);
+	pbw_varint(p, TE_TYPE, (uint64_t)e->type);
+	if (cat_iid != 0)
+		pbw_varint(p, TE_CATEGORY_IIDS, cat_iid);
+	else if (e->type != FARO_TE_TYPE_END)
+		pbw_string(p, 22, e->cat->name);	/* categories */
+	if (e->name != NULL && e->type != FARO_TE_TYPE_END) {
+		if (name_iid != 0)
+			pbw_varint(p, TE_NAME_IID, name_iid);
+		else
+			pbw_string(p, TE_NAME, e->name);
+	}
+	if (e->track != NULL)
+		pbw_varint(p, TE_TRACK_UUID, e->track->uuid);
+	if (e->type == FARO_TE_TYPE_COUNTER) {
+		if (e->is_double)
+			pbw_double(p, TE_DOUBLE_COUNTER, e->dv);
+		else
+			pbw_int64(p, TE_COUNTER_VALUE, e->iv);
+	}
+	if (te.thread_time[w->slot] && e->track == NULL) {
+		int64_t cpu = thread_cpu_ns();
+
+		pbw_int64(p, TE_EXTRA_COUNTER_VALUES, cpu - s->last_cpu_ns);
+		s->last_cpu_ns = cpu;
+	}
+	if (e->args != NULL)
+		write_extras(w, p, e->args);
 	pbw_nested_end(p);
 	shm_writer_packet_end(w->sw);
 }
 
 static void
-emit(struct faro_te_category *cat, int type, const char *name,
-    const struct faro_te_arg *args, const struct faro_track *track,
-    int is_double, int64_t iv, double dv)
+emit(struct ev *e)
 {
 	struct faro_tls *t;
 	struct faro_ds_ctx *w;
 	uint32_t mask;
-	uint64_t ts = 0;
 
-	for (const struct faro_te_arg *a = args; a && a->kind; a++)
-		if (a->kind == FARO_TA_TIMESTAMP)
-			ts = a->v.u;
-	if (ts == 0)
-		ts = faro_now_ns();
+	if (e->args != NULL && e->args->kind == FARO_TA_END_)
+		e->args = NULL;
+	for (const struct faro_te_arg *a = e->args; a && a->kind; a++)
+		switch (a->kind) {
+		case FARO_TA_TIMESTAMP:
+			e->ts = a->v.u;
+			e->ts_given = e->ts != 0;
+			break;
+		case FARO_TA_TRACK:
+			if (a->v.t != NULL && e->track == NULL)
+				e->track = a->v.t;
+			break;
+		case FARO_TA_DYNAMIC_NAME:
+			e->dyn = 1;
+			break;
+		}
+	if (!e->ts_given)
+		e->ts = faro_clock_now();
 	if (te.ds == NULL || (t = faro_tls_get()) == NULL)
 		return;
-	faro_tls_lock(t);
-	mask = atomic_load((_Atomic uint32_t *)&cat->enabled);
+	faro_tls_enter(t);
+	mask = atomic_load_explicit((_Atomic uint32_t *)&e->cat->enabled,
+	    memory_order_relaxed);
 	for (unsigned i = 0; mask != 0; i++, mask >>= 1)
 		if ((mask & 1) && (w = faro_ds_writer(t, te.ds, i)) != NULL)
-			write_event(w, cat, type, name, args, ts, track,
-			    is_double, iv, dv);
-	faro_tls_unlock(t);
+			write_event(w, e);
+	faro_tls_leave(t);
 }
 
 void
 faro_te_emit(struct faro_te_category *cat, int type, const char *name,
     const struct faro_te_arg *args)
 {
-	emit(cat, type, name, args, NULL, 0, 0, 0);
+	struct ev e = { .cat = cat, .type = type, .name = name, .args = args };
+
+	emit(&e);
 }
 
 void
 faro_te_counter(struct faro_te_category *cat, const struct faro_track *track,
     int is_double, int64_t iv, double dv)
 {
-	static const struct faro_te_arg none[] = { FARO_TE_ARGS_END_ };
+	struct ev e = { .cat = cat, .type = FARO_TE_TYPE_COUNTER,
+	    .track = track, .is_double = is_double, .iv = iv, .dv = dv };
 
 	if (track == NULL)
 		return;
-	emit(cat, FARO_TE_TYPE_COUNTER, NULL, none, track, is_double, iv, dv);
+	emit(&e);
 }

@@ -65,8 +65,13 @@ struct pbw {
 	pbw_refill_fn	 refill;
 	void		*owner;
 	unsigned	 depth;
-	unsigned	 ignored_depth;	/* nested_begin calls past the limit */
+	/*
+	 * Apart from depth: a test of both would read them as one 8-byte
+	 * word right after nested_end stored depth alone, and such a load
+	 * waits for the store to retire (~5% of a TrackEvent's cost).
+	 */
 	unsigned	 error;		/* PBW_ERR_* */
+	unsigned	 ignored_depth;	/* nested_begin calls past the limit */
 	struct pbw_nest	 nest[PBW_MAX_DEPTH];
 	uint8_t		 sink[32];
 };

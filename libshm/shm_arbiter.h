@@ -144,6 +144,13 @@ struct pbw *shm_writer_packet_begin(struct shm_writer *);
 void	shm_writer_packet_end(struct shm_writer *);
 
 /*
+ * A whole packet already encoded, at once: the same as packet_begin, an
+ * append and packet_end, with less bookkeeping when it fits in the chunk
+ * held (the small packets TrackEvent writes most).
+ */
+void	shm_writer_packet_copy(struct shm_writer *, const void *, size_t len);
+
+/*
  * Returns 1 once after packets were lost to SMB exhaustion, so the caller can
  * set TracePacket.previous_packet_dropped on the next packet. (The service
  * also sees it: the writer leaves a SHM_PACKET_SIZE_DROP marker.)

@@ -454,6 +454,51 @@ shm_writer_packet_end(struct shm_writer *w)
 	shm_writer_send_patches(w, NULL);
 }
 
+/* A few dozen bytes: inline word moves beat a call to memcpy. */
+static inline void
+copy_small(uint8_t *d, const uint8_t *s, size_t len)
+{
+	for (; len >= 8; d += 8, s += 8, len -= 8)
+		memcpy(d, s, 8);
+	while (len-- > 0)
+		*d++ = *s++;
+}
+
+void
+shm_writer_packet_copy(struct shm_writer *w, const void *buf, size_t len)
+{
+	struct pbw *pbw = &w->pbw;
+	uint8_t *hdr;
+
+	if (w->in_packet || w->chunk.begin == NULL || w->dropping ||
+	    w->reached_max_packets || w->retry_after_packet ||
+	    w->npatches != 0 || pbw->end - pbw->wptr <
+	    (ptrdiff_t)(SHM_PACKET_HDR_SIZE + len + SHM_WRITER_MIN_ROOM)) {
+		pbw = shm_writer_packet_begin(w);
+		pbw_append(pbw, buf, len);
+		shm_writer_packet_end(w);
+		return;
+	}
+	/* What packet_begin and packet_end do for a packet that fits. */
+	hdr = pbw->wptr;
+	shm_write_redundant_varint(hdr, (uint32_t)len);
+	copy_small(hdr + SHM_PACKET_HDR_SIZE, buf, len);
+	pbw->wptr = hdr + SHM_PACKET_HDR_SIZE + len;
+	w->last_size_field = hdr;
+	w->last_overhead = w->overhead;
+	if (w->inflated)
+		w->inflated = 0;	/* counted at the last packet end */
+	else if (shm_chunk_packets_inc(&w->chunk) >= SHM_MAX_PACKETS_PER_CHUNK)
+		w->reached_max_packets = 1;
+	/* Room is left (checked above): count the next one now, as end does. */
+	if (!w->reached_max_packets) {
+		if (shm_chunk_packets_inc(&w->chunk) >=
+		    SHM_MAX_PACKETS_PER_CHUNK)
+			w->reached_max_packets = 1;
+		w->inflated = 1;
+	}
+}
+
 void
 shm_writer_flush(struct shm_writer *w)
 {

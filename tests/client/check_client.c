@@ -567,6 +567,20 @@ tp_query(const char *trace, const char *sql)
 	return strtol(last[0] == '"' ? last + 1 : last, NULL, 10);
 }
 
+/* Writes a trace for trace_processor: $CC_KEEPDIR/name, else linkdir's. */
+static void
+save_trace(const uint8_t *data, size_t len, const char *name, char *path,
+    size_t pathlen)
+{
+	FILE *f;
+
+	snprintf(path, pathlen, "%s/%s", getenv("CC_KEEPDIR") ?
+	    getenv("CC_KEEPDIR") : linkdir, name);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
 START_TEST(test_trace_processor)
 {
 	static const char *const en[] = { "test.a", NULL };
@@ -576,7 +590,6 @@ START_TEST(test_trace_processor)
 	uint8_t *data;
 	size_t len;
 	pthread_t th;
-	FILE *f;
 
 	init_faro(0, 0);
 	faro_track_init(&custom_track, "custom", NULL);
@@ -592,10 +605,7 @@ START_TEST(test_trace_processor)
 	    0), 0);
 	ck_assert_int_eq(tt_wait(base, &c.enable_done, 10000), 0);
 	ck_assert_int_eq(tt_consumer_read(&c, &data, &len), 0);
-	snprintf(path, sizeof(path), "%s/trace.pb", getenv("CC_KEEPDIR") ? getenv("CC_KEEPDIR") : linkdir);
-	ck_assert_ptr_nonnull(f = fopen(path, "w"));
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	fclose(f);
+	save_trace(data, len, "trace.pb", path, sizeof(path));
 	free(data);
 
 	/* Slices nest: scoped inside inner inside outer, on thread tracks. */
@@ -621,6 +631,156 @@ START_TEST(test_trace_processor)
 	    "a.key = 'debug.dict.k' and a.int_value = 9"), 20);
 	ck_assert_int_eq(tp_query(path, "select count(*) from process where "
 	    "name = 'check_client'"), 1);
+	if (getenv("CC_KEEPDIR") == NULL)
+		unlink(path);
+	tt_consumer_close(&c);
+	config_free(cfg);
+}
+END_TEST
+
+/* ---- arrays, dynamic categories, thread time, thread track names ---- */
+
+static struct faro_te_category *dyn_on, *dyn_off;
+static int dyn_on_enabled(void) { return dyn_on->enabled != 0; }
+
+/* Burns some CPU so the thread time between begin and end is > 0. */
+static void
+burn_cpu(void)
+{
+	uint64_t end = faro_now_ns() + 200000;
+
+	while (faro_now_ns() < end)
+		;
+}
+
+static void *
+named_thread(void *arg)
+{
+	faro_thread_track_name((const char *)arg);
+	FARO_TE_BEGIN(ta, "worker_slice");
+	burn_cpu();
+	FARO_TE_END(ta);
+	return NULL;
+}
+
+/* Thread time values on the sequences' events and counter descriptors. */
+static void
+check_thread_time(const Perfetto__Protos__Trace *t)
+{
+	int defaults = 0, descs = 0, values = 0;
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < t->n_packet; i++) {
+		const Perfetto__Protos__TracePacket *p = t->packet[i];
+
+		if (p->trace_packet_defaults != NULL &&
+		    p->trace_packet_defaults->track_event_defaults != NULL &&
+		    p->trace_packet_defaults->track_event_defaults->
+		    n_extra_counter_track_uuids == 1)
+			defaults++;
+		if (p->data_case ==
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR &&
+		    p->track_descriptor->counter != NULL &&
+		    p->track_descriptor->counter->type ==
+		    PERFETTO__PROTOS__COUNTER_DESCRIPTOR__BUILTIN_COUNTER_TYPE__COUNTER_THREAD_TIME_NS &&
+		    p->track_descriptor->counter->is_incremental)
+			descs++;
+		if (p->data_case ==
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT &&
+		    p->track_event->n_extra_counter_values == 1) {
+			values++;
+			sum += p->track_event->extra_counter_values[0];
+		}
+	}
+	ck_assert_int_eq(defaults, 2);	/* this thread and the worker */
+	ck_assert_int_eq(descs, 2);
+	ck_assert_int_ge(values, 4);
+	ck_assert_int_gt(sum, 0);
+}
+
+START_TEST(test_api_extras)
+{
+	static const char *const en[] = { "test.a", "dyn*", NULL };
+	static const char *const dis[] = { "dyn.off", NULL };
+	Perfetto__Protos__TraceConfig *cfg = te_config(4096, en, dis);
+	Perfetto__Protos__TrackEventConfig *tec =
+	    cfg->data_sources[0]->config->track_event_config;
+	struct tt_consumer c;
+	struct tt_trace t;
+	char path[128];
+	uint8_t *data;
+	size_t len;
+	pthread_t th;
+
+	tec->has_enable_thread_time_sampling = 1;
+	tec->enable_thread_time_sampling = 1;
+	init_faro(0, 0);
+	ck_assert_ptr_null(faro_te_category_dynamic(NULL));
+	ck_assert_ptr_nonnull(dyn_on = faro_te_category_dynamic("dyn.on"));
+	ck_assert_ptr_nonnull(dyn_off = faro_te_category_dynamic("dyn.off"));
+	ck_assert_ptr_eq(faro_te_category_dynamic("dyn.on"), dyn_on);
+	memset(&c, 0, sizeof(c));
+	record(cfg, &c);
+	ck_assert_int_eq(wait_cond(cat_a_on, 5000), 0);
+	ck_assert_int_eq(wait_cond(dyn_on_enabled, 5000), 0);
+	ck_assert_uint_eq(dyn_off->enabled, 0);
+	faro_thread_track_name("main track");
+	for (int i = 0; i < 3; i++) {
+		FARO_TE_BEGIN(ta, "arrays",
+		    FARO_ARG_ARRAY_BEGIN("list"),
+			FARO_ARG_INT(NULL, 1), FARO_ARG_INT(NULL, 2),
+			FARO_ARG_DICT_BEGIN(NULL),
+			    FARO_ARG_STRING("k", "v"),
+			FARO_ARG_DICT_END(),
+		    FARO_ARG_ARRAY_END(),
+		    FARO_ARG_DICT_BEGIN("d"),
+			FARO_ARG_ARRAY_BEGIN("xs"),
+			    FARO_ARG_BOOL(NULL, 1),
+			FARO_ARG_ARRAY_END(),
+		    FARO_ARG_DICT_END(),
+		    FARO_ARG_INT(NULL, 99),	/* no name: left out */
+		    FARO_ARG_INT("after", 7));
+		burn_cpu();
+		FARO_TE_END(ta);
+		FARO_TE_INSTANT_C(dyn_on, "dyn_event", FARO_ARG_INT("i", i));
+		FARO_TE_INSTANT_C(dyn_off, "never");
+	}
+	pthread_create(&th, NULL, named_thread, (void *)"worker track");
+	pthread_join(th, NULL);
+	ck_assert_int_eq(tt_consumer_call(&c, CM_DISABLE, NULL, -1, NULL,
+	    0), 0);
+	ck_assert_int_eq(tt_wait(base, &c.enable_done, 10000), 0);
+	ck_assert_int_eq(tt_consumer_read(&c, &data, &len), 0);
+	ck_assert_int_eq(tt_trace_parse(&t, data, len), 0);
+	check_thread_time(t.trace);
+	tt_trace_free(&t);
+	save_trace(data, len, "extras.pb", path, sizeof(path));
+	free(data);
+
+	/* Each of the 3 slices: every nested value, not the nameless one. */
+	ck_assert_int_eq(tp_query(path, "select count(*) from args a join "
+	    "slice s using(arg_set_id) where s.name = 'arrays' and ("
+	    "(a.key = 'debug.list[0]' and a.int_value = 1) or "
+	    "(a.key = 'debug.list[1]' and a.int_value = 2) or "
+	    "(a.key = 'debug.list[2].k' and a.string_value = 'v') or "
+	    "(a.key = 'debug.d.xs[0]' and a.int_value = 1) or "
+	    "(a.key = 'debug.after' and a.int_value = 7))"), 15);
+	ck_assert_int_eq(tp_query(path, "select count(*) from args a join "
+	    "slice s using(arg_set_id) where s.name = 'arrays' and "
+	    "a.int_value = 99"), 0);
+	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	    "name = 'dyn_event' and category = 'dyn.on'"), 3);
+	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	    "name = 'never'"), 0);
+	ck_assert_int_eq(tp_query(path, "select count(*) from thread where "
+	    "name in ('main track', 'worker track')"), 2);
+	ck_assert_int_eq(tp_query(path, "select count(*) from slice s join "
+	    "thread_track t on s.track_id = t.id join thread using(utid) "
+	    "where thread.name = 'worker track' and s.name = "
+	    "'worker_slice'"), 1);
+	/* Thread time: the slices' CPU time, from the extra counter. */
+	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	    "name in ('arrays', 'worker_slice') and thread_dur > 0"), 4);
 	if (getenv("CC_KEEPDIR") == NULL)
 		unlink(path);
 	tt_consumer_close(&c);
@@ -1081,6 +1241,7 @@ client_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_track_event);
 	tcase_add_test(tc, test_trace_processor);
+	tcase_add_test(tc, test_api_extras);
 	tcase_add_test(tc, test_example);
 	tcase_add_test(tc, test_clear_incremental_state);
 	tcase_add_test(tc, test_data_source_two_sessions);

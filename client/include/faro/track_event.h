@@ -31,8 +31,24 @@
  *
  * Extras after the name: FARO_ARG_BOOL/INT/UINT/DOUBLE/STRING/PTR(name, v),
  * FARO_ARG_DICT_BEGIN(name) ... FARO_ARG_DICT_END() for nested
- * dictionaries, FARO_FLOW(id), FARO_TERMINATING_FLOW(id), FARO_ON_TRACK(&t)
- * for a custom track, FARO_TIMESTAMP(ns) for an explicit time.
+ * dictionaries, FARO_ARG_ARRAY_BEGIN(name) ... FARO_ARG_ARRAY_END() for
+ * arrays (their elements' names are ignored: pass NULL; dictionaries and
+ * arrays nest up to 6 deep), FARO_FLOW(id), FARO_TERMINATING_FLOW(id),
+ * FARO_ON_TRACK(&t) for a custom track, FARO_TIMESTAMP(ns) for an
+ * explicit time (CLOCK_BOOTTIME, as faro_now_ns).
+ *
+ * Categories known only at run time: faro_te_category_dynamic("name")
+ * returns one (look it up once and keep it), which sessions enable by the
+ * same rules; the FARO_TE_*_C macros take such a pointer:
+ *
+ *   struct faro_te_category *c = faro_te_category_dynamic(plugin_name);
+ *   FARO_TE_BEGIN_C(c, "load", FARO_ARG_STRING("file", path));
+ *   FARO_TE_END_C(c);
+ *
+ * A session whose TrackEventConfig sets enable_thread_time_sampling gets
+ * the thread's CPU time with every event on a thread track, on a
+ * "thread_time" counter track (extra_counter_track_uuids, as upstream).
+ * faro_thread_track_name("decoder 2") names the calling thread's track.
  *
  * Event, category and argument names must be strings that live as long
  * as the process (literals): they are interned by address. Use
@@ -93,6 +109,15 @@ uint64_t faro_thread_track_uuid(void);
 /* Registers the app's categories (after faro_init). 0 or -1. */
 int	faro_te_register(struct faro_te_category *const *, size_t n);
 
+/*
+ * The category named 'name', made and registered on first use (after
+ * faro_init); NULL when out of memory. Valid until faro_shutdown.
+ */
+struct faro_te_category *faro_te_category_dynamic(const char *name);
+
+/* Names the calling thread's track (copied; at most 63 bytes kept). */
+void	faro_thread_track_name(const char *name);
+
 /* ---- extras ---- */
 
 enum faro_te_arg_kind {
@@ -100,7 +125,8 @@ enum faro_te_arg_kind {
 	FARO_TA_BOOL, FARO_TA_INT, FARO_TA_UINT, FARO_TA_DOUBLE,
 	FARO_TA_STRING, FARO_TA_PTR, FARO_TA_DICT_BEGIN, FARO_TA_DICT_END,
 	FARO_TA_FLOW, FARO_TA_TERMINATING_FLOW, FARO_TA_TRACK,
-	FARO_TA_TIMESTAMP, FARO_TA_DYNAMIC_NAME,
+	FARO_TA_TIMESTAMP, FARO_TA_DYNAMIC_NAME, FARO_TA_ARRAY_BEGIN,
+	FARO_TA_ARRAY_END,
 };
 
 struct faro_te_arg {
@@ -124,6 +150,8 @@ struct faro_te_arg {
 #define FARO_ARG_PTR(n, x)	{ FARO_TA_PTR, (n), { .p = (x) } }
 #define FARO_ARG_DICT_BEGIN(n)	{ FARO_TA_DICT_BEGIN, (n), { .u = 0 } }
 #define FARO_ARG_DICT_END()	{ FARO_TA_DICT_END, NULL, { .u = 0 } }
+#define FARO_ARG_ARRAY_BEGIN(n)	{ FARO_TA_ARRAY_BEGIN, (n), { .u = 0 } }
+#define FARO_ARG_ARRAY_END()	{ FARO_TA_ARRAY_END, NULL, { .u = 0 } }
 #define FARO_FLOW(id)		{ FARO_TA_FLOW, NULL, { .u = (uint64_t)(id) } }
 #define FARO_TERMINATING_FLOW(id) \
 	{ FARO_TA_TERMINATING_FLOW, NULL, { .u = (uint64_t)(id) } }
@@ -163,21 +191,35 @@ void	faro_te_counter(struct faro_te_category *, const struct faro_track *,
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FARO_UNLIKELY_(x)	__builtin_expect(!!(x), 0)
-#define FARO_TE_ENABLED(cat) \
-	FARO_UNLIKELY_(__atomic_load_n(&faro_cat_##cat.enabled, __ATOMIC_RELAXED))
+#define FARO_TE_ENABLED_P_(p) \
+	FARO_UNLIKELY_(__atomic_load_n(&(p)->enabled, __ATOMIC_RELAXED))
 #else
 #define FARO_UNLIKELY_(x)	(x)
-#define FARO_TE_ENABLED(cat)	(*(volatile uint32_t *)&faro_cat_##cat.enabled)
+#define FARO_TE_ENABLED_P_(p)	(*(volatile uint32_t *)&(p)->enabled)
 #endif
+#define FARO_TE_ENABLED(cat)	FARO_TE_ENABLED_P_(&faro_cat_##cat)
 
 /* ---- events ---- */
 
-#define FARO_TE_EMIT_(cat, type, name, ...) do {			\
-	if (FARO_TE_ENABLED(cat)) {					\
+#define FARO_TE_EMIT_(cat, type, name, ...) \
+	FARO_TE_EMIT_C_(&faro_cat_##cat, type, name, __VA_ARGS__)
+#define FARO_TE_EMIT_C_(catp, type, name, ...) do {			\
+	struct faro_te_category *faro_c_ = (catp);			\
+	if (faro_c_ != NULL && FARO_TE_ENABLED_P_(faro_c_)) {		\
 		const struct faro_te_arg faro_args_[] = { __VA_ARGS__ };\
-		faro_te_emit(&faro_cat_##cat, (type), (name), faro_args_);\
+		faro_te_emit(faro_c_, (type), (name), faro_args_);	\
 	}								\
 } while (0)
+
+/* The same on a category pointer (faro_te_category_dynamic). */
+#define FARO_TE_BEGIN_C(catp, ...) \
+	FARO_TE_EMIT_C_(catp, FARO_TE_TYPE_BEGIN, __VA_ARGS__, FARO_TE_ARGS_END_)
+#define FARO_TE_END_C(...)	FARO_TE_END_C_(__VA_ARGS__, FARO_TE_ARGS_END_)
+#define FARO_TE_END_C_(catp, ...) \
+	FARO_TE_EMIT_C_(catp, FARO_TE_TYPE_END, NULL, __VA_ARGS__)
+#define FARO_TE_INSTANT_C(catp, ...) \
+	FARO_TE_EMIT_C_(catp, FARO_TE_TYPE_INSTANT, __VA_ARGS__,	\
+	FARO_TE_ARGS_END_)
 
 /* FARO_TE_BEGIN(cat, "name", extras...) */
 #define FARO_TE_BEGIN(cat, ...) \
