@@ -976,7 +976,7 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	utid = tp_thread_in_process(tp, tid, pid);
 	/* As upstream, a thread's track is made only by events that go on
 	 * it. */
-	if (strchr("BEXIiRstf", ph) != NULL)
+	if (ph != '\0' && strchr("BEXIiRstf", ph) != NULL)
 		track = tp_thread_track(tp, utid);
 
 	switch (ph) {

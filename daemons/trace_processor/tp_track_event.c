@@ -827,6 +827,15 @@ te_async_track(struct tp *tp, const struct te *e, const char *name,
 	return tp_track_async(tp, &a, step);
 }
 
+/* An instant on a thread's track that has a thread time lasts no thread
+ * time (0, not unknown), as upstream records it. */
+static int64_t
+instant_thread_dur(struct tp *tp, int64_t track, int64_t thread_ts)
+{
+	return thread_ts != TP_NULL && tp->tracks[track].utid != TP_NULL ? 0 :
+	    TP_NULL;
+}
+
 void
 tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
     const int64_t tv[2], const uint8_t *buf, size_t len)
@@ -976,7 +985,8 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		id = tp_slice_complete(tp, track, ts,
 		    type == TE_INSTANT ? 0 : e.legacy_dur,
 		    e.has_cat ? e.cat : NULL, e.has_name ? name : NULL, set,
-		    thread_ts, e.legacy_thread_dur);
+		    thread_ts, type == TE_INSTANT ? instant_thread_dur(tp,
+		    track, thread_ts) : e.legacy_thread_dur);
 		break;
 	case TE_COUNTER:
 		if (!e.has_counter) {
