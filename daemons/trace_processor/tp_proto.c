@@ -872,6 +872,9 @@ track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 		case 15:	/* sibling_merge_behavior: 2 is NONE */
 			nd.no_merge = f.wire == PB_VARINT && f.u == 2;
 			break;
+		case 9:
+			nd.separate = f.wire == PB_VARINT && f.u != 0;
+			break;
 		case 11:
 			if (f.wire == PB_VARINT && f.u >= 1 && f.u <= 3)
 				nd.child_ordering = (int)f.u;
@@ -1037,7 +1040,9 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 			trk->incremental = d->incremental;
 			trk->multiplier = d->mult > 0 ? d->mult : 1;
 		}
-	} else if (d->has_thread && d->name == NULL) {
+	} else if (d->has_thread && !d->separate) {
+		/* A thread's own descriptor is its thread track, named or
+		 * not, unless it asks to stay apart, as upstream. */
 		id = tp_thread_track(tp, utid);
 		shared = 1;
 	} else if (d->has_process && d->name == NULL) {

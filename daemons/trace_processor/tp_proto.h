@@ -52,6 +52,7 @@ struct tp_desc {
 	int64_t		 pid, tid;
 	int		 is_counter;
 	int		 no_merge;	/* sibling_merge_behavior NONE */
+	int		 separate;	/* disallow_merging_with_system_tracks */
 	int		 builtin;
 	char		*unit;
 	int64_t		 mult;
