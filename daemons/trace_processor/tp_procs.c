@@ -125,6 +125,25 @@ tp_process_get_bare(struct tp *tp, int64_t pid)
 	    TP_NULL);
 }
 
+/* As upstream: a thread is dead once it ended, or its process ended or
+ * was replaced by a newer one of its pid. */
+static int
+thread_alive(const struct tp *tp, const struct tp_thread *t)
+{
+	const struct tp_process *p;
+	uint64_t *u;
+
+	if (t->end_ts != TP_NULL)
+		return 0;
+	if (t->upid == TP_NULL)
+		return 1;
+	p = &tp->procs[t->upid];
+	if (p->end_ts != TP_NULL)
+		return 0;
+	u = tp_hash_get(&tp->pid_map, (uint64_t)p->pid);
+	return u == NULL || (int64_t)*u == t->upid;
+}
+
 int64_t
 tp_thread_with_parent(struct tp *tp, int64_t tid, int64_t upid)
 {
@@ -134,7 +153,7 @@ tp_thread_with_parent(struct tp *tp, int64_t tid, int64_t upid)
 
 	for (; utid != TP_NULL; utid = t->older) {
 		t = &tp->threads[utid];
-		if (t->end_ts != TP_NULL)
+		if (!thread_alive(tp, t))
 			continue;
 		if (t->upid == TP_NULL)
 			t->upid = upid;
@@ -158,7 +177,7 @@ tp_thread_in_process(struct tp *tp, int64_t tid, int64_t pid)
 	 * in one with this pid; else the tid was reused: a new thread. */
 	for (; utid != TP_NULL; utid = t->older) {
 		t = &tp->threads[utid];
-		if (t->end_ts != TP_NULL)
+		if (!thread_alive(tp, t))
 			continue;
 		if (t->upid == TP_NULL)
 			t->upid = upid;

@@ -60,6 +60,8 @@ struct tp_proto {
 	struct tp_desc	*descs;
 	size_t		 ndescs, capdescs;
 	struct tp_hash	 uuid_tracks;	/* uuid -> track id */
+	/* the descriptor uuid that last claimed a thread or process */
+	struct tp_hash	 uuid_of_utid, uuid_of_upid;
 
 	struct clock_map *clocks;
 	size_t		 nclocks;
@@ -91,6 +93,8 @@ proto_get(struct tp *tp)
 			return NULL;
 		tp_hash_init(&tp->proto->seqs);
 		tp_hash_init(&tp->proto->descs_by_uuid);
+		tp_hash_init(&tp->proto->uuid_of_utid);
+		tp_hash_init(&tp->proto->uuid_of_upid);
 		tp_hash_init(&tp->proto->uuid_tracks);
 	}
 	return tp->proto;
@@ -721,6 +725,54 @@ desc_track_args(struct tp *tp, const struct tp_desc *d, int64_t id,
 static struct tp_desc *desc_find(struct tp_proto *, uint64_t);
 
 /*
+ * A thread's or process's descriptor claims it for its uuid. Another uuid
+ * for the same tid (pid) means the id was reused: as upstream, a new
+ * thread (process) starts, and the descriptor's names go to it.
+ */
+static void
+desc_claim(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct tp_proto *p = tp->proto;
+	struct tp_desc d;
+	struct pb it;
+	struct pb_field f;
+	uint64_t uuid = 0, *prev;
+	int64_t utid, upid;
+
+	if (p == NULL)
+		return;
+	memset(&d, 0, sizeof(d));
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1 && f.wire == PB_VARINT)
+			uuid = f.u;
+		else if (f.id == 3 && f.wire == PB_LEN)
+			process_desc_untrusted(tp, f.data, f.len, &d, 0);
+		else if (f.id == 4 && f.wire == PB_LEN)
+			thread_desc_untrusted(tp, f.data, f.len, &d, 0);
+	}
+	if (d.has_thread) {
+		utid = d.pid != 0 ? tp_thread_in_process(tp, d.tid, d.pid) :
+		    tp_thread_get(tp, d.tid);
+		prev = tp_hash_get(&p->uuid_of_utid, (uint64_t)utid);
+		if (prev != NULL && *prev != uuid) {
+			upid = tp->threads[utid].upid;
+			utid = tp_thread_new(tp, d.tid, TP_NULL);
+			tp->threads[utid].upid = upid;
+		}
+		(void)tp_hash_put(&p->uuid_of_utid, (uint64_t)utid, uuid);
+	} else if (d.has_process) {
+		upid = tp_process_get(tp, d.pid);
+		prev = tp_hash_get(&p->uuid_of_upid, (uint64_t)upid);
+		if (prev != NULL && *prev != uuid) {
+			upid = tp_process_new(tp, d.pid, TP_NULL, TP_NULL);
+			(void)tp_thread_with_parent(tp, d.pid, upid);
+		}
+		(void)tp_hash_put(&p->uuid_of_upid, (uint64_t)upid, uuid);
+	}
+}
+
+/*
  * A track descriptor's process and thread, in time order; its
  * sibling_order_rank is their sort index when the root descriptor asks
  * for that ordering (as upstream).
@@ -734,6 +786,7 @@ desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
 	int has_rank = 0;
 	int64_t rank = 0;
 
+	desc_claim(tp, buf, len);
 	memset(&d, 0, sizeof(d));
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
@@ -1596,6 +1649,8 @@ tp_proto_free(struct tp *tp)
 	free(p->part);
 	tp_hash_free(&p->seqs);
 	tp_hash_free(&p->descs_by_uuid);
+	tp_hash_free(&p->uuid_of_utid);
+	tp_hash_free(&p->uuid_of_upid);
 	tp_hash_free(&p->uuid_tracks);
 	free(p);
 	tp->proto = NULL;
