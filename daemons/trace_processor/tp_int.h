@@ -93,6 +93,7 @@ enum tp_stat {
 	ST_FTRACE_SETUP_ERRORS,
 	ST_FTRACE_ABI_ERRORS_SKIPPED_ZERO_DATA_LENGTH,
 	ST_CLOCK_SYNC_CACHE_MISS,
+	ST_TRACED_CLONE_TRIGGER_TIMESTAMP_NS,
 	ST_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID,
 	ST_CPU_INFO_UNKNOWN_CPU_FEATURES,
 	ST_GENERIC_TASK_STATE_INVALID_ORDER,
@@ -383,6 +384,7 @@ struct tp {
 	struct tp_fnet		*fnet;
 	struct tp_fmm		*fmm;
 	struct tp_track_pools	*pools;
+	int			 trigger_seen, trigger_clone;	/* trace_trigger set */
 	struct tp_gkernel	*gkernel;
 	struct tp_strace	*strace;
 	struct tp_fandroidfs	*fandroidfs;

@@ -1494,6 +1494,8 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 7:		/* sys_stats */
 	case 33:	/* trace_config: read in time order, as upstream */
 	case 38:	/* battery */
+	case 46:	/* trigger */
+	case 113:	/* clone_snapshot_trigger */
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
@@ -1712,6 +1714,11 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		break;
 	case 38:
 		tp_proto_battery(tp, it->ts, pk.data.data, pk.data.len);
+		break;
+	case 46:
+	case 113:
+		tp_proto_trigger(tp, it->ts, pk.data.data, pk.data.len,
+		    pk.data.id == 113);
 		break;
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:

@@ -160,6 +160,10 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "" },
 	[ST_CLOCK_SYNC_CACHE_MISS] = { "clock_sync_cache_miss", "info",
 	    "analysis", "" },
+	[ST_TRACED_CLONE_TRIGGER_TIMESTAMP_NS] = {
+	    "traced_clone_trigger_timestamp_ns", "info", "trace",
+	    "The timestamp when trigger for the clone snapshot operation for "
+	    "this trace was received" },
 	[ST_GENERIC_TASK_STATE_INVALID_ORDER] = {
 	    "generic_task_state_invalid_order", "error", "analysis",
 	    "Invalid order of generic task state events. Should never happen."

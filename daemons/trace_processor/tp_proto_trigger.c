@@ -1,0 +1,61 @@
+/*
+ * Trigger packets: the service writes one for each trigger that started,
+ * stopped or cloned the session. As upstream, each is an instant on the
+ * global "Trace Triggers" track (args producer_name, trusted_producer_uid),
+ * and the metadata trace_trigger names the one that mattered: the first
+ * clone-snapshot trigger, else the first trigger.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_int.h"
+#include "tp_proto.h"
+#include "pbdec.h"
+
+void
+tp_proto_trigger(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len,
+    int clone)
+{
+	struct pb it;
+	struct pb_field f;
+	char *name = NULL, *producer = NULL;
+	int64_t uid = 0, track, set;
+	int has_uid = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1 && f.wire == PB_LEN)
+			tp_setstr(&name, (const char *)f.data, f.len);
+		else if (f.id == 2 && f.wire == PB_LEN)
+			tp_setstr(&producer, (const char *)f.data, f.len);
+		else if (f.id == 3 && f.wire == PB_VARINT) {
+			uid = (int32_t)f.u;
+			has_uid = 1;
+		}
+	}
+	track = tp_track_intern(tp, TT_TRACK, "Trace Triggers", TP_NULL);
+	tp_track_kind(tp, track, "triggers");
+	set = TP_NULL;
+	if ((producer != NULL && producer[0] != '\0') || has_uid)
+		set = tp_arg_set_new(tp);
+	if (producer != NULL && producer[0] != '\0')
+		tp_arg_str(tp, set, "producer_name", "producer_name", producer,
+		    strlen(producer), NULL);
+	if (has_uid)
+		tp_arg_int(tp, set, "trusted_producer_uid",
+		    "trusted_producer_uid", uid, "int");
+	if (track >= 0)
+		(void)tp_slice_complete(tp, track, ts, 0, NULL,
+		    name != NULL ? name : "", set, TP_NULL, TP_NULL);
+	if (clone && !tp->trigger_clone) {
+		tp->trigger_clone = tp->trigger_seen = 1;
+		tp_metadata_str(tp, "trace_trigger", name != NULL ? name : "");
+		tp_stat_inc(tp, ST_TRACED_CLONE_TRIGGER_TIMESTAMP_NS,
+		    ts - tp->stats[ST_TRACED_CLONE_TRIGGER_TIMESTAMP_NS]);
+	} else if (!clone && !tp->trigger_seen) {
+		tp->trigger_seen = 1;
+		tp_metadata_str(tp, "trace_trigger", name != NULL ? name : "");
+	}
+	free(name);
+	free(producer);
+}
