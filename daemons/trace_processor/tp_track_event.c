@@ -848,6 +848,7 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	char name[1024];
 	const uint64_t *xu;
 	size_t i, nxu;
+	int64_t async_utid = -1;
 	int type, async;
 
 	if (te_decode_untrusted(tp, g, buf, len, &e) == -1)
@@ -860,12 +861,14 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		name[e.namelen] = '\0';
 	}
 
-	/* Track: a legacy async event's by its id (below); else the
-	 * event's, the sequence default, else its thread. */
+	/* Track: a legacy async event's by its id; else the event's, the
+	 * sequence default, else its thread. */
 	async = !e.has_type && e.phase != 0 &&
 	    strchr("beSTpFn", e.phase) != NULL;
 	if (async) {
-		/* below */
+		async_utid = g != NULL && g->has_thread ?
+		    tp_thread_in_process(tp, g->tid, g->pid) : -1;
+		track = te_async_track(tp, &e, name, async_utid);
 	} else if (e.has_track) {
 		track = tp_proto_track(tp, e.track_uuid, &d,
 		    e.has_name ? name : NULL);
@@ -921,27 +924,15 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 
 	type = e.type;
 	if (async) {
-		int64_t utid = g != NULL && g->has_thread ?
-		    tp_thread_in_process(tp, g->tid, g->pid) : -1;
-
-		if ((track = te_async_track(tp, &e, name, utid)) < 0) {
-			tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
-			return;
-		}
 		type = strchr("bS", e.phase) != NULL ? TE_SLICE_BEGIN :
 		    strchr("eF", e.phase) != NULL ? TE_SLICE_END : TE_INSTANT;
-		passthrough = type == TE_SLICE_END ? -1 : utid;
-		/* The id leads the slice's args, as upstream. */
-		set = tp_arg_set_new(tp);
-		tp_arg_int(tp, set, "legacy_trace_source_id",
-		    "legacy_trace_source_id", (int64_t)e.async_id, "int");
 	} else if (!e.has_type) {
 		/* Legacy phases: B, E, X, I/i, C. */
 		switch (e.phase) {
 		case 'B': type = TE_SLICE_BEGIN; break;
 		case 'E': type = TE_SLICE_END; break;
 		case 'X': type = -'X'; break;
-		case 'I': case 'i': case 'R': case 'n': type = TE_INSTANT; break;
+		case 'I': case 'i': case 'R': type = TE_INSTANT; break;
 		case 'C': type = TE_COUNTER; break;
 		default:
 			if (e.n_extra_values || e.n_extra_d_values)
@@ -956,7 +947,14 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 		return;
 	}
-	if (!async)
+	if (async && type != TE_SLICE_END) {
+		/* The id leads the slice's args, as upstream; an end keeps
+		 * its begin's. */
+		passthrough = async_utid;
+		set = tp_arg_set_new(tp);
+		tp_arg_int(tp, set, "legacy_trace_source_id",
+		    "legacy_trace_source_id", (int64_t)e.async_id, "int");
+	} else
 		passthrough = type == TE_SLICE_END ? -1 :
 		    te_passthrough_utid(tp, g, &e, track);
 	switch (type) {
@@ -969,8 +967,6 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		    e.has_name ? name : NULL, set, thread_ts);
 		break;
 	case TE_SLICE_END:
-		if (async)
-			set = TP_NULL;	/* the begin's id stands */
 		id = tp_slice_end(tp, track, ts, NULL, thread_ts,
 		    te_has_args(buf, len) ? &set : NULL);
 		if (id >= 0 && set != TP_NULL)
