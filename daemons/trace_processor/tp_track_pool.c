@@ -27,8 +27,10 @@ struct pool {
 struct tp_track_pools {
 	struct pool	*p;
 	size_t		 n, cap;
-	/* legacy async: cookie (and upid) -> roots[], its first name */
-	struct tp_hash	 roots_map;
+	struct tp_hash	 by_key;	/* key_hash() -> index in p */
+	/* legacy async: cookie (and upid) -> roots[], its first name; each
+	 * name kept once (root_names: the name's hash -> roots[]) */
+	struct tp_hash	 roots_map, root_names;
 	char		**roots;
 	size_t		 nroots, caproots;
 };
@@ -37,8 +39,11 @@ static struct tp_track_pools *
 pools_get(struct tp *tp)
 {
 	if (tp->pools == NULL && (tp->pools = calloc(1,
-	    sizeof(*tp->pools))) != NULL)
+	    sizeof(*tp->pools))) != NULL) {
+		tp_hash_init(&tp->pools->by_key);
 		tp_hash_init(&tp->pools->roots_map);
+		tp_hash_init(&tp->pools->root_names);
+	}
 	return tp->pools;
 }
 
@@ -48,21 +53,45 @@ same_str(const char *a, const char *b)
 	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
 }
 
+static int
+same_key(const struct tp_pool_key *a, const struct tp_pool_key *b)
+{
+	return strcmp(a->kind, b->kind) == 0 && a->upid == b->upid &&
+	    a->name_dim == b->name_dim && same_str(a->scope, b->scope) &&
+	    strcmp(a->name, b->name) == 0;
+}
+
+static uint64_t
+key_hash(const struct tp_pool_key *k)
+{
+	uint64_t h = tp_hash_bytes((uint64_t)k->upid ^ (uint64_t)k->name_dim,
+	    k->kind, strlen(k->kind));
+
+	h = tp_hash_bytes(h, k->name, strlen(k->name) + 1);
+	return k->scope == NULL ? h : tp_hash_bytes(h, k->scope,
+	    strlen(k->scope));
+}
+
+/* The pool of key k, made on first use. A JSON or Chrome trace has one
+ * per async name, so pools are found by hash; a hash two keys share
+ * falls back to a scan. */
 static struct pool *
 pool_get(struct tp *tp, const struct tp_pool_key *k)
 {
 	struct tp_track_pools *ps = pools_get(tp);
+	uint64_t h, *v;
 	size_t i;
 
 	if (ps == NULL)
 		return NULL;
-	for (i = 0; i < ps->n; i++)
-		if (strcmp(ps->p[i].k.kind, k->kind) == 0 &&
-		    ps->p[i].k.upid == k->upid &&
-		    ps->p[i].k.name_dim == k->name_dim &&
-		    same_str(ps->p[i].k.scope, k->scope) &&
-		    strcmp(ps->p[i].k.name, k->name) == 0)
-			return &ps->p[i];
+	h = key_hash(k);
+	if ((v = tp_hash_get(&ps->by_key, h)) != NULL) {
+		if (same_key(&ps->p[*v].k, k))
+			return &ps->p[*v];
+		for (i = 0; i < ps->n; i++)
+			if (same_key(&ps->p[i].k, k))
+				return &ps->p[i];
+	}
 	if (ps->n == ps->cap) {
 		size_t ncap = ps->cap ? ps->cap * 2 : 8;
 		void *np = realloc(ps->p, ncap * sizeof(*ps->p));
@@ -81,6 +110,8 @@ pool_get(struct tp *tp, const struct tp_pool_key *k)
 		free((char *)ps->p[ps->n].k.name);
 		return NULL;
 	}
+	if (v == NULL)
+		(void)tp_hash_put(&ps->by_key, h, ps->n);
 	return &ps->p[ps->n++];
 }
 
@@ -175,13 +206,20 @@ async_root(struct tp *tp, uint64_t cookie, int64_t upid, const char *name)
 {
 	struct tp_track_pools *ps = pools_get(tp);
 	uint64_t key = upid == TP_NULL ? cookie : tp_hash_bytes(cookie, &upid,
-	    sizeof(upid)), *v;
+	    sizeof(upid)), h, *v;
 	char *copy;
 
 	if (ps == NULL)
 		return NULL;
 	if ((v = tp_hash_get(&ps->roots_map, key)) != NULL)
 		return ps->roots[*v];
+	if (name == NULL)
+		name = "";
+	h = tp_hash_bytes(0, name, strlen(name));
+	if ((v = tp_hash_get(&ps->root_names, h)) != NULL &&
+	    strcmp(ps->roots[*v], name) == 0)
+		return tp_hash_put(&ps->roots_map, key, *v) == -1 ? NULL :
+		    ps->roots[*v];
 	if (ps->nroots == ps->caproots) {
 		size_t ncap = ps->caproots ? ps->caproots * 2 : 16;
 		void *np = realloc(ps->roots, ncap * sizeof(char *));
@@ -191,11 +229,13 @@ async_root(struct tp *tp, uint64_t cookie, int64_t upid, const char *name)
 		ps->roots = np;
 		ps->caproots = ncap;
 	}
-	if ((copy = strdup(name != NULL ? name : "")) == NULL ||
+	if ((copy = strdup(name)) == NULL ||
 	    tp_hash_put(&ps->roots_map, key, ps->nroots) == -1) {
 		free(copy);
 		return NULL;
 	}
+	if (v == NULL)
+		(void)tp_hash_put(&ps->root_names, h, ps->nroots);
 	return ps->roots[ps->nroots++] = copy;
 }
 
@@ -245,6 +285,8 @@ tp_track_pools_free(struct tp *tp)
 		free(ps->roots[--ps->nroots]);
 	free(ps->roots);
 	tp_hash_free(&ps->roots_map);
+	tp_hash_free(&ps->root_names);
+	tp_hash_free(&ps->by_key);
 	free(ps);
 	tp->pools = NULL;
 }
