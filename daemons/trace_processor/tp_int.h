@@ -384,7 +384,8 @@ struct tp {
 	struct tp_fnet		*fnet;
 	struct tp_fmm		*fmm;
 	struct tp_track_pools	*pools;
-	int			 trigger_seen, trigger_clone;	/* trace_trigger set */
+	/* what named trace_trigger: 0 nothing, 1 a trigger, 2 a clone one */
+	int			 trace_trigger;
 	struct tp_gkernel	*gkernel;
 	struct tp_strace	*strace;
 	struct tp_fandroidfs	*fandroidfs;

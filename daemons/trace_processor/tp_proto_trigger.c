@@ -35,10 +35,13 @@ tp_proto_trigger(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len,
 	}
 	track = tp_track_intern(tp, TT_TRACK, "Trace Triggers", TP_NULL);
 	tp_track_kind(tp, track, "triggers");
-	set = TP_NULL;
-	if ((producer != NULL && producer[0] != '\0') || has_uid)
-		set = tp_arg_set_new(tp);
-	if (producer != NULL && producer[0] != '\0')
+	/* As upstream, an empty producer name is none. */
+	if (producer != NULL && producer[0] == '\0') {
+		free(producer);
+		producer = NULL;
+	}
+	set = producer != NULL || has_uid ? tp_arg_set_new(tp) : TP_NULL;
+	if (producer != NULL)
 		tp_arg_str(tp, set, "producer_name", "producer_name", producer,
 		    strlen(producer), NULL);
 	if (has_uid)
@@ -47,14 +50,13 @@ tp_proto_trigger(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len,
 	if (track >= 0)
 		(void)tp_slice_complete(tp, track, ts, 0, NULL,
 		    name != NULL ? name : "", set, TP_NULL, TP_NULL);
-	if (clone && !tp->trigger_clone) {
-		tp->trigger_clone = tp->trigger_seen = 1;
+	/* The first clone-snapshot trigger names the trace, else the first
+	 * trigger; the clone's time is set once. */
+	if (clone ? tp->trace_trigger < 2 : tp->trace_trigger == 0) {
+		tp->trace_trigger = clone ? 2 : 1;
 		tp_metadata_str(tp, "trace_trigger", name != NULL ? name : "");
-		tp_stat_inc(tp, ST_TRACED_CLONE_TRIGGER_TIMESTAMP_NS,
-		    ts - tp->stats[ST_TRACED_CLONE_TRIGGER_TIMESTAMP_NS]);
-	} else if (!clone && !tp->trigger_seen) {
-		tp->trigger_seen = 1;
-		tp_metadata_str(tp, "trace_trigger", name != NULL ? name : "");
+		if (clone)
+			tp_stat_inc(tp, ST_TRACED_CLONE_TRIGGER_TIMESTAMP_NS, ts);
 	}
 	free(name);
 	free(producer);
