@@ -149,10 +149,10 @@ pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
 	    tp_track_new(tp, TT_PROCESS, p->k.name, p->k.upid)) < 0)
 		return NULL;
 	tp_track_kind(tp, pt->track, p->k.kind);
-	/* Upstream's dimensions; the index tells the pool's tracks apart. */
-	set = tp->tracks[pt->track].dim_set = tp_arg_set_new(tp);
-	if (p->k.upid != TP_NULL)
-		tp_arg_int(tp, set, "upid", "upid", p->k.upid, "int");
+	/* Upstream's dimensions (a process track's set already has its
+	 * upid); the index tells the pool's tracks apart. */
+	if ((set = tp->tracks[pt->track].dim_set) == TP_NULL)
+		set = tp->tracks[pt->track].dim_set = tp_arg_set_new(tp);
 	if (p->k.scope != NULL)
 		tp_arg_str(tp, set, "scope", "scope", p->k.scope,
 		    strlen(p->k.scope), NULL);
