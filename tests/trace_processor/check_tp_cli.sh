@@ -172,6 +172,13 @@ refused export-arrow 'export arrow_tar: not supported yet' -- \
     export arrow_tar -o "$tmp/x" "$trace"
 refused export-needs-o 'export: -o FILE is required' -- export sqlite \
     "$trace"
+refused export-ch-needs-url 'export clickhouse: --url is required' -- \
+    export clickhouse "$trace"
+refused export-ch-http-only 'https://x: expected http://HOST' -- \
+    export clickhouse --url https://x "$trace"
+# Port 1 on loopback: nothing listens, the connection is refused at once.
+refused export-ch-unreachable '127.0.0.1:1: Connection refused' -- \
+    export clickhouse --url http://127.0.0.1:1 "$trace"
 refused export-and-q 'Cannot combine -e (export) with -q' -- \
     -e "$tmp/x" -q "$tmp/q.sql" "$trace"
 refused metrics-and-summary 'Cannot specify both metrics v1' -- \
