@@ -26,6 +26,7 @@
 #include "daemons/trace_processor/sandbox.h"
 #include "args.h"
 #include "shell.h"
+#include "summarize.h"
 #include "psql/psql.h"
 #include "tp.h"
 #include "rpc/modes.h"
@@ -90,6 +91,7 @@ struct main_files {
 	char		*pre;		/* --pre-metrics */
 	FILE		*devnull;	/* where --pre-metrics prints */
 	int		 export;	/* -e; -1: none */
+	struct summarize_files summary;	/* summarize's spec files */
 };
 
 static int
@@ -118,6 +120,8 @@ main_open(const struct tp_args *a, struct main_files *f)
 	if (what != NULL && ((f->pre = read_file(what)) == NULL ||
 	    (f->devnull = fopen("/dev/null", "w")) == NULL))
 		goto fail;
+	if (a->cmd == ARGS_SUMMARIZE && summarize_open(a, &f->summary) == -1)
+		return -1;
 	what = a->export_path;
 	if (a->cmd == ARGS_EXPORT && (f->export = open(what, O_WRONLY |
 	    O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) == -1)
@@ -159,6 +163,7 @@ main_close(struct main_files *f)
 		fclose(f->devnull);
 	free(f->sql);
 	free(f->pre);
+	summarize_close(&f->summary);
 }
 
 /* Every table and view, as the SQLite file the engine's database is. */
@@ -220,6 +225,9 @@ main_run(const struct tp_args *a, struct tp *tp, struct main_files *f)
 		if ((rc = modes_metrics(tp, &a->modes)) != 0)
 			return rc;
 	}
+	if (a->cmd == ARGS_SUMMARIZE &&
+	    (rc = summarize_run(tp, a, &f->summary, stdout)) != 0)
+		return rc;
 	if (a->cmd == ARGS_EXPORT)
 		rc = main_export(tp, f->export, a->export_path);
 	else if (f->sql != NULL)

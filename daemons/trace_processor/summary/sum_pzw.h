@@ -1,0 +1,49 @@
+/*
+ * A protobuf writer that lays bytes out as upstream's protozero
+ * HeapBuffered does, so that summaries are byte-identical to upstream's:
+ * a nested message's length is reserved as 4 bytes and, at its end,
+ * shrunk to 1 byte when the message is at most 127 bytes and still in the
+ * writer's current 4096-byte chunk; otherwise it stays a 4-byte redundant
+ * varint. Chunks are virtual here: we track where protozero's would
+ * begin and end in the stitched output.
+ *
+ *   struct pzw w; pzw_init(&w);
+ *   pzw_begin(&w, 3); pzw_string(&w, 1, "x"); pzw_end(&w);
+ *   ... w.b.buf, w.b.len; w.b.oom or w.depth_err: failed; pbb_free(&w.b)
+ */
+#ifndef FARO_TP_SUM_PZW_H
+#define FARO_TP_SUM_PZW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics/pbbuf.h"
+
+#define PZW_MAX_DEPTH	256
+
+struct pzw {
+	struct pbbuf	 b;
+	size_t		 chunk_begin;	/* the current chunk, in b */
+	size_t		 chunk_end;
+	size_t		 open[PZW_MAX_DEPTH];	/* size fields of open messages */
+	int		 depth;
+	int		 depth_err;
+};
+
+void	pzw_init(struct pzw *);
+void	pzw_raw(struct pzw *, const void *, size_t);
+void	pzw_varint(struct pzw *, uint32_t id, uint64_t);
+void	pzw_fixed64(struct pzw *, uint32_t id, uint64_t);
+void	pzw_fixed32(struct pzw *, uint32_t id, uint32_t);
+void	pzw_double(struct pzw *, uint32_t id, double);
+void	pzw_bytes(struct pzw *, uint32_t id, const void *, size_t);
+void	pzw_string(struct pzw *, uint32_t id, const char *);
+/* A nested message: pzw_begin, its fields, pzw_end. */
+void	pzw_begin(struct pzw *, uint32_t id);
+void	pzw_end(struct pzw *);
+/* A nested message whose bytes are given. */
+void	pzw_message(struct pzw *, uint32_t id, const void *, size_t);
+/* Did everything fit (memory, depth)? */
+int	pzw_ok(const struct pzw *);
+
+#endif
