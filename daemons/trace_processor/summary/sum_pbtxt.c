@@ -50,6 +50,7 @@ struct tt {
 	struct pzw	 w;
 	struct pbbuf	 err;		/* the errors, as text */
 	int		 failed;
+	int		 cut;		/* later errors are not shown */
 	struct tt_ctx	 ctx[PZW_MAX_DEPTH + 1];
 	int		 depth;
 };
@@ -82,6 +83,8 @@ tt_error(struct tt *t, size_t row, size_t col, size_t len, const char *msg)
 	size_t i, r;
 
 	t->failed = 1;
+	if (t->cut)
+		return;
 	row = row > 0 ? row - 1 : 0;
 	col = col > 0 ? col - 1 : 0;
 	for (r = 0; r < row && line < t->in + t->len; r++) {
@@ -89,8 +92,16 @@ tt_error(struct tt *t, size_t row, size_t col, size_t len, const char *msg)
 		line = e != NULL ? e + 1 : t->in + t->len;
 	}
 	e = memchr(line, '\n', (size_t)(t->in + t->len - line));
-	if (e == NULL)
-		e = t->in + t->len;
+	if (e == NULL) {
+		/*
+		 * The last line: upstream quotes it with the NUL that ends
+		 * its input, which cuts its message there. So does ours.
+		 */
+		sb_printf(&t->err, "%s:%zu:%zu error: %s\n%.*s", t->fname,
+		    row + 1, col + 1, msg, (int)(t->in + t->len - line), line);
+		t->cut = 1;
+		return;
+	}
 	sb_printf(&t->err, "%s:%zu:%zu error: %s\n%.*s\n", t->fname, row + 1,
 	    col + 1, msg, (int)(e - line), line);
 	for (i = 0; i < col + len; i++)
@@ -583,6 +594,13 @@ tt_parse(struct tt *t)
 		snprintf(msg, sizeof(msg), "Unexpected character '%c'", c);
 		tt_error(t, row, col, 0, msg);
 		return;
+	}
+	if (st == TT_STR_CONT) {
+		val.col++;
+		val.off++;
+		val.len = str_end - val.off;
+		st = TT_WAIT_KEY;
+		tt_string(t, &key, &val);
 	}
 	if (depth > 0)
 		tt_error(t, row, col, 0, "Nested message not closed");

@@ -258,10 +258,10 @@ sqgen_filter(struct sum_msg f, struct pbbuf *w, char **err)
 	}
 	if (n > 1) {
 		/* The ORs in parentheses, so ANDs around bind looser. */
-		pbb_raw(w, ")", 1);
+		pbb_raw(w, "))", 2);
 		if (!w->oom) {
 			memmove(w->buf + mark + 1, w->buf + mark,
-			    w->len - mark - 1);
+			    w->len - mark - 2);
 			w->buf[mark] = '(';
 		}
 	}
