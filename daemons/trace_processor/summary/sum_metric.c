@@ -195,7 +195,7 @@ dim_write(const struct sum_dim *d, const char *bundle, sqlite3_stmt *st,
 	}
 	switch (t) {
 	case SV_STRING:
-		pzw_string(w, 1, (const char *)sqlite3_column_text(st, d->col));
+		pbb_string(&w->b, 1, (const char *)sqlite3_column_text(st, d->col));
 		break;
 	case SV_LONG:
 		l = sqlite3_column_int64(st, d->col);
@@ -205,10 +205,10 @@ dim_write(const struct sum_dim *d, const char *bundle, sqlite3_stmt *st,
 			    d->name, bundle, l);
 			return -1;
 		}
-		pzw_varint(w, d->type == DIM_BOOLEAN ? 5 : 2, (uint64_t)l);
+		pbb_uint(&w->b, d->type == DIM_BOOLEAN ? 5 : 2, (uint64_t)l);
 		break;
 	default:
-		pzw_double(w, 3, sqlite3_column_double(st, d->col));
+		pbb_double(&w->b, 3, sqlite3_column_double(st, d->col));
 		break;
 	}
 	pzw_end(w);
@@ -348,9 +348,9 @@ interned_value(sqlite3_stmt *st, int col, int type, uint32_t field,
 		    tname[type]);
 		return -1;
 	} else if (type == DIM_STRING)
-		pzw_string(w, 1, (const char *)sqlite3_column_text(st, col));
+		pbb_string(&w->b, 1, (const char *)sqlite3_column_text(st, col));
 	else if (type == DIM_DOUBLE)
-		pzw_double(w, 3, sqlite3_column_double(st, col));
+		pbb_double(&w->b, 3, sqlite3_column_double(st, col));
 	else {
 		l = sqlite3_column_int64(st, col);
 		if (type == DIM_BOOLEAN && l != 0 && l != 1) {
@@ -358,7 +358,7 @@ interned_value(sqlite3_stmt *st, int col, int type, uint32_t field,
 			    "dimension column, got %" PRId64, l);
 			return -1;
 		}
-		pzw_varint(w, type == DIM_BOOLEAN ? 5 : 2, (uint64_t)l);
+		pbb_uint(&w->b, type == DIM_BOOLEAN ? 5 : 2, (uint64_t)l);
 	}
 	pzw_end(w);
 	return 0;
@@ -546,7 +546,7 @@ bundle_run(sqlite3 *db, const char *bundle, const struct sum_metric *const *m,
 	if (bundle_check(bundle, m, n, err) == -1)
 		return -1;
 	pzw_begin(w, OUT_BUNDLE);
-	pzw_string(w, 1, bundle);
+	pbb_string(&w->b, 1, bundle);
 	for (i = 0; i < n; i++)
 		pzw_message(w, 3, m[i]->spec.p, m[i]->spec.n);
 	sum_it_init(&it, m[0]->spec, MS_INTERNED);
@@ -633,11 +633,11 @@ bundle_run(sqlite3 *db, const char *bundle, const struct sum_metric *const *m,
 				pzw_end(w);
 				break;
 			case SV_LONG:
-				pzw_double(w, 2, (double)sqlite3_column_int64(
+				pbb_double(&w->b, 2, (double)sqlite3_column_int64(
 				    st, vcol[i]));
 				break;
 			case SV_DOUBLE:
-				pzw_double(w, 2, sqlite3_column_double(st,
+				pbb_double(&w->b, 2, sqlite3_column_double(st,
 				    vcol[i]));
 				break;
 			default:
@@ -757,8 +757,8 @@ sum_metadata(sqlite3 *db, const char *sql, struct pzw *w, char **err)
 			break;
 		}
 		pzw_begin(w, OUT_METADATA);
-		pzw_string(w, 1, (const char *)sqlite3_column_text(st, 0));
-		pzw_string(w, 2, (const char *)sqlite3_column_text(st, 1));
+		pbb_string(&w->b, 1, (const char *)sqlite3_column_text(st, 0));
+		pbb_string(&w->b, 2, (const char *)sqlite3_column_text(st, 1));
 		pzw_end(w);
 	}
 	if (step != SQLITE_ROW && step != SQLITE_DONE)

@@ -61,6 +61,15 @@ tt_ident_start(char c)
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
 }
 
+/* A blank, or a '#' starting a comment, where one may come: consumed. */
+static int
+tt_blank(char c, int *comment)
+{
+	if (c == '#')
+		*comment = 1;
+	return c == '#' || isspace((unsigned char)c);
+}
+
 static int
 tt_ident_body(char c)
 {
@@ -221,11 +230,11 @@ tt_number(struct tt *t, const struct tt_tok *key, const struct tt_tok *val)
 		if (ep == buf)
 			d = 0;
 		if (f->type == MP_DOUBLE)
-			pzw_double(&t->w, f->number, d);
+			pbb_double(&t->w.b, f->number, d);
 		else {
 			fl = (float)d;
 			memcpy(&u32, &fl, sizeof(u32));
-			pzw_fixed32(&t->w, f->number, u32);
+			pbb_fixed32(&t->w.b, f->number, u32);
 		}
 		return;
 	}
@@ -259,18 +268,18 @@ tt_number(struct tt *t, const struct tt_tok *key, const struct tt_tok *val)
 	switch (f->type) {
 	case MP_SINT32:
 	case MP_SINT64:
-		pzw_varint(&t->w, f->number, (uint64_t)n << 1);
+		pbb_uint(&t->w.b, f->number, (uint64_t)n << 1);
 		break;
 	case MP_FIXED32:
 	case MP_SFIXED32:
-		pzw_fixed32(&t->w, f->number, (uint32_t)n);
+		pbb_fixed32(&t->w.b, f->number, (uint32_t)n);
 		break;
 	case MP_FIXED64:
 	case MP_SFIXED64:
-		pzw_fixed64(&t->w, f->number, (uint64_t)n);
+		pbb_fixed64(&t->w.b, f->number, (uint64_t)n);
 		break;
 	default:
-		pzw_varint(&t->w, f->number, (uint64_t)n);
+		pbb_uint(&t->w.b, f->number, (uint64_t)n);
 		break;
 	}
 }
@@ -337,7 +346,7 @@ tt_string(struct tt *t, const struct tt_tok *key, const struct tt_tok *val)
 			return;
 		}
 	}
-	pzw_bytes(&t->w, f->number, b.buf != NULL ? b.buf : (uint8_t *)"", b.len);
+	pbb_bytes(&t->w.b, f->number, b.buf != NULL ? b.buf : (uint8_t *)"", b.len);
 	if (b.oom)
 		t->w.b.oom = 1;
 	pbb_free(&b);
@@ -363,7 +372,7 @@ tt_ident(struct tt *t, const struct tt_tok *key, const struct tt_tok *val)
 			free(msg);
 			return;
 		}
-		pzw_varint(&t->w, f->number, strcmp(name, "true") == 0);
+		pbb_uint(&t->w.b, f->number, strcmp(name, "true") == 0);
 		return;
 	}
 	if (f->en == NULL || mp_enum_value(f->en, name, &ev) == -1) {
@@ -374,7 +383,7 @@ tt_ident(struct tt *t, const struct tt_tok *key, const struct tt_tok *val)
 		free(msg);
 		return;
 	}
-	pzw_varint(&t->w, f->number, (uint64_t)(int64_t)ev);
+	pbb_uint(&t->w.b, f->number, (uint64_t)(int64_t)ev);
 }
 
 /* '{' after key: 0, or -1 to stop parsing. */
@@ -412,6 +421,17 @@ tt_close(struct tt *t)
 	pzw_end(&t->w);
 }
 
+/* The string value that ended at str_end (its last closing quote). */
+static void
+tt_emit_string(struct tt *t, const struct tt_tok *key, struct tt_tok *val,
+    size_t str_end)
+{
+	val->col++;
+	val->off++;
+	val->len = str_end - val->off;
+	tt_string(t, key, val);
+}
+
 static void
 tt_parse(struct tt *t)
 {
@@ -436,12 +456,8 @@ tt_parse(struct tt *t)
 			continue;
 		switch (st) {
 		case TT_WAIT_KEY:
-			if (isspace((unsigned char)c))
+			if (tt_blank(c, &comment))
 				continue;
-			if (c == '#') {
-				comment = 1;
-				continue;
-			}
 			if (c == '}') {
 				if (depth == 0) {
 					tt_error(t, row, col, 0,
@@ -490,12 +506,8 @@ tt_parse(struct tt *t)
 			}
 			break;
 		case TT_WAIT_VALUE:
-			if (isspace((unsigned char)c))
+			if (tt_blank(c, &comment))
 				continue;
-			if (c == '#') {
-				comment = 1;
-				continue;
-			}
 			val.off = i;
 			val.row = row;
 			val.col = col;
@@ -525,22 +537,15 @@ tt_parse(struct tt *t)
 			}
 			break;
 		case TT_STR_CONT:
-			if (isspace((unsigned char)c))
+			if (tt_blank(c, &comment))
 				continue;
-			if (c == '#') {
-				comment = 1;
-				continue;
-			}
 			if (c == '"') {
 				st = TT_STR;
 				continue;
 			}
-			val.col++;
-			val.off++;
-			val.len = str_end - val.off;
 			semi = 0;
 			st = TT_WAIT_KEY;
-			tt_string(t, &key, &val);
+			tt_emit_string(t, &key, &val, str_end);
 			i--;		/* this character starts the next field */
 			col--;
 			continue;
@@ -563,12 +568,9 @@ tt_parse(struct tt *t)
 				str_end = i;
 				st = TT_STR_CONT;
 				if (last) {
-					val.col++;
-					val.off++;
-					val.len = str_end - val.off;
 					semi = 0;
 					st = TT_WAIT_KEY;
-					tt_string(t, &key, &val);
+					tt_emit_string(t, &key, &val, str_end);
 				}
 			}
 			continue;
@@ -596,11 +598,8 @@ tt_parse(struct tt *t)
 		return;
 	}
 	if (st == TT_STR_CONT) {
-		val.col++;
-		val.off++;
-		val.len = str_end - val.off;
 		st = TT_WAIT_KEY;
-		tt_string(t, &key, &val);
+		tt_emit_string(t, &key, &val, str_end);
 	}
 	if (depth > 0)
 		tt_error(t, row, col, 0, "Nested message not closed");

@@ -19,7 +19,11 @@ pzw_init(struct pzw *w)
 	w->chunk_end = PZW_CHUNK;
 }
 
-/* After bytes were appended: a chunk that filled up is followed by more. */
+/*
+ * Catches up with the bytes appended since: each chunk that filled up was
+ * followed by a new one (appends only grow the buffer between two calls,
+ * so working this out late gives what working it out on each write would).
+ */
 static void
 pzw_advance(struct pzw *w)
 {
@@ -27,54 +31,6 @@ pzw_advance(struct pzw *w)
 		w->chunk_begin = w->chunk_end;
 		w->chunk_end = w->chunk_begin + PZW_CHUNK;
 	}
-}
-
-void
-pzw_raw(struct pzw *w, const void *p, size_t n)
-{
-	pbb_raw(&w->b, p, n);
-	pzw_advance(w);
-}
-
-void
-pzw_varint(struct pzw *w, uint32_t id, uint64_t v)
-{
-	pbb_uint(&w->b, id, v);
-	pzw_advance(w);
-}
-
-void
-pzw_fixed64(struct pzw *w, uint32_t id, uint64_t v)
-{
-	pbb_fixed64(&w->b, id, v);
-	pzw_advance(w);
-}
-
-void
-pzw_fixed32(struct pzw *w, uint32_t id, uint32_t v)
-{
-	pbb_fixed32(&w->b, id, v);
-	pzw_advance(w);
-}
-
-void
-pzw_double(struct pzw *w, uint32_t id, double d)
-{
-	pbb_double(&w->b, id, d);
-	pzw_advance(w);
-}
-
-void
-pzw_bytes(struct pzw *w, uint32_t id, const void *p, size_t n)
-{
-	pbb_bytes(&w->b, id, p, n);
-	pzw_advance(w);
-}
-
-void
-pzw_string(struct pzw *w, uint32_t id, const char *s)
-{
-	pzw_bytes(w, id, s, strlen(s));
 }
 
 void
@@ -94,7 +50,7 @@ pzw_begin(struct pzw *w, uint32_t id)
 		return;
 	}
 	w->open[w->depth++] = w->b.len;
-	pzw_raw(w, zero, sizeof(zero));
+	pbb_raw(&w->b, zero, sizeof(zero));
 }
 
 void
@@ -105,6 +61,7 @@ pzw_end(struct pzw *w)
 
 	if (w->depth_err || w->depth == 0 || w->b.oom)
 		return;
+	pzw_advance(w);
 	field = w->open[--w->depth];
 	size = w->b.len - field - PZW_LEN_FIELD;
 	p = w->b.buf + field;
@@ -124,7 +81,7 @@ void
 pzw_message(struct pzw *w, uint32_t id, const void *p, size_t n)
 {
 	pzw_begin(w, id);
-	pzw_raw(w, p, n);
+	pbb_raw(&w->b, p, n);
 	pzw_end(w);
 }
 

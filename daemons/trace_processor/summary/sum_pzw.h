@@ -8,8 +8,11 @@
  * begin and end in the stitched output.
  *
  *   struct pzw w; pzw_init(&w);
- *   pzw_begin(&w, 3); pzw_string(&w, 1, "x"); pzw_end(&w);
- *   ... w.b.buf, w.b.len; w.b.oom or w.depth_err: failed; pbb_free(&w.b)
+ *   pzw_begin(&w, 3); pbb_string(&w.b, 1, "x"); pzw_end(&w);
+ *   ... w.b.buf, w.b.len; pzw_ok(&w) or it failed; pbb_free(&w.b)
+ *
+ * Fields are written with pbbuf.h on w.b: where chunks begin only matters
+ * when a message begins or ends, so that is when it is worked out.
  */
 #ifndef FARO_TP_SUM_PZW_H
 #define FARO_TP_SUM_PZW_H
@@ -31,13 +34,6 @@ struct pzw {
 };
 
 void	pzw_init(struct pzw *);
-void	pzw_raw(struct pzw *, const void *, size_t);
-void	pzw_varint(struct pzw *, uint32_t id, uint64_t);
-void	pzw_fixed64(struct pzw *, uint32_t id, uint64_t);
-void	pzw_fixed32(struct pzw *, uint32_t id, uint32_t);
-void	pzw_double(struct pzw *, uint32_t id, double);
-void	pzw_bytes(struct pzw *, uint32_t id, const void *, size_t);
-void	pzw_string(struct pzw *, uint32_t id, const char *);
 /* A nested message: pzw_begin, its fields, pzw_end. */
 void	pzw_begin(struct pzw *, uint32_t id);
 void	pzw_end(struct pzw *);

@@ -25,7 +25,7 @@ tmpl_copy(struct pzw *w, struct sum_msg m, uint32_t id, uint32_t to, int msg)
 		if (msg)
 			pzw_message(w, to, f.data, f.len);
 		else
-			pzw_bytes(w, to, f.data, f.len);
+			pbb_bytes(&w->b, to, f.data, f.len);
 }
 
 static int
@@ -40,17 +40,17 @@ tmpl_expand_one(struct sum_msg t, struct sum_msg vcs, int from_specs,
 	/* id, value, unit, custom_unit, polarity */
 	pbb_tag(&w.b, MS_ID, 2);
 	pbb_varint(&w.b, prefix.n + 1 + name.n);
-	pzw_raw(&w, prefix.p, prefix.n);
-	pzw_raw(&w, "_", 1);
-	pzw_raw(&w, name.p, name.n);
-	pzw_bytes(&w, MS_VALUE, name.p, name.n);
+	pbb_raw(&w.b, prefix.p, prefix.n);
+	pbb_raw(&w.b, "_", 1);
+	pbb_raw(&w.b, name.p, name.n);
+	pbb_bytes(&w.b, MS_VALUE, name.p, name.n);
 	if (from_specs && sum_has(vcs, VCS_UNIT))
-		pzw_varint(&w, MS_UNIT, sum_uint(vcs, VCS_UNIT));
+		pbb_uint(&w.b, MS_UNIT, sum_uint(vcs, VCS_UNIT));
 	if (from_specs && sum_bytes(vcs, VCS_CUSTOM_UNIT).n > 0)
-		pzw_bytes(&w, MS_CUSTOM_UNIT, sum_bytes(vcs,
+		pbb_bytes(&w.b, MS_CUSTOM_UNIT, sum_bytes(vcs,
 		    VCS_CUSTOM_UNIT).p, sum_bytes(vcs, VCS_CUSTOM_UNIT).n);
 	if (from_specs && sum_has(vcs, VCS_POLARITY))
-		pzw_varint(&w, MS_POLARITY, sum_uint(vcs, VCS_POLARITY));
+		pbb_uint(&w.b, MS_POLARITY, sum_uint(vcs, VCS_POLARITY));
 	tmpl_copy(&w, t, TS_DIMENSIONS, MS_DIMENSIONS, 0);
 	tmpl_copy(&w, t, TS_DIM_SPECS, MS_DIM_SPECS, 1);
 	if (sum_has(t, TS_QUERY)) {
@@ -58,9 +58,9 @@ tmpl_expand_one(struct sum_msg t, struct sum_msg vcs, int from_specs,
 		pzw_message(&w, MS_QUERY, q.p, q.n);
 	}
 	if (!sum_uint(t, TS_NO_BUNDLING))
-		pzw_bytes(&w, MS_BUNDLE_ID, prefix.p, prefix.n);
+		pbb_bytes(&w.b, MS_BUNDLE_ID, prefix.p, prefix.n);
 	if (sum_has(t, TS_UNIQUENESS))
-		pzw_varint(&w, MS_UNIQUENESS, sum_uint(t, TS_UNIQUENESS));
+		pbb_uint(&w.b, MS_UNIQUENESS, sum_uint(t, TS_UNIQUENESS));
 	tmpl_copy(&w, t, TS_INTERNED, MS_INTERNED, 1);
 	if (!pzw_ok(&w)) {
 		pbb_free(&w.b);

@@ -118,22 +118,28 @@ sb_add(struct pbbuf *w, const char *s)
 	pbb_raw(w, s, strlen(s));
 }
 
-void
-sb_printf(struct pbbuf *w, const char *fmt, ...)
+static void
+sb_vprintf(struct pbbuf *w, const char *fmt, va_list ap)
 {
-	va_list ap;
 	char *s;
 	int n;
 
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
+	if ((n = vasprintf(&s, fmt, ap)) < 0) {
 		w->oom = 1;
 		return;
 	}
 	pbb_raw(w, s, (size_t)n);
 	free(s);
+}
+
+void
+sb_printf(struct pbbuf *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(w, fmt, ap);
+	va_end(ap);
 }
 
 void
@@ -179,14 +185,14 @@ sb_take(struct pbbuf *w)
 char *
 sum_printf(const char *fmt, ...)
 {
+	struct pbbuf w;
 	va_list ap;
-	char *s;
 
+	pbb_init(&w);
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) == -1)
-		s = NULL;
+	sb_vprintf(&w, fmt, ap);
 	va_end(ap);
-	return s;
+	return sb_take(&w);
 }
 
 ssize_t
