@@ -25,6 +25,15 @@ struct sum_dim {
 	int		 col;
 };
 
+/* A text cell; "" when SQLite could not make one (out of memory). */
+static const char *
+col_text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	return t != NULL ? (const char *)t : "";
+}
+
 static int
 sv_type(sqlite3_stmt *st, int col)
 {
@@ -66,8 +75,7 @@ sv_key(sqlite3_stmt *st, int col, struct pbbuf *k)
 		pbb_raw(k, &d, sizeof(d));
 		break;
 	case SV_STRING:
-		pbb_raw(k, sqlite3_column_text(st, col),
-		    strlen((const char *)sqlite3_column_text(st, col)) + 1);
+		pbb_raw(k, col_text(st, col), strlen(col_text(st, col)) + 1);
 		break;
 	}
 }
@@ -195,7 +203,7 @@ dim_write(const struct sum_dim *d, const char *bundle, sqlite3_stmt *st,
 	}
 	switch (t) {
 	case SV_STRING:
-		pbb_string(&w->b, 1, (const char *)sqlite3_column_text(st, d->col));
+		pbb_string(&w->b, 1, col_text(st, d->col));
 		break;
 	case SV_LONG:
 		l = sqlite3_column_int64(st, d->col);
@@ -348,7 +356,7 @@ interned_value(sqlite3_stmt *st, int col, int type, uint32_t field,
 		    tname[type]);
 		return -1;
 	} else if (type == DIM_STRING)
-		pbb_string(&w->b, 1, (const char *)sqlite3_column_text(st, col));
+		pbb_string(&w->b, 1, col_text(st, col));
 	else if (type == DIM_DOUBLE)
 		pbb_double(&w->b, 3, sqlite3_column_double(st, col));
 	else {
@@ -466,9 +474,9 @@ interned_write(sqlite3 *db, const struct sum_metric *m,
 			if (name == NULL || ncols >= 64)
 				goto oom;
 			if ((cols[ncols] = col_index(st, name)) == -1) {
-				*err = sum_printf("Column '%s' not found in the "
-				    "query result for interned dimension bundle "
-				    "with key '%s'", name, key);
+				*err = sum_printf("Column '%s' not found in "
+				    "the query result for interned dimension "
+				    "bundle with key '%s'", name, key);
 				free(name);
 				goto out;
 			}
@@ -633,8 +641,8 @@ bundle_run(sqlite3 *db, const char *bundle, const struct sum_metric *const *m,
 				pzw_end(w);
 				break;
 			case SV_LONG:
-				pbb_double(&w->b, 2, (double)sqlite3_column_int64(
-				    st, vcol[i]));
+				pbb_double(&w->b, 2, (double)
+				    sqlite3_column_int64(st, vcol[i]));
 				break;
 			case SV_DOUBLE:
 				pbb_double(&w->b, 2, sqlite3_column_double(st,
@@ -757,8 +765,8 @@ sum_metadata(sqlite3 *db, const char *sql, struct pzw *w, char **err)
 			break;
 		}
 		pzw_begin(w, OUT_METADATA);
-		pbb_string(&w->b, 1, (const char *)sqlite3_column_text(st, 0));
-		pbb_string(&w->b, 2, (const char *)sqlite3_column_text(st, 1));
+		pbb_string(&w->b, 1, col_text(st, 0));
+		pbb_string(&w->b, 2, col_text(st, 1));
 		pzw_end(w);
 	}
 	if (step != SQLITE_ROW && step != SQLITE_DONE)

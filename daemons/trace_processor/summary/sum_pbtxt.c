@@ -293,7 +293,8 @@ tt_string(struct tt *t, const struct tt_tok *key, const struct tt_tok *val)
 	struct pbbuf b;
 	size_t i, n = val->len;
 	char c, *msg;
-	static const char from[] = "\\'\"?abfnrtv", to[] = "\\'\"?\a\b\f\n\r\t\v";
+	static const char from[] = "\\'\"?abfnrtv";
+	static const char to[] = "\\'\"?\a\b\f\n\r\t\v";
 	const char *e;
 
 	if ((f = tt_field(t, key, val, TK_STR)) == NULL)
@@ -321,8 +322,8 @@ tt_string(struct tt *t, const struct tt_tok *key, const struct tt_tok *val)
 			if (i + 2 < n && c <= '7' && s[i + 1] >= '0' &&
 			    s[i + 1] <= '7' && s[i + 2] >= '0' &&
 			    s[i + 2] <= '7' && c <= '3') {
-				c = (char)((c - '0') << 6 | (s[i + 1] - '0') << 3 |
-				    (s[i + 2] - '0'));
+				c = (char)((c - '0') << 6 |
+				    (s[i + 1] - '0') << 3 | (s[i + 2] - '0'));
 				pbb_raw(&b, &c, 1);
 				i += 2;
 			} else {
@@ -346,7 +347,8 @@ tt_string(struct tt *t, const struct tt_tok *key, const struct tt_tok *val)
 			return;
 		}
 	}
-	pbb_bytes(&t->w.b, f->number, b.buf != NULL ? b.buf : (uint8_t *)"", b.len);
+	pbb_bytes(&t->w.b, f->number, b.buf != NULL ? b.buf :
+	    (const uint8_t *)"", b.len);
 	if (b.oom)
 		t->w.b.oom = 1;
 	pbb_free(&b);
@@ -364,8 +366,8 @@ tt_ident(struct tt *t, const struct tt_tok *key, const struct tt_tok *val)
 	snprintf(name, sizeof(name), "%.*s", (int)val->len, t->in + val->off);
 	if (f->type == MP_BOOL) {
 		if (strcmp(name, "true") != 0 && strcmp(name, "false") != 0) {
-			msg = sum_printf("Expected 'true' or 'false' for boolean"
-			    " field %.*s in proto %s instead saw '%s'",
+			msg = sum_printf("Expected 'true' or 'false' for "
+			    "boolean field %.*s in proto %s instead saw '%s'",
 			    (int)key->len, t->in + key->off,
 			    t->ctx[t->depth].name, name);
 			tt_error_tok(t, val, msg ? msg : "?");
@@ -546,7 +548,7 @@ tt_parse(struct tt *t)
 			semi = 0;
 			st = TT_WAIT_KEY;
 			tt_emit_string(t, &key, &val, str_end);
-			i--;		/* this character starts the next field */
+			i--;	/* this character starts the next field */
 			col--;
 			continue;
 		case TT_NUM:

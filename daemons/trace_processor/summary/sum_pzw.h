@@ -28,7 +28,7 @@ struct pzw {
 	struct pbbuf	 b;
 	size_t		 chunk_begin;	/* the current chunk, in b */
 	size_t		 chunk_end;
-	size_t		 open[PZW_MAX_DEPTH];	/* size fields of open messages */
+	size_t		 open[PZW_MAX_DEPTH];	/* open messages' size fields */
 	int		 depth;
 	int		 depth_err;
 };

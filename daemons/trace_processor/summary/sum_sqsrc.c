@@ -144,8 +144,8 @@ sqsrc_rewrite(const char *sql, size_t len, char *const *alias,
 		}
 		if ((*p == '$' || *p == ':' || *p == '@') && p + 1 < end &&
 		    (isalnum((unsigned char)p[1]) || p[1] == '_')) {
-			for (v = p + 1; v < end && (isalnum((unsigned char)*v) ||
-			    *v == '_'); v++)
+			for (v = p + 1; v < end &&
+			    (isalnum((unsigned char)*v) || *v == '_'); v++)
 				;
 			vl = (size_t)(v - p - 1);
 			for (i = 0; i < ndeps; i++)
@@ -210,7 +210,8 @@ sqsrc_sql(struct sqgen_run *r, struct sum_msg m, struct pbbuf *w,
 		goto oom;
 	sum_it_init(&it, m, SQL_DEPS);
 	for (i = 0; i < n && sum_it_next(&it, &f); i++) {
-		if ((alias[i] = sum_str(sum_field_msg(&f), DEP_ALIAS)) == NULL ||
+		alias[i] = sum_str(sum_field_msg(&f), DEP_ALIAS);
+		if (alias[i] == NULL ||
 		    (table[i] = strdup(sqgen_nested(r, sum_bytes(
 		    sum_field_msg(&f), DEP_QUERY)))) == NULL)
 			goto oom;

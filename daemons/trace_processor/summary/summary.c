@@ -179,9 +179,9 @@ run_metrics(struct sum_run *r, const struct summary_req *req, char **err)
 			goto oom;
 		if (strcasecmp(id, "all") == 0) {
 			free(id);
-			*err = strdup("Metric has id 'all' which is not allowed "
-			    "as this is a reserved name. Please use a different "
-			    "id for your metric");
+			*err = strdup("Metric has id 'all' which is not "
+			    "allowed as this is a reserved name. Please use a "
+			    "different id for your metric");
 			return -1;
 		}
 		k = (size_t)run_add_metric(r, id);
@@ -202,8 +202,8 @@ run_metrics(struct sum_run *r, const struct summary_req *req, char **err)
 		if (m == NULL)
 			continue;
 		if (m->query != NULL) {
-			*err = sum_printf("Duplicate definitions for metric '%s' "
-			    "received: this is not allowed", m->id);
+			*err = sum_printf("Duplicate definitions for metric "
+			    "'%s' received: this is not allowed", m->id);
 			return -1;
 		}
 		if ((m->query = sqgen_generate(&r->gen, sum_bytes(r->mspecs[i],
@@ -257,9 +257,9 @@ run_sql(sqlite3 *db, const char *sql, int no_rows, char **err)
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && no_rows) {
 		sqlite3_finalize(st);
-		*err = strdup("Preamble query returned results. Preambles must "
-		    "not return. Only the last statement of the `sql` field can "
-		    "return results.");
+		*err = strdup("Preamble query returned results. Preambles "
+		    "must not return. Only the last statement of the `sql` "
+		    "field can return results.");
 		return -1;
 	}
 	while (rc == SQLITE_ROW)
@@ -309,7 +309,8 @@ run_compute(struct sum_run *r, const struct summary_req *req,
 		    g->queries[i].table, g->queries[i].sql);
 		if (sql == NULL || run_sql(r->db, sql, 0, &e) == -1) {
 			*err = sum_printf("Error while executing shared query "
-			    "%s: %s", g->queries[i].id, e ? e : "out of memory");
+			    "%s: %s", g->queries[i].id,
+			    e ? e : "out of memory");
 			free(e);
 			free(sql);
 			goto out;
@@ -344,7 +345,8 @@ out:
 	pbb_free(&w.b);
 	/* The shared tables go, whatever happened. */
 	for (i = 0; i < g->nqueries; i++) {
-		sql = sum_printf("DROP TABLE IF EXISTS %s", g->queries[i].table);
+		sql = sum_printf("DROP TABLE IF EXISTS %s",
+		    g->queries[i].table);
 		if (sql != NULL && run_sql(r->db, sql, 0, &e) == -1) {
 			free(e);
 			e = NULL;
