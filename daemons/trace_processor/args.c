@@ -133,15 +133,15 @@ static const struct args_opt args_opts[] = {
 	{ "export", 'e', required_argument, S_CLASSIC, O_EXPORT,
 	    "FILE: write every table into an SQLite file" },
 	{ "summary", 0, no_argument, S_CLASSIC, O_SUMMARY,
-	    "not supported yet, nor --summary-*" },
+	    "compute a trace summary (summarize); -q runs after it" },
 	{ "summary-metrics-v2", 0, required_argument, S_CLASSIC,
-	    O_SUMMARY_METRICS, NULL },
+	    O_SUMMARY_METRICS, "ID1,ID2 or all: the metrics (default none)" },
 	{ "summary-metadata-query", 0, required_argument, S_CLASSIC,
-	    O_SUMMARY_METADATA, NULL },
+	    O_SUMMARY_METADATA, "ID: the shared query giving metadata" },
 	{ "summary-spec", 0, required_argument, S_CLASSIC, O_SUMMARY_SPEC,
-	    NULL },
+	    "FILE: a TraceSummarySpec, text or binary (repeatable)" },
 	{ "summary-format", 0, required_argument, S_CLASSIC, O_SUMMARY_FORMAT,
-	    NULL },
+	    "text (default) or binary" },
 	{ "run-metrics", 0, required_argument, S_CLASSIC, O_RUN_METRICS,
 	    "A,B: print these metrics" },
 	{ "pre-metrics", 0, required_argument, S_CLASSIC, O_PRE_METRICS,
@@ -203,11 +203,11 @@ static const struct args_opt args_opts[] = {
 	    "clickhouse: create the tables, load no trace" },
 	/* summarize */
 	{ "metrics-v2", 0, required_argument, S_SUMMARIZE, O_SUMMARY_METRICS,
-	    NULL },
+	    "ID1,ID2 or all: the metrics (default none)" },
 	{ "metadata-query", 0, required_argument, S_SUMMARIZE,
-	    O_SUMMARY_METADATA, NULL },
+	    O_SUMMARY_METADATA, "ID: the shared query giving metadata" },
 	{ "format", 0, required_argument, S_SUMMARIZE, O_SUMMARY_FORMAT,
-	    NULL },
+	    "text (default) or binary" },
 };
 #define NOPTS	(sizeof(args_opts) / sizeof(args_opts[0]))
 
@@ -225,8 +225,7 @@ static const struct args_sub args_subs[] = {
 	{ "metrics", S_METRICS, "metrics --run A,B [FLAGS] TRACE" },
 	{ "export", S_EXPORT, "export sqlite -o FILE [FLAGS] TRACE\n"
 	    "  export clickhouse --url URL [FLAGS] TRACE" },
-	{ "summarize", S_SUMMARIZE, "summarize [FLAGS] TRACE [SPEC...]   "
-	    "(not supported yet)" },
+	{ "summarize", S_SUMMARIZE, "summarize [FLAGS] TRACE [SPEC...]" },
 	{ "convert", 0, NULL },
 	{ "bundle", 0, NULL },
 	{ "util", 0, NULL },
@@ -731,18 +730,6 @@ args_sub(struct tp_args *a, const struct args_sub *s, int argc,
 	return 0;
 }
 
-/* What is parsed but not wired yet (trace summaries): refused. */
-static int
-args_refuse_unwired(const struct tp_args *a, char **err)
-{
-	if (a->cmd == ARGS_SUMMARIZE)
-		return args_fail(err, "summarize/--summary: not supported yet");
-	if (a->summary.metrics_v2 != NULL || a->summary.metadata_query !=
-	    NULL || a->summary.nspecs > 0 || a->summary.format != NULL)
-		return args_fail(err, "--summary-*: not supported yet");
-	return 0;
-}
-
 int
 args_parse(struct tp_args *a, int argc, char *argv[], char **err)
 {
@@ -796,8 +783,6 @@ args_parse(struct tp_args *a, int argc, char *argv[], char **err)
 	else
 		rc = args_classic(a, (int)k, v, err);
 	free(v);
-	if (rc == 0 && a->cmd != ARGS_HELP && a->cmd != ARGS_VERSION)
-		rc = args_refuse_unwired(a, err);
 	if (rc == -1)
 		args_free(a);
 	return rc;

@@ -26,6 +26,7 @@
 #include "daemons/trace_processor/sandbox.h"
 #include "args.h"
 #include "shell.h"
+#include "summarize.h"
 #include "psql/psql.h"
 #include "tp.h"
 #include "rpc/modes.h"
@@ -92,6 +93,7 @@ struct main_files {
 	FILE		*devnull;	/* where --pre-metrics prints */
 	int		 export;	/* -e; -1: none */
 	struct ch_conn	*ch;		/* export clickhouse, connected */
+	struct summarize_files summary;	/* summarize's spec files */
 };
 
 static int
@@ -121,6 +123,8 @@ main_open(const struct tp_args *a, struct main_files *f)
 	if (what != NULL && ((f->pre = read_file(what)) == NULL ||
 	    (f->devnull = fopen("/dev/null", "w")) == NULL))
 		goto fail;
+	if (a->cmd == ARGS_SUMMARIZE && summarize_open(a, &f->summary) == -1)
+		return -1;
 	what = a->export_path;
 	if (a->cmd == ARGS_EXPORT && a->ch.url == NULL && (f->export =
 	    open(what, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) == -1)
@@ -171,6 +175,7 @@ main_close(struct main_files *f)
 	ch_close(f->ch);
 	free(f->sql);
 	free(f->pre);
+	summarize_close(&f->summary);
 }
 
 /* Every table and view, as the SQLite file the engine's database is. */
@@ -266,6 +271,9 @@ main_run(const struct tp_args *a, struct tp *tp, struct main_files *f)
 		if ((rc = modes_metrics(tp, &a->modes)) != 0)
 			return rc;
 	}
+	if (a->cmd == ARGS_SUMMARIZE &&
+	    (rc = summarize_run(tp, a, &f->summary, stdout)) != 0)
+		return rc;
 	if (a->cmd == ARGS_EXPORT && f->ch != NULL)
 		rc = main_clickhouse(a, tp, f->ch);
 	else if (a->cmd == ARGS_EXPORT)
