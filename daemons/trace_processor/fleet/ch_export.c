@@ -118,18 +118,6 @@ static const struct ch_table ch_tables[] = {
 };
 #define NTABLES	(sizeof(ch_tables) / sizeof(ch_tables[0]))
 
-static int
-ch_fail(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) == -1)
-		*err = NULL;
-	va_end(ap);
-	return -1;
-}
-
 /* A statement built with printf's format, run; its answer in *out. */
 static int
 ch_execf(struct ch_conn *c, char **out, char **err, const char *fmt, ...)

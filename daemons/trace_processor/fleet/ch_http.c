@@ -37,7 +37,7 @@ struct ch_conn {
 	size_t	 nchunk;
 };
 
-static int
+int
 ch_fail(char **err, const char *fmt, ...)
 {
 	va_list ap;

@@ -41,4 +41,8 @@ int	ch_insert_write(struct ch_conn *c, const void *p, size_t n,
 	    char **err);
 int	ch_insert_end(struct ch_conn *c, char **err);
 
+/* Sets *err (malloc'd, NULL when out of memory) from fmt; returns -1. */
+int	ch_fail(char **err, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
 #endif
