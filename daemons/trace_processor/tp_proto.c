@@ -1496,10 +1496,24 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 38:	/* battery */
 	case 46:	/* trigger */
 	case 113:	/* clone_snapshot_trigger */
+	case 86:	/* android_system_property */
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
 	case TP_GK_PROCESS_TREE:
+		push_packet(tp, ts, NULL, NULL, buf, len);
+		break;
+	case 40:	/* power_rails: each sample sorted on its own */
+		tp_proto_power_rails_tokenize(tp, ts, pk.data.data,
+		    pk.data.len);
+		break;
+	case 77:	/* android_energy_estimation_breakdown */
+		if (!tp_proto_energy_descriptor_tokenize(tp, pk.data.data,
+		    pk.data.len))
+			push_packet(tp, ts, NULL, NULL, buf, len);
+		break;
+	case 91:	/* entity_state_residency */
+		tp_proto_entity_states_tokenize(tp, pk.data.data, pk.data.len);
 		push_packet(tp, ts, NULL, NULL, buf, len);
 		break;
 	case 69:	/* service_event: the sorter's marks */
@@ -1627,6 +1641,7 @@ tp_proto_free(struct tp *tp)
 	struct tp_proto *p = tp->proto;
 	size_t i;
 
+	tp_proto_power_free(tp);
 	if (p == NULL)
 		return;
 	for (i = 0; i < p->seqs.cap; i++) {
@@ -1690,6 +1705,9 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		    it->data + 9, it->len - 9, it->data[8], raw_ts);
 		return;
 	}
+	case SK_POWER_RAIL:
+		tp_proto_power_rail_sorted(tp, it->ts, it->data, it->len);
+		return;
 	default:
 		break;
 	}
@@ -1714,6 +1732,17 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		break;
 	case 38:
 		tp_proto_battery(tp, it->ts, pk.data.data, pk.data.len);
+		break;
+	case 77:
+		tp_proto_energy_breakdown(tp, it->ts, pk.data.data,
+		    pk.data.len);
+		break;
+	case 91:
+		tp_proto_entity_residency(tp, it->ts, pk.data.data,
+		    pk.data.len);
+		break;
+	case 86:
+		tp_proto_sysprop(tp, it->ts, pk.data.data, pk.data.len);
 		break;
 	case 46:
 	case 113:

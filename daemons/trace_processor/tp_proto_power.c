@@ -1,0 +1,642 @@
+/*
+ * Android's power probes as counter tracks, named and typed as upstream's:
+ *
+ *   PowerRails                        "power.<rail>_uws" (or a well-known
+ *                                     "power.rails.<what>"), power_rails
+ *   AndroidEnergyEstimationBreakdown  the consumer's name,
+ *                                     android_energy_estimation_breakdown
+ *                                     (and _per_uid, one track per app)
+ *   EntityStateResidency              "Entity residency: <e> is <s>",
+ *                                     entity_state
+ *
+ * The descriptors name what the samples refer to by index; they come in
+ * packets of no time of their own, so they are read at tokenization and
+ * the samples in time order. A PowerRails packet bundles samples of
+ * their own times (timestamp_ms): each goes through the sorter alone.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pbdec.h"
+#include "tp_int.h"
+#include "tp_proto.h"
+
+#define NAME_MAX_LEN	256
+#define RAIL_MAX_INDEX	256	/* upstream's: larger ones are skipped */
+
+/* What an SK_POWER_RAIL item holds: one energy sample. */
+struct rail_sample {
+	uint64_t	 session;	/* session_uuid */
+	int64_t		 packet_ts;	/* its packet's, an arg */
+	uint64_t	 energy;
+	uint32_t	 index;
+};
+
+struct energy_consumer {
+	char		*name;
+	char		*type;
+	int64_t		 ordinal;
+};
+
+struct entity_state {
+	char		*entity;
+	char		*state;
+	char		*name;		/* the track's */
+};
+
+struct tp_power {
+	struct tp_hash		 sessions;	/* session_uuid -> ordinal */
+	struct tp_hash		 rails;		/* ordinal << 9 | index ->
+						   track */
+	struct tp_hash		 consumer_ids;	/* consumer id -> cons[i] */
+	struct energy_consumer	*cons;
+	size_t			 ncons, capcons;
+	struct tp_hash		 state_ids;	/* entity << 32 | state ->
+						   states[i] */
+	struct entity_state	*states;
+	size_t			 nstates, capstates;
+};
+
+static struct tp_power *
+power_get(struct tp *tp)
+{
+	struct tp_power *p = tp->power;
+
+	if (p == NULL && (p = calloc(1, sizeof(*p))) != NULL) {
+		tp_hash_init(&p->sessions);
+		tp_hash_init(&p->rails);
+		tp_hash_init(&p->consumer_ids);
+		tp_hash_init(&p->state_ids);
+		tp->power = p;
+	}
+	return p;
+}
+
+/* Room for one more of n elements of size sz in *v (cap *cap). */
+static int
+grow(void **v, size_t *cap, size_t n, size_t sz)
+{
+	size_t ncap;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	if ((q = realloc(*v, ncap * sz)) == NULL)
+		return -1;
+	*v = q;
+	*cap = ncap;
+	return 0;
+}
+
+/* A proto string as a C string of at most NAME_MAX_LEN - 1 bytes. */
+static void
+str_copy(char *dst, const struct pb_field *f)
+{
+	size_t n = f != NULL && f->wire == PB_LEN ? f->len : 0;
+
+	if (n >= NAME_MAX_LEN)
+		n = NAME_MAX_LEN - 1;
+	if (n > 0)
+		memcpy(dst, f->data, n);
+	dst[n] = '\0';
+}
+
+/* Power rails ---------------------------------------------------------- */
+
+/*
+ * Rails of Pixel's power monitors upstream shows by what they feed: the
+ * first suffix a raw name ends with names its track "power.rails.<what>".
+ */
+static const struct {
+	const char	*suffix;
+	const char	*what;
+} well_known_rails[] = {
+	{ "M_VDD_CPUCL0", "cpu.little" },
+	{ "M_VDD_CPUCL0_M", "cpu.little.mem" },
+	{ "M_VDD_CPUCL1", "cpu.mid" },
+	{ "M_VDD_CPUCL1_M", "cpu.mid.mem" },
+	{ "M_VDD_CPUCL2", "cpu.big" },
+	{ "M_VDD_INT", "system.fabric" },
+	{ "M_VDD_TPU", "tpu" },
+	{ "VSYS_PWR_DISP", "display" },
+	{ "VSYS_PWR_DISPLAY", "display" },
+	{ "M_DISP", "ldo.main.a.display" },
+	{ "VSYS_PWR_MODEM", "modem" },
+	{ "M_VDD_MIF", "memory.interface" },
+	{ "VSYS_PWR_WLAN_BT", "wifi.bt" },
+	{ "VSYS_PWR_MMWAVE", "mmwave" },
+	{ "S_VDD_AOC_RET", "aoc.memory" },
+	{ "S_VDD_AOC", "aoc.logic" },
+	{ "S_VDDQ_MEM", "ddr.a" },
+	{ "S_VDD2L", "ddr.b" },
+	{ "S_VDD2L_MEM", "ddr.b" },
+	{ "S_VDD2H_MEM", "ddr.c" },
+	{ "S_VDD_G3D", "gpu" },
+	{ "S_VDD_G3D_L2", "gpu.l2" },
+	{ "S_GNSS_CORE", "gps" },
+	{ "VSYS_PWR_RFFE", "radio.frontend" },
+	{ "VSYS_PWR_CAMERA", "camera" },
+	{ "S_VDD_CAM", "multimedia" },
+	{ "S_UDFPS", "udfps" },
+	{ "S_PLL_MIPI_UFS", "ufs" },
+	{ "M_LLDO1", "ldo.main.a" },
+	{ "M_LLDO2", "ldo.main.b" },
+	{ "S_LLDO1", "ldo.sub" },
+};
+
+static const char *
+rail_well_known(const char *raw)
+{
+	size_t i, n = strlen(raw), sl;
+
+	for (i = 0; i < sizeof(well_known_rails) /
+	    sizeof(well_known_rails[0]); i++) {
+		sl = strlen(well_known_rails[i].suffix);
+		if (n >= sl && strcmp(raw + n - sl,
+		    well_known_rails[i].suffix) == 0)
+			return well_known_rails[i].what;
+	}
+	return NULL;
+}
+
+/* A session's small number (sessions are few), made on first use. */
+static int
+rail_session(struct tp_power *p, uint64_t uuid, uint64_t *ord)
+{
+	uint64_t *v = tp_hash_get(&p->sessions, uuid);
+
+	if (v != NULL) {
+		*ord = *v;
+		return 0;
+	}
+	*ord = p->sessions.count;
+	return tp_hash_put(&p->sessions, uuid, *ord);
+}
+
+/* One RailDescriptor: its track (one per raw name and session). */
+static void
+rail_descriptor_untrusted(struct tp *tp, struct tp_power *p, uint64_t session,
+    const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f, fname = { 0 }, fsub = { 0 };
+	char raw[NAME_MAX_LEN], sub[NAME_MAX_LEN], name[NAME_MAX_LEN + 32];
+	const char *what;
+	uint64_t index = 0, ord;
+	int64_t track, set;
+	int created;
+	struct tp_dim dims[2];
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1 && f.wire == PB_VARINT)
+			index = f.u;
+		else if (f.id == 2)
+			fname = f;
+		else if (f.id == 3)
+			fsub = f;
+	}
+	if (it.err) {
+		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
+		return;
+	}
+	if (index > RAIL_MAX_INDEX || rail_session(p, session, &ord) == -1)
+		return;
+	str_copy(raw, &fname);
+	str_copy(sub, &fsub);
+	if ((what = rail_well_known(raw)) != NULL)
+		snprintf(name, sizeof(name), "power.rails.%s", what);
+	else
+		snprintf(name, sizeof(name), "power.%s_uws", raw);
+	dims[0] = (struct tp_dim){ "name", raw, 0 };
+	/* Upstream keeps 32 bits of the session in the dimension: sessions
+	 * that differ above them share the rail's track. */
+	dims[1] = (struct tp_dim){ "session_uuid", NULL,
+	    (int64_t)(uint32_t)session };
+	track = tp_track_intern_dimv(tp, TT_COUNTER, "power_rails", name,
+	    TP_NULL, dims, 2, &created);
+	if (track < 0)
+		return;
+	if (created) {
+		set = tp->tracks[track].source_arg_set_id = tp_arg_set_new(tp);
+		tp_arg_str(tp, set, "raw_name", "raw_name", raw, strlen(raw),
+		    NULL);
+		tp_arg_str(tp, set, "subsystem_name", "subsystem_name", sub,
+		    strlen(sub), NULL);
+	}
+	(void)tp_hash_put(&p->rails, ord << 9 | index, (uint64_t)track);
+}
+
+/* One EnergyData of a packet at ts: sorted at its own time. */
+static void
+rail_sample_untrusted(struct tp *tp, int64_t ts, uint64_t session,
+    const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+	struct rail_sample s;
+	int64_t at = ts;
+
+	memset(&s, 0, sizeof(s));
+	s.session = session;
+	s.packet_ts = ts;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.wire != PB_VARINT)
+			continue;
+		if (f.id == 1)
+			s.index = f.u > UINT32_MAX ? UINT32_MAX : (uint32_t)f.u;
+		else if (f.id == 3)
+			s.energy = f.u;
+		else if (f.id == 2 &&
+		    __builtin_mul_overflow((int64_t)f.u, 1000000, &at)) {
+			/* Boot time in ms, trace time here; too large to be
+			 * one. */
+			tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE, 1);
+			return;
+		}
+	}
+	if (it.err) {
+		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
+		return;
+	}
+	(void)tp_sorter_push(tp, at, SK_POWER_RAIL, 0, NULL, &s, sizeof(s));
+}
+
+void
+tp_proto_power_rails_tokenize(struct tp *tp, int64_t ts, const uint8_t *buf,
+    size_t len)
+{
+	struct tp_power *p = power_get(tp);
+	struct pb it;
+	struct pb_field f;
+	uint64_t session = 0;
+	int has_data = 0;
+
+	if (p == NULL)
+		return;
+	/* The session may follow the descriptors it scopes. */
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 3 && f.wire == PB_VARINT)
+			session = f.u;
+		has_data |= f.id == 2 && f.wire == PB_LEN;
+	}
+	if (it.err) {
+		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
+		return;
+	}
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == 1 && f.wire == PB_LEN)
+			rail_descriptor_untrusted(tp, p, session, f.data,
+			    f.len);
+	if (!has_data) {
+		tp_stat_inc(tp, ST_POWER_RAIL_EMPTY_PACKET, 1);
+		return;
+	}
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == 2 && f.wire == PB_LEN)
+			rail_sample_untrusted(tp, ts, session, f.data, f.len);
+}
+
+void
+tp_proto_power_rail_sorted(struct tp *tp, int64_t ts, const uint8_t *data,
+    size_t len)
+{
+	struct tp_power *p = tp->power;
+	struct rail_sample s;
+	uint64_t *ord, *track;
+	int64_t set;
+
+	if (p == NULL || len != sizeof(s))
+		return;
+	memcpy(&s, data, sizeof(s));
+	if ((ord = tp_hash_get(&p->sessions, s.session)) == NULL ||
+	    (track = tp_hash_get(&p->rails, *ord << 9 | s.index)) == NULL) {
+		tp_stat_inc(tp, ST_POWER_RAIL_UNKNOWN_INDEX, 1);
+		return;
+	}
+	set = tp_arg_set_new(tp);
+	tp_arg_int(tp, set, "packet_ts", "packet_ts", s.packet_ts, "uint");
+	tp_counter_insert(tp, ts, (int64_t)*track, (double)s.energy, set);
+}
+
+/* Energy estimation ---------------------------------------------------- */
+
+static void
+energy_consumer_untrusted(struct tp *tp, struct tp_power *p,
+    const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f, fname = { 0 }, ftype = { 0 };
+	struct energy_consumer *c;
+	char name[NAME_MAX_LEN], type[NAME_MAX_LEN];
+	int64_t id = 0, ordinal = 0;
+	int has_id = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1 && f.wire == PB_VARINT) {
+			id = (int32_t)f.u;
+			has_id = 1;
+		} else if (f.id == 2 && f.wire == PB_VARINT)
+			ordinal = (int32_t)f.u;
+		else if (f.id == 3)
+			ftype = f;
+		else if (f.id == 4)
+			fname = f;
+	}
+	if (it.err || !has_id) {
+		tp_stat_inc(tp, ST_ENERGY_DESCRIPTOR_INVALID, 1);
+		return;
+	}
+	/* The first description of a consumer stays. */
+	if (tp_hash_get(&p->consumer_ids, (uint64_t)id) != NULL ||
+	    grow((void **)&p->cons, &p->capcons, p->ncons, sizeof(*c)) == -1)
+		return;
+	str_copy(name, &fname);
+	str_copy(type, &ftype);
+	c = &p->cons[p->ncons];
+	c->name = strdup(name);
+	c->type = strdup(type);
+	c->ordinal = ordinal;
+	if (c->name == NULL || c->type == NULL ||
+	    tp_hash_put(&p->consumer_ids, (uint64_t)id, p->ncons) == -1) {
+		free(c->name);
+		free(c->type);
+		return;
+	}
+	p->ncons++;
+}
+
+int
+tp_proto_energy_descriptor_tokenize(struct tp *tp, const uint8_t *buf,
+    size_t len)
+{
+	struct tp_power *p = power_get(tp);
+	struct pb it, d;
+	struct pb_field f, df;
+	int found = 0;
+
+	if (p == NULL)
+		return 0;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != 1 || f.wire != PB_LEN)
+			continue;
+		found = 1;
+		pb_init(&d, f.data, f.len);
+		while (pb_next_untrusted(&d, &df) == 1)
+			if (df.id == 1 && df.wire == PB_LEN)
+				energy_consumer_untrusted(tp, p, df.data,
+				    df.len);
+		if (d.err)
+			tp_stat_inc(tp, ST_ENERGY_DESCRIPTOR_INVALID, 1);
+	}
+	return found;
+}
+
+/* One app's share: its own track, below no other. */
+static void
+energy_uid_untrusted(struct tp *tp, int64_t ts, int64_t consumer,
+    const struct energy_consumer *c, const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+	int64_t uid = 0, energy = 0, track;
+	int has_uid = 0, has_energy = 0;
+	struct tp_dim dims[2];
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.wire != PB_VARINT)
+			continue;
+		if (f.id == 1) {
+			uid = (uint32_t)f.u;	/* a uid is unsigned */
+			has_uid = 1;
+		} else if (f.id == 2) {
+			energy = (int64_t)f.u;
+			has_energy = 1;
+		}
+	}
+	if (it.err || !has_uid || !has_energy) {
+		tp_stat_inc(tp, ST_ENERGY_UID_BREAKDOWN_MISSING_VALUES, 1);
+		return;
+	}
+	dims[0] = (struct tp_dim){ "energy_consumer_id", NULL,
+	    (int64_t)(uint32_t)consumer };
+	dims[1] = (struct tp_dim){ "uid", NULL, uid };
+	track = tp_track_intern_dimv(tp, TT_COUNTER,
+	    "android_energy_estimation_breakdown_per_uid", c->name, TP_NULL,
+	    dims, 2, NULL);
+	if (track >= 0)
+		tp_counter_insert(tp, ts, track, (double)energy, TP_NULL);
+}
+
+void
+tp_proto_energy_breakdown(struct tp *tp, int64_t ts, const uint8_t *buf,
+    size_t len)
+{
+	struct tp_power *p = tp->power;
+	struct pb it;
+	struct pb_field f;
+	const struct energy_consumer *c;
+	uint64_t *ci;
+	int64_t id = 0, energy = 0, track, set;
+	int has_id = 0, has_energy = 0, created;
+	struct tp_dim dim;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 2 && f.wire == PB_VARINT) {
+			id = (int32_t)f.u;
+			has_id = 1;
+		} else if (f.id == 3 && f.wire == PB_VARINT) {
+			energy = (int64_t)f.u;
+			has_energy = 1;
+		}
+	}
+	if (it.err || !has_id || !has_energy || p == NULL ||
+	    (ci = tp_hash_get(&p->consumer_ids, (uint64_t)id)) == NULL) {
+		tp_stat_inc(tp, ST_ENERGY_BREAKDOWN_MISSING_VALUES, 1);
+		return;
+	}
+	c = &p->cons[*ci];
+	/* An unsigned dimension, as upstream's. */
+	dim = (struct tp_dim){ "energy_consumer_id", NULL,
+	    (int64_t)(uint32_t)id };
+	track = tp_track_intern_dimv(tp, TT_COUNTER,
+	    "android_energy_estimation_breakdown", c->name, TP_NULL, &dim, 1,
+	    &created);
+	if (track < 0)
+		return;
+	if (created) {
+		set = tp->tracks[track].source_arg_set_id = tp_arg_set_new(tp);
+		tp_arg_str(tp, set, "consumer_type", "consumer_type", c->type,
+		    strlen(c->type), NULL);
+		tp_arg_int(tp, set, "ordinal", "ordinal", c->ordinal, "int");
+	}
+	tp_counter_insert(tp, ts, track, (double)energy, TP_NULL);
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == 4 && f.wire == PB_LEN)
+			energy_uid_untrusted(tp, ts, id, c, f.data, f.len);
+}
+
+/* Entity state residency ----------------------------------------------- */
+
+static uint64_t
+state_key(int64_t entity, int64_t state)
+{
+	return (uint64_t)(uint32_t)entity << 32 | (uint32_t)state;
+}
+
+static void
+entity_state_untrusted(struct tp *tp, struct tp_power *p, const uint8_t *buf,
+    size_t len)
+{
+	struct pb it;
+	struct pb_field f, fent = { 0 }, fst = { 0 };
+	struct entity_state *e;
+	char ent[NAME_MAX_LEN], st[NAME_MAX_LEN], name[2 * NAME_MAX_LEN + 32];
+	int64_t ei = 0, si = 0;
+	int has_e = 0, has_s = 0;
+	uint64_t key;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1 && f.wire == PB_VARINT) {
+			ei = (int32_t)f.u;
+			has_e = 1;
+		} else if (f.id == 2 && f.wire == PB_VARINT) {
+			si = (int32_t)f.u;
+			has_s = 1;
+		} else if (f.id == 3)
+			fent = f;
+		else if (f.id == 4)
+			fst = f;
+	}
+	/* Upstream counts these as bad energy descriptors. */
+	if (it.err || !has_e || !has_s) {
+		tp_stat_inc(tp, ST_ENERGY_DESCRIPTOR_INVALID, 1);
+		return;
+	}
+	key = state_key(ei, si);
+	if (tp_hash_get(&p->state_ids, key) != NULL ||
+	    grow((void **)&p->states, &p->capstates, p->nstates,
+	    sizeof(*e)) == -1)
+		return;
+	str_copy(ent, &fent);
+	str_copy(st, &fst);
+	snprintf(name, sizeof(name), "Entity residency: %s is %s", ent, st);
+	e = &p->states[p->nstates];
+	e->entity = strdup(ent);
+	e->state = strdup(st);
+	e->name = strdup(name);
+	if (e->entity == NULL || e->state == NULL || e->name == NULL ||
+	    tp_hash_put(&p->state_ids, key, p->nstates) == -1) {
+		free(e->entity);
+		free(e->state);
+		free(e->name);
+		return;
+	}
+	p->nstates++;
+}
+
+void
+tp_proto_entity_states_tokenize(struct tp *tp, const uint8_t *buf,
+    size_t len)
+{
+	struct tp_power *p = power_get(tp);
+	struct pb it;
+	struct pb_field f;
+
+	if (p == NULL)
+		return;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == 1 && f.wire == PB_LEN)
+			entity_state_untrusted(tp, p, f.data, f.len);
+}
+
+void
+tp_proto_entity_residency(struct tp *tp, int64_t ts, const uint8_t *buf,
+    size_t len)
+{
+	struct tp_power *p = tp->power;
+	struct pb it, r;
+	struct pb_field f, rf;
+	const struct entity_state *e;
+	uint64_t *ei;
+	int64_t entity, state, track;
+	uint64_t ms;
+	int any = 0;
+	struct tp_dim dims[2];
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != 2 || f.wire != PB_LEN)
+			continue;
+		any = 1;
+		entity = state = 0;
+		ms = 0;
+		pb_init(&r, f.data, f.len);
+		while (pb_next_untrusted(&r, &rf) == 1) {
+			if (rf.wire != PB_VARINT)
+				continue;
+			if (rf.id == 1)
+				entity = (int32_t)rf.u;
+			else if (rf.id == 2)
+				state = (int32_t)rf.u;
+			else if (rf.id == 3)
+				ms = rf.u;
+		}
+		/* As upstream: the rest of the packet goes with it. */
+		if (r.err || p == NULL || (ei = tp_hash_get(&p->state_ids,
+		    state_key(entity, state))) == NULL) {
+			tp_stat_inc(tp, ST_ENTITY_STATE_RESIDENCY_LOOKUP_FAILED,
+			    1);
+			return;
+		}
+		e = &p->states[*ei];
+		dims[0] = (struct tp_dim){ "entity_name", e->entity, 0 };
+		dims[1] = (struct tp_dim){ "state_name", e->state, 0 };
+		track = tp_track_intern_dimv(tp, TT_COUNTER, "entity_state",
+		    e->name, TP_NULL, dims, 2, NULL);
+		if (track >= 0)
+			tp_counter_insert(tp, ts, track, (double)ms, TP_NULL);
+	}
+	if (!any)
+		tp_stat_inc(tp, ST_ENTITY_STATE_RESIDENCY_INVALID, 1);
+}
+
+void
+tp_proto_power_free(struct tp *tp)
+{
+	struct tp_power *p = tp->power;
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->ncons; i++) {
+		free(p->cons[i].name);
+		free(p->cons[i].type);
+	}
+	for (i = 0; i < p->nstates; i++) {
+		free(p->states[i].entity);
+		free(p->states[i].state);
+		free(p->states[i].name);
+	}
+	free(p->cons);
+	free(p->states);
+	tp_hash_free(&p->sessions);
+	tp_hash_free(&p->rails);
+	tp_hash_free(&p->consumer_ids);
+	tp_hash_free(&p->state_ids);
+	free(p);
+	tp->power = NULL;
+}
