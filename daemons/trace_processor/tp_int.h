@@ -410,6 +410,9 @@ int	 tp_stat_get_indexed(struct tp *, enum tp_stat, int64_t idx,
 	    int64_t *);
 void	 tp_seen_ts(struct tp *, int64_t ts);
 char	*tp_strndup(const char *, size_t);
+/* Room for one more of n elements of elsz bytes in *arr (capacity *cap,
+ * doubled as needed); -1 when out of memory. */
+int	 tp_grow(void **arr, size_t *cap, size_t n, size_t elsz);
 /* Replaces *dst with a copy of s (s may be NULL). */
 void	 tp_setstr(char **dst, const char *s, size_t len);
 

@@ -33,29 +33,26 @@ struct rail_sample {
 	uint32_t	 index;
 };
 
-struct energy_consumer {
-	char		*name;
-	char		*type;
+/* What a descriptor says of one id: an energy consumer's name, type
+ * (and ordinal); an entity state's entity, state and track name. */
+#define DESC_STRS	3
+struct desc {
+	char		*s[DESC_STRS];
 	int64_t		 ordinal;
 };
 
-struct entity_state {
-	char		*entity;
-	char		*state;
-	char		*name;		/* the track's */
+/* The descriptions by id; the first of an id stays, as upstream's. */
+struct descs {
+	struct tp_hash	 ids;		/* id -> v[i] */
+	struct desc	*v;
+	size_t		 n, cap;
 };
 
 struct tp_power {
-	struct tp_hash		 sessions;	/* session_uuid -> ordinal */
-	struct tp_hash		 rails;		/* ordinal << 9 | index ->
-						   track */
-	struct tp_hash		 consumer_ids;	/* consumer id -> cons[i] */
-	struct energy_consumer	*cons;
-	size_t			 ncons, capcons;
-	struct tp_hash		 state_ids;	/* entity << 32 | state ->
-						   states[i] */
-	struct entity_state	*states;
-	size_t			 nstates, capstates;
+	struct tp_hash	 sessions;	/* session_uuid -> ordinal */
+	struct tp_hash	 rails;		/* ordinal << 9 | index -> track */
+	struct descs	 consumers;	/* by energy_consumer_id */
+	struct descs	 states;	/* by entity << 32 | state index */
 };
 
 static struct tp_power *
@@ -66,28 +63,57 @@ power_get(struct tp *tp)
 	if (p == NULL && (p = calloc(1, sizeof(*p))) != NULL) {
 		tp_hash_init(&p->sessions);
 		tp_hash_init(&p->rails);
-		tp_hash_init(&p->consumer_ids);
-		tp_hash_init(&p->state_ids);
+		tp_hash_init(&p->consumers.ids);
+		tp_hash_init(&p->states.ids);
 		tp->power = p;
 	}
 	return p;
 }
 
-/* Room for one more of n elements of size sz in *v (cap *cap). */
-static int
-grow(void **v, size_t *cap, size_t n, size_t sz)
+/* Copies the strings of id's first description (NULL ones stay NULL). */
+static void
+descs_add(struct descs *d, uint64_t id, const char *const s[DESC_STRS],
+    int64_t ordinal)
 {
-	size_t ncap;
-	void *q;
+	struct desc *e;
+	size_t i;
+	int ok = 1;
 
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	if ((q = realloc(*v, ncap * sz)) == NULL)
-		return -1;
-	*v = q;
-	*cap = ncap;
-	return 0;
+	if (tp_hash_get(&d->ids, id) != NULL ||
+	    tp_grow((void **)&d->v, &d->cap, d->n, sizeof(*e)) == -1)
+		return;
+	e = &d->v[d->n];
+	e->ordinal = ordinal;
+	for (i = 0; i < DESC_STRS; i++)
+		if ((e->s[i] = s[i] != NULL ? strdup(s[i]) : NULL) == NULL &&
+		    s[i] != NULL)
+			ok = 0;
+	if (ok && tp_hash_put(&d->ids, id, d->n) == 0) {
+		d->n++;
+		return;
+	}
+	for (i = 0; i < DESC_STRS; i++)
+		free(e->s[i]);
+}
+
+static const struct desc *
+descs_get(const struct descs *d, uint64_t id)
+{
+	uint64_t *i = tp_hash_get(&d->ids, id);
+
+	return i != NULL ? &d->v[*i] : NULL;
+}
+
+static void
+descs_free(struct descs *d)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->n; i++)
+		for (j = 0; j < DESC_STRS; j++)
+			free(d->v[i].s[j]);
+	free(d->v);
+	tp_hash_free(&d->ids);
 }
 
 /* A proto string as a C string of at most NAME_MAX_LEN - 1 bytes. */
@@ -333,8 +359,8 @@ energy_consumer_untrusted(struct tp *tp, struct tp_power *p,
 {
 	struct pb it;
 	struct pb_field f, fname = { 0 }, ftype = { 0 };
-	struct energy_consumer *c;
 	char name[NAME_MAX_LEN], type[NAME_MAX_LEN];
+	const char *strs[DESC_STRS] = { name, type, NULL };
 	int64_t id = 0, ordinal = 0;
 	int has_id = 0;
 
@@ -354,23 +380,9 @@ energy_consumer_untrusted(struct tp *tp, struct tp_power *p,
 		tp_stat_inc(tp, ST_ENERGY_DESCRIPTOR_INVALID, 1);
 		return;
 	}
-	/* The first description of a consumer stays. */
-	if (tp_hash_get(&p->consumer_ids, (uint64_t)id) != NULL ||
-	    grow((void **)&p->cons, &p->capcons, p->ncons, sizeof(*c)) == -1)
-		return;
 	str_copy(name, &fname);
 	str_copy(type, &ftype);
-	c = &p->cons[p->ncons];
-	c->name = strdup(name);
-	c->type = strdup(type);
-	c->ordinal = ordinal;
-	if (c->name == NULL || c->type == NULL ||
-	    tp_hash_put(&p->consumer_ids, (uint64_t)id, p->ncons) == -1) {
-		free(c->name);
-		free(c->type);
-		return;
-	}
-	p->ncons++;
+	descs_add(&p->consumers, (uint64_t)id, strs, ordinal);
 }
 
 int
@@ -403,7 +415,7 @@ tp_proto_energy_descriptor_tokenize(struct tp *tp, const uint8_t *buf,
 /* One app's share: its own track, below no other. */
 static void
 energy_uid_untrusted(struct tp *tp, int64_t ts, int64_t consumer,
-    const struct energy_consumer *c, const uint8_t *buf, size_t len)
+    const struct desc *c, const uint8_t *buf, size_t len)
 {
 	struct pb it;
 	struct pb_field f;
@@ -431,7 +443,7 @@ energy_uid_untrusted(struct tp *tp, int64_t ts, int64_t consumer,
 	    (int64_t)(uint32_t)consumer };
 	dims[1] = (struct tp_dim){ "uid", NULL, uid };
 	track = tp_track_intern_dimv(tp, TT_COUNTER,
-	    "android_energy_estimation_breakdown_per_uid", c->name, TP_NULL,
+	    "android_energy_estimation_breakdown_per_uid", c->s[0], TP_NULL,
 	    dims, 2, NULL);
 	if (track >= 0)
 		tp_counter_insert(tp, ts, track, (double)energy, TP_NULL);
@@ -444,8 +456,7 @@ tp_proto_energy_breakdown(struct tp *tp, int64_t ts, const uint8_t *buf,
 	struct tp_power *p = tp->power;
 	struct pb it;
 	struct pb_field f;
-	const struct energy_consumer *c;
-	uint64_t *ci;
+	const struct desc *c;
 	int64_t id = 0, energy = 0, track, set;
 	int has_id = 0, has_energy = 0, created;
 	struct tp_dim dim;
@@ -461,23 +472,22 @@ tp_proto_energy_breakdown(struct tp *tp, int64_t ts, const uint8_t *buf,
 		}
 	}
 	if (it.err || !has_id || !has_energy || p == NULL ||
-	    (ci = tp_hash_get(&p->consumer_ids, (uint64_t)id)) == NULL) {
+	    (c = descs_get(&p->consumers, (uint64_t)id)) == NULL) {
 		tp_stat_inc(tp, ST_ENERGY_BREAKDOWN_MISSING_VALUES, 1);
 		return;
 	}
-	c = &p->cons[*ci];
 	/* An unsigned dimension, as upstream's. */
 	dim = (struct tp_dim){ "energy_consumer_id", NULL,
 	    (int64_t)(uint32_t)id };
 	track = tp_track_intern_dimv(tp, TT_COUNTER,
-	    "android_energy_estimation_breakdown", c->name, TP_NULL, &dim, 1,
+	    "android_energy_estimation_breakdown", c->s[0], TP_NULL, &dim, 1,
 	    &created);
 	if (track < 0)
 		return;
 	if (created) {
 		set = tp->tracks[track].source_arg_set_id = tp_arg_set_new(tp);
-		tp_arg_str(tp, set, "consumer_type", "consumer_type", c->type,
-		    strlen(c->type), NULL);
+		tp_arg_str(tp, set, "consumer_type", "consumer_type", c->s[1],
+		    strlen(c->s[1]), NULL);
 		tp_arg_int(tp, set, "ordinal", "ordinal", c->ordinal, "int");
 	}
 	tp_counter_insert(tp, ts, track, (double)energy, TP_NULL);
@@ -501,11 +511,10 @@ entity_state_untrusted(struct tp *tp, struct tp_power *p, const uint8_t *buf,
 {
 	struct pb it;
 	struct pb_field f, fent = { 0 }, fst = { 0 };
-	struct entity_state *e;
 	char ent[NAME_MAX_LEN], st[NAME_MAX_LEN], name[2 * NAME_MAX_LEN + 32];
+	const char *strs[DESC_STRS] = { ent, st, name };
 	int64_t ei = 0, si = 0;
 	int has_e = 0, has_s = 0;
-	uint64_t key;
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
@@ -525,26 +534,10 @@ entity_state_untrusted(struct tp *tp, struct tp_power *p, const uint8_t *buf,
 		tp_stat_inc(tp, ST_ENERGY_DESCRIPTOR_INVALID, 1);
 		return;
 	}
-	key = state_key(ei, si);
-	if (tp_hash_get(&p->state_ids, key) != NULL ||
-	    grow((void **)&p->states, &p->capstates, p->nstates,
-	    sizeof(*e)) == -1)
-		return;
 	str_copy(ent, &fent);
 	str_copy(st, &fst);
 	snprintf(name, sizeof(name), "Entity residency: %s is %s", ent, st);
-	e = &p->states[p->nstates];
-	e->entity = strdup(ent);
-	e->state = strdup(st);
-	e->name = strdup(name);
-	if (e->entity == NULL || e->state == NULL || e->name == NULL ||
-	    tp_hash_put(&p->state_ids, key, p->nstates) == -1) {
-		free(e->entity);
-		free(e->state);
-		free(e->name);
-		return;
-	}
-	p->nstates++;
+	descs_add(&p->states, state_key(ei, si), strs, 0);
 }
 
 void
@@ -570,8 +563,7 @@ tp_proto_entity_residency(struct tp *tp, int64_t ts, const uint8_t *buf,
 	struct tp_power *p = tp->power;
 	struct pb it, r;
 	struct pb_field f, rf;
-	const struct entity_state *e;
-	uint64_t *ei;
+	const struct desc *e;
 	int64_t entity, state, track;
 	uint64_t ms;
 	int any = 0;
@@ -596,17 +588,16 @@ tp_proto_entity_residency(struct tp *tp, int64_t ts, const uint8_t *buf,
 				ms = rf.u;
 		}
 		/* As upstream: the rest of the packet goes with it. */
-		if (r.err || p == NULL || (ei = tp_hash_get(&p->state_ids,
+		if (r.err || p == NULL || (e = descs_get(&p->states,
 		    state_key(entity, state))) == NULL) {
 			tp_stat_inc(tp, ST_ENTITY_STATE_RESIDENCY_LOOKUP_FAILED,
 			    1);
 			return;
 		}
-		e = &p->states[*ei];
-		dims[0] = (struct tp_dim){ "entity_name", e->entity, 0 };
-		dims[1] = (struct tp_dim){ "state_name", e->state, 0 };
+		dims[0] = (struct tp_dim){ "entity_name", e->s[0], 0 };
+		dims[1] = (struct tp_dim){ "state_name", e->s[1], 0 };
 		track = tp_track_intern_dimv(tp, TT_COUNTER, "entity_state",
-		    e->name, TP_NULL, dims, 2, NULL);
+		    e->s[2], TP_NULL, dims, 2, NULL);
 		if (track >= 0)
 			tp_counter_insert(tp, ts, track, (double)ms, TP_NULL);
 	}
@@ -618,25 +609,13 @@ void
 tp_proto_power_free(struct tp *tp)
 {
 	struct tp_power *p = tp->power;
-	size_t i;
 
 	if (p == NULL)
 		return;
-	for (i = 0; i < p->ncons; i++) {
-		free(p->cons[i].name);
-		free(p->cons[i].type);
-	}
-	for (i = 0; i < p->nstates; i++) {
-		free(p->states[i].entity);
-		free(p->states[i].state);
-		free(p->states[i].name);
-	}
-	free(p->cons);
-	free(p->states);
+	descs_free(&p->consumers);
+	descs_free(&p->states);
 	tp_hash_free(&p->sessions);
 	tp_hash_free(&p->rails);
-	tp_hash_free(&p->consumer_ids);
-	tp_hash_free(&p->state_ids);
 	free(p);
 	tp->power = NULL;
 }
