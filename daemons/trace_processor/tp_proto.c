@@ -1497,6 +1497,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 46:	/* trigger */
 	case 113:	/* clone_snapshot_trigger */
 	case 86:	/* android_system_property */
+	case 70:	/* initial_display_state */
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
@@ -1743,6 +1744,10 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		break;
 	case 86:
 		tp_proto_sysprop(tp, it->ts, pk.data.data, pk.data.len);
+		break;
+	case 70:
+		tp_proto_initial_display(tp, it->ts, pk.data.data,
+		    pk.data.len);
 		break;
 	case 46:
 	case 113:

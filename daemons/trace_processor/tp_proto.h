@@ -125,8 +125,11 @@ void	 tp_proto_entity_states_tokenize(struct tp *, const uint8_t *,
 void	 tp_proto_entity_residency(struct tp *, int64_t ts, const uint8_t *,
 	    size_t);
 void	 tp_proto_power_free(struct tp *);
-/* tp_proto_sysprop.c: an AndroidSystemProperty packet. */
+/* tp_proto_sysprop.c: an AndroidSystemProperty packet, an
+ * InitialDisplayState one. */
 void	 tp_proto_sysprop(struct tp *, int64_t ts, const uint8_t *, size_t);
+void	 tp_proto_initial_display(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
 
 /* tp_ftrace.c */
 /* Events are sorted holding a reference to g (may be NULL). */

@@ -1,9 +1,9 @@
 /*
- * AndroidSystemProperty packets: the debug.tracing.* properties Android
- * sets for tracing, as upstream reads them (counters, a device state
- * slice, metadata). The battery_stats.* and ScreenState counters are
- * shared with atrace counters of those names (tp_ftrace.c), which land
- * on the same tracks.
+ * Android's system state: AndroidSystemProperty packets (the
+ * debug.tracing.* properties Android sets for tracing, as upstream reads
+ * them: counters, a device state slice, metadata) and InitialDisplayState.
+ * The battery_stats.* and ScreenState counters are shared with atrace
+ * counters of those names (tp_ftrace.c), which land on the same tracks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +107,26 @@ property(struct tp *tp, int64_t ts, const char *name, const char *value)
 		sysprop_counter(tp, ts, name, "BatteryStatus", v);
 	else if (strcmp(key, "plug_type") == 0)
 		sysprop_counter(tp, ts, name, "PlugType", v);
+}
+
+/* The display's state at the start: the ScreenState track's first value. */
+void
+tp_proto_initial_display(struct tp *tp, int64_t ts, const uint8_t *buf,
+    size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+	int32_t state = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == 1 && f.wire == PB_VARINT)
+			state = (int32_t)f.u;
+	if (it.err) {
+		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
+		return;
+	}
+	tp_screen_state_counter(tp, ts, state);
 }
 
 void
