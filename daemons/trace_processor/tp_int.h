@@ -559,12 +559,15 @@ void	 tp_track_unit(struct tp *, int64_t track, const char *unit);
  * dimension_arg_set_id holds them. */
 int64_t	 tp_track_intern_dims(struct tp *, enum tp_track_type, const char *name,
 	    int64_t scope, const char *const *kv, size_t npairs);
-/* A dimension of a track: an integer one when s is NULL. */
+/* A dimension of a track: a string (NULL: a null one) or an integer. */
 struct tp_dim {
 	const char	*key;
+	int		 is_str;
 	const char	*s;
 	int64_t		 i;
 };
+#define TP_DIM_STR(k, v)	((struct tp_dim){ (k), 1, (v), 0 })
+#define TP_DIM_INT(k, v)	((struct tp_dim){ (k), 0, NULL, (v) })
 /* The track of this kind (a static string, upstream's type), name, scope
  * and n dimensions, created on first use with the dimensions as its args,
  * in order, after its utid/upid/cpu one; *created (when not NULL) says

@@ -116,17 +116,31 @@ descs_free(struct descs *d)
 	tp_hash_free(&d->ids);
 }
 
-/* A proto string as a C string of at most NAME_MAX_LEN - 1 bytes. */
-static void
+/*
+ * A proto string as a C string of at most NAME_MAX_LEN - 1 bytes in dst,
+ * which is returned; NULL when the field was absent (id 0), which upstream
+ * keeps as a null string, unlike an empty one.
+ */
+static const char *
 str_copy(char *dst, const struct pb_field *f)
 {
-	size_t n = f != NULL && f->wire == PB_LEN ? f->len : 0;
+	size_t n = f->wire == PB_LEN ? f->len : 0;
 
 	if (n >= NAME_MAX_LEN)
 		n = NAME_MAX_LEN - 1;
 	if (n > 0)
 		memcpy(dst, f->data, n);
 	dst[n] = '\0';
+	return f->id != 0 ? dst : NULL;
+}
+
+static void
+arg_str_or_null(struct tp *tp, int64_t set, const char *key, const char *s)
+{
+	if (s != NULL)
+		tp_arg_str(tp, set, key, key, s, strlen(s), NULL);
+	else
+		tp_arg_str_null(tp, set, key);
 }
 
 /* Power rails ---------------------------------------------------------- */
@@ -209,7 +223,7 @@ rail_descriptor_untrusted(struct tp *tp, struct tp_power *p, uint64_t session,
 	struct pb it;
 	struct pb_field f, fname = { 0 }, fsub = { 0 };
 	char raw[NAME_MAX_LEN], sub[NAME_MAX_LEN], name[NAME_MAX_LEN + 32];
-	const char *what;
+	const char *what, *raw_s, *sub_s;
 	uint64_t index = 0, ord;
 	int64_t track, set;
 	int created;
@@ -230,27 +244,24 @@ rail_descriptor_untrusted(struct tp *tp, struct tp_power *p, uint64_t session,
 	}
 	if (index > RAIL_MAX_INDEX || rail_session(p, session, &ord) == -1)
 		return;
-	str_copy(raw, &fname);
-	str_copy(sub, &fsub);
+	raw_s = str_copy(raw, &fname);
+	sub_s = str_copy(sub, &fsub);
 	if ((what = rail_well_known(raw)) != NULL)
 		snprintf(name, sizeof(name), "power.rails.%s", what);
 	else
 		snprintf(name, sizeof(name), "power.%s_uws", raw);
-	dims[0] = (struct tp_dim){ "name", raw, 0 };
+	dims[0] = TP_DIM_STR("name", raw_s);
 	/* Upstream keeps 32 bits of the session in the dimension: sessions
 	 * that differ above them share the rail's track. */
-	dims[1] = (struct tp_dim){ "session_uuid", NULL,
-	    (int64_t)(uint32_t)session };
+	dims[1] = TP_DIM_INT("session_uuid", (int64_t)(uint32_t)session);
 	track = tp_track_intern_dimv(tp, TT_COUNTER, "power_rails", name,
 	    TP_NULL, dims, 2, &created);
 	if (track < 0)
 		return;
 	if (created) {
 		set = tp->tracks[track].source_arg_set_id = tp_arg_set_new(tp);
-		tp_arg_str(tp, set, "raw_name", "raw_name", raw, strlen(raw),
-		    NULL);
-		tp_arg_str(tp, set, "subsystem_name", "subsystem_name", sub,
-		    strlen(sub), NULL);
+		arg_str_or_null(tp, set, "raw_name", raw_s);
+		arg_str_or_null(tp, set, "subsystem_name", sub_s);
 	}
 	(void)tp_hash_put(&p->rails, ord << 9 | index, (uint64_t)track);
 }
@@ -276,13 +287,11 @@ rail_sample_untrusted(struct tp *tp, int64_t ts, uint64_t session,
 			s.index = f.u > UINT32_MAX ? UINT32_MAX : (uint32_t)f.u;
 		else if (f.id == 3)
 			s.energy = f.u;
-		else if (f.id == 2 &&
-		    __builtin_mul_overflow((int64_t)f.u, 1000000, &at)) {
-			/* Boot time in ms, trace time here; too large to be
-			 * one. */
-			tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE, 1);
-			return;
-		}
+		else if (f.id == 2)
+			/* Boot time in ms, trace time here. Wrapped as
+			 * upstream's signed product wraps: a time past the
+			 * range comes out negative and the sorter drops it. */
+			at = (int64_t)(f.u * 1000000u);
 	}
 	if (it.err) {
 		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
@@ -360,7 +369,7 @@ energy_consumer_untrusted(struct tp *tp, struct tp_power *p,
 	struct pb it;
 	struct pb_field f, fname = { 0 }, ftype = { 0 };
 	char name[NAME_MAX_LEN], type[NAME_MAX_LEN];
-	const char *strs[DESC_STRS] = { name, type, NULL };
+	const char *strs[DESC_STRS];
 	int64_t id = 0, ordinal = 0;
 	int has_id = 0;
 
@@ -380,8 +389,9 @@ energy_consumer_untrusted(struct tp *tp, struct tp_power *p,
 		tp_stat_inc(tp, ST_ENERGY_DESCRIPTOR_INVALID, 1);
 		return;
 	}
-	str_copy(name, &fname);
-	str_copy(type, &ftype);
+	strs[0] = str_copy(name, &fname);
+	strs[1] = str_copy(type, &ftype);
+	strs[2] = NULL;
 	descs_add(&p->consumers, (uint64_t)id, strs, ordinal);
 }
 
@@ -439,9 +449,8 @@ energy_uid_untrusted(struct tp *tp, int64_t ts, int64_t consumer,
 		tp_stat_inc(tp, ST_ENERGY_UID_BREAKDOWN_MISSING_VALUES, 1);
 		return;
 	}
-	dims[0] = (struct tp_dim){ "energy_consumer_id", NULL,
-	    (int64_t)(uint32_t)consumer };
-	dims[1] = (struct tp_dim){ "uid", NULL, uid };
+	dims[0] = TP_DIM_INT("energy_consumer_id", (int64_t)(uint32_t)consumer);
+	dims[1] = TP_DIM_INT("uid", uid);
 	track = tp_track_intern_dimv(tp, TT_COUNTER,
 	    "android_energy_estimation_breakdown_per_uid", c->s[0], TP_NULL,
 	    dims, 2, NULL);
@@ -477,8 +486,7 @@ tp_proto_energy_breakdown(struct tp *tp, int64_t ts, const uint8_t *buf,
 		return;
 	}
 	/* An unsigned dimension, as upstream's. */
-	dim = (struct tp_dim){ "energy_consumer_id", NULL,
-	    (int64_t)(uint32_t)id };
+	dim = TP_DIM_INT("energy_consumer_id", (int64_t)(uint32_t)id);
 	track = tp_track_intern_dimv(tp, TT_COUNTER,
 	    "android_energy_estimation_breakdown", c->s[0], TP_NULL, &dim, 1,
 	    &created);
@@ -486,8 +494,7 @@ tp_proto_energy_breakdown(struct tp *tp, int64_t ts, const uint8_t *buf,
 		return;
 	if (created) {
 		set = tp->tracks[track].source_arg_set_id = tp_arg_set_new(tp);
-		tp_arg_str(tp, set, "consumer_type", "consumer_type", c->s[1],
-		    strlen(c->s[1]), NULL);
+		arg_str_or_null(tp, set, "consumer_type", c->s[1]);
 		tp_arg_int(tp, set, "ordinal", "ordinal", c->ordinal, "int");
 	}
 	tp_counter_insert(tp, ts, track, (double)energy, TP_NULL);
@@ -512,7 +519,7 @@ entity_state_untrusted(struct tp *tp, struct tp_power *p, const uint8_t *buf,
 	struct pb it;
 	struct pb_field f, fent = { 0 }, fst = { 0 };
 	char ent[NAME_MAX_LEN], st[NAME_MAX_LEN], name[2 * NAME_MAX_LEN + 32];
-	const char *strs[DESC_STRS] = { ent, st, name };
+	const char *strs[DESC_STRS];
 	int64_t ei = 0, si = 0;
 	int has_e = 0, has_s = 0;
 
@@ -534,8 +541,9 @@ entity_state_untrusted(struct tp *tp, struct tp_power *p, const uint8_t *buf,
 		tp_stat_inc(tp, ST_ENERGY_DESCRIPTOR_INVALID, 1);
 		return;
 	}
-	str_copy(ent, &fent);
-	str_copy(st, &fst);
+	strs[0] = str_copy(ent, &fent);
+	strs[1] = str_copy(st, &fst);
+	strs[2] = name;
 	snprintf(name, sizeof(name), "Entity residency: %s is %s", ent, st);
 	descs_add(&p->states, state_key(ei, si), strs, 0);
 }
@@ -594,8 +602,8 @@ tp_proto_entity_residency(struct tp *tp, int64_t ts, const uint8_t *buf,
 			    1);
 			return;
 		}
-		dims[0] = (struct tp_dim){ "entity_name", e->s[0], 0 };
-		dims[1] = (struct tp_dim){ "state_name", e->s[1], 0 };
+		dims[0] = TP_DIM_STR("entity_name", e->s[0]);
+		dims[1] = TP_DIM_STR("state_name", e->s[1]);
 		track = tp_track_intern_dimv(tp, TT_COUNTER, "entity_state",
 		    e->s[2], TP_NULL, dims, 2, NULL);
 		if (track >= 0)

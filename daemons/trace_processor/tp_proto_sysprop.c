@@ -18,7 +18,7 @@ void
 tp_battery_stats_counter(struct tp *tp, int64_t ts, const char *name,
     double v)
 {
-	struct tp_dim dim = { "counter_key", name, 0 };
+	struct tp_dim dim = TP_DIM_STR("counter_key", name);
 	int64_t track = tp_track_intern_dimv(tp, TT_COUNTER, "battery_stats",
 	    name, TP_NULL, &dim, 1, NULL);
 
@@ -41,7 +41,7 @@ static void
 sysprop_counter(struct tp *tp, int64_t ts, const char *prop,
     const char *name, double v)
 {
-	struct tp_dim dim = { "sysprop_name", prop, 0 };
+	struct tp_dim dim = TP_DIM_STR("sysprop_name", prop);
 	int64_t track = tp_track_intern_dimv(tp, TT_COUNTER, "sysprop_counter",
 	    name, TP_NULL, &dim, 1, NULL);
 

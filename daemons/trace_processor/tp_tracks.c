@@ -86,8 +86,9 @@ tp_track_intern_dimv(struct tp *tp, enum tp_track_type type, const char *kind,
 	int64_t track;
 	struct tp_track *t;
 
-	/* Keys and values, each with its terminator (an integer with a
-	 * marker of its own), so that no two sets hash alike by shifting. */
+	/* Keys and values, each with its terminator (an integer or a null
+	 * string with a marker of its own), so that no two sets hash alike
+	 * by shifting. */
 	for (i = 0; i < n; i++) {
 		discr = tp_hash_bytes(discr, dims[i].key, strlen(dims[i].key) +
 		    1);
@@ -95,7 +96,8 @@ tp_track_intern_dimv(struct tp *tp, enum tp_track_type type, const char *kind,
 			discr = tp_hash_bytes(discr, dims[i].s,
 			    strlen(dims[i].s) + 1);
 		else
-			discr = tp_hash_bytes(discr ^ 0x5bd1e995, &dims[i].i,
+			discr = tp_hash_bytes(discr ^ (dims[i].is_str ?
+			    0x27d4eb2f : 0x5bd1e995), &dims[i].i,
 			    sizeof(dims[i].i));
 	}
 	if (created != NULL)
@@ -111,6 +113,8 @@ tp_track_intern_dimv(struct tp *tp, enum tp_track_type type, const char *kind,
 		if (dims[i].s != NULL)
 			tp_arg_str(tp, t->dim_set, dims[i].key, dims[i].key,
 			    dims[i].s, strlen(dims[i].s), NULL);
+		else if (dims[i].is_str)
+			tp_arg_str_null(tp, t->dim_set, dims[i].key);
 		else
 			tp_arg_int(tp, t->dim_set, dims[i].key, dims[i].key,
 			    dims[i].i, "int");

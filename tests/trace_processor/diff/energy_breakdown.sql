@@ -1,5 +1,5 @@
 -- trace: energy_breakdown.textproto
-SELECT t.name, t.type, c.ts, c.value,
+SELECT t.name, t.name IS NULL AS no_name, t.type, c.ts, c.value,
   EXTRACT_ARG(t.dimension_arg_set_id, 'energy_consumer_id') AS consumer,
   EXTRACT_ARG(t.dimension_arg_set_id, 'uid') AS uid,
   EXTRACT_ARG(t.source_arg_set_id, 'consumer_type') AS consumer_type,
