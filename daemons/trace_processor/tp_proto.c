@@ -1676,12 +1676,28 @@ tp_proto_free(struct tp *tp)
 
 /* Sorted parse --------------------------------------------------------- */
 
+/* The packets whose payload needs only its time to be read. */
+static const struct {
+	uint32_t	 field;
+	void		(*fn)(struct tp *, int64_t, const uint8_t *, size_t);
+} timed[] = {
+	{ 2, tp_proto_process_tree },
+	{ 9, tp_proto_process_stats },
+	{ 7, tp_proto_sys_stats },
+	{ 38, tp_proto_battery },
+	{ 70, tp_proto_initial_display },
+	{ 77, tp_proto_energy_breakdown },
+	{ 86, tp_proto_sysprop },
+	{ 91, tp_proto_entity_residency },
+};
+
 void
 tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
 	struct tp_pkt pk;
 	struct tp_desc d;
 	int64_t tv[2];
+	size_t i;
 
 	switch (it->kind) {
 	case SK_FTRACE:
@@ -1717,36 +1733,14 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	memcpy(tv, it->data, 16);
 	if (packet_scan_untrusted(it->data + 16, it->len - 16, &pk) == -1)
 		return;
+	for (i = 0; i < sizeof(timed) / sizeof(timed[0]); i++)
+		if (timed[i].field == pk.data.id) {
+			timed[i].fn(tp, it->ts, pk.data.data, pk.data.len);
+			return;
+		}
 	switch (pk.data.id) {
 	case 11:
 		tp_proto_track_event(tp, it->ref, it->ts, tv, pk.data.data,
-		    pk.data.len);
-		break;
-	case 2:
-		tp_proto_process_tree(tp, it->ts, pk.data.data, pk.data.len);
-		break;
-	case 9:
-		tp_proto_process_stats(tp, it->ts, pk.data.data, pk.data.len);
-		break;
-	case 7:
-		tp_proto_sys_stats(tp, it->ts, pk.data.data, pk.data.len);
-		break;
-	case 38:
-		tp_proto_battery(tp, it->ts, pk.data.data, pk.data.len);
-		break;
-	case 77:
-		tp_proto_energy_breakdown(tp, it->ts, pk.data.data,
-		    pk.data.len);
-		break;
-	case 91:
-		tp_proto_entity_residency(tp, it->ts, pk.data.data,
-		    pk.data.len);
-		break;
-	case 86:
-		tp_proto_sysprop(tp, it->ts, pk.data.data, pk.data.len);
-		break;
-	case 70:
-		tp_proto_initial_display(tp, it->ts, pk.data.data,
 		    pk.data.len);
 		break;
 	case 46:
