@@ -232,7 +232,7 @@ rail_descriptor_untrusted(struct tp *tp, struct tp_power *p, uint64_t session,
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.id == 1 && f.wire == PB_VARINT)
-			index = f.u;
+			index = (uint32_t)f.u;	/* a uint32, as upstream's */
 		else if (f.id == 2)
 			fname = f;
 		else if (f.id == 3)
@@ -284,7 +284,7 @@ rail_sample_untrusted(struct tp *tp, int64_t ts, uint64_t session,
 		if (f.wire != PB_VARINT)
 			continue;
 		if (f.id == 1)
-			s.index = f.u > UINT32_MAX ? UINT32_MAX : (uint32_t)f.u;
+			s.index = (uint32_t)f.u;
 		else if (f.id == 3)
 			s.energy = f.u;
 		else if (f.id == 2)
