@@ -100,6 +100,13 @@ enum tp_stat {
 	ST_STRACE_PARSE_FAILURE,
 	ST_STRACE_UNSUPPORTED_TIMESTAMP_FORMAT,
 	ST_STRACE_MISSING_PID,
+	ST_POWER_RAIL_EMPTY_PACKET,
+	ST_POWER_RAIL_UNKNOWN_INDEX,
+	ST_ENERGY_DESCRIPTOR_INVALID,
+	ST_ENERGY_BREAKDOWN_MISSING_VALUES,
+	ST_ENERGY_UID_BREAKDOWN_MISSING_VALUES,
+	ST_ENTITY_STATE_RESIDENCY_INVALID,
+	ST_ENTITY_STATE_RESIDENCY_LOOKUP_FAILED,
 	/* Indexed stats (per buffer or per cpu). */
 	ST_INDEXED_FIRST,
 	ST_TRACED_BUF_BUFFER_SIZE = ST_INDEXED_FIRST,
@@ -282,6 +289,7 @@ struct tp_gkernel;
 struct tp_strace;
 struct tp_fandroidfs;
 struct tp_fadreno;
+struct tp_power;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -390,6 +398,7 @@ struct tp {
 	struct tp_strace	*strace;
 	struct tp_fandroidfs	*fandroidfs;
 	struct tp_fadreno	*fadreno;
+	struct tp_power		*power;
 };
 
 /* tp_engine.c */
@@ -401,6 +410,9 @@ int	 tp_stat_get_indexed(struct tp *, enum tp_stat, int64_t idx,
 	    int64_t *);
 void	 tp_seen_ts(struct tp *, int64_t ts);
 char	*tp_strndup(const char *, size_t);
+/* Room for one more of n elements of elsz bytes in *arr (capacity *cap,
+ * doubled as needed); -1 when out of memory. */
+int	 tp_grow(void **arr, size_t *cap, size_t n, size_t elsz);
 /* Replaces *dst with a copy of s (s may be NULL). */
 void	 tp_setstr(char **dst, const char *s, size_t len);
 
@@ -547,6 +559,22 @@ void	 tp_track_unit(struct tp *, int64_t track, const char *unit);
  * dimension_arg_set_id holds them. */
 int64_t	 tp_track_intern_dims(struct tp *, enum tp_track_type, const char *name,
 	    int64_t scope, const char *const *kv, size_t npairs);
+/* A dimension of a track: a string (NULL: a null one) or an integer. */
+struct tp_dim {
+	const char	*key;
+	int		 is_str;
+	const char	*s;
+	int64_t		 i;
+};
+#define TP_DIM_STR(k, v)	((struct tp_dim){ (k), 1, (v), 0 })
+#define TP_DIM_INT(k, v)	((struct tp_dim){ (k), 0, NULL, (v) })
+/* The track of this kind (a static string, upstream's type), name, scope
+ * and n dimensions, created on first use with the dimensions as its args,
+ * in order, after its utid/upid/cpu one; *created (when not NULL) says
+ * whether it was made now, for its source args. */
+int64_t	 tp_track_intern_dimv(struct tp *, enum tp_track_type,
+	    const char *kind, const char *name, int64_t scope,
+	    const struct tp_dim *, size_t n, int *created);
 int64_t	 tp_slice_begin(struct tp *, int64_t track, int64_t ts,
 	    const char *cat, const char *name, int64_t arg_set_id,
 	    int64_t thread_ts);
@@ -629,6 +657,7 @@ enum tp_sort_kind {
 	SK_JSON,		/* one traceEvents object */
 	SK_SYSTRACE,		/* one text line */
 	SK_STRACE,		/* one strace line */
+	SK_POWER_RAIL,		/* one power rail sample (tp_proto_power.c) */
 };
 
 struct tp_sort_blk;
@@ -754,6 +783,11 @@ void	 tp_ftrace_blocked_reason(struct tp *, int64_t tid, int64_t io_wait,
 	    const char *fn, size_t fn_len);
 void	 tp_ftrace_print(struct tp *, int64_t ts, int64_t tid,
 	    const char *buf, size_t len);
+/* tp_proto_sysprop.c: counters of Android's that atrace and system
+ * properties both write, on global tracks. */
+void	 tp_battery_stats_counter(struct tp *, int64_t ts, const char *name,
+	    double v);
+void	 tp_screen_state_counter(struct tp *, int64_t ts, double v);
 /* kind: upstream's track type ("cpu_frequency"); name: the track's. */
 void	 tp_ftrace_cpu_counter(struct tp *, int64_t ts, const char *kind,
 	    const char *name, int64_t cpu, double v);

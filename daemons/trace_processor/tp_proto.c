@@ -1496,10 +1496,25 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 38:	/* battery */
 	case 46:	/* trigger */
 	case 113:	/* clone_snapshot_trigger */
+	case 86:	/* android_system_property */
+	case 70:	/* initial_display_state */
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
 	case TP_GK_PROCESS_TREE:
+		push_packet(tp, ts, NULL, NULL, buf, len);
+		break;
+	case 40:	/* power_rails: each sample sorted on its own */
+		tp_proto_power_rails_tokenize(tp, ts, pk.data.data,
+		    pk.data.len);
+		break;
+	case 77:	/* android_energy_estimation_breakdown */
+		if (!tp_proto_energy_descriptor_tokenize(tp, pk.data.data,
+		    pk.data.len))
+			push_packet(tp, ts, NULL, NULL, buf, len);
+		break;
+	case 91:	/* entity_state_residency */
+		tp_proto_entity_states_tokenize(tp, pk.data.data, pk.data.len);
 		push_packet(tp, ts, NULL, NULL, buf, len);
 		break;
 	case 69:	/* service_event: the sorter's marks */
@@ -1627,6 +1642,7 @@ tp_proto_free(struct tp *tp)
 	struct tp_proto *p = tp->proto;
 	size_t i;
 
+	tp_proto_power_free(tp);
 	if (p == NULL)
 		return;
 	for (i = 0; i < p->seqs.cap; i++) {
@@ -1660,12 +1676,28 @@ tp_proto_free(struct tp *tp)
 
 /* Sorted parse --------------------------------------------------------- */
 
+/* The packets whose payload needs only its time to be read. */
+static const struct {
+	uint32_t	 field;
+	void		(*fn)(struct tp *, int64_t, const uint8_t *, size_t);
+} timed[] = {
+	{ 2, tp_proto_process_tree },
+	{ 9, tp_proto_process_stats },
+	{ 7, tp_proto_sys_stats },
+	{ 38, tp_proto_battery },
+	{ 70, tp_proto_initial_display },
+	{ 77, tp_proto_energy_breakdown },
+	{ 86, tp_proto_sysprop },
+	{ 91, tp_proto_entity_residency },
+};
+
 void
 tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
 	struct tp_pkt pk;
 	struct tp_desc d;
 	int64_t tv[2];
+	size_t i;
 
 	switch (it->kind) {
 	case SK_FTRACE:
@@ -1690,6 +1722,9 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		    it->data + 9, it->len - 9, it->data[8], raw_ts);
 		return;
 	}
+	case SK_POWER_RAIL:
+		tp_proto_power_rail_sorted(tp, it->ts, it->data, it->len);
+		return;
 	default:
 		break;
 	}
@@ -1698,22 +1733,15 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	memcpy(tv, it->data, 16);
 	if (packet_scan_untrusted(it->data + 16, it->len - 16, &pk) == -1)
 		return;
+	for (i = 0; i < sizeof(timed) / sizeof(timed[0]); i++)
+		if (timed[i].field == pk.data.id) {
+			timed[i].fn(tp, it->ts, pk.data.data, pk.data.len);
+			return;
+		}
 	switch (pk.data.id) {
 	case 11:
 		tp_proto_track_event(tp, it->ref, it->ts, tv, pk.data.data,
 		    pk.data.len);
-		break;
-	case 2:
-		tp_proto_process_tree(tp, it->ts, pk.data.data, pk.data.len);
-		break;
-	case 9:
-		tp_proto_process_stats(tp, it->ts, pk.data.data, pk.data.len);
-		break;
-	case 7:
-		tp_proto_sys_stats(tp, it->ts, pk.data.data, pk.data.len);
-		break;
-	case 38:
-		tp_proto_battery(tp, it->ts, pk.data.data, pk.data.len);
 		break;
 	case 46:
 	case 113:

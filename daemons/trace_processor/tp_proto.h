@@ -109,6 +109,28 @@ void	 tp_proto_trigger(struct tp *, int64_t ts, const uint8_t *, size_t,
 /* tp_proto_battery.c: a BatteryCounters packet. */
 void	 tp_proto_battery(struct tp *, int64_t ts, const uint8_t *, size_t);
 
+/* tp_proto_power.c: power rails, energy estimates, entity residency. The
+ * *_tokenize ones read descriptors (and split rail samples) in file
+ * order; the energy one says whether it read one (its packet is done). */
+void	 tp_proto_power_rails_tokenize(struct tp *, int64_t ts,
+	    const uint8_t *, size_t);
+void	 tp_proto_power_rail_sorted(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
+int	 tp_proto_energy_descriptor_tokenize(struct tp *, const uint8_t *,
+	    size_t);
+void	 tp_proto_energy_breakdown(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
+void	 tp_proto_entity_states_tokenize(struct tp *, const uint8_t *,
+	    size_t);
+void	 tp_proto_entity_residency(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
+void	 tp_proto_power_free(struct tp *);
+/* tp_proto_sysprop.c: an AndroidSystemProperty packet, an
+ * InitialDisplayState one. */
+void	 tp_proto_sysprop(struct tp *, int64_t ts, const uint8_t *, size_t);
+void	 tp_proto_initial_display(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
+
 /* tp_ftrace.c */
 /* Events are sorted holding a reference to g (may be NULL). */
 void	 tp_proto_ftrace_bundle(struct tp *, struct tp_gen *g,

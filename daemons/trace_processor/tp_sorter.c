@@ -133,6 +133,7 @@ item_dispatch(struct tp *tp, struct tp_sort_item *it)
 	case SK_COMPACT_SWITCH:
 	case SK_COMPACT_WAKING:
 	case SK_FTRACE_PART:
+	case SK_POWER_RAIL:
 		tp_proto_parse_sorted(tp, it);
 		break;
 	case SK_JSON:

@@ -176,6 +176,27 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    " record with -ttt." },
 	[ST_STRACE_MISSING_PID] = { "strace_missing_pid", "error", "trace",
 	    "A syscall line without a pid: skipped; record with -f." },
+	[ST_POWER_RAIL_EMPTY_PACKET] = { "power_rail_empty_packet", "error",
+	    "analysis", "PowerRails packets with no energy samples." },
+	[ST_POWER_RAIL_UNKNOWN_INDEX] = { "power_rail_unknown_index", "error",
+	    "trace", "Energy samples of a rail no descriptor named: dropped." },
+	[ST_ENERGY_DESCRIPTOR_INVALID] = { "energy_descriptor_invalid",
+	    "error", "analysis", "Energy consumer or entity state descriptors"
+	    " without their id: ignored." },
+	[ST_ENERGY_BREAKDOWN_MISSING_VALUES] = {
+	    "energy_breakdown_missing_values", "error", "analysis",
+	    "Energy estimates without a consumer, its energy or its"
+	    " descriptor: dropped." },
+	[ST_ENERGY_UID_BREAKDOWN_MISSING_VALUES] = {
+	    "energy_uid_breakdown_missing_values", "error", "analysis",
+	    "Per-uid energy estimates without a uid or energy: dropped." },
+	[ST_ENTITY_STATE_RESIDENCY_INVALID] = {
+	    "entity_state_residency_invalid", "error", "analysis",
+	    "EntityStateResidency packets with no residency." },
+	[ST_ENTITY_STATE_RESIDENCY_LOOKUP_FAILED] = {
+	    "entity_state_residency_lookup_failed", "error", "analysis",
+	    "Residencies of an entity state no descriptor named: the rest of"
+	    " their packet is dropped." },
 	[ST_CPU_INFO_UNKNOWN_CPU_FEATURES] = {
 	    "cpu_info_unknown_cpu_features", "info", "analysis",
 	    "CPUs with feature bits this version does not know: kept only"
