@@ -286,14 +286,25 @@ seq_get(struct tp *tp, uint32_t id)
 		free(s);
 		return NULL;
 	}
-	/* Until the first clear, a sequence's state is assumed valid. */
-	s->valid = 1;
+	/* Until the first clear, as upstream: what came before is unknown. */
+	s->valid = 0;
 	if (tp_hash_put(&p->seqs, id, (uint64_t)(uintptr_t)s) == -1) {
 		tp_proto_unref(s->gen);
 		free(s);
 		return NULL;
 	}
 	return s;
+}
+
+struct tp_seq *
+tp_proto_seq_find(struct tp *tp, uint32_t id)
+{
+	uint64_t *v;
+
+	if (tp->proto == NULL || (v = tp_hash_get(&tp->proto->seqs, id)) ==
+	    NULL)
+		return NULL;
+	return (struct tp_seq *)(uintptr_t)*v;
 }
 
 /* Clocks --------------------------------------------------------------- */
@@ -1173,7 +1184,7 @@ packet_scan_untrusted(const uint8_t *buf, size_t len, struct tp_pkt *pk)
 				pk->flags |= SEQ_STATE_CLEARED;
 			break;
 		case 42:
-			pk->dropped = f.u != 0;
+			pk->dropped = (uint32_t)f.u;
 			break;
 		case 87:
 			pk->first_on_seq = f.u != 0;
@@ -1383,6 +1394,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		return;
 	}
 	if (pk.seq != 0 && (s = seq_get(tp, pk.seq)) != NULL) {
+		tp_proto_loss_packet(s, pk.dropped);
 		if (pk.flags & SEQ_STATE_CLEARED) {
 			struct tp_gen *ng = gen_new(s->gen);
 
@@ -1404,7 +1416,10 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 			    pk.interned.len);
 		else if (pk.interned.id != 0)
 			tp_stat_inc(tp, ST_INTERNED_SKIPPED_STATE_INVALID, 1);
+		if (pk.flags & SEQ_NEEDS_STATE)
+			s->needs_state++;
 		if ((pk.flags & SEQ_NEEDS_STATE) && !s->valid) {
+			s->needs_state_skipped++;
 			tp_stat_inc(tp, ST_PACKET_SKIPPED_STATE_INVALID, 1);
 			return;
 		}

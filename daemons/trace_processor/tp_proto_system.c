@@ -153,6 +153,7 @@ trace_stats_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 	}
 	if (filter != NULL)
 		filter_stats_untrusted(tp, filter, filterlen);
+	tp_proto_loss_stats(tp, buf, len);
 	/* Counted, not set: each stats packet tells its own outcome. */
 	if (outcome == 1)
 		tp_stat_inc(tp, ST_TRACED_FINAL_FLUSH_SUCCEEDED, 1);
