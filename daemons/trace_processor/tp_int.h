@@ -466,6 +466,11 @@ void	 tp_metadata_uuid(struct tp *, uint64_t msb, uint64_t lsb);
 void	 tp_metadata_int(struct tp *, const char *name, int64_t v);
 /* A metadata key that collects many values ("multi"). */
 void	 tp_metadata_int_multi(struct tp *, const char *name, int64_t v);
+void	 tp_metadata_str_multi(struct tp *, const char *name, const char *v);
+/* A "single" row that never replaces another of its name, as upstream
+ * keeps its legacy dynamic keys (Chrome's): a string s, else v. */
+void	 tp_metadata_append(struct tp *, const char *name, const char *s,
+	    int64_t v);
 int	 tp_write_final_tables(struct tp *);
 void	 tp_cpu_seen(struct tp *, int64_t cpu);
 void	 tp_bounds_add(struct tp *, int64_t ts, int64_t dur);
@@ -476,6 +481,8 @@ void	 tp_cpu_set_info(struct tp *, int64_t cpu, const char *processor,
 void	 tp_cpu_info_untrusted(struct tp *, const uint8_t *, size_t);
 /* tp_trace_config.c */
 void	 tp_trace_config_untrusted(struct tp *, const uint8_t *, size_t);
+void	 tp_trace_config_tokenize(struct tp *, const uint8_t *, size_t);
+void	 tp_trace_attributes_untrusted(struct tp *, const uint8_t *, size_t);
 int	 tp_step_done(struct tp *, sqlite3_stmt *);
 struct tp_val	*tp_row_new(struct tp *, enum tp_stmt);
 void	 tp_val_int(struct tp_val *, int64_t);

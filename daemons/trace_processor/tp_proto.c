@@ -1309,6 +1309,38 @@ unzstd_packets(struct tp *tp, const uint8_t *buf, size_t len)
 	free(out);
 }
 
+/* Each data source slow to start, as "producer data_source". */
+static void
+slow_data_sources_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct pb it, dit;
+	struct pb_field f, d;
+	char *prod, *name, *s;
+	size_t n;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != 1 || f.wire != PB_LEN)
+			continue;
+		prod = name = NULL;
+		pb_init(&dit, f.data, f.len);
+		while (pb_next_untrusted(&dit, &d) == 1)
+			if (d.wire == PB_LEN && (d.id == 1 || d.id == 2))
+				tp_setstr(d.id == 1 ? &prod : &name,
+				    (const char *)d.data, d.len);
+		n = (prod != NULL ? strlen(prod) : 0) +
+		    (name != NULL ? strlen(name) : 0) + 2;
+		if ((s = malloc(n)) != NULL) {
+			snprintf(s, n, "%s %s", prod != NULL ? prod : "",
+			    name != NULL ? name : "");
+			tp_metadata_str_multi(tp, "slow_start_data_source", s);
+			free(s);
+		}
+		free(prod);
+		free(name);
+	}
+}
+
 /*
  * A TracingServiceEvent, in arrival order: its flush and read marks tell
  * the sorter what may leave (tp_sorter.c); the session's milestones go in
@@ -1323,6 +1355,8 @@ service_event_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 7 && f.wire == PB_LEN)	/* slow_starting_... */
+			slow_data_sources_untrusted(tp, f.data, f.len);
 		if (f.wire != PB_VARINT || f.u == 0)
 			continue;
 		switch (f.id) {
@@ -1504,10 +1538,16 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		    s != NULL ? &s->ftrace_errs_seen : &p->ftrace_errs_seen,
 		    pk.data.data, pk.data.len);
 		break;
+	case 126:	/* trace_attributes */
+		tp_trace_attributes_untrusted(tp, pk.data.data, pk.data.len);
+		break;
+	case 33:	/* trace_config: the rest read in time order */
+		tp_trace_config_tokenize(tp, pk.data.data, pk.data.len);
+		push_packet(tp, ts, NULL, NULL, buf, len);
+		break;
 	case 2:		/* process_tree */
 	case 9:		/* process_stats */
 	case 7:		/* sys_stats */
-	case 33:	/* trace_config: read in time order, as upstream */
 	case 38:	/* battery */
 	case 46:	/* trigger */
 	case 113:	/* clone_snapshot_trigger */

@@ -352,6 +352,51 @@ field_last(const uint8_t *buf, size_t len, uint32_t id, struct pb_field *f)
 	return found;
 }
 
+/* The SDK level of an Android release ("12", "8.1"), or 0. */
+static int
+android_release_sdk(const char *v, size_t n)
+{
+	static const struct { const char *rel; int sdk; } map[] = {
+		{ "12", 31 }, { "11", 30 }, { "10", 29 }, { "9", 28 },
+		{ "8.1", 27 }, { "8.0", 26 }, { "7.1", 25 }, { "7.0", 24 },
+		{ "6.0", 23 }, { "5.1", 22 }, { "5.1.1", 22 }, { "5.0", 21 },
+		{ "5.0.1", 21 }, { "5.0.2", 21 },
+	};
+	size_t i;
+
+	/* Preview letters of S and T builds. */
+	if (n > 0 && (v[0] == 'S' || v[0] == 'T'))
+		return 31;
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strlen(map[i].rel) == n && memcmp(map[i].rel, v, n) == 0)
+			return map[i].sdk;
+	return 0;
+}
+
+/*
+ * An Android build fingerprint,
+ * BRAND/PRODUCT/DEVICE:RELEASE/ID/INCREMENTAL:TYPE/TAGS: its incremental
+ * build as metadata, and its release's SDK level in *sdk (0: unknown).
+ */
+static void
+android_fingerprint(struct tp *tp, const char *fp, int *sdk)
+{
+	const char *rel, *rel_end, *inc, *inc_end;
+	char *s;
+
+	*sdk = 0;
+	if ((rel = strchr(fp, ':')) == NULL ||
+	    (rel_end = strchr(++rel, '/')) == NULL ||
+	    (inc = strchr(rel_end + 1, '/')) == NULL ||
+	    (inc_end = strchr(++inc, ':')) == NULL)
+		return;
+	*sdk = android_release_sdk(rel, (size_t)(rel_end - rel));
+	if ((s = tp_strndup(inc, (size_t)(inc_end - inc))) != NULL) {
+		tp_metadata_str(tp, "android_incremental_build", s);
+		free(s);
+	}
+}
+
 /* SystemInfo, its fields in the order upstream records them. */
 static void
 system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
@@ -363,11 +408,16 @@ system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 	size_t i;
 	uint32_t u;
 	char *s;
-	int linux_ = 0;
+	int linux_ = 0, fp_sdk = 0;
 
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (!field_last(buf, len, order[i], &f))
+		if (!field_last(buf, len, order[i], &f)) {
+			/* No SDK level given: the fingerprint's. */
+			if (order[i] == 5 && fp_sdk != 0)
+				tp_metadata_int(tp, "android_sdk_version",
+				    fp_sdk);
 			continue;
+		}
 		switch (order[i]) {
 		case 1:
 			if (f.wire != PB_LEN)
@@ -389,6 +439,7 @@ system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 			if ((s = pb_strdup(&f)) != NULL) {
 				tp_metadata_str(tp, "android_build_fingerprint",
 				    s);
+				android_fingerprint(tp, s, &fp_sdk);
 				free(s);
 			}
 			break;
@@ -432,6 +483,9 @@ trace_uuid_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 		else if (f.id == 2)
 			lsb = f.u;
 	}
+	/* All zero: none given, as upstream reads it. */
+	if (msb == 0 && lsb == 0)
+		return;
 	tp->uuid_in_trace = 1;
 	tp_metadata_uuid(tp, msb, lsb);
 }
