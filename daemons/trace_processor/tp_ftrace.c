@@ -625,6 +625,11 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 		    nbuf, TP_NULL, TP_NULL, TP_NULL);
 		break;
 	case 'C':
+		/* Not a process's: the device's, as upstream. */
+		if (strcmp(nbuf, "ScreenState") == 0) {
+			tp_screen_state(tp, ts, (double)v);
+			break;
+		}
 		upid = tp_process_get(tp, tgid);
 		track = tp_track_intern(tp, TT_PROCESS_COUNTER, nbuf, upid);
 		tp_track_kind(tp, track, "atrace_counter");

@@ -398,6 +398,8 @@ struct tp {
 	struct tp_track_pools	*pools;
 	/* what named trace_trigger: 0 nothing, 1 a trigger, 2 a clone one */
 	int			 trace_trigger;
+	/* ChromeMetadataPackets seen: each names an instance cr-a-, ... */
+	uint64_t		 chrome_instances;
 	struct tp_gkernel	*gkernel;
 	struct tp_strace	*strace;
 	struct tp_fandroidfs	*fandroidfs;
@@ -771,6 +773,8 @@ void	 tp_ftrace_sched_waking(struct tp *, int64_t ts, uint32_t cpu,
 /* sched_blocked_reason, binary or text (fn: the caller or NULL). */
 void	 tp_ftrace_blocked_reason(struct tp *, int64_t tid, int64_t io_wait,
 	    const char *fn, size_t fn_len);
+/* tp_proto_android.c: a value of the global ScreenState counter. */
+void	 tp_screen_state(struct tp *, int64_t ts, double v);
 void	 tp_ftrace_print(struct tp *, int64_t ts, int64_t tid,
 	    const char *buf, size_t len);
 /* kind: upstream's track type ("cpu_frequency"); name: the track's. */

@@ -1538,6 +1538,9 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		    s != NULL ? &s->ftrace_errs_seen : &p->ftrace_errs_seen,
 		    pk.data.data, pk.data.len);
 		break;
+	case 51:	/* chrome_metadata: in file order, as upstream */
+		tp_proto_chrome_metadata(tp, pk.data.data, pk.data.len);
+		break;
 	case 126:	/* trace_attributes */
 		tp_trace_attributes_untrusted(tp, pk.data.data, pk.data.len);
 		break;
@@ -1551,6 +1554,8 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 38:	/* battery */
 	case 46:	/* trigger */
 	case 113:	/* clone_snapshot_trigger */
+	case 109:	/* chrome_trigger */
+	case 70:	/* initial_display_state */
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
@@ -1774,6 +1779,12 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case 113:
 		tp_proto_trigger(tp, it->ts, pk.data.data, pk.data.len,
 		    pk.data.id == 113);
+		break;
+	case 109:
+		tp_proto_chrome_trigger(tp, it->ts, pk.data.data, pk.data.len);
+		break;
+	case 70:
+		tp_proto_display_state(tp, it->ts, pk.data.data, pk.data.len);
 		break;
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:

@@ -112,6 +112,14 @@ void	 tp_proto_sys_stats(struct tp *, int64_t ts, const uint8_t *, size_t);
 /* tp_proto_trigger.c: a Trigger packet (clone: clone_snapshot_trigger). */
 void	 tp_proto_trigger(struct tp *, int64_t ts, const uint8_t *, size_t,
 	    int clone);
+int64_t	 tp_proto_trigger_track(struct tp *);
+/* tp_proto_chrome.c: ChromeMetadataPacket (in file order), ChromeTrigger. */
+void	 tp_proto_chrome_metadata(struct tp *, const uint8_t *, size_t);
+void	 tp_proto_chrome_trigger(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
+/* tp_proto_android.c: InitialDisplayState. */
+void	 tp_proto_display_state(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
 /* tp_proto_loss.c: a packet's loss report; per-buffer sums. */
 void	 tp_proto_loss_packet(struct tp_seq *, uint32_t dropped);
 void	 tp_proto_loss_stats(struct tp *, const uint8_t *, size_t);
