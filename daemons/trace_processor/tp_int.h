@@ -306,13 +306,19 @@ enum tp_format {
 
 struct tp_sort_item;
 
+struct tp_sort_queue;
+
 struct tp_sorter {
-	struct tp_sort_item	*heap;		/* records that came late */
-	size_t			 n, cap;
-	struct tp_sort_item	*run;		/* in-order records, a ring */
-	size_t			 rhead, rn, rcap;
-	int64_t			 run_max;	/* ts of the run's last record */
-	int64_t			 run_max_key;	/* and its key (item_key) */
+	/* Upstream's queues, in the order it makes them (tp_sorter.c). */
+	struct tp_sort_queue	*qs;
+	size_t			 nq;
+	uint32_t		*cpu_q[3];	/* per cpu queues, by class */
+	size_t			 ncpu_q[3];
+	size_t			 nitems;
+	/* The queue being drained, while its head is <= bound. */
+	size_t			 cur;
+	int64_t			 bound;
+	int			 has_cur;
 	struct tp_sort_blk	*blk;		/* block being filled */
 	size_t			 bytes;
 	uint64_t		 seq;

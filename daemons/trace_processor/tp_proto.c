@@ -1385,7 +1385,8 @@ service_event_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
 
 static void
 push_packet(struct tp *tp, int64_t ts, struct tp_gen *g,
-    const int64_t thread_vals[2], const uint8_t *buf, size_t len)
+    const int64_t thread_vals[2], const uint8_t *buf, size_t len,
+    int track_event)
 {
 	static const int64_t none[2] = { TP_NULL, TP_NULL };
 	uint8_t *tmp;
@@ -1400,7 +1401,9 @@ push_packet(struct tp *tp, int64_t ts, struct tp_gen *g,
 	memcpy(tmp + 16, buf, len);
 	if (g != NULL)
 		g->refs++;
-	if (tp_sorter_push(tp, ts, SK_PACKET, 0, g, tmp, len + 16) == -1 &&
+	/* Track events have a queue of their own, as upstream's stream. */
+	if (tp_sorter_push(tp, ts, SK_PACKET, track_event, g, tmp,
+	    len + 16) == -1 &&
 	    g != NULL)
 		tp_proto_unref(g);
 	free(tmp);
@@ -1493,7 +1496,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		 * it applies at once there.
 		 */
 		if (pk.has_ts || !tp->cfg.streaming)
-			push_packet(tp, ts, NULL, NULL, buf, len);
+			push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		else
 			desc_apply(tp, pk.data.data, pk.data.len);
 		break;
@@ -1507,7 +1510,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 
 		memset(&d, 0, sizeof(d));
 		if (pk.has_ts)
-			push_packet(tp, ts, NULL, NULL, buf, len);
+			push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		else
 			process_desc_untrusted(tp, pk.data.data, pk.data.len,
 			    &d, 1);
@@ -1526,7 +1529,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		if (tp_proto_te_times(tp, s, pk.data.data, pk.data.len,
 		    pk.has_ts, &ts, tv) == -1)
 			break;
-		push_packet(tp, ts, g, tv, buf, len);
+		push_packet(tp, ts, g, tv, buf, len, 1);
 		break;
 	}
 	case 35:	/* trace_stats */
@@ -1546,7 +1549,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		break;
 	case 33:	/* trace_config: the rest read in time order */
 		tp_trace_config_tokenize(tp, pk.data.data, pk.data.len);
-		push_packet(tp, ts, NULL, NULL, buf, len);
+		push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	case 2:		/* process_tree */
 	case 9:		/* process_stats */
@@ -1560,7 +1563,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
 	case TP_GK_PROCESS_TREE:
-		push_packet(tp, ts, NULL, NULL, buf, len);
+		push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	case 69:	/* service_event: the sorter's marks */
 		service_event_untrusted(tp, ts, pk.data.data, pk.data.len);
