@@ -18,22 +18,12 @@
 #include "base64.h"
 #include "tp_proto.h"
 
-/* The last occurrence of a field, as a message's has_X reads it. */
+/* The last occurrence of a field, if of the wire type expected. */
 static int
-chrome_field_last(const uint8_t *buf, size_t len, uint32_t id, int wire,
+chrome_field(const uint8_t *buf, size_t len, uint32_t id, int wire,
     struct pb_field *f)
 {
-	struct pb it;
-	struct pb_field x;
-	int found = 0;
-
-	pb_init(&it, buf, len);
-	while (pb_next_untrusted(&it, &x) == 1)
-		if (x.id == id && (int)x.wire == wire) {
-			*f = x;
-			found = 1;
-		}
-	return found;
+	return pb_last_untrusted(buf, len, id, f) && f->wire == wire;
 }
 
 /* A row "<prefix><name>": a string s, else v. */
@@ -110,7 +100,7 @@ chrome_background_tracing(struct tp *tp, const struct pb_field *f)
 	base64_encode(f->data, f->len, b64);
 	tp_metadata_append(tp, "cr-background_tracing_metadata", b64, 0);
 	free(b64);
-	if (chrome_field_last(f->data, f->len, 3, PB_FIXED32, &h))
+	if (chrome_field(f->data, f->len, 3, PB_FIXED32, &h))
 		tp_metadata_append(tp, "cr-scenario_name_hash", NULL,
 		    (int64_t)(uint32_t)h.u);
 }
@@ -130,19 +120,19 @@ tp_proto_chrome_metadata(struct tp *tp, const uint8_t *buf, size_t len)
 	snprintf(prefix, sizeof(prefix), "cr-%c-",
 	    'a' + (int)(tp->chrome_instances++ % 26));
 	/* In upstream's order, for the rows' ids. */
-	if (chrome_field_last(buf, len, 2, PB_VARINT, &f))
+	if (chrome_field(buf, len, 2, PB_VARINT, &f))
 		chrome_meta(tp, prefix, "playstore_version_code", NULL,
 		    (int32_t)f.u);
 	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-		if (chrome_field_last(buf, len, strs[i].id, PB_LEN, &f))
+		if (chrome_field(buf, len, strs[i].id, PB_LEN, &f))
 			chrome_meta_str(tp, prefix, strs[i].name, &f);
-	if (chrome_field_last(buf, len, 7, PB_VARINT, &f))
+	if (chrome_field(buf, len, 7, PB_VARINT, &f))
 		chrome_meta(tp, prefix, "channel", NULL,
 		    (int64_t)(uint32_t)f.u);
-	if (chrome_field_last(buf, len, 3, PB_LEN, &f))
+	if (chrome_field(buf, len, 3, PB_LEN, &f))
 		chrome_meta_str(tp, prefix, "enabled_categories", &f);
 	chrome_field_trials(tp, prefix, buf, len);
-	if (chrome_field_last(buf, len, 1, PB_LEN, &f))
+	if (chrome_field(buf, len, 1, PB_LEN, &f))
 		chrome_background_tracing(tp, &f);
 }
 

@@ -335,23 +335,6 @@ kernel_version_parse(const char *s)
 	return (int)(major * 1000 + minor);
 }
 
-/* The last occurrence of field id in a message: 1 with it in f, else 0. */
-static int
-field_last(const uint8_t *buf, size_t len, uint32_t id, struct pb_field *f)
-{
-	struct pb it;
-	struct pb_field x;
-	int found = 0;
-
-	pb_init(&it, buf, len);
-	while (pb_next_untrusted(&it, &x) == 1)
-		if (x.id == id) {
-			*f = x;
-			found = 1;
-		}
-	return found;
-}
-
 /* The SDK level of an Android release ("12", "8.1"), or 0. */
 static int
 android_release_sdk(const char *v, size_t n)
@@ -411,7 +394,7 @@ system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 	int linux_ = 0, fp_sdk = 0;
 
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (!field_last(buf, len, order[i], &f)) {
+		if (!pb_last_untrusted(buf, len, order[i], &f)) {
 			/* No SDK level given: the fingerprint's. */
 			if (order[i] == 5 && fp_sdk != 0)
 				tp_metadata_int(tp, "android_sdk_version",
@@ -423,7 +406,7 @@ system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 			if (f.wire != PB_LEN)
 				break;
 			for (u = 1; u <= 4; u++) {
-				if (!field_last(f.data, f.len, u, &uf) ||
+				if (!pb_last_untrusted(f.data, f.len, u, &uf) ||
 				    (s = pb_strdup(&uf)) == NULL)
 					continue;
 				tp_metadata_str(tp, uts[u], s);
@@ -913,10 +896,10 @@ thermal_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 	char type[128] = "";
 	uint64_t temp = 0;
 
-	if (field_last(buf, len, 3, &f) && f.wire == PB_LEN)
+	if (pb_last_untrusted(buf, len, 3, &f) && f.wire == PB_LEN)
 		snprintf(type, sizeof(type), "%.*s", (int)(f.len < 127 ? f.len :
 		    127), (const char *)f.data);
-	if (field_last(buf, len, 2, &f) && f.wire == PB_VARINT)
+	if (pb_last_untrusted(buf, len, 2, &f) && f.wire == PB_VARINT)
 		temp = f.u;
 	global_counter(tp, ts, "thermal_temperature_sys", type, "C",
 	    "thermal_zone", type, (double)temp);
@@ -932,7 +915,7 @@ cpuidle_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 	uint64_t cpu = 0, us;
 	int64_t track;
 
-	if (field_last(buf, len, 1, &f) && f.wire == PB_VARINT)
+	if (pb_last_untrusted(buf, len, 1, &f) && f.wire == PB_VARINT)
 		cpu = f.u;
 	if (cpu >= 4096)
 		return;
