@@ -58,7 +58,7 @@ chrome_field_trials(struct tp *tp, const char *prefix, const uint8_t *buf,
 	struct pb it, fit;
 	struct pb_field f, x;
 	char one[64], *s = NULL, *n;
-	size_t slen = 0, k;
+	size_t slen = 0, cap = 0, k;
 	uint32_t name, group;
 	int line = 0, any = 0;
 
@@ -77,9 +77,13 @@ chrome_field_trials(struct tp *tp, const char *prefix, const uint8_t *buf,
 		    ", group: %" PRIu32 " } ", line == 2 ? "\n" : "", name,
 		    group);
 		line = line == 2 ? 1 : line + 1;
-		if ((n = realloc(s, slen + k + 1)) == NULL)
-			break;
-		s = n;
+		/* Doubling: a packet may hold very many. */
+		if (slen + k + 1 > cap) {
+			cap = (slen + k + 1) * 2;
+			if ((n = realloc(s, cap)) == NULL)
+				break;
+			s = n;
+		}
 		memcpy(s + slen, one, k + 1);
 		slen += k;
 		any = 1;
