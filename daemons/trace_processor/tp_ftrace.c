@@ -1480,18 +1480,18 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 	if (clock > 1 && ftrace_ts != 0 && boot_ts != 0)
 		offset = boot_ts - ftrace_ts;
 	bundle_start(tp, cpu, start >= 0 ? start + offset : -1);
+	/* The compact records first, as upstream reads them: the sorter
+	 * orders records of one time by the queues they came first to. */
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == 4 && f.wire == PB_LEN)
+			compact_sched_untrusted(tp, cpu, offset, f.data,
+			    f.len);
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		int64_t ts = -1;
 
-		if (f.wire != PB_LEN)
-			continue;
-		if (f.id == 4) {
-			compact_sched_untrusted(tp, cpu, offset, f.data,
-			    f.len);
-			continue;
-		}
-		if (f.id != 2)
+		if (f.wire != PB_LEN || f.id != 2)
 			continue;
 		pb_init(&et, f.data, f.len);
 		while (pb_next_untrusted(&et, &ef) == 1)

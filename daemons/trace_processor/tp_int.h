@@ -130,6 +130,18 @@ enum tp_stat {
 	ST_TRACED_BUF_READAHEADS_FAILED,
 	ST_TRACED_BUF_ABI_VIOLATIONS,
 	ST_TRACED_BUF_TRACE_WRITER_PACKET_LOSS,
+	/* Per buffer, from the sequences TraceStats.writer_stats maps to it
+	 * (tp_proto_loss.c); the causes in DataLossReason bit order. */
+	ST_TRACED_BUF_SEQUENCE_PACKET_LOSS,
+	ST_TRACED_BUF_INCREMENTAL_SEQUENCES_DROPPED,
+	ST_TRACED_BUF_DATA_LOSS_READ_GAP,
+	ST_TRACED_BUF_DATA_LOSS_CHUNK_CORRUPTED,
+	ST_TRACED_BUF_DATA_LOSS_ORPHAN_CONTINUATION,
+	ST_TRACED_BUF_DATA_LOSS_REASSEMBLY_GAP,
+	ST_TRACED_BUF_DATA_LOSS_REASSEMBLY_BROKEN_CHAIN,
+	ST_TRACED_BUF_DATA_LOSS_OVERWRITE,
+	ST_TRACED_BUF_DATA_LOSS_WRITER_ABORT,
+	ST_TRACED_BUF_DATA_LOSS_SMB_FULL,
 	/* Per cpu, begin, end (, delta): tp_proto_system.c relies on it. */
 	ST_FTRACE_CPU_ENTRIES_BEGIN,
 	ST_FTRACE_CPU_ENTRIES_END,
@@ -302,13 +314,19 @@ enum tp_format {
 
 struct tp_sort_item;
 
+struct tp_sort_queue;
+
 struct tp_sorter {
-	struct tp_sort_item	*heap;		/* records that came late */
-	size_t			 n, cap;
-	struct tp_sort_item	*run;		/* in-order records, a ring */
-	size_t			 rhead, rn, rcap;
-	int64_t			 run_max;	/* ts of the run's last record */
-	int64_t			 run_max_key;	/* and its key (item_key) */
+	/* Upstream's queues, in the order it makes them (tp_sorter.c). */
+	struct tp_sort_queue	*qs;
+	size_t			 nq;
+	uint32_t		*cpu_q[3];	/* per cpu queues, by class */
+	size_t			 ncpu_q[3];
+	size_t			 nitems;
+	/* The queue being drained, while its head is <= bound. */
+	size_t			 cur;
+	int64_t			 bound;
+	int			 has_cur;
 	struct tp_sort_blk	*blk;		/* block being filled */
 	size_t			 bytes;
 	uint64_t		 seq;
@@ -394,6 +412,8 @@ struct tp {
 	struct tp_track_pools	*pools;
 	/* what named trace_trigger: 0 nothing, 1 a trigger, 2 a clone one */
 	int			 trace_trigger;
+	/* ChromeMetadataPackets seen: each names an instance cr-a-, ... */
+	uint64_t		 chrome_instances;
 	struct tp_gkernel	*gkernel;
 	struct tp_strace	*strace;
 	struct tp_fandroidfs	*fandroidfs;
@@ -466,6 +486,11 @@ void	 tp_metadata_uuid(struct tp *, uint64_t msb, uint64_t lsb);
 void	 tp_metadata_int(struct tp *, const char *name, int64_t v);
 /* A metadata key that collects many values ("multi"). */
 void	 tp_metadata_int_multi(struct tp *, const char *name, int64_t v);
+void	 tp_metadata_str_multi(struct tp *, const char *name, const char *v);
+/* A "single" row that never replaces another of its name, as upstream
+ * keeps its legacy dynamic keys (Chrome's): a string s, else v. */
+void	 tp_metadata_append(struct tp *, const char *name, const char *s,
+	    int64_t v);
 int	 tp_write_final_tables(struct tp *);
 void	 tp_cpu_seen(struct tp *, int64_t cpu);
 void	 tp_bounds_add(struct tp *, int64_t ts, int64_t dur);
@@ -476,6 +501,8 @@ void	 tp_cpu_set_info(struct tp *, int64_t cpu, const char *processor,
 void	 tp_cpu_info_untrusted(struct tp *, const uint8_t *, size_t);
 /* tp_trace_config.c */
 void	 tp_trace_config_untrusted(struct tp *, const uint8_t *, size_t);
+void	 tp_trace_config_tokenize(struct tp *, const uint8_t *, size_t);
+void	 tp_trace_attributes_untrusted(struct tp *, const uint8_t *, size_t);
 int	 tp_step_done(struct tp *, sqlite3_stmt *);
 struct tp_val	*tp_row_new(struct tp *, enum tp_stmt);
 void	 tp_val_int(struct tp_val *, int64_t);

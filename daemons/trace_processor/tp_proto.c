@@ -286,14 +286,25 @@ seq_get(struct tp *tp, uint32_t id)
 		free(s);
 		return NULL;
 	}
-	/* Until the first clear, a sequence's state is assumed valid. */
-	s->valid = 1;
+	/* Until the first clear, as upstream: what came before is unknown. */
+	s->valid = 0;
 	if (tp_hash_put(&p->seqs, id, (uint64_t)(uintptr_t)s) == -1) {
 		tp_proto_unref(s->gen);
 		free(s);
 		return NULL;
 	}
 	return s;
+}
+
+struct tp_seq *
+tp_proto_seq_find(struct tp *tp, uint32_t id)
+{
+	uint64_t *v;
+
+	if (tp->proto == NULL || (v = tp_hash_get(&tp->proto->seqs, id)) ==
+	    NULL)
+		return NULL;
+	return (struct tp_seq *)(uintptr_t)*v;
 }
 
 /* Clocks --------------------------------------------------------------- */
@@ -1173,7 +1184,7 @@ packet_scan_untrusted(const uint8_t *buf, size_t len, struct tp_pkt *pk)
 				pk->flags |= SEQ_STATE_CLEARED;
 			break;
 		case 42:
-			pk->dropped = f.u != 0;
+			pk->dropped = (uint32_t)f.u;
 			break;
 		case 87:
 			pk->first_on_seq = f.u != 0;
@@ -1298,6 +1309,38 @@ unzstd_packets(struct tp *tp, const uint8_t *buf, size_t len)
 	free(out);
 }
 
+/* Each data source slow to start, as "producer data_source". */
+static void
+slow_data_sources_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct pb it, dit;
+	struct pb_field f, d;
+	char *prod, *name, *s;
+	size_t n;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != 1 || f.wire != PB_LEN)
+			continue;
+		prod = name = NULL;
+		pb_init(&dit, f.data, f.len);
+		while (pb_next_untrusted(&dit, &d) == 1)
+			if (d.wire == PB_LEN && (d.id == 1 || d.id == 2))
+				tp_setstr(d.id == 1 ? &prod : &name,
+				    (const char *)d.data, d.len);
+		n = (prod != NULL ? strlen(prod) : 0) +
+		    (name != NULL ? strlen(name) : 0) + 2;
+		if ((s = malloc(n)) != NULL) {
+			snprintf(s, n, "%s %s", prod != NULL ? prod : "",
+			    name != NULL ? name : "");
+			tp_metadata_str_multi(tp, "slow_start_data_source", s);
+			free(s);
+		}
+		free(prod);
+		free(name);
+	}
+}
+
 /*
  * A TracingServiceEvent, in arrival order: its flush and read marks tell
  * the sorter what may leave (tp_sorter.c); the session's milestones go in
@@ -1312,6 +1355,8 @@ service_event_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 7 && f.wire == PB_LEN)	/* slow_starting_... */
+			slow_data_sources_untrusted(tp, f.data, f.len);
 		if (f.wire != PB_VARINT || f.u == 0)
 			continue;
 		switch (f.id) {
@@ -1340,7 +1385,8 @@ service_event_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
 
 static void
 push_packet(struct tp *tp, int64_t ts, struct tp_gen *g,
-    const int64_t thread_vals[2], const uint8_t *buf, size_t len)
+    const int64_t thread_vals[2], const uint8_t *buf, size_t len,
+    int track_event)
 {
 	static const int64_t none[2] = { TP_NULL, TP_NULL };
 	uint8_t *tmp;
@@ -1355,7 +1401,9 @@ push_packet(struct tp *tp, int64_t ts, struct tp_gen *g,
 	memcpy(tmp + 16, buf, len);
 	if (g != NULL)
 		g->refs++;
-	if (tp_sorter_push(tp, ts, SK_PACKET, 0, g, tmp, len + 16) == -1 &&
+	/* Track events have a queue of their own, as upstream's stream. */
+	if (tp_sorter_push(tp, ts, SK_PACKET, track_event, g, tmp,
+	    len + 16) == -1 &&
 	    g != NULL)
 		tp_proto_unref(g);
 	free(tmp);
@@ -1383,6 +1431,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		return;
 	}
 	if (pk.seq != 0 && (s = seq_get(tp, pk.seq)) != NULL) {
+		tp_proto_loss_packet(s, pk.dropped);
 		if (pk.flags & SEQ_STATE_CLEARED) {
 			struct tp_gen *ng = gen_new(s->gen);
 
@@ -1404,7 +1453,10 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 			    pk.interned.len);
 		else if (pk.interned.id != 0)
 			tp_stat_inc(tp, ST_INTERNED_SKIPPED_STATE_INVALID, 1);
+		if (pk.flags & SEQ_NEEDS_STATE)
+			s->needs_state++;
 		if ((pk.flags & SEQ_NEEDS_STATE) && !s->valid) {
+			s->needs_state_skipped++;
 			tp_stat_inc(tp, ST_PACKET_SKIPPED_STATE_INVALID, 1);
 			return;
 		}
@@ -1444,7 +1496,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		 * it applies at once there.
 		 */
 		if (pk.has_ts || !tp->cfg.streaming)
-			push_packet(tp, ts, NULL, NULL, buf, len);
+			push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		else
 			desc_apply(tp, pk.data.data, pk.data.len);
 		break;
@@ -1458,7 +1510,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 
 		memset(&d, 0, sizeof(d));
 		if (pk.has_ts)
-			push_packet(tp, ts, NULL, NULL, buf, len);
+			push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		else
 			process_desc_untrusted(tp, pk.data.data, pk.data.len,
 			    &d, 1);
@@ -1477,7 +1529,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		if (tp_proto_te_times(tp, s, pk.data.data, pk.data.len,
 		    pk.has_ts, &ts, tv) == -1)
 			break;
-		push_packet(tp, ts, g, tv, buf, len);
+		push_packet(tp, ts, g, tv, buf, len, 1);
 		break;
 	}
 	case 35:	/* trace_stats */
@@ -1489,20 +1541,30 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		    s != NULL ? &s->ftrace_errs_seen : &p->ftrace_errs_seen,
 		    pk.data.data, pk.data.len);
 		break;
+	case 51:	/* chrome_metadata: in file order, as upstream */
+		tp_proto_chrome_metadata(tp, pk.data.data, pk.data.len);
+		break;
+	case 126:	/* trace_attributes */
+		tp_trace_attributes_untrusted(tp, pk.data.data, pk.data.len);
+		break;
+	case 33:	/* trace_config: the rest read in time order */
+		tp_trace_config_tokenize(tp, pk.data.data, pk.data.len);
+		push_packet(tp, ts, NULL, NULL, buf, len, 0);
+		break;
 	case 2:		/* process_tree */
 	case 9:		/* process_stats */
 	case 7:		/* sys_stats */
-	case 33:	/* trace_config: read in time order, as upstream */
 	case 38:	/* battery */
 	case 46:	/* trigger */
 	case 113:	/* clone_snapshot_trigger */
 	case 86:	/* android_system_property */
+	case 109:	/* chrome_trigger */
 	case 70:	/* initial_display_state */
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
 	case TP_GK_PROCESS_TREE:
-		push_packet(tp, ts, NULL, NULL, buf, len);
+		push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	case 40:	/* power_rails: each sample sorted on its own */
 		tp_proto_power_rails_tokenize(tp, ts, pk.data.data,
@@ -1511,11 +1573,11 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 77:	/* android_energy_estimation_breakdown */
 		if (!tp_proto_energy_descriptor_tokenize(tp, pk.data.data,
 		    pk.data.len))
-			push_packet(tp, ts, NULL, NULL, buf, len);
+			push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	case 91:	/* entity_state_residency */
 		tp_proto_entity_states_tokenize(tp, pk.data.data, pk.data.len);
-		push_packet(tp, ts, NULL, NULL, buf, len);
+		push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	case 69:	/* service_event: the sorter's marks */
 		service_event_untrusted(tp, ts, pk.data.data, pk.data.len);
@@ -1747,6 +1809,9 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case 113:
 		tp_proto_trigger(tp, it->ts, pk.data.data, pk.data.len,
 		    pk.data.id == 113);
+		break;
+	case 109:
+		tp_proto_chrome_trigger(tp, it->ts, pk.data.data, pk.data.len);
 		break;
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:

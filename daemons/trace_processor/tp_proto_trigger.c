@@ -12,6 +12,17 @@
 #include "tp_proto.h"
 #include "pbdec.h"
 
+/* The global track of triggers, Chrome's too. */
+int64_t
+tp_proto_trigger_track(struct tp *tp)
+{
+	int64_t track = tp_track_intern(tp, TT_TRACK, "Trace Triggers",
+	    TP_NULL);
+
+	tp_track_kind(tp, track, "triggers");
+	return track;
+}
+
 void
 tp_proto_trigger(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len,
     int clone)
@@ -33,8 +44,7 @@ tp_proto_trigger(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len,
 			has_uid = 1;
 		}
 	}
-	track = tp_track_intern(tp, TT_TRACK, "Trace Triggers", TP_NULL);
-	tp_track_kind(tp, track, "triggers");
+	track = tp_proto_trigger_track(tp);
 	/* As upstream, an empty producer name is none. */
 	if (producer != NULL && producer[0] == '\0') {
 		free(producer);

@@ -897,14 +897,14 @@ metadata_bind(sqlite3_stmt *st, int icol, int scol, const char *s, int64_t v)
 }
 
 /* One metadata row: key_type "single" (a later value replaces it, in its
- * row) or "multi" (a value of many). */
+ * row, unless append) or "multi" (a value of many). */
 static void
 metadata_insert(struct tp *tp, const char *name, const char *key_type,
-    const char *s, int64_t v)
+    const char *s, int64_t v, int append)
 {
 	sqlite3_stmt *st = tp->stmt[SQ_METADATA];
 
-	if (strcmp(key_type, "single") == 0 &&
+	if (!append && strcmp(key_type, "single") == 0 &&
 	    sqlite3_prepare_v2(tp->db, "UPDATE metadata SET int_value = ?1,"
 	    " str_value = ?2 WHERE name = ?3 AND key_type = 'single'", -1, &st,
 	    NULL) == SQLITE_OK) {
@@ -926,7 +926,7 @@ metadata_insert(struct tp *tp, const char *name, const char *key_type,
 void
 tp_metadata_str(struct tp *tp, const char *name, const char *v)
 {
-	metadata_insert(tp, name, "single", v, 0);
+	metadata_insert(tp, name, "single", v, 0, 0);
 }
 
 void
@@ -944,13 +944,25 @@ tp_metadata_uuid(struct tp *tp, uint64_t msb, uint64_t lsb)
 void
 tp_metadata_int(struct tp *tp, const char *name, int64_t v)
 {
-	metadata_insert(tp, name, "single", NULL, v);
+	metadata_insert(tp, name, "single", NULL, v, 0);
 }
 
 void
 tp_metadata_int_multi(struct tp *tp, const char *name, int64_t v)
 {
-	metadata_insert(tp, name, "multi", NULL, v);
+	metadata_insert(tp, name, "multi", NULL, v, 1);
+}
+
+void
+tp_metadata_str_multi(struct tp *tp, const char *name, const char *v)
+{
+	metadata_insert(tp, name, "multi", v, 0, 1);
+}
+
+void
+tp_metadata_append(struct tp *tp, const char *name, const char *s, int64_t v)
+{
+	metadata_insert(tp, name, "single", s, v, 1);
 }
 
 static int

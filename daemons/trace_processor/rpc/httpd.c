@@ -26,6 +26,7 @@
 #include "pbdec.h"
 #include "query.h"
 #include "rpc.h"
+#include "base64.h"
 #include "sha1.h"
 #include "summary/summary.h"
 
