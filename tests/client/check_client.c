@@ -27,6 +27,7 @@
 #include <faro/track_event.h>
 
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
+#include "cc_tp.h"
 #include "traced_test.h"
 
 #define TEST_CATEGORIES(C)						\
@@ -549,24 +550,6 @@ END_TEST
 
 /* ---- the same trace through our trace_processor ---- */
 
-/* The single number a query prints (CSV: header line, value line). */
-static long
-tp_query(const char *trace, const char *sql)
-{
-	char cmd[1024], line[256], last[256] = "";
-	FILE *p;
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "%s/daemons/trace_processor/trace_processor"
-	    " -Q \"%s\" %s 2>/dev/null", getenv("top_builddir"), sql, trace);
-	ck_assert_ptr_nonnull(p = popen(cmd, "r"));
-	while (fgets(line, sizeof(line), p) != NULL)
-		snprintf(last, sizeof(last), "%s", line);
-	st = pclose(p);
-	ck_assert_msg(st == 0, "trace_processor failed on: %s", sql);
-	return strtol(last[0] == '"' ? last + 1 : last, NULL, 10);
-}
-
 /* Writes a trace for trace_processor: $CC_KEEPDIR/name, else linkdir's. */
 static void
 save_trace(const uint8_t *data, size_t len, const char *name, char *path,
@@ -609,27 +592,27 @@ START_TEST(test_trace_processor)
 	free(data);
 
 	/* Slices nest: scoped inside inner inside outer, on thread tracks. */
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice s join "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice s join "
 	    "slice p on s.parent_id = p.id join slice g on p.parent_id = g.id "
 	    "where s.name = 'scoped' and p.name = 'inner' and "
 	    "g.name = 'outer' and s.depth = 2"), 20);
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice where "
 	    "name = 'outer' and category = 'test.a' and dur > 0"), 20);
-	ck_assert_int_eq(tp_query(path, "select count(distinct utid) from "
+	ck_assert_int_eq(cc_tp_query(path, "select count(distinct utid) from "
 	    "thread_track t join slice s on s.track_id = t.id"), 2);
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice s join "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice s join "
 	    "track t on s.track_id = t.id where t.name = 'custom' and "
 	    "s.name = 'on_track'"), 20);
-	ck_assert_int_eq(tp_query(path, "select count(*) from counter c join "
-	    "counter_track t on c.track_id = t.id where t.name = 'ints'"),
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from counter c "
+	    "join counter_track t on c.track_id = t.id where t.name = 'ints'"),
 	    20);
-	ck_assert_int_eq(tp_query(path, "select count(*) from flow"), 20);
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from flow"), 20);
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice where "
 	    "name = 'dyn-7'"), 20);
-	ck_assert_int_eq(tp_query(path, "select count(*) from args a join "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from args a join "
 	    "slice s using(arg_set_id) where s.name = 'outer' and "
 	    "a.key = 'debug.dict.k' and a.int_value = 9"), 20);
-	ck_assert_int_eq(tp_query(path, "select count(*) from process where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from process where "
 	    "name = 'check_client'"), 1);
 	if (getenv("CC_KEEPDIR") == NULL)
 		unlink(path);
@@ -758,28 +741,28 @@ START_TEST(test_api_extras)
 	free(data);
 
 	/* Each of the 3 slices: every nested value, not the nameless one. */
-	ck_assert_int_eq(tp_query(path, "select count(*) from args a join "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from args a join "
 	    "slice s using(arg_set_id) where s.name = 'arrays' and ("
 	    "(a.key = 'debug.list[0]' and a.int_value = 1) or "
 	    "(a.key = 'debug.list[1]' and a.int_value = 2) or "
 	    "(a.key = 'debug.list[2].k' and a.string_value = 'v') or "
 	    "(a.key = 'debug.d.xs[0]' and a.int_value = 1) or "
 	    "(a.key = 'debug.after' and a.int_value = 7))"), 15);
-	ck_assert_int_eq(tp_query(path, "select count(*) from args a join "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from args a join "
 	    "slice s using(arg_set_id) where s.name = 'arrays' and "
 	    "a.int_value = 99"), 0);
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice where "
 	    "name = 'dyn_event' and category = 'dyn.on'"), 3);
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice where "
 	    "name = 'never'"), 0);
-	ck_assert_int_eq(tp_query(path, "select count(*) from thread where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from thread where "
 	    "name in ('main track', 'worker track')"), 2);
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice s join "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice s join "
 	    "thread_track t on s.track_id = t.id join thread using(utid) "
 	    "where thread.name = 'worker track' and s.name = "
 	    "'worker_slice'"), 1);
 	/* Thread time: the slices' CPU time, from the extra counter. */
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice where "
 	    "name in ('arrays', 'worker_slice') and thread_dur > 0"), 4);
 	if (getenv("CC_KEEPDIR") == NULL)
 		unlink(path);
