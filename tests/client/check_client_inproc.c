@@ -211,9 +211,13 @@ START_TEST(test_inproc_file)
 	ck_assert_uint_eq(tt_trace_count(&t, "inproc", NULL, 0), DS_PACKETS);
 	/* Service packets first and last: clock snapshots, then stats. */
 	pk = t.trace->packet[0];
-	ck_assert_ptr_nonnull(pk->clock_snapshot);
+	ck_assert_int_eq(pk->data_case,
+	    PERFETTO__PROTOS__TRACE_PACKET__DATA_CLOCK_SNAPSHOT);
 	ck_assert_uint_eq(pk->trusted_packet_sequence_id, 1);
-	ck_assert_ptr_nonnull(t.trace->packet[t.npackets - 1]->trace_stats);
+	ck_assert_int_eq(t.trace->packet[t.npackets - 2]->data_case,
+	    PERFETTO__PROTOS__TRACE_PACKET__DATA_CLOCK_SNAPSHOT);
+	ck_assert_int_eq(t.trace->packet[t.npackets - 1]->data_case,
+	    PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_STATS);
 	for (size_t i = 1; i + 2 < t.npackets; i++) {
 		pk = t.trace->packet[i];
 		ck_assert_uint_gt(pk->trusted_packet_sequence_id, 1);
