@@ -345,6 +345,7 @@ inproc_open(const char *path, const struct faro_init_args *a,
 		goto fail;
 	}
 	ip.uid = (uint32_t)getuid();
+	ip.pending = 0;
 	ip.failed = 0;
 	ip.file_off = 0;
 	ip.next_id = 0;
