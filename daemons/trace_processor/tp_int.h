@@ -282,6 +282,9 @@ struct tp_gkernel;
 struct tp_strace;
 struct tp_fandroidfs;
 struct tp_fadreno;
+struct tp_fdrm;
+struct tp_fv4l2;
+struct tp_fvirtgpu;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -390,6 +393,9 @@ struct tp {
 	struct tp_strace	*strace;
 	struct tp_fandroidfs	*fandroidfs;
 	struct tp_fadreno	*fadreno;
+	struct tp_fdrm		*fdrm;
+	struct tp_fv4l2		*fv4l2;
+	struct tp_fvirtgpu	*fvirtgpu;
 };
 
 /* tp_engine.c */
@@ -547,6 +553,21 @@ void	 tp_track_unit(struct tp *, int64_t track, const char *unit);
  * dimension_arg_set_id holds them. */
 int64_t	 tp_track_intern_dims(struct tp *, enum tp_track_type, const char *name,
 	    int64_t scope, const char *const *kv, size_t npairs);
+/* A track dimension: its key and string value, or integer v when s is
+ * NULL. */
+struct tp_dim {
+	const char	*key;
+	const char	*s;
+	int64_t		 v;
+};
+/* Appends dims to the track's dimension set (made if it has none). */
+void	 tp_track_dims_add(struct tp *, int64_t track, const struct tp_dim *,
+	    size_t n);
+uint64_t tp_dims_hash(const struct tp_dim *, size_t n);
+/* The track of this type, name, scope and dims, made on first use with
+ * dims after its utid/upid/cpu one. */
+int64_t	 tp_track_intern_dimv(struct tp *, enum tp_track_type,
+	    const char *name, int64_t scope, const struct tp_dim *, size_t n);
 int64_t	 tp_slice_begin(struct tp *, int64_t track, int64_t ts,
 	    const char *cat, const char *name, int64_t arg_set_id,
 	    int64_t thread_ts);
@@ -586,10 +607,17 @@ struct tp_pool_key {
 	const char	*scope;
 	int64_t		 upid;
 	int		 name_dim;
+	/* more dimensions, part of the key, before the tracks' index */
+	const struct tp_dim *dims;
+	size_t		 ndims;
 };
 /* step: +1 a begin, -1 an end, 0 an instant (a begin and its end). */
 int64_t	 tp_track_pool_take(struct tp *, const struct tp_pool_key *,
 	    uint64_t cookie, int step);
+/* A slice of known span [ts, ts + dur): the first of the pool's tracks
+ * for such slices whose last one has ended by ts, else a new one. */
+int64_t	 tp_track_pool_scoped(struct tp *, const struct tp_pool_key *,
+	    int64_t ts, int64_t dur);
 /* A legacy async event (JSON's or TrackEvent's): its track is in the pool
  * of the first name its cookie ever had, so later slices of the cookie
  * nest there whatever their names, as upstream. upid is the event's
@@ -797,6 +825,17 @@ int	 tp_ftrace_androidfs_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 void	 tp_ftrace_androidfs_free(struct tp *);
 int	 tp_ftrace_adreno_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_drm_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+void	 tp_ftrace_drm_free(struct tp *);
+int	 tp_ftrace_v4l2_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+void	 tp_ftrace_v4l2_free(struct tp *);
+int	 tp_ftrace_virtio_gpu_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+void	 tp_ftrace_virtio_gpu_free(struct tp *);
+int	 tp_ftrace_virtio_video_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 int	 tp_ftrace_net_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);

@@ -77,6 +77,53 @@ tp_track_intern_idim(struct tp *tp, enum tp_track_type type, const char *name,
 }
 
 void
+tp_track_dims_add(struct tp *tp, int64_t track, const struct tp_dim *dims,
+    size_t n)
+{
+	struct tp_track *t = &tp->tracks[track];
+	size_t i;
+
+	if (t->dim_set == TP_NULL)
+		t->dim_set = tp_arg_set_new(tp);
+	for (i = 0; i < n; i++) {
+		if (dims[i].s != NULL)
+			tp_arg_str(tp, t->dim_set, dims[i].key, dims[i].key,
+			    dims[i].s, strlen(dims[i].s), NULL);
+		else
+			tp_arg_int(tp, t->dim_set, dims[i].key, dims[i].key,
+			    dims[i].v, "int");
+	}
+}
+
+uint64_t
+tp_dims_hash(const struct tp_dim *dims, size_t n)
+{
+	uint64_t h = n;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h = tp_hash_bytes(h, dims[i].key, strlen(dims[i].key) + 1);
+		h = dims[i].s != NULL ? tp_hash_bytes(h, dims[i].s,
+		    strlen(dims[i].s) + 1) : tp_hash_bytes(h ^ 1, &dims[i].v,
+		    sizeof(dims[i].v));
+	}
+	return h;
+}
+
+int64_t
+tp_track_intern_dimv(struct tp *tp, enum tp_track_type type,
+    const char *name, int64_t scope, const struct tp_dim *dims, size_t n)
+{
+	size_t before = tp->ntracks;
+	int64_t track = tp_track_intern_key(tp, type, name, scope,
+	    tp_dims_hash(dims, n));
+
+	if (track >= 0 && tp->ntracks != before)
+		tp_track_dims_add(tp, track, dims, n);
+	return track;
+}
+
+void
 tp_track_unit(struct tp *tp, int64_t track, const char *unit)
 {
 	if (unit != NULL && track >= 0 && (size_t)track < tp->ntracks &&
