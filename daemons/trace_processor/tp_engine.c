@@ -172,6 +172,7 @@ tp_free(struct tp *tp)
 	tp_generic_kernel_free(tp);
 	tp_sysstats_free(tp);
 	tp_pending_free(tp);
+	tp_gpus_free(tp);
 	while (tp->ncpu_desc > 0)
 		free(tp->cpu_desc[--tp->ncpu_desc].processor);
 	free(tp->cpu_desc);

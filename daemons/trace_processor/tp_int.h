@@ -237,6 +237,7 @@ enum tp_stmt {
 	SQ_FTRACE,
 	SQ_METADATA,
 	SQ_CLOCK_SNAPSHOT,
+	SQ_GPU,
 	SQ_COUNT
 };
 
@@ -285,6 +286,7 @@ struct tp_fadreno;
 struct tp_fdrm;
 struct tp_fv4l2;
 struct tp_fvirtgpu;
+struct tp_gpus;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -396,6 +398,7 @@ struct tp {
 	struct tp_fdrm		*fdrm;
 	struct tp_fv4l2		*fv4l2;
 	struct tp_fvirtgpu	*fvirtgpu;
+	struct tp_gpus		*gpus;
 };
 
 /* tp_engine.c */
@@ -437,6 +440,7 @@ void	 tp_arg_str(struct tp *, int64_t set, const char *flat, const char *key,
 void	 tp_arg_str_null(struct tp *, int64_t set, const char *key);
 void	 tp_counter_insert(struct tp *, int64_t ts, int64_t track, double v,
 	    int64_t arg_set_id);
+int	 tp_gpu_insert(struct tp *, int64_t ugpu, uint32_t gpu);
 int	 tp_clock_snapshot_insert(struct tp *, int64_t ts, int64_t clock_id,
 	    const char *clock_name, int64_t value, int64_t snapshot_id);
 int64_t	 tp_sched_insert(struct tp *, int64_t id, int64_t ts, int64_t dur,
@@ -641,6 +645,7 @@ void	 tp_track_pools_free(struct tp *);
 #define TP_GK_CPU_FREQ		118
 #define TP_GK_TASK_RENAME	120
 #define TP_GK_PROCESS_TREE	122
+#define TP_GK_GPU_FREQ		129
 void	 tp_generic_kernel_packet(struct tp *, uint32_t field, int64_t ts,
 	    const uint8_t *, size_t);
 /* Writes the open sched slices and thread states; they stay open. */
@@ -837,6 +842,14 @@ int	 tp_ftrace_virtio_gpu_event(struct tp *, int64_t ts, uint32_t cpu,
 void	 tp_ftrace_virtio_gpu_free(struct tp *);
 int	 tp_ftrace_virtio_video_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+
+/* tp_gpu.c: a GPU id's ugpu (its gpu row, made on first use; -1 on
+ * failure), and its frequency counter. */
+int64_t	 tp_gpu_get(struct tp *, uint32_t gpu);
+void	 tp_gpu_frequency(struct tp *, int64_t ts, uint32_t gpu, double khz);
+int	 tp_gpu_ftrace_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+void	 tp_gpus_free(struct tp *);
 int	 tp_ftrace_net_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 /* A cpu's frequency limits (either may be NULL: not known). */

@@ -1500,6 +1500,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
 	case TP_GK_PROCESS_TREE:
+	case TP_GK_GPU_FREQ:
 		push_packet(tp, ts, NULL, NULL, buf, len);
 		break;
 	case 69:	/* service_event: the sorter's marks */
@@ -1724,6 +1725,7 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
 	case TP_GK_PROCESS_TREE:
+	case TP_GK_GPU_FREQ:
 		tp_generic_kernel_packet(tp, pk.data.id, it->ts, pk.data.data,
 		    pk.data.len);
 		break;

@@ -212,15 +212,16 @@ static const char schema_sql[] =
 	"CREATE TABLE __trace_bounds(start_ts INTEGER, end_ts INTEGER);"
 	"CREATE VIEW trace_bounds AS SELECT start_ts, end_ts"
 	" FROM __trace_bounds;"
-	/*
-	 * Tables of data faro's importers never produce (GPUs, heap and
-	 * stack profiles, Android logs and packages, ...), with upstream's
-	 * columns: empty, so that upstream's clients (the UI's plugins)
-	 * can ask and get no rows rather than an error.
-	 */
+	/* The GPUs seen (tp_gpu.c): ids only, their details never. */
 	"CREATE TABLE gpu(id INTEGER PRIMARY KEY, ugpu INTEGER, gpu INTEGER,"
 	" name TEXT, vendor TEXT, model TEXT, architecture TEXT, uuid BLOB,"
 	" pci_bdf TEXT, machine_id INTEGER, arg_set_id INTEGER);"
+	/*
+	 * Tables of data faro's importers never produce (heap and stack
+	 * profiles, Android logs and packages, ...), with upstream's
+	 * columns: empty, so that upstream's clients (the UI's plugins)
+	 * can ask and get no rows rather than an error.
+	 */
 	"CREATE TABLE state(id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER,"
 	" track_id INTEGER, category TEXT, value TEXT, arg_set_id INTEGER);"
 	"CREATE TABLE gpu_counter_track(id INTEGER PRIMARY KEY, name TEXT,"
@@ -369,6 +370,8 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	[SQ_CLOCK_SNAPSHOT] = "INSERT INTO clock_snapshot(id, ts, clock_id,"
 	    " clock_name, clock_value, snapshot_id, machine_id)"
 	    " VALUES((SELECT count(*) FROM clock_snapshot),?,?,?,?,?,0)",
+	[SQ_GPU] = "INSERT INTO gpu(id, ugpu, gpu, machine_id)"
+	    " VALUES(?,?,?,0)",
 };
 
 int
@@ -862,6 +865,21 @@ tp_flow_insert(struct tp *tp, int64_t out, int64_t in, int64_t trace_id)
 }
 
 /* One clock of a snapshot; few and rare, so written at once. */
+int
+tp_gpu_insert(struct tp *tp, int64_t ugpu, uint32_t gpu)
+{
+	sqlite3_stmt *st = tp->stmt[SQ_GPU];
+	int rc;
+
+	sqlite3_bind_int64(st, 1, ugpu);
+	sqlite3_bind_int64(st, 2, ugpu);
+	sqlite3_bind_int64(st, 3, gpu);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : tp_seterr(tp, "%s: %s", __func__,
+	    sqlite3_errmsg(tp->db));
+}
+
 int
 tp_clock_snapshot_insert(struct tp *tp, int64_t ts, int64_t clock_id,
     const char *clock_name, int64_t value, int64_t snapshot_id)
