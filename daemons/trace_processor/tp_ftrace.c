@@ -1085,7 +1085,8 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		    !tp_ftrace_v4l2_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_virtio_gpu_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_virtio_video_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_gpu_ftrace_event(tp, ts, cpu, pid, evid, &e))
+		    !tp_gpu_ftrace_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_cros_event(tp, ts, cpu, pid, evid, &e))
 			(void)tp_ftrace_net_event(tp, ts, cpu, pid, evid, &e);
 		break;
 	}

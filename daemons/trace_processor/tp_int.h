@@ -842,6 +842,8 @@ int	 tp_ftrace_virtio_gpu_event(struct tp *, int64_t ts, uint32_t cpu,
 void	 tp_ftrace_virtio_gpu_free(struct tp *);
 int	 tp_ftrace_virtio_video_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_cros_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 
 /* tp_gpu.c: a GPU id's ugpu (its gpu row, made on first use; -1 on
  * failure), and its frequency counter. */
