@@ -173,6 +173,9 @@ tp_free(struct tp *tp)
 	tp_sysstats_free(tp);
 	tp_pending_free(tp);
 	tp_gpus_free(tp);
+	tp_heap_profile_free(tp);
+	tp_perf_sample_free(tp);
+	tp_stack_profile_free(tp);
 	while (tp->ncpu_desc > 0)
 		free(tp->cpu_desc[--tp->ncpu_desc].processor);
 	free(tp->cpu_desc);

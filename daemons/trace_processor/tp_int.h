@@ -100,9 +100,20 @@ enum tp_stat {
 	ST_STRACE_PARSE_FAILURE,
 	ST_STRACE_UNSUPPORTED_TIMESTAMP_FORMAT,
 	ST_STRACE_MISSING_PID,
-	/* Indexed stats (per buffer or per cpu). */
+	ST_STACKPROFILE_INVALID_STRING_ID,
+	ST_STACKPROFILE_INVALID_MAPPING_ID,
+	ST_STACKPROFILE_INVALID_FRAME_ID,
+	ST_STACKPROFILE_INVALID_CALLSTACK_ID,
+	ST_STACKPROFILE_EMPTY_CALLSTACK,
+	ST_SYMBOLIZATION_TMP_BUILD_ID_NOT_FOUND,
+	ST_PERF_SAMPLES_SKIPPED,
+	ST_PERF_SAMPLES_SKIPPED_DATALOSS,
+	ST_HEAPPROFD_MISSING_PACKET,
+	/* Indexed stats (per buffer, cpu or process). */
 	ST_INDEXED_FIRST,
-	ST_TRACED_BUF_BUFFER_SIZE = ST_INDEXED_FIRST,
+	ST_PERF_CPU_LOST_RECORDS = ST_INDEXED_FIRST,
+	ST_HEAPPROFD_MALFORMED_PACKET,
+	ST_TRACED_BUF_BUFFER_SIZE,
 	ST_TRACED_BUF_BYTES_WRITTEN,
 	ST_TRACED_BUF_BYTES_OVERWRITTEN,
 	ST_TRACED_BUF_BYTES_READ,
@@ -238,6 +249,13 @@ enum tp_stmt {
 	SQ_METADATA,
 	SQ_CLOCK_SNAPSHOT,
 	SQ_GPU,
+	SQ_SP_MAPPING,
+	SQ_SP_FRAME,
+	SQ_SP_CALLSITE,
+	SQ_PERF_SESSION,
+	SQ_PERF_SAMPLE,
+	SQ_HEAP_PROFILE,
+	SQ_HEAP_ALLOC,
 	SQ_COUNT
 };
 
@@ -287,6 +305,10 @@ struct tp_fdrm;
 struct tp_fv4l2;
 struct tp_fvirtgpu;
 struct tp_gpus;
+struct tp_stackprof;
+struct tp_fperf;
+struct tp_heapprof;
+struct tp_gen;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -399,6 +421,9 @@ struct tp {
 	struct tp_fv4l2		*fv4l2;
 	struct tp_fvirtgpu	*fvirtgpu;
 	struct tp_gpus		*gpus;
+	struct tp_stackprof	*stackprof;
+	struct tp_fperf		*fperf;
+	struct tp_heapprof	*heapprof;
 };
 
 /* tp_engine.c */
@@ -844,6 +869,21 @@ int	 tp_ftrace_virtio_video_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 int	 tp_ftrace_cros_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+
+/* tp_stack_profile.c: the callsite of interned callstack iid of the
+ * generation, for process upid (TP_NULL: none); -1 when it cannot be
+ * resolved (counted). */
+int64_t	 tp_stack_profile_callsite(struct tp *, const struct tp_gen *,
+	    int64_t upid, uint64_t iid);
+void	 tp_stack_profile_free(struct tp *);
+/* tp_perf_sample.c: a PerfSample packet of sequence seq. */
+void	 tp_perf_sample(struct tp *, const struct tp_gen *, uint32_t seq,
+	    int64_t ts, const uint8_t *, size_t);
+void	 tp_perf_sample_free(struct tp *);
+/* tp_heap_profile.c: a ProfilePacket of sequence seq. */
+void	 tp_heap_profile_packet(struct tp *, struct tp_gen *, uint32_t seq,
+	    const uint8_t *, size_t);
+void	 tp_heap_profile_free(struct tp *);
 
 /* tp_gpu.c: a GPU id's ugpu (its gpu row, made on first use; -1 on
  * failure), and its frequency counter. */
