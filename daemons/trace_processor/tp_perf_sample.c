@@ -33,7 +33,7 @@ static const char *const counter_names[] = {
 #define NCOUNTERS	(sizeof(counter_names) / sizeof(counter_names[0]))
 
 static const char *const cpu_modes[] = {
-	NULL, "kernel", "user", "hypervisor", "guest_kernel", "guest_user",
+	"unknown", "kernel", "user", "hypervisor", "guest_kernel", "guest_user",
 };
 static const char *const unwind_errors[] = {
 	"unknown", "none", "memory_invalid", "unwind_info", "unsupported",
@@ -263,7 +263,7 @@ tp_perf_sample(struct tp *tp, const struct tp_gen *g, uint32_t seq,
 	uint64_t v[20] = { 0 }, has = 0, fc[MAX_FOLLOWERS];
 	size_t nfc, i;
 	int64_t utid, upid, callsite = TP_NULL;
-	const char *mode = NULL, *uerr = NULL;
+	const char *mode, *uerr = NULL;
 
 	if ((p = tp->fperf) == NULL) {
 		if ((p = tp->fperf = calloc(1, sizeof(*p))) == NULL)
@@ -317,9 +317,9 @@ tp_perf_sample(struct tp *tp, const struct tp_gen *g, uint32_t seq,
 		if (callsite < 0)
 			callsite = TP_NULL;
 	}
-	if (v[5] != 0)
-		mode = v[5] < sizeof(cpu_modes) / sizeof(cpu_modes[0]) ?
-		    cpu_modes[v[5]] : "unknown";
+	/* Upstream's perf_sample shows no mode as "unknown" too. */
+	mode = v[5] < sizeof(cpu_modes) / sizeof(cpu_modes[0]) ?
+	    cpu_modes[v[5]] : "unknown";
 	if (has & (1u << 16))
 		uerr = v[16] < sizeof(unwind_errors) /
 		    sizeof(unwind_errors[0]) ? unwind_errors[v[16]] :
@@ -329,8 +329,7 @@ tp_perf_sample(struct tp *tp, const struct tp_gen *g, uint32_t seq,
 	tp_val_int(&r[1], ts);
 	tp_val_int(&r[2], utid);
 	tp_val_int(&r[3], (int64_t)(uint32_t)v[1]);
-	if (mode != NULL)
-		(void)tp_val_str(tp, SQ_PERF_SAMPLE, &r[4], mode, strlen(mode));
+	(void)tp_val_str(tp, SQ_PERF_SAMPLE, &r[4], mode, strlen(mode));
 	tp_val_i64n(&r[5], callsite);
 	if (uerr != NULL)
 		(void)tp_val_str(tp, SQ_PERF_SAMPLE, &r[6], uerr, strlen(uerr));
