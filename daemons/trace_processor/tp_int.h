@@ -252,10 +252,13 @@ enum tp_stmt {
 	SQ_SP_MAPPING,
 	SQ_SP_FRAME,
 	SQ_SP_CALLSITE,
+	SQ_SP_SYMBOL,
 	SQ_PERF_SESSION,
 	SQ_PERF_SAMPLE,
 	SQ_HEAP_PROFILE,
 	SQ_HEAP_ALLOC,
+	SQ_STACK_SAMPLE,
+	SQ_SAMPLE_TASK_CTX,
 	SQ_COUNT
 };
 
@@ -308,6 +311,7 @@ struct tp_gpus;
 struct tp_stackprof;
 struct tp_fperf;
 struct tp_heapprof;
+struct tp_gecko;
 struct tp_gen;
 
 enum tp_format {
@@ -317,6 +321,7 @@ enum tp_format {
 	FMT_SYSTRACE,
 	FMT_GZIP,
 	FMT_STRACE,
+	FMT_GECKO,
 };
 
 struct tp_sort_item;
@@ -424,6 +429,7 @@ struct tp {
 	struct tp_stackprof	*stackprof;
 	struct tp_fperf		*fperf;
 	struct tp_heapprof	*heapprof;
+	struct tp_gecko		*gecko;
 };
 
 /* tp_engine.c */
@@ -583,12 +589,14 @@ void	 tp_track_unit(struct tp *, int64_t track, const char *unit);
 int64_t	 tp_track_intern_dims(struct tp *, enum tp_track_type, const char *name,
 	    int64_t scope, const char *const *kv, size_t npairs);
 /* A track dimension: its key and string value, or integer v when s is
- * NULL. */
+ * NULL; a string dimension whose value is null has s TP_DIM_NULL_STR. */
 struct tp_dim {
 	const char	*key;
 	const char	*s;
 	int64_t		 v;
 };
+extern const char tp_dim_null_str[];
+#define TP_DIM_NULL_STR	tp_dim_null_str
 /* Appends dims to the track's dimension set (made if it has none). */
 void	 tp_track_dims_add(struct tp *, int64_t track, const struct tp_dim *,
 	    size_t n);
@@ -875,6 +883,15 @@ int	 tp_ftrace_cros_event(struct tp *, int64_t ts, uint32_t cpu,
  * resolved (counted). */
 int64_t	 tp_stack_profile_callsite(struct tp *, const struct tp_gen *,
 	    int64_t upid, uint64_t iid);
+/* A mapping of no binary (frames named by a profiler); a new one each
+ * call. */
+int64_t	 tp_stack_profile_dummy_mapping(struct tp *, const char *name);
+/* The frame of that name in such a mapping, with its symbol. */
+int64_t	 tp_stack_profile_dummy_frame(struct tp *, int64_t mapping,
+	    const char *name, size_t len);
+/* The callsite of frame under parent (TP_NULL: a root) at depth. */
+int64_t	 tp_stack_profile_callsite_intern(struct tp *, int64_t parent,
+	    int64_t frame, int64_t depth);
 void	 tp_stack_profile_free(struct tp *);
 /* tp_perf_sample.c: a PerfSample packet of sequence seq. */
 void	 tp_perf_sample(struct tp *, const struct tp_gen *, uint32_t seq,
@@ -884,6 +901,11 @@ void	 tp_perf_sample_free(struct tp *);
 void	 tp_heap_profile_packet(struct tp *, struct tp_gen *, uint32_t seq,
 	    const uint8_t *, size_t);
 void	 tp_heap_profile_free(struct tp *);
+
+/* tp_gecko.c: a Firefox profiler JSON profile, read whole at the end. */
+int	 tp_gecko_feed(struct tp *, const uint8_t *, size_t);
+int	 tp_gecko_end(struct tp *);
+void	 tp_gecko_free(struct tp *);
 
 /* tp_gpu.c: a GPU id's ugpu (its gpu row, made on first use; -1 on
  * failure), and its frequency counter. */

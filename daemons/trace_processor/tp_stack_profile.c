@@ -10,6 +10,7 @@
  * rel_pc and name; callsites one per parent, frame and depth. What a
  * generation of a sequence resolved is remembered per process.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,7 @@ struct tp_stackprof {
 	struct tp_hash	 mappings;	/* shared mappings: params -> id */
 	struct tp_hash	 frames;	/* mapping, rel_pc, name -> id */
 	struct tp_hash	 callsites;	/* parent, frame, depth -> id */
-	int64_t		 nmappings, nframes, ncallsites;
+	int64_t		 nmappings, nframes, ncallsites, nsymbols;
 };
 
 static struct tp_stackprof *
@@ -202,22 +203,65 @@ mapping_get(struct tp *tp, struct tp_stackprof *sp, const struct tp_gen *g,
 	return id;
 }
 
+int64_t
+tp_stack_profile_dummy_mapping(struct tp *tp, const char *name)
+{
+	struct tp_stackprof *sp = sp_get(tp);
+	struct mapping *m;
+	int64_t id;
+
+	if (sp == NULL || (m = calloc(1, sizeof(*m))) == NULL)
+		return -1;
+	m->end = UINT64_MAX;
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	id = mapping_row(tp, sp, m);
+	free(m);
+	return id;
+}
+
 /* The generation's mapping for frames without one (mapping_id 0). */
 static int64_t
 dummy_mapping(struct tp *tp, struct tp_stackprof *sp, const struct tp_gen *g)
 {
 	uint64_t key = resolve_key(RES_DUMMY, g, 0, 0), *v;
-	struct mapping *m;
 	int64_t id;
 
 	if ((v = tp_hash_get(&sp->resolved, key)) != NULL)
 		return (int64_t)*v;
-	if ((m = calloc(1, sizeof(*m))) == NULL)
+	if ((id = tp_stack_profile_dummy_mapping(tp, "")) >= 0)
+		(void)tp_hash_put(&sp->resolved, key, (uint64_t)id);
+	return id;
+}
+
+int64_t
+tp_stack_profile_dummy_frame(struct tp *tp, int64_t mapping, const char *name,
+    size_t len)
+{
+	struct tp_stackprof *sp = sp_get(tp);
+	uint64_t h, *v;
+	struct tp_val *r;
+	int64_t id, sym;
+
+	if (sp == NULL)
 		return -1;
-	m->end = UINT64_MAX;
-	id = mapping_row(tp, sp, m);
-	free(m);
-	(void)tp_hash_put(&sp->resolved, key, (uint64_t)id);
+	/* Apart from the mapping's real frames: a symbol of its own. */
+	h = tp_hash_bytes(tp_hash_bytes((uint64_t)mapping * 31 + 7, name, len),
+	    "dummy", 6);
+	if ((v = tp_hash_get(&sp->frames, h)) != NULL)
+		return (int64_t)*v;
+	sym = sp->nsymbols++;
+	r = tp_row_new(tp, SQ_SP_SYMBOL);
+	tp_val_int(&r[0], sym);
+	tp_val_int(&r[1], sym);
+	(void)tp_val_str(tp, SQ_SP_SYMBOL, &r[2], name, len);
+	id = sp->nframes++;
+	r = tp_row_new(tp, SQ_SP_FRAME);
+	tp_val_int(&r[0], id);
+	(void)tp_val_str(tp, SQ_SP_FRAME, &r[1], name, len);
+	tp_val_int(&r[2], mapping);
+	tp_val_int(&r[3], 0);
+	tp_val_int(&r[5], sym);
+	(void)tp_hash_put(&sp->frames, h, (uint64_t)id);
 	return id;
 }
 
@@ -271,11 +315,15 @@ frame_get(struct tp *tp, struct tp_stackprof *sp, const struct tp_gen *g,
 	if (fname != 0 && interned_str(tp, g, ID_FUNCTION_NAMES, fname,
 	    &name, &nlen) == -1)
 		return -1;
-	if (map == 0)
-		rel_pc = 0;
-	mapping = map == 0 ? dummy_mapping(tp, sp, g) :
-	    mapping_get(tp, sp, g, upid, map);
-	if (mapping < 0)
+	if (map == 0) {
+		if ((mapping = dummy_mapping(tp, sp, g)) < 0 ||
+		    (id = tp_stack_profile_dummy_frame(tp, mapping, name,
+		    nlen)) < 0)
+			return -1;
+		(void)tp_hash_put(&sp->resolved, key, (uint64_t)id);
+		return id;
+	}
+	if ((mapping = mapping_get(tp, sp, g, upid, map)) < 0)
 		return -1;
 	h = tp_hash_bytes(tp_hash_bytes((uint64_t)mapping * 31 + rel_pc, name,
 	    nlen), "", 1);
@@ -296,14 +344,17 @@ frame_get(struct tp *tp, struct tp_stackprof *sp, const struct tp_gen *g,
 	return id;
 }
 
-static int64_t
-callsite_get(struct tp *tp, struct tp_stackprof *sp, int64_t parent,
-    int64_t frame, int64_t depth)
+int64_t
+tp_stack_profile_callsite_intern(struct tp *tp, int64_t parent, int64_t frame,
+    int64_t depth)
 {
+	struct tp_stackprof *sp = sp_get(tp);
 	int64_t k[3] = { parent, frame, depth }, id;
 	uint64_t h = tp_hash_bytes(0, k, sizeof(k)), *v;
 	struct tp_val *r;
 
+	if (sp == NULL)
+		return -1;
 	if ((v = tp_hash_get(&sp->callsites, h)) != NULL)
 		return (int64_t)*v;
 	id = sp->ncallsites++;
@@ -344,7 +395,11 @@ tp_stack_profile_callsite(struct tp *tp, const struct tp_gen *g, int64_t upid,
 			free(fids);
 			return -1;
 		}
-		parent = callsite_get(tp, sp, parent, frame, (int64_t)i);
+		if ((parent = tp_stack_profile_callsite_intern(tp, parent,
+		    frame, (int64_t)i)) < 0) {
+			free(fids);
+			return -1;
+		}
 	}
 	free(fids);
 	if (parent == TP_NULL) {

@@ -246,6 +246,18 @@ static const char schema_sql[] =
 	" (SELECT int_value FROM args WHERE arg_set_id ="
 	" t.source_arg_set_id AND key = 'is_timebase') AS is_timebase"
 	" FROM __intrinsic_track t WHERE t.type = 'perf_cpu_counter';"
+	"CREATE TABLE stack_sample(id INTEGER PRIMARY KEY, ts INTEGER,"
+	" source TEXT, task_context_id INTEGER,"
+	" execution_context_id INTEGER, callsite_id INTEGER,"
+	" session_id INTEGER);"
+	"CREATE TABLE stack_sample_task_context(id INTEGER PRIMARY KEY,"
+	" upid INTEGER, utid INTEGER, async_context_id INTEGER);"
+	/* Samples of profilers of a program's own (Gecko's). */
+	"CREATE VIEW cpu_profile_stack_sample AS SELECT s.id AS id,"
+	" s.ts AS ts, s.callsite_id AS callsite_id, c.utid AS utid,"
+	" 0 AS process_priority FROM stack_sample s"
+	" JOIN stack_sample_task_context c ON c.id = s.task_context_id"
+	" WHERE s.source IN ('chrome', 'gecko');"
 	"CREATE TABLE heap_profile(id INTEGER PRIMARY KEY, ts INTEGER,"
 	" ts_end INTEGER, dur INTEGER, upid INTEGER, heap_name TEXT);"
 	"CREATE TABLE heap_profile_allocation(id INTEGER PRIMARY KEY,"
@@ -270,10 +282,6 @@ static const char schema_sql[] =
 	" source_arg_set_id INTEGER, machine_id INTEGER, unit TEXT,"
 	" description TEXT, session_id INTEGER, cpu INTEGER,"
 	" is_timebase INTEGER);"
-	"CREATE TABLE stack_sample(id INTEGER PRIMARY KEY, ts INTEGER,"
-	" source TEXT, task_context_id INTEGER,"
-	" execution_context_id INTEGER, callsite_id INTEGER,"
-	" session_id INTEGER);"
 	"CREATE TABLE heap_graph_object(id INTEGER PRIMARY KEY, upid INTEGER,"
 	" graph_sample_ts INTEGER, self_size INTEGER, native_size INTEGER,"
 	" reference_set_id INTEGER, reachable INTEGER, heap_type TEXT,"
@@ -401,7 +409,9 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	    " exact_offset, start_offset, start, end, load_bias, name)"
 	    " VALUES(?,?,?,?,?,?,?,?)",
 	[SQ_SP_FRAME] = "INSERT INTO stack_profile_frame(id, name, mapping,"
-	    " rel_pc, type) VALUES(?,?,?,?,?)",
+	    " rel_pc, type, symbol_set_id) VALUES(?,?,?,?,?,?)",
+	[SQ_SP_SYMBOL] = "INSERT INTO stack_profile_symbol(id, symbol_set_id,"
+	    " name) VALUES(?,?,?)",
 	[SQ_SP_CALLSITE] = "INSERT INTO stack_profile_callsite(id, depth,"
 	    " parent_id, frame_id) VALUES(?,?,?,?)",
 	[SQ_PERF_SESSION] = "INSERT INTO perf_session(id, perf_session_id)"
@@ -411,6 +421,10 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	    " VALUES(?,?,?,?,?,?,?,?)",
 	[SQ_HEAP_PROFILE] = "INSERT INTO heap_profile(id, ts, ts_end, dur,"
 	    " upid, heap_name) VALUES(?,?,?,?,?,?)",
+	[SQ_STACK_SAMPLE] = "INSERT INTO stack_sample(id, ts, source,"
+	    " task_context_id, callsite_id) VALUES(?,?,?,?,?)",
+	[SQ_SAMPLE_TASK_CTX] = "INSERT INTO stack_sample_task_context(id,"
+	    " utid) VALUES(?,?)",
 	[SQ_HEAP_ALLOC] = "INSERT INTO heap_profile_allocation(id, ts, upid,"
 	    " heap_name, callsite_id, count, size) VALUES(?,?,?,?,?,?,?)",
 };
@@ -450,8 +464,9 @@ static const int batched[SQ_COUNT] = {
 	[SQ_SLICE] = 1, [SQ_COUNTER] = 1, [SQ_ARG] = 1, [SQ_FLOW] = 1,
 	[SQ_SCHED] = 1, [SQ_THREAD_STATE] = 1, [SQ_FTRACE] = 1,
 	[SQ_SP_MAPPING] = 1, [SQ_SP_FRAME] = 1, [SQ_SP_CALLSITE] = 1,
+	[SQ_SP_SYMBOL] = 1,
 	[SQ_PERF_SESSION] = 1, [SQ_PERF_SAMPLE] = 1, [SQ_HEAP_PROFILE] = 1,
-	[SQ_HEAP_ALLOC] = 1,
+	[SQ_HEAP_ALLOC] = 1, [SQ_STACK_SAMPLE] = 1, [SQ_SAMPLE_TASK_CTX] = 1,
 };
 
 /* The single-row INSERT with its VALUES tuple repeated TP_BATCH_ROWS times. */

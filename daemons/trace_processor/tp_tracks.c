@@ -76,6 +76,8 @@ tp_track_intern_idim(struct tp *tp, enum tp_track_type type, const char *name,
 	return track;
 }
 
+const char tp_dim_null_str[] = "";
+
 void
 tp_track_dims_add(struct tp *tp, int64_t track, const struct tp_dim *dims,
     size_t n)
@@ -86,7 +88,9 @@ tp_track_dims_add(struct tp *tp, int64_t track, const struct tp_dim *dims,
 	if (t->dim_set == TP_NULL)
 		t->dim_set = tp_arg_set_new(tp);
 	for (i = 0; i < n; i++) {
-		if (dims[i].s != NULL)
+		if (dims[i].s == TP_DIM_NULL_STR)
+			tp_arg_str_null(tp, t->dim_set, dims[i].key);
+		else if (dims[i].s != NULL)
 			tp_arg_str(tp, t->dim_set, dims[i].key, dims[i].key,
 			    dims[i].s, strlen(dims[i].s), NULL);
 		else
@@ -103,9 +107,12 @@ tp_dims_hash(const struct tp_dim *dims, size_t n)
 
 	for (i = 0; i < n; i++) {
 		h = tp_hash_bytes(h, dims[i].key, strlen(dims[i].key) + 1);
-		h = dims[i].s != NULL ? tp_hash_bytes(h, dims[i].s,
-		    strlen(dims[i].s) + 1) : tp_hash_bytes(h ^ 1, &dims[i].v,
-		    sizeof(dims[i].v));
+		if (dims[i].s == TP_DIM_NULL_STR)
+			h = tp_hash_bytes(h ^ 2, "", 0);
+		else if (dims[i].s != NULL)
+			h = tp_hash_bytes(h, dims[i].s, strlen(dims[i].s) + 1);
+		else
+			h = tp_hash_bytes(h ^ 1, &dims[i].v, sizeof(dims[i].v));
 	}
 	return h;
 }
