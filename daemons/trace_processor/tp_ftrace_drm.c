@@ -296,7 +296,8 @@ sched_done(struct tp *tp, struct tp_fdrm *d, int64_t ts, const struct job *j)
 static struct timeline *
 timeline_get(struct tp *tp, struct tp_fdrm *d, uint32_t ctx, const char *name)
 {
-	struct tp_dim dims[2] = { { "name", name, 0 }, { "context", NULL, ctx } };
+	struct tp_dim dims[2] = { { "name", name, 0 },
+	    { "context", NULL, ctx } };
 	char tname[NAME_MAX_LEN + 32];
 	uint64_t *v;
 	struct timeline *tl;

@@ -162,78 +162,47 @@ u32_of(const struct tp_jnode *n, uint32_t *v)
 
 /*
  * Columns as upstream collects them: the elements that read as the
- * column's type, the others left out (those after move up); optional
- * ones (a stack's prefix, a sample's stack) keep every element, -1 for
- * none.
+ * column's type (an index, a number), the others left out (those after
+ * move up); an optional index column (a stack's prefix, a sample's stack)
+ * keeps every element, -1 for none. Indexes fit a double exactly.
  */
-struct ucol {
-	uint32_t	*v;
-	size_t		 n;
-};
-struct dcol {
+enum { COL_INDEX, COL_NUMBER, COL_OPT_INDEX };
+
+struct col {
 	double		*v;
 	size_t		 n;
 };
-struct ocol {
-	int64_t		*v;
-	size_t		 n;
-};
-
-static size_t
-count_of(const struct import *im, const struct tp_jnode *a)
-{
-	size_t n = 0;
-	int c;
-
-	if (a != NULL && a->type == J_ARR)
-		for (c = a->child; c >= 0; c = im->j.nodes[c].next)
-			n++;
-	return n;
-}
 
 static int
-ucol_of(const struct import *im, const struct tp_jnode *a, struct ucol *out)
+col_of(const struct import *im, const struct tp_jnode *a, int kind,
+    struct col *out)
 {
-	size_t n = count_of(im, a);
-	int c;
-
-	out->n = 0;
-	if (n == 0 || (out->v = calloc(n, sizeof(*out->v))) == NULL)
-		return n == 0 ? 0 : -1;
-	for (c = a->child; c >= 0; c = im->j.nodes[c].next)
-		if (u32_of(&im->j.nodes[c], &out->v[out->n]) == 0)
-			out->n++;
-	return 0;
-}
-
-static int
-dcol_of(const struct import *im, const struct tp_jnode *a, struct dcol *out)
-{
-	size_t n = count_of(im, a);
-	int c;
-
-	out->n = 0;
-	if (n == 0 || (out->v = calloc(n, sizeof(*out->v))) == NULL)
-		return n == 0 ? 0 : -1;
-	for (c = a->child; c >= 0; c = im->j.nodes[c].next)
-		if (double_of(&im->j.nodes[c], &out->v[out->n]) == 0)
-			out->n++;
-	return 0;
-}
-
-static int
-ocol_of(const struct import *im, const struct tp_jnode *a, struct ocol *out)
-{
-	size_t n = count_of(im, a);
+	struct jarr e;
+	size_t i;
 	uint32_t u;
-	int c;
+	double d;
+	int ok;
 
+	out->v = NULL;
 	out->n = 0;
-	if (n == 0 || (out->v = calloc(n, sizeof(*out->v))) == NULL)
-		return n == 0 ? 0 : -1;
-	for (c = a->child; c >= 0; c = im->j.nodes[c].next)
-		out->v[out->n++] = u32_of(&im->j.nodes[c], &u) == 0 ?
-		    (int64_t)u : -1;
+	if (arr_of(im, a, &e) == -1)
+		return -1;
+	if (e.n > 0 && (out->v = calloc(e.n, sizeof(*out->v))) == NULL) {
+		free(e.v);
+		return -1;
+	}
+	for (i = 0; i < e.n; i++) {
+		if (kind == COL_NUMBER) {
+			ok = double_of(e.v[i], &d) == 0;
+		} else {
+			ok = u32_of(e.v[i], &u) == 0;
+			d = ok ? (double)u : -1;
+			ok = ok || kind == COL_OPT_INDEX;
+		}
+		if (ok)
+			out->v[out->n++] = d;
+	}
+	free(e.v);
 	return 0;
 }
 
@@ -358,8 +327,8 @@ callsites_make(struct import *im, const struct gthread *t,
 {
 	const struct tp_jnode *ft = get(im, t->obj, "frameTable");
 	const struct tp_jnode *st = get(im, t->obj, "stackTable");
-	struct ucol funcs = { 0 }, fnames = { 0 }, frame = { 0 };
-	struct ocol prefix = { 0 };
+	struct col funcs = { 0 }, fnames = { 0 }, frame = { 0 };
+	struct col prefix = { 0 };
 	struct jarr rows = { 0 }, frows = { 0 };
 	const struct tp_jnode *s;
 	int64_t *frames = NULL, fid, pi;
@@ -369,9 +338,9 @@ callsites_make(struct import *im, const struct gthread *t,
 	int rc = -1;
 
 	if (t->preprocessed) {
-		if (ucol_of(im, get(im, ft, "func"), &funcs) == -1 ||
-		    ucol_of(im, get(im, get(im, t->obj, "funcTable"), "name"),
-		    &fnames) == -1)
+		if (col_of(im, get(im, ft, "func"), COL_INDEX, &funcs) ==
+		    -1 || col_of(im, get(im, get(im, t->obj, "funcTable"),
+		    "name"), COL_INDEX, &fnames) == -1)
 			goto out;
 		nf = funcs.n;
 	} else if (schema_col(im, ft, "location", &loc) == 0 &&
@@ -385,8 +354,8 @@ callsites_make(struct import *im, const struct gthread *t,
 		goto out;
 	for (i = 0; i < nf; i++) {
 		if (t->preprocessed)
-			s = funcs.v[i] < fnames.n ? string_at(strings,
-			    fnames.v[funcs.v[i]]) : NULL;
+			s = (size_t)funcs.v[i] < fnames.n ? string_at(strings,
+			    (uint32_t)fnames.v[(size_t)funcs.v[i]]) : NULL;
 		else
 			s = u32_of(row_cell(im, frows.v[i], loc), &u) == 0 ?
 			    string_at(strings, u) : NULL;
@@ -397,8 +366,9 @@ callsites_make(struct import *im, const struct gthread *t,
 		frames[nframes++] = fid;
 	}
 	if (t->preprocessed) {
-		if (ocol_of(im, get(im, st, "prefix"), &prefix) == -1 ||
-		    ucol_of(im, get(im, st, "frame"), &frame) == -1)
+		if (col_of(im, get(im, st, "prefix"), COL_OPT_INDEX,
+		    &prefix) == -1 || col_of(im, get(im, st, "frame"),
+		    COL_INDEX, &frame) == -1)
 			goto out;
 		n = prefix.n < frame.n ? prefix.n : frame.n;
 	} else if (nf > 0 || frows.v == NULL) {
@@ -419,14 +389,16 @@ callsites_make(struct import *im, const struct gthread *t,
 			if (pn == NULL || fn == NULL)
 				continue;
 		}
-		pi = t->preprocessed ? prefix.v[i] : u32_of(pn, &u) == 0 ?
-		    (int64_t)u : -1;
+		if (t->preprocessed)
+			pi = (int64_t)prefix.v[i];
+		else
+			pi = u32_of(pn, &u) == 0 ? (int64_t)u : -1;
 		if (pi >= 0 && (size_t)pi < *nout) {
 			parent = cs[pi].id;
 			depth = cs[pi].depth + 1;
 		}
 		if (t->preprocessed)
-			u = frame.v[i];
+			u = (uint32_t)frame.v[i];
 		else if (u32_of(fn, &u) == -1)
 			continue;
 		if (u >= nframes)
@@ -482,8 +454,8 @@ samples_add(struct import *im, struct gthread *t, const struct callsite *cs,
     size_t ncs)
 {
 	const struct tp_jnode *sm = get(im, t->obj, "samples"), *tn;
-	struct ocol stack = { 0 };
-	struct dcol time = { 0 };
+	struct col stack = { 0 };
+	struct col time = { 0 };
 	struct jarr rows = { 0 };
 	uint32_t scol, tcol, u;
 	size_t i, n = 0;
@@ -492,8 +464,9 @@ samples_add(struct import *im, struct gthread *t, const struct callsite *cs,
 	double ms;
 
 	if (t->preprocessed) {
-		if (ocol_of(im, get(im, sm, "stack"), &stack) == -1 ||
-		    dcol_of(im, get(im, sm, "time"), &time) == -1)
+		if (col_of(im, get(im, sm, "stack"), COL_OPT_INDEX,
+		    &stack) == -1 || col_of(im, get(im, sm, "time"),
+		    COL_NUMBER, &time) == -1)
 			goto out;
 		n = stack.n < time.n ? stack.n : time.n;
 	} else if (schema_col(im, sm, "stack", &scol) == 0 &&
@@ -504,7 +477,7 @@ samples_add(struct import *im, struct gthread *t, const struct callsite *cs,
 	}
 	for (i = 0; i < n; i++) {
 		if (t->preprocessed) {
-			si = stack.v[i];
+			si = (int64_t)stack.v[i];
 			ms = time.v[i];
 		} else {
 			if ((tn = row_cell(im, rows.v[i], tcol)) == NULL)
@@ -537,8 +510,8 @@ out:
 /* The marker columns of a thread (markers.name, startTime, endTime,
  * phase, category; data index-aligned, objects and arrays only). */
 struct markers {
-	struct ucol	 name, phase, cat;
-	struct dcol	 start, end;
+	struct col	 name, phase, cat;
+	struct col	 start, end;
 	struct jarr	 data;
 	size_t		 n;
 };
@@ -561,11 +534,12 @@ markers_get(struct import *im, const struct gthread *t, struct markers *m)
 	size_t n;
 
 	memset(m, 0, sizeof(*m));
-	if (ucol_of(im, get(im, mk, "name"), &m->name) == -1 ||
-	    dcol_of(im, get(im, mk, "startTime"), &m->start) == -1 ||
-	    dcol_of(im, get(im, mk, "endTime"), &m->end) == -1 ||
-	    ucol_of(im, get(im, mk, "phase"), &m->phase) == -1 ||
-	    ucol_of(im, get(im, mk, "category"), &m->cat) == -1 ||
+	if (col_of(im, get(im, mk, "name"), COL_INDEX, &m->name) == -1 ||
+	    col_of(im, get(im, mk, "startTime"), COL_NUMBER,
+	    &m->start) == -1 ||
+	    col_of(im, get(im, mk, "endTime"), COL_NUMBER, &m->end) == -1 ||
+	    col_of(im, get(im, mk, "phase"), COL_INDEX, &m->phase) == -1 ||
+	    col_of(im, get(im, mk, "category"), COL_INDEX, &m->cat) == -1 ||
 	    arr_of(im, get(im, mk, "data"), &m->data) == -1)
 		return -1;
 	n = m->name.n;
@@ -585,7 +559,7 @@ markers_add(struct import *im, struct gthread *t, const struct markers *m,
 	int64_t ts;
 
 	for (i = 0; i < m->n; i++) {
-		if (string_at(strings, m->name.v[i]) == NULL)
+		if (string_at(strings, (uint32_t)m->name.v[i]) == NULL)
 			continue;
 		/* An end is at its end time, the others at their start. */
 		ts = (int64_t)((m->phase.v[i] == PH_END ? m->end.v[i] :
@@ -648,9 +622,9 @@ marker_apply(struct import *im, const struct gevent *e,
 	int64_t utid, track, set = TP_NULL, dur;
 	struct tp_dim dims[2];
 
-	nn = string_at(strings, m->name.v[i]);
+	nn = string_at(strings, (uint32_t)m->name.v[i]);
 	snprintf(name, sizeof(name), "%.*s", (int)nn->slen, nn->s);
-	cn = get(im, at(&im->categories, m->cat.v[i]), "name");
+	cn = get(im, at(&im->categories, (size_t)m->cat.v[i]), "name");
 	if (cn != NULL && cn->type == J_STR) {
 		snprintf(cat, sizeof(cat), "%.*s", (int)cn->slen, cn->s);
 		catp = cat;
@@ -668,7 +642,7 @@ marker_apply(struct import *im, const struct gevent *e,
 	tp_track_kind(tp, track, "firefox_marker");
 	if (d != NULL && d->type != J_OBJ && d->type != J_ARR)
 		d = NULL;
-	switch (m->phase.v[i]) {
+	switch ((uint32_t)m->phase.v[i]) {
 	case PH_INSTANT:
 	case PH_INTERVAL:
 		dur = m->phase.v[i] == PH_INTERVAL ? (int64_t)((m->end.v[i] -

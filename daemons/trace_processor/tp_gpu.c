@@ -40,7 +40,8 @@ void
 tp_gpu_frequency(struct tp *tp, int64_t ts, uint32_t gpu, double khz)
 {
 	int64_t ugpu = tp_gpu_get(tp, gpu), track;
-	struct tp_dim dims[2] = { { "ugpu", NULL, ugpu }, { "gpu", NULL, gpu } };
+	struct tp_dim dims[2] = { { "ugpu", NULL, ugpu },
+	    { "gpu", NULL, gpu } };
 
 	if (ugpu < 0 || (track = tp_track_intern_dimv(tp, TT_COUNTER,
 	    "gpufreq", TP_NULL, dims, 2)) < 0)

@@ -18,7 +18,7 @@
 
 #define CLOCK_MONOTONIC_COARSE	4
 #define HEAP_NAME_LEN		128
-#define MAX_PENDING		(1 << 20)	/* samples awaiting their dump's end */
+#define MAX_PENDING		(1 << 20)	/* samples awaiting their dump */
 #define ART_HEAP		"com.android.art"	/* reports no frees */
 
 /* One HeapSample of a dump. */
@@ -28,11 +28,11 @@ struct alloc {
 	int64_t		 upid, ts;
 	char		 heap[HEAP_NAME_LEN];
 	uint64_t	 callstack;
-	int64_t		 v[4];		/* alloc count, size, free count, size */
+	int64_t		 v[4];	/* alloc count and size, free count and size */
 };
 
 struct tp_heapprof {
-	struct tp_hash	 index;		/* seq -> last ProfilePacket.index + 1 */
+	struct tp_hash	 index;		/* seq -> last packet's index + 1 */
 	struct tp_hash	 dumps;		/* heap_profile rows made */
 	int64_t		 ndumps, nallocs;
 	struct alloc	*pend;

@@ -275,7 +275,8 @@ tp_jdom_parse(struct tp_jdom *j, const char *buf, size_t len)
 }
 
 const struct tp_jnode *
-tp_jdom_get(const struct tp_jdom *j, const struct tp_jnode *obj, const char *key)
+tp_jdom_get(const struct tp_jdom *j, const struct tp_jnode *obj,
+    const char *key)
 {
 	size_t kl = strlen(key);
 	int c;
