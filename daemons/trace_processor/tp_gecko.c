@@ -335,7 +335,7 @@ callsites_make(struct import *im, const struct gthread *t,
 	struct callsite *cs = NULL;
 	size_t nframes = 0, n = 0, nf = 0, i;
 	uint32_t loc, pcol, fcol, u;
-	int rc = -1;
+	int legacy = 0, rc = -1;
 
 	if (t->preprocessed) {
 		if (col_of(im, get(im, ft, "func"), COL_INDEX, &funcs) ==
@@ -346,6 +346,7 @@ callsites_make(struct import *im, const struct gthread *t,
 	} else if (schema_col(im, ft, "location", &loc) == 0 &&
 	    schema_col(im, st, "prefix", &pcol) == 0 &&
 	    schema_col(im, st, "frame", &fcol) == 0) {
+		legacy = 1;
 		if (arr_of(im, get(im, ft, "data"), &frows) == -1)
 			goto out;
 		nf = frows.n;
@@ -371,10 +372,10 @@ callsites_make(struct import *im, const struct gthread *t,
 		    COL_INDEX, &frame) == -1)
 			goto out;
 		n = prefix.n < frame.n ? prefix.n : frame.n;
-	} else if (nf > 0 || frows.v == NULL) {
+	} else if (legacy) {
 		if (arr_of(im, get(im, st, "data"), &rows) == -1)
 			goto out;
-		n = frows.v != NULL ? rows.n : 0;
+		n = rows.n;
 	}
 	if (n > 0 && (cs = calloc(n, sizeof(*cs))) == NULL)
 		goto out;
@@ -720,7 +721,7 @@ import_run(struct import *im)
 	struct markers *mk = NULL;
 	struct callsite *scs = NULL;
 	size_t nscs = 0, i, nt = 0;
-	int has_shared = 0, rc = -1;
+	int has_shared = 0, use_shared = 0, rc = -1;
 
 	memset(&shared, 0, sizeof(shared));
 	memset(&tnodes, 0, sizeof(tnodes));
@@ -731,8 +732,10 @@ import_run(struct import *im)
 		if (thread_get(im, sh, &shared) == -1)
 			goto out;
 		has_shared = 1;
-		if (has_frames(im, &shared) && callsites_make(im, &shared,
-		    &shared.strings, &scs, &nscs) == -1)
+		/* Its tables, when it has frames, serve every thread. */
+		if ((use_shared = has_frames(im, &shared)) &&
+		    callsites_make(im, &shared, &shared.strings, &scs,
+		    &nscs) == -1)
 			goto out;
 	}
 	if (arr_of(im, get(im, root, "threads"), &tnodes) == -1)
@@ -752,18 +755,19 @@ import_run(struct import *im)
 		nt++;
 		strings = t->strings.n > 0 || !has_shared ? &t->strings :
 		    &shared.strings;
-		if (scs == NULL && callsites_make(im, t, strings, &t->cs,
+		if (!use_shared && callsites_make(im, t, strings, &t->cs,
 		    &t->ncs) == -1)
 			goto out;
-		if (scs != NULL && shared.preprocessed)
+		if (use_shared && shared.preprocessed)
 			t->preprocessed = 1;
-		if (samples_add(im, t, scs != NULL ? scs : t->cs, scs != NULL ?
+		if (samples_add(im, t, use_shared ? scs : t->cs, use_shared ?
 		    nscs : t->ncs) == -1 || markers_get(im, t,
 		    &mk[nt - 1]) == -1 || markers_add(im, t, &mk[nt - 1],
 		    strings) == -1)
 			goto out;
 	}
-	qsort(im->ev, im->nev, sizeof(*im->ev), event_cmp);
+	if (im->nev > 0)
+		qsort(im->ev, im->nev, sizeof(*im->ev), event_cmp);
 	for (i = 0; i < im->nev; i++) {
 		struct gevent *e = &im->ev[i];
 		size_t ti = (size_t)(e->t - threads);
