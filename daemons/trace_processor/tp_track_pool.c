@@ -16,10 +16,13 @@ struct pool_track {
 	int64_t		 track;
 	uint64_t	 cookie;
 	int		 nest;		/* slices begun and not ended */
+	int		 scoped;	/* for slices of known end, no cookie */
+	int64_t		 end;		/* scoped: when its last slice ends */
 };
 
 struct pool {
-	struct tp_pool_key	 k;	/* k.name is our copy */
+	struct tp_pool_key	 k;	/* k.name is our copy; k.dims unset */
+	uint64_t		 dimh;	/* tp_dims_hash of the key's dims */
 	struct pool_track	*t;
 	size_t			 n, cap;
 };
@@ -54,18 +57,21 @@ same_str(const char *a, const char *b)
 }
 
 static int
-same_key(const struct tp_pool_key *a, const struct tp_pool_key *b)
+same_key(const struct pool *p, const struct tp_pool_key *b, uint64_t dimh)
 {
-	return strcmp(a->kind, b->kind) == 0 && a->upid == b->upid &&
+	const struct tp_pool_key *a = &p->k;
+
+	return p->dimh == dimh && strcmp(a->kind, b->kind) == 0 &&
+	    a->upid == b->upid &&
 	    a->name_dim == b->name_dim && same_str(a->scope, b->scope) &&
 	    strcmp(a->name, b->name) == 0;
 }
 
 static uint64_t
-key_hash(const struct tp_pool_key *k)
+key_hash(const struct tp_pool_key *k, uint64_t dimh)
 {
-	uint64_t h = tp_hash_bytes((uint64_t)k->upid ^ (uint64_t)k->name_dim,
-	    k->kind, strlen(k->kind));
+	uint64_t h = tp_hash_bytes((uint64_t)k->upid ^ (uint64_t)k->name_dim ^
+	    dimh, k->kind, strlen(k->kind));
 
 	h = tp_hash_bytes(h, k->name, strlen(k->name) + 1);
 	return k->scope == NULL ? h : tp_hash_bytes(h, k->scope,
@@ -79,17 +85,17 @@ static struct pool *
 pool_get(struct tp *tp, const struct tp_pool_key *k)
 {
 	struct tp_track_pools *ps = pools_get(tp);
-	uint64_t h, *v;
+	uint64_t h, *v, dimh = k->ndims ? tp_dims_hash(k->dims, k->ndims) : 0;
 	size_t i;
 
 	if (ps == NULL)
 		return NULL;
-	h = key_hash(k);
+	h = key_hash(k, dimh);
 	if ((v = tp_hash_get(&ps->by_key, h)) != NULL) {
-		if (same_key(&ps->p[*v].k, k))
+		if (same_key(&ps->p[*v], k, dimh))
 			return &ps->p[*v];
 		for (i = 0; i < ps->n; i++)
-			if (same_key(&ps->p[i].k, k))
+			if (same_key(&ps->p[i], k, dimh))
 				return &ps->p[i];
 	}
 	if (ps->n == ps->cap) {
@@ -104,6 +110,9 @@ pool_get(struct tp *tp, const struct tp_pool_key *k)
 	memset(&ps->p[ps->n], 0, sizeof(ps->p[0]));
 	ps->p[ps->n].k = *k;
 	ps->p[ps->n].k.scope = NULL;
+	ps->p[ps->n].k.dims = NULL;
+	ps->p[ps->n].k.ndims = 0;
+	ps->p[ps->n].dimh = dimh;
 	if ((ps->p[ps->n].k.name = strdup(k->name)) == NULL ||
 	    (k->scope != NULL &&
 	    (ps->p[ps->n].k.scope = strdup(k->scope)) == NULL)) {
@@ -115,23 +124,13 @@ pool_get(struct tp *tp, const struct tp_pool_key *k)
 	return &ps->p[ps->n++];
 }
 
-/* The pool's track for cookie: its own, else an idle one it adopts, else
- * a new one. */
+/* A new track of the pool; k is its key with the dims. */
 static struct pool_track *
-pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
+pool_track_new(struct tp *tp, struct pool *p, const struct tp_pool_key *k)
 {
 	struct pool_track *pt;
 	int64_t set;
-	size_t i;
 
-	for (i = 0; i < p->n; i++)
-		if (p->t[i].cookie == cookie)
-			return &p->t[i];
-	for (i = 0; i < p->n; i++)
-		if (p->t[i].nest == 0) {
-			p->t[i].cookie = cookie;
-			return &p->t[i];
-		}
 	if (p->n == POOL_MAX_TRACKS)
 		return NULL;
 	if (p->n == p->cap) {
@@ -159,11 +158,36 @@ pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
 	if (p->k.name_dim)
 		tp_arg_str(tp, set, "name", "name", p->k.name,
 		    strlen(p->k.name), NULL);
+	tp_track_dims_add(tp, pt->track, k->dims, k->ndims);
 	tp_arg_int(tp, set, "track_compressor_idx",
 	    "track_compressor_idx", (int64_t)p->n, "int");
-	pt->cookie = cookie;
+	pt->cookie = 0;
 	pt->nest = 0;
+	pt->scoped = 0;
+	pt->end = 0;
 	p->n++;
+	return pt;
+}
+
+/* The pool's track for cookie: its own, else an idle one it adopts, else
+ * a new one. */
+static struct pool_track *
+pool_track(struct tp *tp, struct pool *p, const struct tp_pool_key *k,
+    uint64_t cookie)
+{
+	struct pool_track *pt;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (!p->t[i].scoped && p->t[i].cookie == cookie)
+			return &p->t[i];
+	for (i = 0; i < p->n; i++)
+		if (!p->t[i].scoped && p->t[i].nest == 0) {
+			p->t[i].cookie = cookie;
+			return &p->t[i];
+		}
+	if ((pt = pool_track_new(tp, p, k)) != NULL)
+		pt->cookie = cookie;
 	return pt;
 }
 
@@ -174,7 +198,7 @@ tp_track_pool_take(struct tp *tp, const struct tp_pool_key *k,
 	struct pool *p = pool_get(tp, k);
 	struct pool_track *pt;
 
-	if (p == NULL || (pt = pool_track(tp, p, cookie)) == NULL)
+	if (p == NULL || (pt = pool_track(tp, p, k, cookie)) == NULL)
 		return -1;
 	if (step > 0 || pt->nest > 0)
 		pt->nest += step;
@@ -182,10 +206,32 @@ tp_track_pool_take(struct tp *tp, const struct tp_pool_key *k,
 }
 
 int64_t
+tp_track_pool_scoped(struct tp *tp, const struct tp_pool_key *k, int64_t ts,
+    int64_t dur)
+{
+	struct pool *p = pool_get(tp, k);
+	struct pool_track *pt = NULL;
+	size_t i;
+
+	if (p == NULL)
+		return -1;
+	for (i = 0; i < p->n && pt == NULL; i++)
+		if (p->t[i].scoped && p->t[i].end <= ts)
+			pt = &p->t[i];
+	if (pt == NULL) {
+		if ((pt = pool_track_new(tp, p, k)) == NULL)
+			return -1;
+		pt->scoped = 1;
+	}
+	pt->end = ts + dur;
+	return pt->track;
+}
+
+int64_t
 tp_track_pool_begin(struct tp *tp, const char *kind, const char *name,
     uint64_t cookie)
 {
-	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0 };
+	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0, NULL, 0 };
 
 	return tp_track_pool_take(tp, &k, cookie, 1);
 }
@@ -194,7 +240,7 @@ int64_t
 tp_track_pool_end(struct tp *tp, const char *kind, const char *name,
     uint64_t cookie)
 {
-	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0 };
+	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0, NULL, 0 };
 
 	return tp_track_pool_take(tp, &k, cookie, -1);
 }
@@ -242,7 +288,7 @@ async_root(struct tp *tp, uint64_t cookie, int64_t upid, const char *name)
 int64_t
 tp_track_async(struct tp *tp, const struct tp_async *a, int step)
 {
-	struct tp_pool_key k;
+	struct tp_pool_key k = { 0 };
 	int64_t track, set;
 
 	k.kind = a->process_scoped ? "legacy_async_process_slice" :
