@@ -1578,6 +1578,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
 	case TP_GK_PROCESS_TREE:
+	case TP_GK_GPU_FREQ:
 		push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	case 40:	/* power_rails: each sample sorted on its own */
@@ -1592,12 +1593,10 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 91:	/* entity_state_residency */
 		tp_proto_entity_states_tokenize(tp, pk.data.data, pk.data.len);
 		push_packet(tp, ts, NULL, NULL, buf, len, 0);
-	case TP_GK_GPU_FREQ:
-		push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	case 37:	/* profile_packet */
 	case 66:	/* perf_sample: both with their sequence's interning */
-		push_packet(tp, ts, g, NULL, buf, len);
+		push_packet(tp, ts, g, NULL, buf, len, 0);
 		break;
 	case 69:	/* service_event: the sorter's marks */
 		service_event_untrusted(tp, ts, pk.data.data, pk.data.len);
