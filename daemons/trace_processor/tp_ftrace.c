@@ -704,47 +704,6 @@ ksym_name(const struct tp_gen *g, uint64_t iid, char *buf, size_t bufsz)
 	return buf;
 }
 
-/*
- * Ends the innermost open slice on the track with this category and name
- * (NULL matches any), as upstream's slice tracker does for these events.
- * Open slices above it lost their ends: they end here too, counted as
- * misplaced. No match (its begin predates the trace): nothing to end, and
- * *set (when asked for the ended slice's arg set) stays TP_NULL.
- */
-void
-tp_ftrace_slice_end_matching(struct tp *tp, int64_t track, int64_t ts,
-    const char *cat, const char *name, int64_t *set)
-{
-	struct tp_track *t;
-	size_t i, above = 0;
-
-	if (set != NULL)
-		*set = TP_NULL;
-	if (track < 0)
-		return;
-	t = &tp->tracks[track];
-	for (i = t->depth; i > 0; i--) {
-		struct tp_open_slice *s = &t->stack[i - 1];
-
-		/* Complete slices are not ended by an end event. */
-		if (s->end >= 0)
-			continue;
-		if ((cat == NULL || (s->cat != NULL &&
-		    strcmp(s->cat, cat) == 0)) && (name == NULL ||
-		    s->name == NULL || strcmp(s->name, name) == 0))
-			break;
-		above++;
-	}
-	if (i == 0)
-		return;
-	if (above > 0)
-		tp_stat_inc(tp, ST_MISPLACED_END_EVENT, 1);
-	/* Each call ends the innermost open slice. */
-	for (; above > 0; above--)
-		(void)tp_slice_end(tp, track, ts, NULL, TP_NULL, NULL);
-	(void)tp_slice_end(tp, track, ts, name, TP_NULL, set);
-}
-
 /* A slice per work item on the worker's thread track, category
  * "workqueue", as upstream; the end closes the innermost work item. */
 void
@@ -755,8 +714,8 @@ tp_ftrace_workqueue(struct tp *tp, int64_t ts, int64_t cpu, int64_t tid,
 	int64_t set = TP_NULL;
 
 	if (function == NULL) {
-		tp_ftrace_slice_end_matching(tp, track, ts, "workqueue", NULL,
-		    NULL);
+		(void)tp_slice_end_matching(tp, track, ts, "workqueue",
+		    NULL, TP_NULL, NULL);
 		return;
 	}
 	if (cpu != TP_NULL) {
@@ -795,7 +754,8 @@ funcgraph_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		(void)tp_slice_begin(tp, track, ts, NULL, name, TP_NULL,
 		    TP_NULL);
 	else
-		tp_ftrace_slice_end_matching(tp, track, ts, NULL, name, NULL);
+		(void)tp_slice_end_matching(tp, track, ts, NULL, name,
+		    TP_NULL, NULL);
 }
 
 /* Event fields into args, named as the proto names them; a kernel
@@ -960,14 +920,16 @@ irq_event(struct tp *tp, int64_t ts, uint32_t cpu, uint32_t evid,
 		    softirq_names[e->v[1]], TP_NULL, TP_NULL);
 		break;
 	case EV_IRQ_HANDLER_EXIT:
-		tp_ftrace_slice_end_matching(tp, track, ts, "irq", NULL, &set);
+		(void)tp_slice_end_matching(tp, track, ts, "irq", NULL,
+		    TP_NULL, &set);
 		if (set != TP_NULL)
 			tp_arg_str(tp, set, "ret", "ret", e->v[2] == 1 ?
 			    "handled" : "unhandled", e->v[2] == 1 ? 7 : 9,
 			    "string");
 		break;
 	case EV_SOFTIRQ_EXIT:
-		tp_ftrace_slice_end_matching(tp, track, ts, "irq", NULL, &set);
+		(void)tp_slice_end_matching(tp, track, ts, "irq", NULL,
+		    TP_NULL, &set);
 		if (set != TP_NULL)
 			tp_arg_int(tp, set, "vec", "vec", e->v[1], "int");
 		break;
@@ -994,7 +956,8 @@ kprobe_event(struct tp *tp, int64_t ts, int64_t pid,
 		(void)tp_slice_begin(tp, track, ts, NULL, name, TP_NULL,
 		    TP_NULL);
 	else if (e->v[2] == KPROBE_END)
-		tp_ftrace_slice_end_matching(tp, track, ts, NULL, name, NULL);
+		(void)tp_slice_end_matching(tp, track, ts, NULL, name,
+		    TP_NULL, NULL);
 	else
 		(void)tp_slice_complete(tp, track, ts, 0, NULL, name, TP_NULL,
 		    TP_NULL, TP_NULL);
