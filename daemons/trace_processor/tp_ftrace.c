@@ -641,17 +641,24 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 			tp_counter_insert(tp, ts, track, (double)v, TP_NULL);
 		break;
 	case 'S':
-	case 'F':
-		upid = tp_process_get(tp, tgid);
-		track = tp_track_intern_key(tp, TT_PROCESS, nbuf, upid,
-		    (uint64_t)v + 1);
-		tp_track_kind(tp, track, "atrace_async_slice");
-		if (ph == 'S')
+	case 'F': {
+		/* Tracks of the process and name, shared by cookies whose
+		 * slices do not overlap, as upstream's. */
+		struct tp_pool_key k = { "atrace_async_slice", nbuf, NULL,
+		    tp_process_get(tp, tgid), 1 };
+		int64_t start;
+
+		track = tp_track_pool_take(tp, &k, (uint64_t)v,
+		    ph == 'S' ? 1 : -1);
+		/* A begin while its slice is open is no new slice (Android
+		 * code emits runs of them), as upstream. */
+		if (ph == 'S' && tp_slice_top(tp, track, ts, &start) < 0)
 			tp_slice_begin(tp, track, ts, NULL, nbuf, TP_NULL,
 			    TP_NULL);
-		else
+		else if (ph == 'F')
 			tp_slice_end(tp, track, ts, NULL, TP_NULL, NULL);
 		break;
+	}
 	}
 }
 
