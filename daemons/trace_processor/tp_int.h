@@ -41,6 +41,8 @@ enum tp_stat {
 	ST_CLOCK_SYNC_FAILURE,
 	ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK,
 	ST_CLOCK_SYNC_FAILURE_UNDEFERRABLE_PACKET_LOSS,
+	ST_CLOCK_SYNC_FAILURE_NO_PATH,
+	ST_STREAMING_PROFILE_INVALID_TIMESTAMP,
 	ST_INVALID_CLOCK_SNAPSHOTS,
 	ST_FTRACE_BUNDLE_TOKENIZER_ERRORS,
 	ST_COMPACT_SCHED_HAS_PARSE_ERRORS,
@@ -306,6 +308,7 @@ struct tp_fandroidfs;
 struct tp_fadreno;
 struct tp_power;
 struct tp_flows;
+struct tp_clocks;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -405,6 +408,7 @@ struct tp {
 
 	struct tp_sorter	 sorter;
 	struct tp_proto		*proto;
+	struct tp_clocks	*clocks;	/* tp_proto_clock.c */
 	struct tp_json		*json;
 	struct tp_systrace	*systrace;
 	struct tp_ftrace	*ftrace;

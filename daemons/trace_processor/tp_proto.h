@@ -101,6 +101,23 @@ void	 tp_proto_thread_descriptor(struct tp *, struct tp_seq *,
 void	 tp_proto_track_event(struct tp *, struct tp_gen *, int64_t ts,
 	    const int64_t tv[2], const uint8_t *, size_t);
 
+/* tp_proto_clock.c: clock snapshots and conversion to trace time. */
+#define TP_CLOCK_MONOTONIC	3
+void	 tp_clock_snapshot_untrusted(struct tp *, uint32_t seq,
+	    const uint8_t *, size_t);
+/* A packet's time in clock id (0: the trace's default) of sequence seq;
+ * -1 (counted) when it cannot be converted. */
+int	 tp_clock_to_trace(struct tp *, uint32_t seq, uint32_t id, int64_t ts,
+	    int64_t *out);
+/* A legacy (Chrome) time, in MONOTONIC; -1 when it cannot be converted
+ * (then left as it is, as upstream). */
+int	 tp_clock_monotonic_to_trace(struct tp *, int64_t ts, int64_t *out);
+void	 tp_clock_free(struct tp *);
+/* tp_track_event.c: a StreamingProfilePacket moves its sequence's
+ * legacy clock. */
+void	 tp_proto_streaming_profile(struct tp *, struct tp_seq *,
+	    const uint8_t *, size_t);
+
 /* tp_proto_system.c */
 void	 tp_proto_service_packet(struct tp *, uint32_t field, int *errs_seen,
 	    const uint8_t *, size_t);

@@ -75,6 +75,28 @@ struct te {
 	int		 has_id_scope;
 };
 
+/* Legacy times saturate rather than wrap, as upstream's; what ends up
+ * negative is then dropped. */
+static int64_t
+sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static int64_t
+us_to_ns(int64_t us)
+{
+	int64_t r;
+
+	if (__builtin_mul_overflow(us, 1000, &r))
+		return us < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
 void
 tp_proto_thread_descriptor(struct tp *tp, struct tp_seq *s,
     const uint8_t *buf, size_t len)
@@ -101,10 +123,10 @@ tp_proto_thread_descriptor(struct tp *tp, struct tp_seq *s,
 			}
 			break;
 		case 6:
-			s->ref_ts = (int64_t)f.u * 1000;
+			s->ref_ts = us_to_ns((int64_t)f.u);
 			break;
 		case 7:
-			s->ref_thread_ts = (int64_t)f.u * 1000;
+			s->ref_thread_ts = us_to_ns((int64_t)f.u);
 			break;
 		case 8:
 			s->ref_instr = (int64_t)f.u;
@@ -121,31 +143,10 @@ tp_proto_thread_descriptor(struct tp *tp, struct tp_seq *s,
 }
 
 /*
- * *ref = us microseconds in nanoseconds (delta: added to *ref). 1 when
- * that leaves int64's range (a hostile or broken trace); *ref is then
- * left as it was.
- */
-static int
-us_add(int64_t *ref, int64_t us, int delta)
-{
-	int64_t ns, r;
-
-	if (__builtin_mul_overflow(us, 1000, &ns))
-		return 1;
-	if (!delta) {
-		*ref = ns;
-		return 0;
-	}
-	if (__builtin_add_overflow(*ref, ns, &r))
-		return 1;
-	*ref = r;
-	return 0;
-}
-
-/*
  * The event's time, thread time (tv[0]) and thread instruction count
  * (tv[1]) from its legacy fields: deltas move the sequence's references,
- * one-off absolute values do not (as upstream).
+ * one-off absolute values do not (as upstream). Legacy times are
+ * MONOTONIC ones, taken into trace time when a snapshot allows it.
  */
 int
 tp_proto_te_times(struct tp *tp, struct tp_seq *s, const uint8_t *buf,
@@ -153,37 +154,29 @@ tp_proto_te_times(struct tp *tp, struct tp_seq *s, const uint8_t *buf,
 {
 	struct pb it;
 	struct pb_field f;
-	int legacy_ts = 0, bad_ts = 0;
-	int64_t v;
+	int legacy_ts = 0, has_delta = 0;
+	int64_t v, delta = 0, abs_ts = 0;
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		switch (f.id) {
 		case 1:		/* timestamp_delta_us */
-			bad_ts |= us_add(&s->ref_ts, (int64_t)f.u, 1);
-			*ts = s->ref_ts;
-			legacy_ts = 1;
+			delta = (int64_t)f.u;
+			has_delta = 1;
 			break;
-		case 16:	/* timestamp_absolute_us */
-			v = 0;
-			bad_ts |= us_add(&v, (int64_t)f.u, 0);
-			*ts = v;
-			legacy_ts = 1;
+		case 16:	/* timestamp_absolute_us (0: none) */
+			abs_ts = (int64_t)f.u;
 			break;
 		case 2:		/* thread_time_delta_us */
-			bad_ts |= us_add(&s->ref_thread_ts, (int64_t)f.u, 1);
-			tv[0] = s->ref_thread_ts;
+			tv[0] = s->ref_thread_ts = sat_add(s->ref_thread_ts,
+			    us_to_ns((int64_t)f.u));
 			break;
 		case 17:	/* thread_time_absolute_us */
-			v = 0;
-			bad_ts |= us_add(&v, (int64_t)f.u, 0);
-			tv[0] = v;
+			tv[0] = us_to_ns((int64_t)f.u);
 			break;
 		case 8:		/* thread_instruction_count_delta */
-			if (__builtin_add_overflow(s->ref_instr, (int64_t)f.u,
-			    &v))
-				v = (int64_t)f.u < 0 ? INT64_MIN : INT64_MAX;
-			tv[1] = s->ref_instr = v;
+			tv[1] = s->ref_instr = sat_add(s->ref_instr,
+			    (int64_t)f.u);
 			break;
 		case 20:	/* thread_instruction_count_absolute */
 			tv[1] = (int64_t)f.u;
@@ -194,16 +187,64 @@ tp_proto_te_times(struct tp *tp, struct tp_seq *s, const uint8_t *buf,
 		tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
 		return -1;
 	}
-	/* Out of range, or before the clock's start: dropped, as upstream. */
-	if (bad_ts || (legacy_ts && *ts < 0)) {
-		tp_stat_inc(tp, ST_TRACK_EVENT_INVALID_TIMESTAMP, 1);
-		return -1;
+	if (has_delta) {
+		*ts = s->ref_ts = sat_add(s->ref_ts, us_to_ns(delta));
+		legacy_ts = 1;
+	} else if (abs_ts != 0) {
+		*ts = us_to_ns(abs_ts);
+		legacy_ts = 1;
 	}
 	if (!has_ts && !legacy_ts) {
 		tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
 		return -1;
 	}
+	/* Before the clock's start (or saturated): dropped, as upstream,
+	 * before a conversion could bring it back into range. */
+	if (legacy_ts && *ts < 0) {
+		tp_stat_inc(tp, ST_TRACK_EVENT_INVALID_TIMESTAMP, 1);
+		return -1;
+	}
+	if (legacy_ts && tp_clock_monotonic_to_trace(tp, *ts, &v) == 0)
+		*ts = v;
 	return 0;
+}
+
+void
+tp_proto_streaming_profile(struct tp *tp, struct tp_seq *s,
+    const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+	struct pb_packed pk;
+	uint64_t d;
+
+	/* The samples' times run on from the sequence's legacy time; the
+	 * samples themselves are not imported. */
+	if (s->ref_ts < 0) {
+		tp_stat_inc(tp, ST_STREAMING_PROFILE_INVALID_TIMESTAMP, 1);
+		return;
+	}
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != 2)
+			continue;
+		if (f.wire == PB_LEN) {
+			pb_packed_init(&pk, &f);
+			while (pb_packed_varint_untrusted(&pk, &d)) {
+				s->ref_ts = sat_add(s->ref_ts,
+				    us_to_ns((int64_t)d));
+				if (s->ref_ts < 0)
+					goto bad;
+			}
+		} else {
+			s->ref_ts = sat_add(s->ref_ts, us_to_ns((int64_t)f.u));
+			if (s->ref_ts < 0)
+				goto bad;
+		}
+	}
+	return;
+bad:
+	tp_stat_inc(tp, ST_STREAMING_PROFILE_INVALID_TIMESTAMP, 1);
 }
 
 static void
