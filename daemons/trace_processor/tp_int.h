@@ -543,7 +543,8 @@ void	 tp_thread_set_name(struct tp *, int64_t utid, const char *, size_t,
 	    int prio);
 /* Who named a process, as upstream ranks them: a name never yields to a
  * lower source; of equal ones the latest wins. */
-enum tp_pname { TP_PNAME_DESCRIPTOR = 2, TP_PNAME_SYSTEM = 4 };
+enum tp_pname { TP_PNAME_CHROME_LABEL = 1, TP_PNAME_DESCRIPTOR = 2,
+	TP_PNAME_CHROME_RENDERER = 3, TP_PNAME_SYSTEM = 4 };
 void	 tp_process_set_name(struct tp *, int64_t upid, const char *, size_t,
 	    enum tp_pname);
 /* Appends one argv element to a space-joined cmdline in buf (cap bytes,

@@ -525,7 +525,7 @@ desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
 {
 	struct tp_desc d, *root;
 	struct pb it;
-	struct pb_field f;
+	struct pb_field f, chrome = { 0 };
 	int has_rank = 0;
 	int64_t rank = 0;
 
@@ -540,8 +540,12 @@ desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
 		else if (f.id == 12 && f.wire == PB_VARINT) {
 			rank = (int32_t)f.u;
 			has_rank = 1;
-		}
+		} else if (f.id == 6 && f.wire == PB_LEN)
+			chrome = f;
 	}
+	if (chrome.id != 0 && d.has_process && !d.has_thread)
+		tp_proto_chrome_process(tp, tp_process_get(tp, d.pid),
+		    chrome.data, chrome.len);
 	if (!has_rank || tp->proto == NULL ||
 	    (root = desc_find(tp->proto, 0)) == NULL)
 		return;
@@ -803,8 +807,15 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 		if (pt >= 0)
 			parent = pt;
 	}
-	/* Scope: the nearest thread or process up the hierarchy. */
-	for (a = d, hops = 0; a != NULL && hops < 64; hops++) {
+	/* Scope: its own thread or process, else its parent track's (as
+	 * that was resolved: a pid reused since does not move it), else the
+	 * nearest up the hierarchy. */
+	if (!d->has_thread && !d->has_process && parent != TP_NULL) {
+		utid = tp->tracks[parent].utid;
+		upid = utid != TP_NULL ? TP_NULL : tp->tracks[parent].upid;
+	}
+	for (a = d, hops = 0; a != NULL && hops < 64 && utid == TP_NULL &&
+	    upid == TP_NULL; hops++) {
 		if (a->has_thread) {
 			utid = tp_thread_in_process(tp, a->tid, a->pid);
 			if (a->pid == 0 && a->tid != 0)

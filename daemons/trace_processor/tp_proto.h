@@ -118,6 +118,11 @@ void	 tp_clock_free(struct tp *);
 void	 tp_proto_streaming_profile(struct tp *, struct tp_seq *,
 	    const uint8_t *, size_t);
 
+/* tp_proto_chrome_process.c: a process descriptor's
+ * ChromeProcessDescriptor. */
+void	 tp_proto_chrome_process(struct tp *, int64_t upid, const uint8_t *,
+	    size_t);
+
 /* tp_proto_system.c */
 void	 tp_proto_service_packet(struct tp *, uint32_t field, int *errs_seen,
 	    const uint8_t *, size_t);
