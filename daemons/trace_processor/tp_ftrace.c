@@ -644,8 +644,9 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 	case 'F': {
 		/* Tracks of the process and name, shared by cookies whose
 		 * slices do not overlap, as upstream's. */
-		struct tp_pool_key k = { "atrace_async_slice", nbuf, NULL,
-		    tp_process_get(tp, tgid), 1 };
+		struct tp_pool_key k = { .kind = "atrace_async_slice",
+		    .name = nbuf, .upid = tp_process_get(tp, tgid),
+		    .name_dim = 1 };
 		int64_t start;
 
 		track = tp_track_pool_take(tp, &k, (uint64_t)v,

@@ -676,8 +676,18 @@ struct tp_pool_key {
 	const char	*scope;
 	int64_t		 upid;
 	int		 name_dim;
+	/* A descriptor's merged siblings (TrackEvent): tracks of utid (if
+	 * not TP_NULL) or upid, with the parent's uuid and the merge key
+	 * (type, and scope as its value) among their dimensions. */
+	int		 merged;
+	int64_t		 utid;
+	int64_t		 parent_uuid;
+	int		 merge_type;
 };
-/* step: +1 a begin, -1 an end, 0 an instant (a begin and its end). */
+/* step: +1 a begin, -1 an end, 0 an instant (a begin and its end);
+ * TP_POOL_FIRST: the pool's first track (made if none), as for a
+ * parent. */
+#define TP_POOL_FIRST	2
 int64_t	 tp_track_pool_take(struct tp *, const struct tp_pool_key *,
 	    uint64_t cookie, int step);
 /* A legacy async event (JSON's or TrackEvent's): its track is in the pool

@@ -669,9 +669,23 @@ track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 			if (f.wire == PB_LEN)
 				counter_desc_untrusted(f.data, f.len, &nd);
 			break;
-		case 15:	/* sibling_merge_behavior: 2 is NONE */
+		case 15:	/* sibling_merge_behavior: 2 NONE, 3 BY_KEY */
 			nd.no_merge = f.wire == PB_VARINT && f.u == 2;
+			nd.merge_by_key = f.wire == PB_VARINT && f.u == 3;
 			break;
+		case 16:	/* sibling_merge_key */
+			if (f.wire == PB_LEN)
+				tp_setstr(&nd.merge_key, (const char *)f.data,
+				    f.len);
+			break;
+		case 17: {	/* sibling_merge_key_int */
+			char k[48];
+
+			snprintf(k, sizeof(k), "sibling_merge_key_int:%llu",
+			    (unsigned long long)f.u);
+			tp_setstr(&nd.merge_key, k, strlen(k));
+			break;
+		}
 		case 9:
 			nd.separate = f.wire == PB_VARINT && f.u != 0;
 			break;
@@ -735,6 +749,7 @@ out:
 	free(nd.desc);
 	free(nd.unit);
 	free(nd.category);
+	free(nd.merge_key);
 }
 
 static struct tp_desc *
@@ -754,10 +769,51 @@ desc_is_root(struct tp_proto *p, uint64_t uuid)
 	return a != NULL && (a->has_thread || a->has_process);
 }
 
+/*
+ * The pool's track for an event of step on merged descriptor d; a track
+ * it makes gets d's parent, description and args, as upstream's factory
+ * gives them.
+ */
+static int64_t
+merged_track(struct tp *tp, struct tp_desc *d, int64_t parent, int step)
+{
+	struct tp_pool_key k;
+	int64_t id;
+
+	memset(&k, 0, sizeof(k));
+	k.kind = te_child_kind(d, d->m_utid != TP_NULL ? "thread" :
+	    d->m_upid != TP_NULL ? "process" : "global");
+	k.name = d->mname;
+	k.scope = d->merge_by_key ? (d->merge_key != NULL ? d->merge_key :
+	    "") : d->mname;
+	k.upid = d->m_upid;
+	k.merged = 1;
+	k.utid = d->m_utid;
+	k.parent_uuid = d->has_parent ? (int64_t)d->parent : 0;
+	k.merge_type = d->merge_by_key ? 2 : 0;
+	if ((id = tp_track_pool_take(tp, &k, d->uuid, step)) < 0 ||
+	    tp->tracks[id].source_arg_set_id != TP_NULL)
+		return id;
+	if (parent != TP_NULL && parent != id &&
+	    !desc_is_root(tp->proto, d->parent))
+		tp->tracks[id].parent_id = parent;
+	if (d->desc != NULL && tp->tracks[id].desc == NULL)
+		tp->tracks[id].desc = strdup(d->desc);
+	desc_track_args(tp, d, id, 0);
+	return id;
+}
+
 /* The track of a uuid, made on first use; -1 if none can be made. */
 int64_t
 tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
     const char *ev_name)
+{
+	return tp_proto_track_step(tp, uuid, dout, ev_name, TP_POOL_FIRST);
+}
+
+int64_t
+tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
+    const char *ev_name, int step)
 {
 	struct tp_proto *p = tp->proto;
 	struct tp_desc *d, *a;
@@ -770,6 +826,12 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 	tr = tp_hash_get(&p->uuid_tracks, uuid);
 	if (d == NULL && tr != NULL)
 		return (int64_t)*tr;
+	if (d != NULL && d->merged) {
+		if (dout != NULL)
+			*dout = d;
+		return merged_track(tp, d, d->has_parent ? tp_proto_track(tp,
+		    d->parent, NULL, NULL) : TP_NULL, step);
+	}
 	if (d == NULL) {
 		/*
 		 * A uuid no descriptor declares: a global track, as upstream
@@ -855,6 +917,25 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 	} else if (d->has_process && d->name == NULL) {
 		id = tp_track_intern(tp, TT_PROCESS, NULL, upid);
 		shared = 1;
+	} else if (!d->has_thread && !d->has_process && !d->no_merge) {
+		/* Siblings of one name (or merge key) share tracks, as
+		 * upstream merges them; a child of no name of its own takes
+		 * its first event's. */
+		name = d->name != NULL ? d->name : ev_name;
+		d->mname = strdup(name != NULL ? name : "");
+		if (d->mname == NULL) {
+			(void)tp_hash_del(&p->uuid_tracks, uuid);
+			return -1;
+		}
+		d->m_utid = utid;
+		d->m_upid = utid != TP_NULL ? TP_NULL : upid;
+		d->merged = 1;
+		id = merged_track(tp, d, parent, step);
+		if (id >= 0)
+			(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)id);
+		else
+			(void)tp_hash_del(&p->uuid_tracks, uuid);
+		return id;
 	} else if (utid != TP_NULL) {
 		/* A child track of no name of its own: its first event's. */
 		name = d->name != NULL || d->has_thread ? d->name : ev_name;
@@ -1470,6 +1551,8 @@ tp_proto_free(struct tp *tp)
 		free(p->descs[i].desc);
 		free(p->descs[i].unit);
 		free(p->descs[i].category);
+		free(p->descs[i].merge_key);
+		free(p->descs[i].mname);
 	}
 	tp_clock_free(tp);
 	free(p->descs);

@@ -57,6 +57,12 @@ struct tp_desc {
 	int64_t		 pid, tid;
 	int		 is_counter;
 	int		 no_merge;	/* sibling_merge_behavior NONE */
+	int		 merge_by_key;	/* BY_SIBLING_MERGE_KEY */
+	char		*merge_key;	/* its key */
+	/* resolved as merged siblings: the pool's name and scope */
+	int		 merged;
+	char		*mname;
+	int64_t		 m_utid, m_upid;
 	int		 separate;	/* disallow_merging_with_system_tracks */
 	int		 builtin;
 	char		*unit;
@@ -92,6 +98,11 @@ int	 tp_gen_string(const struct tp_gen *, uint32_t field, uint64_t iid,
 	    uint32_t sfield, const char **, size_t *);
 int64_t	 tp_proto_track(struct tp *, uint64_t uuid, struct tp_desc **,
 	    const char *ev_name);
+/* The same for an event of step (tp_track_pool_take's): a descriptor
+ * merged with its siblings of one name (or key) gives the track of the
+ * pool that is free for it, as upstream's track compressor. */
+int64_t	 tp_proto_track_step(struct tp *, uint64_t uuid, struct tp_desc **,
+	    const char *ev_name, int step);
 
 /* tp_track_event.c */
 int	 tp_proto_te_times(struct tp *, struct tp_seq *, const uint8_t *,

@@ -932,13 +932,25 @@ te_track(struct tp *tp, struct tp_gen *g, const struct te *e, char *name,
 	    g->has_track_uuid ? g->track_uuid : 0;
 	int thread_ok = g != NULL && g->has_thread;
 	int64_t pid, tid;
+	int step = TP_POOL_FIRST;
 
+	/* Where the event stands in its track's slices, for a track
+	 * shared by merged siblings. */
+	if (e->has_type ? e->type == TE_SLICE_BEGIN : e->phase == 'B')
+		step = 1;
+	else if (e->has_type ? e->type == TE_SLICE_END : e->phase == 'E')
+		step = -1;
+	else if (e->has_type ? e->type == TE_INSTANT :
+	    e->phase != 0 && strchr("IiR", e->phase) != NULL)
+		step = 0;
 	*fallback = -1;
 	if (uuid == 0 && !(((!e->has_track || !e->has_type) && thread_ok) ||
 	    e->has_pid_override || (e->has_tid_override && thread_ok)))
-		return tp_proto_track(tp, 0, d, e->has_name ? name : NULL);
+		return tp_proto_track_step(tp, 0, d, e->has_name ? name : NULL,
+		    step);
 	if (uuid != 0)
-		return tp_proto_track(tp, uuid, d, e->has_name ? name : NULL);
+		return tp_proto_track_step(tp, uuid, d, e->has_name ? name :
+		    NULL, step);
 	pid = thread_ok ? g->pid : 0;
 	tid = thread_ok ? g->tid : 0;
 	if (e->has_pid_override) {
