@@ -650,7 +650,7 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 		int64_t start;
 
 		track = tp_track_pool_take(tp, &k, (uint64_t)v,
-		    ph == 'S' ? 1 : -1);
+		    ph == 'S' ? TP_POOL_BEGIN_ONCE : -1);
 		/* A begin while its slice is open is no new slice (Android
 		 * code emits runs of them), as upstream. */
 		if (ph == 'S' && tp_slice_top(tp, track, ts, &start) < 0)

@@ -686,8 +686,10 @@ struct tp_pool_key {
 };
 /* step: +1 a begin, -1 an end, 0 an instant (a begin and its end);
  * TP_POOL_FIRST: the pool's first track (made if none), as for a
- * parent. */
-#define TP_POOL_FIRST	2
+ * parent; TP_POOL_BEGIN_ONCE: a begin of slices that do not nest
+ * (atrace's), however many come. */
+#define TP_POOL_FIRST		2
+#define TP_POOL_BEGIN_ONCE	3
 int64_t	 tp_track_pool_take(struct tp *, const struct tp_pool_key *,
 	    uint64_t cookie, int step);
 /* A legacy async event (JSON's or TrackEvent's): its track is in the pool

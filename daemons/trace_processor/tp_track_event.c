@@ -788,8 +788,10 @@ te_passthrough_utid(struct tp *tp, const struct tp_gen *g,
 	const struct tp_track *t;
 	int64_t utid;
 
+	/* Only a descriptor's track (uuid not 0) has one. */
 	if (track < 0 || g == NULL || !g->has_thread ||
-	    !(e->has_track || g->has_track_uuid))
+	    (e->has_track ? e->track_uuid : g->has_track_uuid ?
+	    g->track_uuid : 0) == 0)
 		return -1;
 	t = &tp->tracks[track];
 	if (t->utid != TP_NULL || t->cpu != TP_NULL)

@@ -196,7 +196,9 @@ tp_track_pool_take(struct tp *tp, const struct tp_pool_key *k,
 		step = 0;
 	if (p == NULL || (pt = pool_track(tp, p, cookie)) == NULL)
 		return -1;
-	if (step > 0 || pt->nest > 0)
+	if (step == TP_POOL_BEGIN_ONCE)
+		pt->nest = 1;
+	else if (step > 0 || pt->nest > 0)
 		pt->nest += step;
 	return pt->track;
 }
