@@ -320,8 +320,8 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 	/* The trace clock is set while no time has been converted, as
 	 * upstream: the one named, else boot time for a snapshot with it. */
 	if (!c->used && (primary != 0 || (has_boot && !has_file))) {
-		c->trace_clock = primary != 0 ? clock_key(0, (uint32_t)primary) :
-		    CLOCK_BOOTTIME;
+		c->trace_clock = primary != 0 ?
+		    clock_key(0, (uint32_t)primary) : CLOCK_BOOTTIME;
 		c->npaths = 0;
 		tp_metadata_int(tp, "trace_time_clock_id",
 		    (int64_t)c->trace_clock);

@@ -46,7 +46,8 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "Heap graphs whose dump never completed: the graph misses"
 	    " objects." },
 	[ST_CLOCK_SYNC_FAILURE] = { "clock_sync_failure", "error",
-	    "analysis", "Timestamps that overflowed on their way to trace time." },
+	    "analysis", "Timestamps that overflowed on their way to trace"
+	    " time." },
 	[ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK] = {
 	    "clock_sync_failure_unknown_source_clock", "error", "analysis",
 	    "Timestamps in a clock no snapshot named." },

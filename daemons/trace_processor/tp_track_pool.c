@@ -56,12 +56,13 @@ same_str(const char *a, const char *b)
 static int
 same_key(const struct tp_pool_key *a, const struct tp_pool_key *b)
 {
+	/* Merged siblings are one pool whatever their names (the first
+	 * one's names the tracks). */
 	return strcmp(a->kind, b->kind) == 0 && a->upid == b->upid &&
 	    a->name_dim == b->name_dim && same_str(a->scope, b->scope) &&
-	    strcmp(a->name, b->name) == 0 && a->merged == b->merged &&
-	    (!a->merged || (a->utid == b->utid &&
+	    a->merged == b->merged && (a->merged ? a->utid == b->utid &&
 	    a->parent_uuid == b->parent_uuid &&
-	    a->merge_type == b->merge_type));
+	    a->merge_type == b->merge_type : strcmp(a->name, b->name) == 0);
 }
 
 static uint64_t
@@ -70,10 +71,12 @@ key_hash(const struct tp_pool_key *k)
 	uint64_t h = tp_hash_bytes((uint64_t)k->upid ^ (uint64_t)k->name_dim,
 	    k->kind, strlen(k->kind));
 
-	h = tp_hash_bytes(h, k->name, strlen(k->name) + 1);
-	if (k->merged)
-		h = tp_hash_bytes(h ^ (uint64_t)k->utid ^ (uint64_t)k->merge_type,
-		    &k->parent_uuid, sizeof(k->parent_uuid));
+	if (!k->merged)
+		h = tp_hash_bytes(h, k->name, strlen(k->name) + 1);
+	else
+		h = tp_hash_bytes(h ^ (uint64_t)k->utid ^
+		    (uint64_t)k->merge_type, &k->parent_uuid,
+		    sizeof(k->parent_uuid));
 	return k->scope == NULL ? h : tp_hash_bytes(h, k->scope,
 	    strlen(k->scope));
 }
