@@ -473,16 +473,42 @@ static struct tp_desc *desc_find(struct tp_proto *, uint64_t);
  * thread (process) starts, and the descriptor's names go to it.
  */
 static void
-desc_claim(struct tp *tp, const uint8_t *buf, size_t len)
+desc_claim_ids(struct tp *tp, uint64_t uuid, const struct tp_desc *d)
 {
 	struct tp_proto *p = tp->proto;
+	uint64_t *prev;
+	int64_t utid, upid;
+
+	if (d->has_thread) {
+		utid = d->pid != 0 ? tp_thread_in_process(tp, d->tid, d->pid) :
+		    tp_thread_get(tp, d->tid);
+		prev = tp_hash_get(&p->uuid_of_utid, (uint64_t)utid);
+		if (prev != NULL && *prev != uuid) {
+			upid = tp->threads[utid].upid;
+			utid = tp_thread_new(tp, d->tid, TP_NULL);
+			tp->threads[utid].upid = upid;
+		}
+		(void)tp_hash_put(&p->uuid_of_utid, (uint64_t)utid, uuid);
+	} else if (d->has_process) {
+		upid = tp_process_get(tp, d->pid);
+		prev = tp_hash_get(&p->uuid_of_upid, (uint64_t)upid);
+		if (prev != NULL && *prev != uuid) {
+			upid = tp_process_new(tp, d->pid, TP_NULL, TP_NULL);
+			(void)tp_thread_with_parent(tp, d->pid, upid);
+		}
+		(void)tp_hash_put(&p->uuid_of_upid, (uint64_t)upid, uuid);
+	}
+}
+
+static void
+desc_claim(struct tp *tp, const uint8_t *buf, size_t len)
+{
 	struct tp_desc d;
 	struct pb it;
 	struct pb_field f;
-	uint64_t uuid = 0, *prev;
-	int64_t utid, upid;
+	uint64_t uuid = 0;
 
-	if (p == NULL)
+	if (tp->proto == NULL)
 		return;
 	memset(&d, 0, sizeof(d));
 	pb_init(&it, buf, len);
@@ -494,25 +520,7 @@ desc_claim(struct tp *tp, const uint8_t *buf, size_t len)
 		else if (f.id == 4 && f.wire == PB_LEN)
 			thread_desc_untrusted(tp, f.data, f.len, &d, 0);
 	}
-	if (d.has_thread) {
-		utid = d.pid != 0 ? tp_thread_in_process(tp, d.tid, d.pid) :
-		    tp_thread_get(tp, d.tid);
-		prev = tp_hash_get(&p->uuid_of_utid, (uint64_t)utid);
-		if (prev != NULL && *prev != uuid) {
-			upid = tp->threads[utid].upid;
-			utid = tp_thread_new(tp, d.tid, TP_NULL);
-			tp->threads[utid].upid = upid;
-		}
-		(void)tp_hash_put(&p->uuid_of_utid, (uint64_t)utid, uuid);
-	} else if (d.has_process) {
-		upid = tp_process_get(tp, d.pid);
-		prev = tp_hash_get(&p->uuid_of_upid, (uint64_t)upid);
-		if (prev != NULL && *prev != uuid) {
-			upid = tp_process_new(tp, d.pid, TP_NULL, TP_NULL);
-			(void)tp_thread_with_parent(tp, d.pid, upid);
-		}
-		(void)tp_hash_put(&p->uuid_of_upid, (uint64_t)upid, uuid);
-	}
+	desc_claim_ids(tp, uuid, &d);
 }
 
 /*
@@ -876,6 +884,11 @@ tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 		utid = tp->tracks[parent].utid;
 		upid = utid != TP_NULL ? TP_NULL : tp->tracks[parent].upid;
 	}
+	/* An event may resolve its track before the descriptor is applied
+	 * (at one time): the claim of a reused tid or pid is made here, as
+	 * upstream makes it when it resolves the track. */
+	if (d->has_thread || d->has_process)
+		desc_claim_ids(tp, uuid, d);
 	for (a = d, hops = 0; a != NULL && hops < 64 && utid == TP_NULL &&
 	    upid == TP_NULL; hops++) {
 		if (a->has_thread) {
