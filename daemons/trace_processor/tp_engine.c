@@ -320,10 +320,31 @@ parse_plain(struct tp *tp, const uint8_t *buf, size_t len)
 	}
 }
 
+static int64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int parse_timed(struct tp *, const uint8_t *, size_t);
+
 int
 tp_parse(struct tp *tp, const void *vbuf, size_t len)
 {
-	const uint8_t *buf = vbuf;
+	int64_t t0 = mono_ns();
+	int rc;
+
+	rc = parse_timed(tp, vbuf, len);
+	tp_stat_inc(tp, ST_PARSE_TRACE_DURATION_NS, mono_ns() - t0);
+	return rc;
+}
+
+static int
+parse_timed(struct tp *tp, const uint8_t *buf, size_t len)
+{
 	int rc;
 
 	if (tp->eof_done)

@@ -176,6 +176,9 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    " record with -ttt." },
 	[ST_STRACE_MISSING_PID] = { "strace_missing_pid", "error", "trace",
 	    "A syscall line without a pid: skipped; record with -f." },
+	/* Wall time spent in tp_parse(), as upstream times its Parse(). */
+	[ST_PARSE_TRACE_DURATION_NS] = { "parse_trace_duration_ns", "info",
+	    "analysis", "" },
 	[ST_CPU_INFO_UNKNOWN_CPU_FEATURES] = {
 	    "cpu_info_unknown_cpu_features", "info", "analysis",
 	    "CPUs with feature bits this version does not know: kept only"
