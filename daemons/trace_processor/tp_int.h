@@ -391,6 +391,7 @@ struct tp {
 	struct tp_strace	*strace;
 	struct tp_fandroidfs	*fandroidfs;
 	struct tp_fadreno	*fadreno;
+	struct tp_chrome	*chrome;
 };
 
 /* tp_engine.c */
@@ -496,7 +497,8 @@ void	 tp_thread_set_name(struct tp *, int64_t utid, const char *, size_t,
 	    int prio);
 /* Who named a process, as upstream ranks them: a name never yields to a
  * lower source; of equal ones the latest wins. */
-enum tp_pname { TP_PNAME_DESCRIPTOR = 2, TP_PNAME_SYSTEM = 4 };
+enum tp_pname { TP_PNAME_CHROME_LABEL = 1, TP_PNAME_DESCRIPTOR = 2,
+    TP_PNAME_CHROME_RENDERER = 3, TP_PNAME_SYSTEM = 4 };
 void	 tp_process_set_name(struct tp *, int64_t upid, const char *, size_t,
 	    enum tp_pname);
 /* Appends one argv element to a space-joined cmdline in buf (cap bytes,
@@ -505,6 +507,8 @@ void	 tp_cmdline_append(char *buf, size_t cap, size_t *len,
 	    const uint8_t *arg, size_t arglen);
 void	 tp_process_set_cmdline(struct tp *, int64_t upid, const char *,
 	    size_t);
+/* The process's arg set, made on first use. */
+int64_t	 tp_process_arg_set(struct tp *, int64_t upid);
 void	 tp_thread_end(struct tp *, int64_t tid, int64_t ts);
 /* Sort index hints, by source; the first one set stays (upstream ranks
  * sources but never replaces a hint it holds). */
@@ -521,7 +525,21 @@ void	 tp_procs_sort_args(struct tp *);
 #define TP_NAME_SCHED	1
 #define TP_NAME_TREE	2
 #define TP_NAME_RENAME	3
+#define TP_NAME_CHROME_TYPE	3
 #define TP_NAME_TRACK	4
+
+/* tp_chrome.c: Chrome's process and thread descriptors. */
+/* Whether a TrackDescriptor's chrome_thread says its tid is sandboxed. */
+int	 tp_chrome_tid_sandboxed_untrusted(const uint8_t *, size_t);
+/* A tid unique across processes: the pid in the high 32 bits. */
+int64_t	 tp_chrome_synthetic_tid(int64_t tid, int64_t pid);
+void	 tp_chrome_process_untrusted(struct tp *, int64_t upid,
+	    const uint8_t *, size_t);
+void	 tp_chrome_thread_untrusted(struct tp *, int64_t utid,
+	    const uint8_t *, size_t);
+/* At the end of the trace: the processes' chrome.* args. */
+void	 tp_chrome_end(struct tp *);
+void	 tp_chrome_free(struct tp *);
 
 /* tp_tracks.c: tracks, slice stacks, flows. */
 void	 tp_tracks_free(struct tp *);

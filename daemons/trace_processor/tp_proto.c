@@ -600,9 +600,11 @@ process_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 		tp_process_set_cmdline(tp, upid, cmdline, cl);
 }
 
+/* sandboxed: the descriptor's chrome_thread says the tid is only unique
+ * within its process (tp_chrome_tid_sandboxed_untrusted). */
 static void
 thread_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
-    struct tp_desc *d, int apply)
+    struct tp_desc *d, int apply, int sandboxed)
 {
 	struct pb it;
 	struct pb_field f;
@@ -626,6 +628,8 @@ thread_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 	}
 	if (!has_tid)
 		return;
+	if (sandboxed)
+		d->tid = tp_chrome_synthetic_tid(d->tid, d->pid);
 	d->has_thread = 1;
 	if (!apply)
 		return;
@@ -674,6 +678,8 @@ seq_thread_from_desc(struct tp_seq *s, const uint8_t *buf, size_t len)
 	}
 	if (!has_pid || !has_tid || it.err)
 		return;
+	if (tp_chrome_tid_sandboxed_untrusted(buf, len))
+		tid = tp_chrome_synthetic_tid(tid, pid);
 	s->gen->has_thread = 1;
 	s->gen->pid = pid;
 	s->gen->tid = tid;
@@ -749,7 +755,8 @@ desc_claim(struct tp *tp, const uint8_t *buf, size_t len)
 		else if (f.id == 3 && f.wire == PB_LEN)
 			process_desc_untrusted(tp, f.data, f.len, &d, 0);
 		else if (f.id == 4 && f.wire == PB_LEN)
-			thread_desc_untrusted(tp, f.data, f.len, &d, 0);
+			thread_desc_untrusted(tp, f.data, f.len, &d, 0,
+			    tp_chrome_tid_sandboxed_untrusted(buf, len));
 	}
 	if (d.has_thread) {
 		utid = d.pid != 0 ? tp_thread_in_process(tp, d.tid, d.pid) :
@@ -783,22 +790,33 @@ desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
 	struct tp_desc d, *root;
 	struct pb it;
 	struct pb_field f;
+	struct pb_field chrome[2];	/* chrome_process, chrome_thread */
 	int has_rank = 0;
 	int64_t rank = 0;
 
 	desc_claim(tp, buf, len);
 	memset(&d, 0, sizeof(d));
+	memset(chrome, 0, sizeof(chrome));
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.id == 3 && f.wire == PB_LEN)
 			process_desc_untrusted(tp, f.data, f.len, &d, 1);
 		else if (f.id == 4 && f.wire == PB_LEN)
-			thread_desc_untrusted(tp, f.data, f.len, &d, 1);
+			thread_desc_untrusted(tp, f.data, f.len, &d, 1,
+			    tp_chrome_tid_sandboxed_untrusted(buf, len));
 		else if (f.id == 12 && f.wire == PB_VARINT) {
 			rank = (int32_t)f.u;
 			has_rank = 1;
-		}
+		} else if ((f.id == 6 || f.id == 7) && f.wire == PB_LEN)
+			chrome[f.id - 6] = f;
 	}
+	/* Chrome's own descriptor of the thread, else of the process. */
+	if (d.has_thread && chrome[1].id != 0)
+		tp_chrome_thread_untrusted(tp, tp_thread_in_process(tp, d.tid,
+		    d.pid), chrome[1].data, chrome[1].len);
+	else if (!d.has_thread && d.has_process && chrome[0].id != 0)
+		tp_chrome_process_untrusted(tp, tp_process_get(tp, d.pid),
+		    chrome[0].data, chrome[0].len);
 	if (!has_rank || tp->proto == NULL ||
 	    (root = desc_find(tp->proto, 0)) == NULL)
 		return;
@@ -916,7 +934,8 @@ track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 		case 4:
 			if (f.wire == PB_LEN)
 				thread_desc_untrusted(tp, f.data, f.len, &nd,
-				    0);
+				    0, tp_chrome_tid_sandboxed_untrusted(buf,
+				    len));
 			break;
 		case 8:
 			if (f.wire == PB_LEN)
