@@ -95,6 +95,12 @@ void	 tp_proto_thread_descriptor(struct tp *, struct tp_seq *,
 void	 tp_proto_track_event(struct tp *, struct tp_gen *, int64_t ts,
 	    const int64_t tv[2], const uint8_t *, size_t);
 
+/* tp_track_event_fields.c */
+int	 tp_te_log_message_untrusted(struct tp *, const struct tp_gen *,
+	    int64_t set, int on_thread, const uint8_t *, size_t);
+void	 tp_te_active_processes_untrusted(struct tp *, int64_t set,
+	    const uint8_t *, size_t);
+
 /* tp_proto_system.c */
 void	 tp_proto_service_packet(struct tp *, uint32_t field, int *errs_seen,
 	    const uint8_t *, size_t);
