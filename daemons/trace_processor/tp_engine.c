@@ -173,6 +173,7 @@ tp_free(struct tp *tp)
 	tp_sysstats_free(tp);
 	tp_pending_free(tp);
 	tp_chrome_free(tp);
+	tp_translation_free(tp);
 	while (tp->ncpu_desc > 0)
 		free(tp->cpu_desc[--tp->ncpu_desc].processor);
 	free(tp->cpu_desc);

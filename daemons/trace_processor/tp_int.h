@@ -392,6 +392,7 @@ struct tp {
 	struct tp_fandroidfs	*fandroidfs;
 	struct tp_fadreno	*fadreno;
 	struct tp_chrome	*chrome;
+	struct tp_translation	*translation;
 };
 
 /* tp_engine.c */
@@ -456,6 +457,9 @@ void	 tp_metadata_uuid(struct tp *, uint64_t msb, uint64_t lsb);
 void	 tp_metadata_int(struct tp *, const char *name, int64_t v);
 /* A metadata key that collects many values ("multi"). */
 void	 tp_metadata_int_multi(struct tp *, const char *name, int64_t v);
+/* A "single" key's value in a row of its own, the old ones kept, as
+ * upstream's dynamic keys. */
+void	 tp_metadata_int_append(struct tp *, const char *name, int64_t v);
 int	 tp_write_final_tables(struct tp *);
 void	 tp_cpu_seen(struct tp *, int64_t cpu);
 void	 tp_bounds_add(struct tp *, int64_t ts, int64_t dur);
@@ -527,6 +531,16 @@ void	 tp_procs_sort_args(struct tp *);
 #define TP_NAME_RENAME	3
 #define TP_NAME_CHROME_TYPE	3
 #define TP_NAME_TRACK	4
+
+/* tp_translation.c: the trace's translation tables. */
+void	 tp_translation_untrusted(struct tp *, const uint8_t *, size_t);
+/* The name to show for a slice or process track named so (itself when
+ * no rule renames it; NULL stays NULL). */
+const char *tp_translate_slice_name(struct tp *, const char *);
+const char *tp_translate_process_track_name(struct tp *, const char *);
+/* The Chrome study a hash stands for; NULL if none. */
+const char *tp_translate_chrome_study(struct tp *, uint64_t);
+void	 tp_translation_free(struct tp *);
 
 /* tp_chrome.c: Chrome's process and thread descriptors. */
 /* Whether a TrackDescriptor's chrome_thread says its tid is sandboxed. */

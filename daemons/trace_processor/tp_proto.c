@@ -1103,6 +1103,8 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 			name = "thread_time";
 		else if (name == NULL && d->builtin == 2)
 			name = "thread_instruction_count";
+		if (utid == TP_NULL)
+			name = tp_translate_process_track_name(tp, name);
 		id = tp_track_new(tp, t, name, utid != TP_NULL ? utid : upid);
 		if (id >= 0) {
 			struct tp_track *trk = &tp->tracks[id];
@@ -1128,7 +1130,8 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 		    te_child_kind(d, "thread"));
 	} else if (upid != TP_NULL) {
 		name = d->name != NULL || d->has_process ? d->name : ev_name;
-		id = tp_track_new(tp, TT_PROCESS, name, upid);
+		id = tp_track_new(tp, TT_PROCESS,
+		    tp_translate_process_track_name(tp, name), upid);
 		tp_track_kind(tp, id, d->has_process ? "process_track_event" :
 		    te_child_kind(d, "process"));
 	} else {
@@ -1515,6 +1518,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 38:	/* battery */
 	case 46:	/* trigger */
 	case 113:	/* clone_snapshot_trigger */
+	case 109:	/* chrome_trigger */
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
@@ -1523,6 +1527,9 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		break;
 	case 69:	/* service_event: the sorter's marks */
 		service_event_untrusted(tp, ts, pk.data.data, pk.data.len);
+		break;
+	case 82:	/* translation_table: for the whole trace */
+		tp_translation_untrusted(tp, pk.data.data, pk.data.len);
 		break;
 	default:
 		break;
@@ -1738,6 +1745,10 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case 113:
 		tp_proto_trigger(tp, it->ts, pk.data.data, pk.data.len,
 		    pk.data.id == 113);
+		break;
+	case 109:
+		tp_proto_chrome_trigger(tp, it->ts, pk.data.data,
+		    pk.data.len);
 		break;
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:

@@ -109,7 +109,10 @@ void	 tp_proto_process_tree(struct tp *, int64_t ts, const uint8_t *,
 void	 tp_proto_process_stats(struct tp *, int64_t ts, const uint8_t *,
 	    size_t);
 void	 tp_proto_sys_stats(struct tp *, int64_t ts, const uint8_t *, size_t);
-/* tp_proto_trigger.c: a Trigger packet (clone: clone_snapshot_trigger). */
+/* tp_proto_trigger.c: a Trigger packet (clone: clone_snapshot_trigger),
+ * a ChromeTrigger. */
+void	 tp_proto_chrome_trigger(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
 void	 tp_proto_trigger(struct tp *, int64_t ts, const uint8_t *, size_t,
 	    int clone);
 /* tp_proto_battery.c: a BatteryCounters packet. */

@@ -25,7 +25,8 @@
 	" ESCAPE '\\' OR name IN ('tracing_service_version',"		\
 	" 'timezone_off_mins')"
 #define METADATA_TRACE_ONLY						\
-	"NOT (" METADATA_MACHINE_ONLY ") AND name NOT IN"		\
+	"NOT (" METADATA_MACHINE_ONLY ") AND name NOT LIKE 'cr-%'"	\
+	" AND name NOT IN"						\
 	" ('all_data_source_flushed_ns', 'all_data_source_started_ns',"	\
 	" 'ftrace_latest_data_start_ns', 'slow_start_data_source',"	\
 	" 'tracing_disabled_ns', 'tracing_started_ns')"
@@ -897,14 +898,14 @@ metadata_bind(sqlite3_stmt *st, int icol, int scol, const char *s, int64_t v)
 }
 
 /* One metadata row: key_type "single" (a later value replaces it, in its
- * row) or "multi" (a value of many). */
+ * row, unless appended) or "multi" (a value of many). */
 static void
 metadata_insert(struct tp *tp, const char *name, const char *key_type,
-    const char *s, int64_t v)
+    const char *s, int64_t v, int append)
 {
 	sqlite3_stmt *st = tp->stmt[SQ_METADATA];
 
-	if (strcmp(key_type, "single") == 0 &&
+	if (!append && strcmp(key_type, "single") == 0 &&
 	    sqlite3_prepare_v2(tp->db, "UPDATE metadata SET int_value = ?1,"
 	    " str_value = ?2 WHERE name = ?3 AND key_type = 'single'", -1, &st,
 	    NULL) == SQLITE_OK) {
@@ -926,7 +927,7 @@ metadata_insert(struct tp *tp, const char *name, const char *key_type,
 void
 tp_metadata_str(struct tp *tp, const char *name, const char *v)
 {
-	metadata_insert(tp, name, "single", v, 0);
+	metadata_insert(tp, name, "single", v, 0, 0);
 }
 
 void
@@ -944,13 +945,19 @@ tp_metadata_uuid(struct tp *tp, uint64_t msb, uint64_t lsb)
 void
 tp_metadata_int(struct tp *tp, const char *name, int64_t v)
 {
-	metadata_insert(tp, name, "single", NULL, v);
+	metadata_insert(tp, name, "single", NULL, v, 0);
+}
+
+void
+tp_metadata_int_append(struct tp *tp, const char *name, int64_t v)
+{
+	metadata_insert(tp, name, "single", NULL, v, 1);
 }
 
 void
 tp_metadata_int_multi(struct tp *tp, const char *name, int64_t v)
 {
-	metadata_insert(tp, name, "multi", NULL, v);
+	metadata_insert(tp, name, "multi", NULL, v, 0);
 }
 
 static int

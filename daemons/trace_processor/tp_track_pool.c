@@ -250,7 +250,10 @@ tp_track_async(struct tp *tp, const struct tp_async *a, int step)
 	k.upid = a->process_scoped ? a->upid : TP_NULL;
 	k.scope = a->scope;
 	k.name_dim = 1;
-	if ((k.name = async_root(tp, a->cookie, k.upid, a->name)) == NULL ||
+	/* A process's async track is a process track: its name may be
+	 * translated, as upstream. */
+	if ((k.name = async_root(tp, a->cookie, k.upid, a->process_scoped ?
+	    tp_translate_process_track_name(tp, a->name) : a->name)) == NULL ||
 	    (track = tp_track_pool_take(tp, &k, a->cookie, step)) < 0)
 		return -1;
 	if (tp->tracks[track].source_arg_set_id != TP_NULL)

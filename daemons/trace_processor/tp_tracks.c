@@ -293,6 +293,7 @@ tp_slice_begin(struct tp *tp, int64_t track, int64_t ts, const char *cat,
 		return -1;
 	tp_seen_ts(tp, ts);
 	stack_unwind(tp, track, ts, -1);
+	name = tp_translate_slice_name(tp, name);
 	if ((s = stack_push(tp, track, ts, cat, name, arg_set_id,
 	    thread_ts)) == NULL)
 		return -1;
@@ -342,6 +343,7 @@ tp_slice_complete(struct tp *tp, int64_t track, int64_t ts, int64_t dur,
 	if (t->depth > 0 && t->stack[t->depth - 1].end >= 0 &&
 	    ts + dur > t->stack[t->depth - 1].end)
 		tp->overhang = 1;
+	name = tp_translate_slice_name(tp, name);
 	if ((s = stack_push(tp, track, ts, cat, name, arg_set_id,
 	    thread_ts)) == NULL)
 		return -1;
