@@ -174,6 +174,7 @@ tp_free(struct tp *tp)
 	tp_pending_free(tp);
 	tp_chrome_free(tp);
 	tp_translation_free(tp);
+	tp_machines_free(tp);
 	while (tp->ncpu_desc > 0)
 		free(tp->cpu_desc[--tp->ncpu_desc].processor);
 	free(tp->cpu_desc);
@@ -417,6 +418,8 @@ tp_eof(struct tp *tp)
 		break;
 	}
 	tp_sorter_drain(tp, 1);
+	/* What the end makes is the host's. */
+	tp->machine = 0;
 	tp_strace_flush(tp);
 	tp_ftrace_end(tp);
 	tp_generic_kernel_write_open(tp);

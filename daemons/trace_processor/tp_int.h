@@ -188,6 +188,7 @@ struct tp_track {
 	char			*unit;
 	char			*desc;
 	int64_t			 source_arg_set_id;
+	uint32_t		 machine;	/* whose data it holds */
 	/* counters */
 	int			 incremental;
 	double			 last_value;
@@ -393,6 +394,9 @@ struct tp {
 	struct tp_fadreno	*fadreno;
 	struct tp_chrome	*chrome;
 	struct tp_translation	*translation;
+	/* the machine of the data at hand (tp_machine.c); 0: the host */
+	uint32_t		 machine;
+	struct tp_machines	*machines;
 };
 
 /* tp_engine.c */
@@ -531,6 +535,21 @@ void	 tp_procs_sort_args(struct tp *);
 #define TP_NAME_RENAME	3
 #define TP_NAME_CHROME_TYPE	3
 #define TP_NAME_TRACK	4
+
+/* tp_machine.c: the machines a trace's packets come from. */
+/* The machine of a packet (has_raw: it has a machine_id), in file
+ * order: a new raw id makes a machine. */
+uint32_t tp_machine_of_packet(struct tp *, int has_raw, uint32_t raw);
+/* A cpu of the current (remote) machine carried data; the cpus noted,
+ * and the next one (from *iter = 0; 0 at the end). */
+void	 tp_machine_cpu_seen(struct tp *, int64_t cpu);
+size_t	 tp_machine_ncpus(struct tp *);
+int	 tp_machine_cpu_next(struct tp *, size_t *iter, uint32_t *machine,
+	    int64_t *cpu);
+/* What the current machine's SystemInfo says of its cpus. */
+void	 tp_machine_set_num_cpus(struct tp *, int64_t);
+int	 tp_machines_write(struct tp *);
+void	 tp_machines_free(struct tp *);
 
 /* tp_translation.c: the trace's translation tables. */
 void	 tp_translation_untrusted(struct tp *, const uint8_t *, size_t);
@@ -678,6 +697,7 @@ struct tp_sort_item {
 	uint32_t	 len;
 	uint32_t	 aux;
 	uint8_t		 kind;
+	uint32_t	 machine;	/* tp->machine when pushed */
 };
 
 void	 tp_sorter_free(struct tp *);

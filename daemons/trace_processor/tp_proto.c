@@ -37,6 +37,7 @@ struct clock_pt {
 
 struct clock_map {
 	uint64_t	 key;		/* clock id, or seq << 32 | id */
+	uint32_t	 machine;	/* each machine has its own clocks */
 	struct clock_pt	*pts;
 	size_t		 n, cap;
 	int		 incremental;
@@ -270,11 +271,13 @@ defaults_untrusted(struct tp_gen *g, const uint8_t *buf, size_t len)
 	}
 }
 
+/* A sequence of the current machine: each machine numbers its own. */
 static struct tp_seq *
 seq_get(struct tp *tp, uint32_t id)
 {
 	struct tp_proto *p = tp->proto;
-	uint64_t *v = tp_hash_get(&p->seqs, id);
+	uint64_t key = (uint64_t)tp->machine << 32 | id;
+	uint64_t *v = tp_hash_get(&p->seqs, key);
 	struct tp_seq *s;
 
 	if (v != NULL)
@@ -288,7 +291,7 @@ seq_get(struct tp *tp, uint32_t id)
 	}
 	/* Until the first clear, a sequence's state is assumed valid. */
 	s->valid = 1;
-	if (tp_hash_put(&p->seqs, id, (uint64_t)(uintptr_t)s) == -1) {
+	if (tp_hash_put(&p->seqs, key, (uint64_t)(uintptr_t)s) == -1) {
 		tp_proto_unref(s->gen);
 		free(s);
 		return NULL;
@@ -299,13 +302,13 @@ seq_get(struct tp *tp, uint32_t id)
 /* Clocks --------------------------------------------------------------- */
 
 static struct clock_map *
-clock_find(struct tp_proto *p, uint64_t key, int create)
+clock_find(struct tp_proto *p, uint64_t key, uint32_t machine, int create)
 {
 	size_t i;
 	void *n;
 
 	for (i = 0; i < p->nclocks; i++)
-		if (p->clocks[i].key == key)
+		if (p->clocks[i].key == key && p->clocks[i].machine == machine)
 			return &p->clocks[i];
 	if (!create || p->nclocks >= 1024)
 		return NULL;
@@ -315,6 +318,7 @@ clock_find(struct tp_proto *p, uint64_t key, int create)
 	p->clocks = n;
 	memset(&p->clocks[p->nclocks], 0, sizeof(p->clocks[0]));
 	p->clocks[p->nclocks].key = key;
+	p->clocks[p->nclocks].machine = machine;
 	p->clocks[p->nclocks].mult = 1;
 	return &p->clocks[p->nclocks++];
 }
@@ -458,7 +462,7 @@ clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 		/* Ids 64..127 are private to the sequence. */
 		if (cl[i].id >= 64 && cl[i].id < 128)
 			key |= (uint64_t)seq << 32;
-		if ((c = clock_find(p, key, 1)) == NULL)
+		if ((c = clock_find(p, key, tp->machine, 1)) == NULL)
 			continue;
 		c->incremental = cl[i].inc;
 		c->mult = cl[i].mult;
@@ -478,7 +482,7 @@ clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 			continue;
 		if (cl[i].id >= 64 && cl[i].id < 128)
 			key |= (uint64_t)seq << 32;
-		clock_cache_lookup(tp, key, clock_find(p, key, 0),
+		clock_cache_lookup(tp, key, clock_find(p, key, tp->machine, 0),
 		    cl[i].inc ? 0 : cl[i].ts);
 	}
 	p->nsnapshots++;
@@ -501,7 +505,8 @@ clock_to_boot(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 	}
 	if (id >= 64 && id < 128)
 		key |= (uint64_t)seq << 32;
-	if ((c = clock_find(tp->proto, key, 0)) == NULL || c->n == 0) {
+	if ((c = clock_find(tp->proto, key, tp->machine, 0)) == NULL ||
+	    c->n == 0) {
 		/*
 		 * Upstream tries such a packet again at the end of the trace
 		 * (one more miss) before it gives up on it.
@@ -1200,6 +1205,10 @@ packet_scan_untrusted(const uint8_t *buf, size_t len, struct tp_pkt *pk)
 		case 87:
 			pk->first_on_seq = f.u != 0;
 			break;
+		case 98:
+			pk->machine = (uint32_t)f.u;
+			pk->has_machine = 1;
+			break;
 		case 12:
 			pk->interned = f;
 			break;
@@ -1404,6 +1413,10 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		unzstd_packets(tp, pk.data.data, pk.data.len);
 		return;
 	}
+	/* A synchronization marker is no machine's data. */
+	if (pk.data.id != 36)
+		tp->machine = tp_machine_of_packet(tp, pk.has_machine,
+		    pk.machine);
 	if (pk.seq != 0 && (s = seq_get(tp, pk.seq)) != NULL) {
 		if (pk.flags & SEQ_STATE_CLEARED) {
 			struct tp_gen *ng = gen_new(s->gen);

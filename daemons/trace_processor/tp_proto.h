@@ -75,6 +75,8 @@ struct tp_pkt {
 	uint32_t	 seq;
 	uint32_t	 flags;
 	int		 dropped, first_on_seq;
+	int		 has_machine;
+	uint32_t	 machine;	/* raw machine_id */
 	struct pb_field	 interned;	/* id 0 when absent */
 	struct pb_field	 defaults;
 	struct pb_field	 data;		/* the oneof payload */

@@ -161,6 +161,7 @@ sorter_pop(struct tp *tp)
 {
 	struct tp_sorter *s = &tp->sorter;
 	struct tp_sort_item it;
+	uint32_t machine;
 
 	if (s->rn > 0 && (s->n == 0 ||
 	    item_less(&s->run[s->rhead], &s->heap[0]))) {
@@ -176,7 +177,12 @@ sorter_pop(struct tp *tp)
 	s->bytes -= it.len + sizeof(it);
 	s->last_popped = it.ts;
 	s->popped_any = 1;
+	/* Parsed as the machine it came from; tokenizing goes on as the
+	 * machine it was at. */
+	machine = tp->machine;
+	tp->machine = it.machine;
 	item_dispatch(tp, &it);
+	tp->machine = machine;
 	item_release(&it);
 }
 
@@ -248,6 +254,7 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	it->len = (uint32_t)len;
 	it->aux = aux;
 	it->kind = (uint8_t)kind;
+	it->machine = tp->machine;
 	s->bytes += len + sizeof(*it);
 	if (!s->pushed_any || ts > s->newest)
 		s->newest = ts;
