@@ -175,6 +175,7 @@ tp_free(struct tp *tp)
 	tp_chrome_free(tp);
 	tp_translation_free(tp);
 	tp_machines_free(tp);
+	tp_etw_free(tp);
 	while (tp->ncpu_desc > 0)
 		free(tp->cpu_desc[--tp->ncpu_desc].processor);
 	free(tp->cpu_desc);
@@ -418,6 +419,7 @@ tp_eof(struct tp *tp)
 		break;
 	}
 	tp_sorter_drain(tp, 1);
+	tp_etw_end(tp);
 	/* What the end makes is the host's. */
 	tp->machine = 0;
 	tp_strace_flush(tp);

@@ -101,6 +101,7 @@ enum tp_stat {
 	ST_STRACE_UNSUPPORTED_TIMESTAMP_FORMAT,
 	ST_STRACE_MISSING_PID,
 	ST_PARSE_TRACE_DURATION_NS,
+	ST_ETW_TOKENIZER_ERRORS,
 	/* Indexed stats (per buffer or per cpu). */
 	ST_INDEXED_FIRST,
 	ST_TRACED_BUF_BUFFER_SIZE = ST_INDEXED_FIRST,
@@ -397,6 +398,7 @@ struct tp {
 	/* the machine of the data at hand (tp_machine.c); 0: the host */
 	uint32_t		 machine;
 	struct tp_machines	*machines;
+	struct tp_etw		*etw;
 };
 
 /* tp_engine.c */
@@ -536,6 +538,14 @@ void	 tp_procs_sort_args(struct tp *);
 #define TP_NAME_CHROME_TYPE	3
 #define TP_NAME_TRACK	4
 
+/* tp_etw.c: ETW event bundles (file I/O). */
+void	 tp_etw_bundle_untrusted(struct tp *, const uint8_t *, size_t);
+void	 tp_etw_parse_sorted(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
+/* At the end of the trace: operations still open end unseen. */
+void	 tp_etw_end(struct tp *);
+void	 tp_etw_free(struct tp *);
+
 /* tp_machine.c: the machines a trace's packets come from. */
 /* The machine of a packet (has_raw: it has a machine_id), in file
  * order: a new raw id makes a machine. */
@@ -629,19 +639,24 @@ void	 tp_flow_step(struct tp *, uint64_t key, int64_t trace_id,
 /* tp_track_pool.c: async slices sharing tracks of one name, as upstream's
  * track compressor: a begin takes the track its cookie holds, else the
  * first idle one, else a new one; an end finds its cookie's. A pool is
- * known by its key: tracks of a process when upid is not TP_NULL, with
- * the scope (when not NULL) and name among their dimensions when
- * name_dim. */
+ * known by its key: tracks of a process when upid is not TP_NULL, of a
+ * thread when utid is not, with the scope (when not NULL) and name among
+ * their dimensions when name_dim. name may be NULL (unnamed tracks). */
 struct tp_pool_key {
 	const char	*kind;
 	const char	*name;
 	const char	*scope;
 	int64_t		 upid;
 	int		 name_dim;
+	int64_t		 utid;
 };
 /* step: +1 a begin, -1 an end, 0 an instant (a begin and its end). */
 int64_t	 tp_track_pool_take(struct tp *, const struct tp_pool_key *,
 	    uint64_t cookie, int step);
+/* A slice whose end is known (dur): the first track of the pool for
+ * such slices that is free at ts, else a new one. */
+int64_t	 tp_track_pool_scoped(struct tp *, const struct tp_pool_key *,
+	    int64_t ts, int64_t dur);
 /* A legacy async event (JSON's or TrackEvent's): its track is in the pool
  * of the first name its cookie ever had, so later slices of the cookie
  * nest there whatever their names, as upstream. upid is the event's
@@ -678,6 +693,7 @@ enum tp_sort_kind {
 	SK_COMPACT_SWITCH,	/* struct tp_compact_rec */
 	SK_COMPACT_WAKING,
 	SK_FTRACE_PART,		/* raw_ts, parts byte, FtraceEvent bytes */
+	SK_ETW,			/* EtwTraceEvent bytes, cpu in aux */
 	SK_JSON,		/* one traceEvents object */
 	SK_SYSTRACE,		/* one text line */
 	SK_STRACE,		/* one strace line */

@@ -1541,6 +1541,9 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 69:	/* service_event: the sorter's marks */
 		service_event_untrusted(tp, ts, pk.data.data, pk.data.len);
 		break;
+	case 95:	/* etw_events: each event sorted by its time */
+		tp_etw_bundle_untrusted(tp, pk.data.data, pk.data.len);
+		break;
 	case 82:	/* translation_table: for the whole trace */
 		tp_translation_untrusted(tp, pk.data.data, pk.data.len);
 		break;

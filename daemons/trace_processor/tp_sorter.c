@@ -135,6 +135,9 @@ item_dispatch(struct tp *tp, struct tp_sort_item *it)
 	case SK_FTRACE_PART:
 		tp_proto_parse_sorted(tp, it);
 		break;
+	case SK_ETW:
+		tp_etw_parse_sorted(tp, it->ts, it->data, it->len);
+		break;
 	case SK_JSON:
 		tp_json_parse_sorted(tp, it);
 		break;

@@ -12,10 +12,15 @@
 
 #define POOL_MAX_TRACKS	1024	/* overlapping cookies beyond: dropped */
 
+/* A lane of a pool: for slices known by a cookie, or (scoped) for
+ * slices whose end is known when they begin, as upstream's compressor
+ * keeps the two apart. */
 struct pool_track {
 	int64_t		 track;
 	uint64_t	 cookie;
 	int		 nest;		/* slices begun and not ended */
+	int		 scoped;
+	int64_t		 ts_end;	/* scoped: where its last slice ends */
 };
 
 struct pool {
@@ -57,17 +62,18 @@ static int
 same_key(const struct tp_pool_key *a, const struct tp_pool_key *b)
 {
 	return strcmp(a->kind, b->kind) == 0 && a->upid == b->upid &&
-	    a->name_dim == b->name_dim && same_str(a->scope, b->scope) &&
-	    strcmp(a->name, b->name) == 0;
+	    a->utid == b->utid && a->name_dim == b->name_dim &&
+	    same_str(a->scope, b->scope) && same_str(a->name, b->name);
 }
 
 static uint64_t
 key_hash(const struct tp_pool_key *k)
 {
-	uint64_t h = tp_hash_bytes((uint64_t)k->upid ^ (uint64_t)k->name_dim,
-	    k->kind, strlen(k->kind));
+	uint64_t h = tp_hash_bytes((uint64_t)k->upid ^ (uint64_t)k->name_dim ^
+	    (uint64_t)k->utid << 20, k->kind, strlen(k->kind));
 
-	h = tp_hash_bytes(h, k->name, strlen(k->name) + 1);
+	if (k->name != NULL)
+		h = tp_hash_bytes(h, k->name, strlen(k->name) + 1);
 	return k->scope == NULL ? h : tp_hash_bytes(h, k->scope,
 	    strlen(k->scope));
 }
@@ -104,7 +110,8 @@ pool_get(struct tp *tp, const struct tp_pool_key *k)
 	memset(&ps->p[ps->n], 0, sizeof(ps->p[0]));
 	ps->p[ps->n].k = *k;
 	ps->p[ps->n].k.scope = NULL;
-	if ((ps->p[ps->n].k.name = strdup(k->name)) == NULL ||
+	if ((k->name != NULL &&
+	    (ps->p[ps->n].k.name = strdup(k->name)) == NULL) ||
 	    (k->scope != NULL &&
 	    (ps->p[ps->n].k.scope = strdup(k->scope)) == NULL)) {
 		free((char *)ps->p[ps->n].k.name);
@@ -117,21 +124,13 @@ pool_get(struct tp *tp, const struct tp_pool_key *k)
 
 /* The pool's track for cookie: its own, else an idle one it adopts, else
  * a new one. */
+/* A new lane of pool p, its track made with upstream's dimensions. */
 static struct pool_track *
-pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
+lane_new(struct tp *tp, struct pool *p)
 {
 	struct pool_track *pt;
 	int64_t set;
-	size_t i;
 
-	for (i = 0; i < p->n; i++)
-		if (p->t[i].cookie == cookie)
-			return &p->t[i];
-	for (i = 0; i < p->n; i++)
-		if (p->t[i].nest == 0) {
-			p->t[i].cookie = cookie;
-			return &p->t[i];
-		}
 	if (p->n == POOL_MAX_TRACKS)
 		return NULL;
 	if (p->n == p->cap) {
@@ -144,9 +143,12 @@ pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
 		p->cap = ncap;
 	}
 	pt = &p->t[p->n];
-	if ((pt->track = p->k.upid == TP_NULL ?
-	    tp_track_new(tp, TT_TRACK, p->k.name, TP_NULL) :
-	    tp_track_new(tp, TT_PROCESS, p->k.name, p->k.upid)) < 0)
+	memset(pt, 0, sizeof(*pt));
+	if ((pt->track = p->k.upid != TP_NULL ?
+	    tp_track_new(tp, TT_PROCESS, p->k.name, p->k.upid) :
+	    p->k.utid != TP_NULL ?
+	    tp_track_new(tp, TT_THREAD, p->k.name, p->k.utid) :
+	    tp_track_new(tp, TT_TRACK, p->k.name, TP_NULL)) < 0)
 		return NULL;
 	tp_track_kind(tp, pt->track, p->k.kind);
 	/* Upstream's dimensions (a process track's set already has its
@@ -161,10 +163,48 @@ pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
 		    strlen(p->k.name), NULL);
 	tp_arg_int(tp, set, "track_compressor_idx",
 	    "track_compressor_idx", (int64_t)p->n, "int");
-	pt->cookie = cookie;
-	pt->nest = 0;
 	p->n++;
 	return pt;
+}
+
+static struct pool_track *
+pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
+{
+	struct pool_track *pt;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (!p->t[i].scoped && p->t[i].cookie == cookie)
+			return &p->t[i];
+	for (i = 0; i < p->n; i++)
+		if (!p->t[i].scoped && p->t[i].nest == 0) {
+			p->t[i].cookie = cookie;
+			return &p->t[i];
+		}
+	if ((pt = lane_new(tp, p)) == NULL)
+		return NULL;
+	pt->cookie = cookie;
+	return pt;
+}
+
+int64_t
+tp_track_pool_scoped(struct tp *tp, const struct tp_pool_key *k, int64_t ts,
+    int64_t dur)
+{
+	struct pool *p = pool_get(tp, k);
+	struct pool_track *pt = NULL;
+	size_t i;
+
+	if (p == NULL)
+		return -1;
+	for (i = 0; i < p->n && pt == NULL; i++)
+		if (p->t[i].scoped && p->t[i].ts_end <= ts)
+			pt = &p->t[i];
+	if (pt == NULL && (pt = lane_new(tp, p)) == NULL)
+		return -1;
+	pt->scoped = 1;
+	pt->ts_end = dur > 0 && ts <= INT64_MAX - dur ? ts + dur : ts;
+	return pt->track;
 }
 
 int64_t
@@ -185,7 +225,7 @@ int64_t
 tp_track_pool_begin(struct tp *tp, const char *kind, const char *name,
     uint64_t cookie)
 {
-	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0 };
+	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0, TP_NULL };
 
 	return tp_track_pool_take(tp, &k, cookie, 1);
 }
@@ -194,7 +234,7 @@ int64_t
 tp_track_pool_end(struct tp *tp, const char *kind, const char *name,
     uint64_t cookie)
 {
-	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0 };
+	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0, TP_NULL };
 
 	return tp_track_pool_take(tp, &k, cookie, -1);
 }
@@ -250,6 +290,7 @@ tp_track_async(struct tp *tp, const struct tp_async *a, int step)
 	k.upid = a->process_scoped ? a->upid : TP_NULL;
 	k.scope = a->scope;
 	k.name_dim = 1;
+	k.utid = TP_NULL;
 	/* A process's async track is a process track: its name may be
 	 * translated, as upstream. */
 	if ((k.name = async_root(tp, a->cookie, k.upid, a->process_scoped ?
