@@ -134,7 +134,10 @@ ctx_free_writer(struct faro_ds_ctx *w)
 	if (w->sw == NULL)
 		return;
 	atomic_fetch_add(&faro_g.dropped, shm_writer_dropped_packets(w->sw));
-	producer_ep_writer_free(faro_g.ep, w->sw);
+	if (faro_g.inproc)
+		shm_writer_free(w->sw);	/* no service to tell */
+	else
+		producer_ep_writer_free(faro_g.ep, w->sw);
 	w->sw = NULL;
 }
 
@@ -177,7 +180,9 @@ faro_ds_writer(struct faro_tls *t, struct faro_ds *ds, unsigned slot)
 	}
 	if (w->sw == NULL || w->gen != gen) {
 		/* The libfaro thread freed the old one at stop. */
-		w->sw = producer_ep_writer_new_async(faro_g.ep, in->arb,
+		w->sw = faro_g.inproc ? shm_writer_new(in->arb,
+		    in->target_buffer, in->policy, &cause) :
+		    producer_ep_writer_new_async(faro_g.ep, in->arb,
 		    in->target_buffer, in->policy, &cause);
 		if (w->sw == NULL)
 			return NULL;
@@ -234,7 +239,11 @@ faro_ds_register(const char *name, const struct faro_ds_args *a,
 	ds->index = faro_g.nds;
 	faro_g.ds[faro_g.nds++] = ds;
 	pthread_mutex_unlock(&faro_g.mtx);
-	faro_loop_wake();	/* the libfaro thread registers it */
+	/* The libfaro thread registers it; in-process, starts it: wait. */
+	if (faro_g.inproc)
+		faro_loop_sync();
+	else
+		faro_loop_wake();
 	return ds;
 fail:
 	pthread_mutex_unlock(&faro_g.mtx);
@@ -495,14 +504,14 @@ ep_start(struct producer_ep *ep, uint64_t id,
 
 	if ((in = inst_by_id(id, &ds, &slot)) == NULL)
 		return;
-	if (in->state == INST_SETUP &&
-	    (in->arb = producer_ep_arbiter(ep)) != NULL) {
+	if (in->state == INST_SETUP && (in->arb = faro_arbiter()) != NULL) {
 		in->state = INST_STARTED;
 		atomic_fetch_or(&ds->active, 1u << slot);
 		if (ds->args.on_start != NULL)
 			ds->args.on_start(ds, slot, in->data, ds->args.user);
 	}
-	producer_ep_notify_started(ep, id);
+	if (ep != NULL)		/* NULL: the in-process session */
+		producer_ep_notify_started(ep, id);
 }
 
 static void
@@ -634,7 +643,10 @@ faro_ds_housekeep(void)
 
 	for (unsigned d = 0; d < faro_g.nds; d++) {
 		ds = faro_g.ds[d];
-		if (!ds->registered) {
+		if (!ds->registered && faro_g.inproc) {
+			if (inproc_ds_start(ds) == 0)
+				ds->registered = 1;
+		} else if (!ds->registered) {
 			memset(&pd, 0, sizeof(pd));
 			pd.name = ds->name;
 			pd.will_notify_on_start = 1;

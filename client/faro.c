@@ -34,6 +34,13 @@ static struct {
 	atomic_int		 quit;
 } loop;
 
+/* faro_loop_sync: housekeeping runs asked for and done. */
+static struct {
+	pthread_mutex_t		 mtx;
+	pthread_cond_t		 cv;
+	uint64_t		 asked, done;
+} sync_ = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
+
 uint64_t
 faro_now_ns(void)
 {
@@ -49,6 +56,14 @@ faro_ep(void)
 	return faro_g.ep;
 }
 
+struct shm_arbiter *
+faro_arbiter(void)
+{
+	if (faro_g.inproc)
+		return inproc_arbiter();
+	return faro_g.ep != NULL ? producer_ep_arbiter(faro_g.ep) : NULL;
+}
+
 void
 faro_loop_wake(void)
 {
@@ -56,15 +71,60 @@ faro_loop_wake(void)
 		event_active(loop.ev_wake, EV_TIMEOUT, 0);
 }
 
+/* Runs covering every faro_loop_sync asked for so far are done. */
+static void
+loop_sync_done(uint64_t upto)
+{
+	pthread_mutex_lock(&sync_.mtx);
+	sync_.done = upto;
+	pthread_cond_broadcast(&sync_.cv);
+	pthread_mutex_unlock(&sync_.mtx);
+}
+
 static void
 loop_on_wake(evutil_socket_t fd, short what, void *arg)
 {
+	uint64_t asked;
+
+	pthread_mutex_lock(&sync_.mtx);
+	asked = sync_.asked;
+	pthread_mutex_unlock(&sync_.mtx);
 	if (atomic_load(&loop.quit)) {
 		faro_ds_teardown_all();
+		if (faro_g.inproc)
+			inproc_finish();
 		event_base_loopbreak(loop.base);
+		loop_sync_done(asked);
 		return;
 	}
 	faro_ds_housekeep();
+	if (faro_g.inproc)
+		inproc_drain();
+	loop_sync_done(asked);
+}
+
+/*
+ * Wakes the libfaro thread and waits until its housekeeping has seen
+ * what the caller did before (e.g. a data source registered, which the
+ * in-process session starts there).
+ */
+void
+faro_loop_sync(void)
+{
+	uint64_t mine;
+
+	if (pthread_equal(pthread_self(), loop.thread)) {
+		faro_ds_housekeep();
+		return;
+	}
+	pthread_mutex_lock(&sync_.mtx);
+	mine = ++sync_.asked;
+	pthread_mutex_unlock(&sync_.mtx);
+	faro_loop_wake();
+	pthread_mutex_lock(&sync_.mtx);
+	while (sync_.done < mine && !atomic_load(&loop.quit))
+		pthread_cond_wait(&sync_.cv, &sync_.mtx);
+	pthread_mutex_unlock(&sync_.mtx);
 }
 
 /* Commit what the writers left in a half-filled batch. */
@@ -73,9 +133,10 @@ loop_on_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct shm_arbiter *arb;
 
-	if (faro_g.ep != NULL && (arb = producer_ep_arbiter(faro_g.ep)) !=
-	    NULL)
+	if ((arb = faro_arbiter()) != NULL)
 		shm_arbiter_flush(arb, 0);
+	if (faro_g.inproc)
+		inproc_drain();
 	faro_clock_tune();
 }
 
@@ -84,6 +145,7 @@ struct loop_start {
 	const struct producer_ep_config	*cfg;
 	const char			*cause;
 	int				 done;
+	int				 ok;	/* the loop runs */
 	pthread_mutex_t			 mtx;
 	pthread_cond_t			 cv;
 };
@@ -98,15 +160,19 @@ static void *
 loop_main(void *arg)
 {
 	struct loop_start *ls = arg;
-	struct producer_ep *ep;
+	struct producer_ep *ep = NULL;
+	int ok = 1;
 
-	ep = producer_ep_new(loop.base, ls->cfg, &ls->cause);
+	if (!faro_g.inproc)
+		ok = (ep = producer_ep_new(loop.base, ls->cfg, &ls->cause)) !=
+		    NULL;
 	pthread_mutex_lock(&ls->mtx);
 	faro_g.ep = ep;
+	ls->ok = ok;
 	ls->done = 1;
 	pthread_cond_signal(&ls->cv);
 	pthread_mutex_unlock(&ls->mtx);
-	if (ep == NULL)
+	if (!ok)
 		return NULL;
 	event_base_loop(loop.base, EVLOOP_NO_EXIT_ON_EMPTY);
 	return NULL;
@@ -144,7 +210,7 @@ faro_init(const struct faro_init_args *a, const char **cause)
 	struct timeval tick = { 0, COMMIT_TICK_MS * 1000 };
 	struct loop_start ls = { .mtx = PTHREAD_MUTEX_INITIALIZER,
 	    .cv = PTHREAD_COND_INITIALIZER };
-	const char *why = NULL;
+	const char *why = NULL, *output;
 
 	if (cause == NULL)
 		cause = &why;
@@ -168,6 +234,10 @@ faro_init(const struct faro_init_args *a, const char **cause)
 	atomic_store(&loop.quit, 0);
 	faro_clock_init();
 	faro_tls_asym_init();
+	output = args.output != NULL ? args.output : getenv("FARO_OUTPUT");
+	faro_g.inproc = output != NULL && *output != '\0';
+	if (faro_g.inproc && inproc_open(output, &args, cause) == -1)
+		goto fail;
 	if ((loop.base = event_base_new()) == NULL) {
 		*cause = "cannot create an event loop";
 		goto fail;
@@ -200,7 +270,7 @@ faro_init(const struct faro_init_args *a, const char **cause)
 	while (!ls.done)
 		pthread_cond_wait(&ls.cv, &ls.mtx);
 	pthread_mutex_unlock(&ls.mtx);
-	if (faro_g.ep == NULL) {
+	if (!ls.ok) {
 		pthread_join(loop.thread, NULL);
 		*cause = ls.cause;
 		goto fail_ls;
@@ -212,6 +282,9 @@ fail_ls:
 	pthread_mutex_destroy(&ls.mtx);
 	pthread_cond_destroy(&ls.cv);
 fail:
+	if (faro_g.inproc)
+		inproc_free();
+	faro_g.inproc = 0;
 	if (loop.ev_wake != NULL)
 		event_free(loop.ev_wake);
 	if (loop.ev_tick != NULL)
@@ -231,7 +304,8 @@ faro_shutdown(void)
 	atomic_store(&loop.quit, 1);
 	faro_loop_wake();
 	pthread_join(loop.thread, NULL);
-	producer_ep_free(faro_g.ep);
+	if (faro_g.ep != NULL)
+		producer_ep_free(faro_g.ep);
 	faro_g.ep = NULL;
 	event_free(loop.ev_wake);
 	event_free(loop.ev_tick);
@@ -239,6 +313,9 @@ faro_shutdown(void)
 	memset(&loop, 0, sizeof(loop));
 	faro_ds_free_all();
 	te_free_all();
+	if (faro_g.inproc)
+		inproc_free();
+	faro_g.inproc = 0;
 	atomic_store(&faro_g.up, 0);
 }
 
@@ -260,10 +337,12 @@ faro_get_stats(struct faro_stats *st)
 	if (!atomic_load(&faro_g.up))
 		return;
 	pthread_mutex_lock(&faro_g.mtx);
-	producer_ep_stats(faro_g.ep, &es);
-	st->connects = es.connects;
-	st->commits = es.commits;
-	if ((arb = producer_ep_arbiter(faro_g.ep)) != NULL) {
+	if (faro_g.ep != NULL) {
+		producer_ep_stats(faro_g.ep, &es);
+		st->connects = es.connects;
+		st->commits = es.commits;
+	}
+	if ((arb = faro_arbiter()) != NULL) {
 		shm_arbiter_stats(arb, &as);
 		st->chunks = as.chunks_committed;
 		st->stalls = as.stalls;

@@ -125,6 +125,7 @@ struct faro_global {
 	char			 process_name[64];
 	atomic_ullong		 dropped;	/* of freed writers */
 	atomic_int		 up;
+	int			 inproc;	/* in-process mode (inproc.c) */
 };
 
 extern struct faro_global faro_g;
@@ -175,7 +176,19 @@ faro_clock_now(void)
 
 /* faro.c: the libfaro thread. */
 void		 faro_loop_wake(void);	/* run faro_ds_housekeep soon */
+void		 faro_loop_sync(void);	/* ... and wait until it ran */
 struct producer_ep *faro_ep(void);
+/* The arbiter of the SMB writers write into now (either mode), or NULL. */
+struct shm_arbiter *faro_arbiter(void);
+
+/* inproc.c: the in-process mode's service side. */
+int		 inproc_open(const char *path, const struct faro_init_args *,
+		    const char **cause);
+struct shm_arbiter *inproc_arbiter(void);
+int		 inproc_ds_start(struct faro_ds *);	/* libfaro thread */
+void		 inproc_drain(void);			/* libfaro thread */
+void		 inproc_finish(void);			/* libfaro thread */
+void		 inproc_free(void);
 
 /* ds.c */
 struct faro_tls	*faro_tls_get(void);

@@ -24,7 +24,9 @@
  * Strings are interned by address, per sequence (writer). Timestamps
  * are deltas on clock 64, the event clock (clock.c) made incremental, as
  * the upstream SDK writes them; times the app gives (FARO_TIMESTAMP) are
- * written whole, on BOOTTIME.
+ * written whole, on BOOTTIME. A session whose TrackEventConfig sets
+ * disable_incremental_timestamps gets every time whole, on BOOTTIME (the
+ * sequence's default clock then; no clock 64, no snapshot), as upstream.
  */
 #include "config.h"
 
@@ -108,6 +110,7 @@ static struct {
 	Perfetto__Protos__TrackEventConfig *cfg[FARO_DS_MAX_INSTANCES];
 	int			  started[FARO_DS_MAX_INSTANCES];
 	int			  thread_time[FARO_DS_MAX_INSTANCES];
+	int			  absolute[FARO_DS_MAX_INSTANCES];
 } te;
 
 /* Categories made at run time (faro_te_category_dynamic). */
@@ -214,6 +217,9 @@ te_on_setup(struct faro_ds *ds, unsigned slot,
 	te.thread_time[slot] = te.cfg[slot] != NULL &&
 	    te.cfg[slot]->has_enable_thread_time_sampling &&
 	    te.cfg[slot]->enable_thread_time_sampling;
+	te.absolute[slot] = te.cfg[slot] != NULL &&
+	    te.cfg[slot]->has_disable_incremental_timestamps &&
+	    te.cfg[slot]->disable_incremental_timestamps;
 	pthread_mutex_unlock(&faro_g.mtx);
 	return NULL;
 }
@@ -414,14 +420,18 @@ struct ev {
 	const struct faro_te_arg	*args;	/* NULL: no extras */
 	const struct faro_track		*track;
 	uint64_t			 ts;
-	int				 ts_given;	/* BOOTTIME from the app */
+	int				 ts_given;	/* ts is BOOTTIME (the app's) */
+	uint64_t			 boot;		/* BOOTTIME read, 0: not yet */
 	int				 dyn;		/* name not interned */
 	int				 is_double;
 	int64_t				 iv;
 	double				 dv;
 };
 
-/* A packet's time: a delta on the sequence's clock, or the app's own. */
+/*
+ * A packet's time: a delta on the sequence's clock, or a BOOTTIME one
+ * whole (the sequence's default clock in absolute sessions).
+ */
 static void
 write_ts(struct faro_ds_ctx *w, struct pbw *p, uint64_t ts, int given)
 {
@@ -429,7 +439,8 @@ write_ts(struct faro_ds_ctx *w, struct pbw *p, uint64_t ts, int given)
 
 	if (given) {
 		pbw_varint(p, TP_TIMESTAMP, ts);
-		pbw_varint(p, TP_CLOCK_ID, CLOCK_BOOTTIME_ID);
+		if (!te.absolute[w->slot])
+			pbw_varint(p, TP_CLOCK_ID, CLOCK_BOOTTIME_ID);
 		return;
 	}
 	if (ts < s->last_ts)
@@ -527,11 +538,11 @@ write_thread_descriptor(struct faro_ds_ctx *w, uint64_t ts, int given)
 
 /* The thread's CPU time, incremental, as the upstream SDK describes it. */
 static void
-write_thread_time_descriptor(struct faro_ds_ctx *w, uint64_t ts)
+write_thread_time_descriptor(struct faro_ds_ctx *w, uint64_t ts, int given)
 {
 	struct pbw *p = shm_writer_packet_begin(w->sw);
 
-	write_ts(w, p, ts, 0);
+	write_ts(w, p, ts, given);
 	pbw_nested_begin(p, TP_TRACK_DESCRIPTOR);
 	pbw_varint(p, TD_UUID, thread_time_uuid(w->tls->tid));
 	pbw_varint(p, TD_PARENT, thread_uuid(w->tls->tid));
@@ -554,17 +565,41 @@ thread_cpu_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The tracks every sequence describes first: its thread's, the process. */
+static void
+seq_descriptors(struct faro_ds_ctx *w, uint64_t ts, int given)
+{
+	struct pbw *p;
+
+	write_thread_descriptor(w, ts, given);
+	if (te.thread_time[w->slot])
+		write_thread_time_descriptor(w, ts, given);
+	p = shm_writer_packet_begin(w->sw);
+	write_ts(w, p, ts, given);
+	pbw_nested_begin(p, TP_TRACK_DESCRIPTOR);
+	pbw_varint(p, TD_UUID, faro_g.process_uuid);
+	pbw_nested_begin(p, TD_PROCESS);
+	pbw_int32(p, 1, faro_g.pid);
+	pbw_string(p, 6, faro_g.process_name);		/* process_name */
+	pbw_nested_end(p);
+	pbw_nested_end(p);
+	shm_writer_packet_end(w->sw);
+}
+
 static void
 seq_start(struct faro_ds_ctx *w, struct pbw *p, const struct ev *e)
 {
 	pid_t tid = w->tls->tid;
 	uint64_t now, boot, t;
+	int abs = te.absolute[w->slot];
 
 	now = faro_clock_now();
 	boot = faro_now_ns();
 	/* The snapshot is taken at the event's own time when it has one. */
 	t = !e->ts_given && e->ts <= now ? e->ts : now;
 	boot -= now - t;
+	if (abs)
+		boot = e->ts;	/* BOOTTIME already (write_event) */
 	te_seq_clear(w->te);
 	w->reset = 0;
 	w->te->last_ts = t;
@@ -572,13 +607,20 @@ seq_start(struct faro_ds_ctx *w, struct pbw *p, const struct ev *e)
 	pbw_varint(p, TP_CLOCK_ID, CLOCK_BOOTTIME_ID);
 	pbw_varint(p, TP_SEQUENCE_FLAGS, SEQ_CLEARED);
 	pbw_nested_begin(p, TP_DEFAULTS);
-	pbw_varint(p, TPD_CLOCK_ID, CLOCK_INCREMENTAL_ID);
+	pbw_varint(p, TPD_CLOCK_ID, abs ? CLOCK_BOOTTIME_ID :
+	    CLOCK_INCREMENTAL_ID);
 	pbw_nested_begin(p, TPD_TE_DEFAULTS);
 	pbw_varint(p, 11, thread_uuid(tid));		/* track_uuid */
 	if (te.thread_time[w->slot])
 		pbw_varint(p, TE_EXTRA_COUNTER_UUIDS, thread_time_uuid(tid));
 	pbw_nested_end(p);
 	pbw_nested_end(p);
+	if (abs) {
+		/* Times are BOOTTIME already: nothing to map. */
+		shm_writer_packet_end(w->sw);
+		seq_descriptors(w, boot, 1);
+		return;
+	}
 	pbw_nested_begin(p, TP_CLOCK_SNAPSHOT);
 	pbw_nested_begin(p, 1);				/* clocks */
 	pbw_varint(p, 1, CLOCK_BOOTTIME_ID);		/* clock_id */
@@ -591,22 +633,8 @@ seq_start(struct faro_ds_ctx *w, struct pbw *p, const struct ev *e)
 	pbw_nested_end(p);
 	pbw_nested_end(p);
 	shm_writer_packet_end(w->sw);
-
 	/* trace_processor reads nothing else of a packet with a snapshot. */
-	write_thread_descriptor(w, t, 0);
-	if (te.thread_time[w->slot])
-		write_thread_time_descriptor(w, t);
-
-	p = shm_writer_packet_begin(w->sw);
-	write_ts(w, p, t, 0);
-	pbw_nested_begin(p, TP_TRACK_DESCRIPTOR);
-	pbw_varint(p, TD_UUID, faro_g.process_uuid);
-	pbw_nested_begin(p, TD_PROCESS);
-	pbw_int32(p, 1, faro_g.pid);
-	pbw_string(p, 6, faro_g.process_name);		/* process_name */
-	pbw_nested_end(p);
-	pbw_nested_end(p);
-	shm_writer_packet_end(w->sw);
+	seq_descriptors(w, t, 0);
 }
 
 static void
@@ -841,8 +869,11 @@ write_small(struct faro_ds_ctx *w, const struct ev *e, uint32_t cat_iid,
 	q = pbw_put_varint(q, pbw_tag(TP_TIMESTAMP, PBW_WT_VARINT));
 	if (e->ts_given) {
 		q = pbw_put_varint(q, e->ts);
-		q = pbw_put_varint(q, pbw_tag(TP_CLOCK_ID, PBW_WT_VARINT));
-		*q++ = CLOCK_BOOTTIME_ID;
+		if (!te.absolute[w->slot]) {
+			q = pbw_put_varint(q, pbw_tag(TP_CLOCK_ID,
+			    PBW_WT_VARINT));
+			*q++ = CLOCK_BOOTTIME_ID;
+		}
 	} else {
 		d = e->ts > s->last_ts ? e->ts - s->last_ts : 0;
 		q = pbw_put_varint(q, d);
@@ -888,9 +919,32 @@ write_small(struct faro_ds_ctx *w, const struct ev *e, uint32_t cat_iid,
 	shm_writer_packet_copy(w->sw, b, (size_t)(q - b));
 }
 
-/* Writes one event for instance w. */
+static void	write_event_at(struct faro_ds_ctx *, const struct ev *);
+
+/*
+ * Writes one event for instance w. An absolute session takes the event at
+ * BOOTTIME, read once per event when the event clock is the TSC.
+ */
 static void
-write_event(struct faro_ds_ctx *w, const struct ev *e)
+write_event(struct faro_ds_ctx *w, struct ev *e)
+{
+	struct ev a;
+
+	if (__builtin_expect(!te.absolute[w->slot] || e->ts_given, 1)) {
+		write_event_at(w, e);
+		return;
+	}
+	if (e->boot == 0)
+		e->boot = atomic_load_explicit(&faro_clk.tsc,
+		    memory_order_relaxed) ? faro_now_ns() : e->ts;
+	a = *e;
+	a.ts = e->boot;
+	a.ts_given = 1;
+	write_event_at(w, &a);
+}
+
+static void
+write_event_at(struct faro_ds_ctx *w, const struct ev *e)
 {
 	struct new_iid nw[MAX_NEW_INTERNED];
 	struct te_seq *s = w->te;

@@ -115,6 +115,15 @@ pbw_trace_packet_header(uint8_t hdr[PBW_PACKET_HDR_MAX], uint64_t len)
 	return (size_t)(pbw_put_varint(hdr + 1, len) - hdr);
 }
 
+/*
+ * What the service vouches for, appended to a producer's packet read out
+ * of a buffer: trusted_uid, trusted_packet_sequence_id, trusted_pid (when
+ * > 0) and previous_packet_dropped (when set). Returns its size.
+ */
+#define PBW_PACKET_TRAILER_MAX	48
+size_t	pbw_packet_trailer(uint8_t *out, int32_t uid, uint32_t seq_id,
+	    int32_t pid, uint32_t previous_packet_dropped);
+
 static inline uint32_t
 pbw_tag(uint32_t field, enum pbw_wire_type wt)
 {

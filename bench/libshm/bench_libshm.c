@@ -21,7 +21,7 @@
 #include "libshm/pbw.h"
 #include "libshm/shm_abi.h"
 #include "libshm/shm_arbiter.h"
-#include "daemons/traced/trace_buffer.h"
+#include "libshm/trace_buffer.h"
 
 struct bsvc {
 	struct shm_abi		 abi;

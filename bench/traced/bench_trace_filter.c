@@ -116,7 +116,7 @@ static const uint32_t string_rule[] = {
 
 static uint8_t	*pk[NPACKETS], *sinkbuf;
 static size_t	 pklen[NPACKETS], total;
-static uint8_t	 trailer[PACKET_TRAILER_MAX];
+static uint8_t	 trailer[PBW_PACKET_TRAILER_MAX];
 static size_t	 tlen;
 
 static double
@@ -204,7 +204,7 @@ main(int argc, char **argv)
 		pklen[i] = b.len;
 		total += b.len;
 	}
-	tlen = packet_trailer(trailer, 1000, 5, 4242, 0);
+	tlen = pbw_packet_trailer(trailer, 1000, 5, 4242, 0);
 	sinkbuf = malloc(1 << 20);
 	printf("%d packets, %.0f bytes each with the trailer\n", NPACKETS,
 	    (double)(total + NPACKETS * tlen) / NPACKETS);

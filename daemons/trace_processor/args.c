@@ -42,6 +42,7 @@ enum args_opt_id {
 	O_SORT_WINDOW, O_VERBOSE, O_SANDBOX_DEBUG, O_LIVE, O_LIVE_PERIOD,
 	O_LIVE_MB, O_LIVE_S, O_HTTP_HOST, O_HTTP_MAXCONN, O_HTTP_HEADER_MS,
 	O_HTTP_BODY_MS, O_HTTP_IDLE_MS,
+	O_CH_URL, O_CH_DATABASE, O_CH_CLUSTER, O_CH_HOST, O_CH_SCHEMA_ONLY,
 };
 
 struct args_opt {
@@ -132,15 +133,15 @@ static const struct args_opt args_opts[] = {
 	{ "export", 'e', required_argument, S_CLASSIC, O_EXPORT,
 	    "FILE: write every table into an SQLite file" },
 	{ "summary", 0, no_argument, S_CLASSIC, O_SUMMARY,
-	    "not supported yet, nor --summary-*" },
+	    "compute a trace summary (summarize); -q runs after it" },
 	{ "summary-metrics-v2", 0, required_argument, S_CLASSIC,
-	    O_SUMMARY_METRICS, NULL },
+	    O_SUMMARY_METRICS, "ID1,ID2 or all: the metrics (default none)" },
 	{ "summary-metadata-query", 0, required_argument, S_CLASSIC,
-	    O_SUMMARY_METADATA, NULL },
+	    O_SUMMARY_METADATA, "ID: the shared query giving metadata" },
 	{ "summary-spec", 0, required_argument, S_CLASSIC, O_SUMMARY_SPEC,
-	    NULL },
+	    "FILE: a TraceSummarySpec, text or binary (repeatable)" },
 	{ "summary-format", 0, required_argument, S_CLASSIC, O_SUMMARY_FORMAT,
-	    NULL },
+	    "text (default) or binary" },
 	{ "run-metrics", 0, required_argument, S_CLASSIC, O_RUN_METRICS,
 	    "A,B: print these metrics" },
 	{ "pre-metrics", 0, required_argument, S_CLASSIC, O_PRE_METRICS,
@@ -189,13 +190,24 @@ static const struct args_opt args_opts[] = {
 	/* export */
 	{ "output", 'o', required_argument, S_EXPORT, O_EXPORT,
 	    "FILE: the SQLite file written" },
+	{ "url", 0, required_argument, S_EXPORT, O_CH_URL,
+	    "http://HOST:PORT: clickhouse: the server written to" },
+	{ "database", 0, required_argument, S_EXPORT, O_CH_DATABASE,
+	    "DB: clickhouse: its database (default)" },
+	{ "cluster", 0, required_argument, S_EXPORT, O_CH_CLUSTER,
+	    "NAME: clickhouse: through Distributed tables over it" },
+	{ "host", 0, required_argument, S_EXPORT, O_CH_HOST,
+	    "NAME: clickhouse: the machine traced (default: the file's "
+	    "name up to its first dot)" },
+	{ "schema-only", 0, no_argument, S_EXPORT, O_CH_SCHEMA_ONLY,
+	    "clickhouse: create the tables, load no trace" },
 	/* summarize */
 	{ "metrics-v2", 0, required_argument, S_SUMMARIZE, O_SUMMARY_METRICS,
-	    NULL },
+	    "ID1,ID2 or all: the metrics (default none)" },
 	{ "metadata-query", 0, required_argument, S_SUMMARIZE,
-	    O_SUMMARY_METADATA, NULL },
+	    O_SUMMARY_METADATA, "ID: the shared query giving metadata" },
 	{ "format", 0, required_argument, S_SUMMARIZE, O_SUMMARY_FORMAT,
-	    NULL },
+	    "text (default) or binary" },
 };
 #define NOPTS	(sizeof(args_opts) / sizeof(args_opts[0]))
 
@@ -211,9 +223,9 @@ static const struct args_sub args_subs[] = {
 	{ "interactive", S_INTERACTIVE, "interactive [FLAGS] TRACE" },
 	{ "server", S_SERVER, "server [FLAGS] http [TRACE]" },
 	{ "metrics", S_METRICS, "metrics --run A,B [FLAGS] TRACE" },
-	{ "export", S_EXPORT, "export sqlite -o FILE [FLAGS] TRACE" },
-	{ "summarize", S_SUMMARIZE, "summarize [FLAGS] TRACE [SPEC...]   "
-	    "(not supported yet)" },
+	{ "export", S_EXPORT, "export sqlite -o FILE [FLAGS] TRACE\n"
+	    "  export clickhouse --url URL [FLAGS] TRACE" },
+	{ "summarize", S_SUMMARIZE, "summarize [FLAGS] TRACE [SPEC...]" },
 	{ "convert", 0, NULL },
 	{ "bundle", 0, NULL },
 	{ "util", 0, NULL },
@@ -375,6 +387,21 @@ args_apply(struct tp_args *a, const struct args_opt *o, const char *v,
 		break;
 	case O_EXPORT:
 		a->export_path = v;
+		break;
+	case O_CH_URL:
+		a->ch.url = v;
+		break;
+	case O_CH_DATABASE:
+		a->ch.database = v;
+		break;
+	case O_CH_CLUSTER:
+		a->ch.cluster = v;
+		break;
+	case O_CH_HOST:
+		a->ch.host = v;
+		break;
+	case O_CH_SCHEMA_ONLY:
+		a->ch.schema_only = 1;
 		break;
 	case O_SUMMARY:
 		a->cmd = ARGS_SUMMARIZE;
@@ -645,12 +672,25 @@ args_sub(struct tp_args *a, const struct args_sub *s, int argc,
 		    strcmp(pos[0], "perfetto") == 0)
 			return args_fail(err, "export %s: not supported yet",
 			    pos[0]);
-		if (strcmp(pos[0], "sqlite") != 0)
+		if (strcmp(pos[0], "clickhouse") == 0) {
+			if (a->ch.url == NULL || a->export_path != NULL)
+				return args_fail(err, "export clickhouse: "
+				    "--url is required, -o is not taken");
+			if (a->ch.schema_only) {
+				a->cmd = ARGS_CH_SCHEMA;
+				return npos > 1 ? args_fail(err, "export "
+				    "clickhouse --schema-only: no trace is "
+				    "read") : 0;
+			}
+		} else if (strcmp(pos[0], "sqlite") != 0)
 			return args_fail(err, "export: unknown format '%s' "
-			    "(expected sqlite, arrow_tar, or perfetto)",
-			    pos[0]);
-		if (a->export_path == NULL)
+			    "(expected sqlite, clickhouse, arrow_tar, or "
+			    "perfetto)", pos[0]);
+		else if (a->export_path == NULL)
 			return args_fail(err, "export: -o FILE is required");
+		else if (a->ch.url != NULL)
+			return args_fail(err, "export sqlite: --url is for "
+			    "export clickhouse");
 		pos++;
 		npos--;
 		max = 1;
@@ -687,18 +727,6 @@ args_sub(struct tp_args *a, const struct args_sub *s, int argc,
 			return args_fail(err, "query: the trace and the SQL "
 			    "cannot both come on stdin");
 	}
-	return 0;
-}
-
-/* What is parsed but not wired yet (trace summaries): refused. */
-static int
-args_refuse_unwired(const struct tp_args *a, char **err)
-{
-	if (a->cmd == ARGS_SUMMARIZE)
-		return args_fail(err, "summarize/--summary: not supported yet");
-	if (a->summary.metrics_v2 != NULL || a->summary.metadata_query !=
-	    NULL || a->summary.nspecs > 0 || a->summary.format != NULL)
-		return args_fail(err, "--summary-*: not supported yet");
 	return 0;
 }
 
@@ -755,8 +783,6 @@ args_parse(struct tp_args *a, int argc, char *argv[], char **err)
 	else
 		rc = args_classic(a, (int)k, v, err);
 	free(v);
-	if (rc == 0 && a->cmd != ARGS_HELP && a->cmd != ARGS_VERSION)
-		rc = args_refuse_unwired(a, err);
 	if (rc == -1)
 		args_free(a);
 	return rc;

@@ -10,6 +10,7 @@
  *   trace_processor server http [TRACE]   trace_processor -D [TRACE]
  *   trace_processor metrics --run a,b T   trace_processor --run-metrics a,b T
  *   trace_processor export sqlite -o F T  trace_processor -e F T
+ *   trace_processor export clickhouse --url U [--host H] [--cluster C] T
  *
  * A flag upstream has and faro does not implement yet is an error naming
  * it, never a silent difference.
@@ -27,11 +28,21 @@ enum args_cmd {
 	ARGS_INTERACTIVE,	/* the default */
 	ARGS_QUERY,		/* query, -q, -Q */
 	ARGS_METRICS,		/* metrics, --run-metrics */
-	ARGS_EXPORT,		/* export sqlite, -e */
+	ARGS_EXPORT,		/* export sqlite|clickhouse, -e */
+	ARGS_CH_SCHEMA,		/* export clickhouse --schema-only */
 	ARGS_SUMMARIZE,		/* summarize, --summary */
 	ARGS_SERVER,		/* server http, -D, --live */
 	ARGS_HELP,		/* -h, help [COMMAND], --help-classic */
 	ARGS_VERSION,		/* -v */
+};
+
+/* export clickhouse (faro's own: the fleet, doc/fleet.md). */
+struct args_clickhouse {
+	const char	*url;		/* --url http://HOST:PORT */
+	const char	*database;	/* --database */
+	const char	*cluster;	/* --cluster: write through Distributed */
+	const char	*host;		/* --host; default: the file's name */
+	int		 schema_only;	/* --schema-only: tables, no trace */
 };
 
 /* --add-sql-package and --override-sql-package: PATH[@PACKAGE]. */
@@ -58,6 +69,7 @@ struct tp_args {
 	int		 query_stdin;	/* query: the SQL comes on stdin */
 	const char	*pre_metrics;	/* --pre-metrics, metrics --pre */
 	const char	*export_path;	/* -e, export -o */
+	struct args_clickhouse ch;	/* export clickhouse; url NULL: not */
 	int		 interactive;	/* the prompt after the rest */
 	int		 verbose;	/* --verbose */
 	int		 dev;		/* --dev: nothing is gated behind it */

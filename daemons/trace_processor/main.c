@@ -26,9 +26,11 @@
 #include "daemons/trace_processor/sandbox.h"
 #include "args.h"
 #include "shell.h"
+#include "summarize.h"
 #include "psql/psql.h"
 #include "tp.h"
 #include "rpc/modes.h"
+#include "fleet/ch_export.h"
 
 static int	progress_shown;
 
@@ -90,12 +92,15 @@ struct main_files {
 	char		*pre;		/* --pre-metrics */
 	FILE		*devnull;	/* where --pre-metrics prints */
 	int		 export;	/* -e; -1: none */
+	struct ch_conn	*ch;		/* export clickhouse, connected */
+	struct summarize_files summary;	/* summarize's spec files */
 };
 
 static int
 main_open(const struct tp_args *a, struct main_files *f)
 {
 	const char *what = a->trace;
+	char *err = NULL;
 
 	memset(f, 0, sizeof(*f));
 	f->trace = f->export = -1;
@@ -118,10 +123,20 @@ main_open(const struct tp_args *a, struct main_files *f)
 	if (what != NULL && ((f->pre = read_file(what)) == NULL ||
 	    (f->devnull = fopen("/dev/null", "w")) == NULL))
 		goto fail;
+	if (a->cmd == ARGS_SUMMARIZE && summarize_open(a, &f->summary) == -1)
+		return -1;
 	what = a->export_path;
-	if (a->cmd == ARGS_EXPORT && (f->export = open(what, O_WRONLY |
-	    O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) == -1)
+	if (a->cmd == ARGS_EXPORT && a->ch.url == NULL && (f->export =
+	    open(what, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) == -1)
 		goto fail;
+	/* Connected now: once confined, no IP socket can be made. */
+	if (a->ch.url != NULL && (f->ch = ch_open(a->ch.url, a->ch.database,
+	    &err)) == NULL) {
+		fprintf(stderr, "trace_processor: export clickhouse: %s\n",
+		    err ? err : "out of memory");
+		free(err);
+		return -1;
+	}
 	return 0;
 fail:
 	fprintf(stderr, "trace_processor: %s: %s\n", what, strerror(errno));
@@ -157,8 +172,10 @@ main_close(struct main_files *f)
 		close(f->export);
 	if (f->devnull != NULL)
 		fclose(f->devnull);
+	ch_close(f->ch);
 	free(f->sql);
 	free(f->pre);
+	summarize_close(&f->summary);
 }
 
 /* Every table and view, as the SQLite file the engine's database is. */
@@ -188,6 +205,40 @@ main_export(struct tp *tp, int fd, const char *path)
 	}
 	sqlite3_free(img);
 	return 0;
+}
+
+/*
+ * export clickhouse: the trace's tables (tp != NULL) or, with
+ * --schema-only, only the tables created. The host defaults to the
+ * trace file's name up to its first dot (fleets name traces by host).
+ */
+static int
+main_clickhouse(const struct tp_args *a, struct tp *tp, struct ch_conn *c)
+{
+	struct ch_export_opts o = { a->ch.host, a->ch.cluster,
+	    a->ch.database };
+	char *err = NULL, *host = NULL;
+	const char *base;
+	int rc;
+
+	if (tp == NULL)
+		rc = ch_export_schema(c, &o, &err);
+	else {
+		if (o.host == NULL) {
+			base = strrchr(a->trace, '/');
+			base = base ? base + 1 : a->trace;
+			o.host = host = strndup(base, strcspn(base, "."));
+		}
+		rc = o.host == NULL ? -1 :
+		    ch_export_trace(c, tp_db(tp), &o, stdout, &err);
+	}
+	if (rc == -1)
+		fprintf(stderr, "trace_processor: export clickhouse: %s%s%s\n",
+		    tp ? a->trace : "", tp ? ": " : "",
+		    err ? err : "out of memory");
+	free(err);
+	free(host);
+	return rc == -1;
 }
 
 /* SQL text run as the shell runs it; 0 or 1. */
@@ -220,7 +271,12 @@ main_run(const struct tp_args *a, struct tp *tp, struct main_files *f)
 		if ((rc = modes_metrics(tp, &a->modes)) != 0)
 			return rc;
 	}
-	if (a->cmd == ARGS_EXPORT)
+	if (a->cmd == ARGS_SUMMARIZE &&
+	    (rc = summarize_run(tp, a, &f->summary, stdout)) != 0)
+		return rc;
+	if (a->cmd == ARGS_EXPORT && f->ch != NULL)
+		rc = main_clickhouse(a, tp, f->ch);
+	else if (a->cmd == ARGS_EXPORT)
 		rc = main_export(tp, f->export, a->export_path);
 	else if (f->sql != NULL)
 		rc = main_sql(tp, f->sql, stdout);
@@ -275,6 +331,13 @@ main(int argc, char *argv[])
 		fprintf(stderr, "trace_processor: sandbox: %s: %s\n", cause,
 		    strerror(errno));
 		return 1;
+	}
+	if (a.cmd == ARGS_CH_SCHEMA) {
+		rc = main_clickhouse(&a, NULL, f.ch);
+		main_close(&f);
+		psql_pkgs_free(pkgs);
+		args_free(&a);
+		return rc;
 	}
 	if (isatty(STDERR_FILENO)) {
 		a.cfg.progress = progress;

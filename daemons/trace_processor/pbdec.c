@@ -137,3 +137,20 @@ pb_packed_fixed64_untrusted(struct pb_packed *pk, uint64_t *v)
 	pk->p += 8;
 	return 1;
 }
+
+int
+pb_last_untrusted(const uint8_t *buf, size_t len, uint32_t id,
+    struct pb_field *f)
+{
+	struct pb it;
+	struct pb_field x;
+	int found = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &x) == 1)
+		if (x.id == id) {
+			*f = x;
+			found = 1;
+		}
+	return found;
+}

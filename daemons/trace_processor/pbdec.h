@@ -46,6 +46,10 @@ struct pb_field {
 void	pb_init(struct pb *, const void *, size_t);
 /* 1: a field; 0: end of message; -1: malformed (err set). */
 int	pb_next_untrusted(struct pb *, struct pb_field *);
+/* The last occurrence of field id in a message (what a decoder's has_X
+ * reads): 1 with it in f, else 0. */
+int	pb_last_untrusted(const uint8_t *, size_t, uint32_t id,
+	    struct pb_field *);
 /* Reads one varint; NULL when truncated or longer than 10 bytes. */
 const uint8_t *pb_varint_untrusted(const uint8_t *, const uint8_t *,
 	    uint64_t *);

@@ -4,7 +4,8 @@
  * untrusted traces that arrive over HTTP, so once its listening socket is
  * bound it keeps no privilege, opens nothing for writing and makes no
  * socket but Unix ones (--live's connection to traced): HTTP peers come
- * in through accept(2) on the bound socket, nothing goes out over IP.
+ * in through accept(2) on the bound socket. The one socket that goes out
+ * over IP, export clickhouse's, is connected before the drop.
  */
 #include "config.h"
 

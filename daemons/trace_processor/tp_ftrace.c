@@ -645,6 +645,15 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 		    nbuf, TP_NULL, TP_NULL, TP_NULL);
 		break;
 	case 'C':
+		/* Android's own counters: global tracks, no process. */
+		if (strncmp(nbuf, "battery_stats.", 14) == 0) {
+			tp_battery_stats_counter(tp, ts, nbuf, (double)v);
+			break;
+		}
+		if (strcmp(nbuf, "ScreenState") == 0) {
+			tp_screen_state_counter(tp, ts, (double)v);
+			break;
+		}
 		upid = tp_process_get(tp, tgid);
 		track = tp_track_intern(tp, TT_PROCESS_COUNTER, nbuf, upid);
 		tp_track_kind(tp, track, "atrace_counter");
@@ -1491,18 +1500,18 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 	if (clock > 1 && ftrace_ts != 0 && boot_ts != 0)
 		offset = boot_ts - ftrace_ts;
 	bundle_start(tp, cpu, start >= 0 ? start + offset : -1);
+	/* The compact records first, as upstream reads them: the sorter
+	 * orders records of one time by the queues they came first to. */
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == 4 && f.wire == PB_LEN)
+			compact_sched_untrusted(tp, cpu, offset, f.data,
+			    f.len);
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		int64_t ts = -1;
 
-		if (f.wire != PB_LEN)
-			continue;
-		if (f.id == 4) {
-			compact_sched_untrusted(tp, cpu, offset, f.data,
-			    f.len);
-			continue;
-		}
-		if (f.id != 2)
+		if (f.wire != PB_LEN || f.id != 2)
 			continue;
 		pb_init(&et, f.data, f.len);
 		while (pb_next_untrusted(&et, &ef) == 1)

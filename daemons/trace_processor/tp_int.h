@@ -102,6 +102,13 @@ enum tp_stat {
 	ST_STRACE_MISSING_PID,
 	ST_PARSE_TRACE_DURATION_NS,
 	ST_ETW_TOKENIZER_ERRORS,
+	ST_POWER_RAIL_EMPTY_PACKET,
+	ST_POWER_RAIL_UNKNOWN_INDEX,
+	ST_ENERGY_DESCRIPTOR_INVALID,
+	ST_ENERGY_BREAKDOWN_MISSING_VALUES,
+	ST_ENERGY_UID_BREAKDOWN_MISSING_VALUES,
+	ST_ENTITY_STATE_RESIDENCY_INVALID,
+	ST_ENTITY_STATE_RESIDENCY_LOOKUP_FAILED,
 	/* Indexed stats (per buffer or per cpu). */
 	ST_INDEXED_FIRST,
 	ST_TRACED_BUF_BUFFER_SIZE = ST_INDEXED_FIRST,
@@ -125,6 +132,18 @@ enum tp_stat {
 	ST_TRACED_BUF_READAHEADS_FAILED,
 	ST_TRACED_BUF_ABI_VIOLATIONS,
 	ST_TRACED_BUF_TRACE_WRITER_PACKET_LOSS,
+	/* Per buffer, from the sequences TraceStats.writer_stats maps to it
+	 * (tp_proto_loss.c); the causes in DataLossReason bit order. */
+	ST_TRACED_BUF_SEQUENCE_PACKET_LOSS,
+	ST_TRACED_BUF_INCREMENTAL_SEQUENCES_DROPPED,
+	ST_TRACED_BUF_DATA_LOSS_READ_GAP,
+	ST_TRACED_BUF_DATA_LOSS_CHUNK_CORRUPTED,
+	ST_TRACED_BUF_DATA_LOSS_ORPHAN_CONTINUATION,
+	ST_TRACED_BUF_DATA_LOSS_REASSEMBLY_GAP,
+	ST_TRACED_BUF_DATA_LOSS_REASSEMBLY_BROKEN_CHAIN,
+	ST_TRACED_BUF_DATA_LOSS_OVERWRITE,
+	ST_TRACED_BUF_DATA_LOSS_WRITER_ABORT,
+	ST_TRACED_BUF_DATA_LOSS_SMB_FULL,
 	/* Per cpu, begin, end (, delta): tp_proto_system.c relies on it. */
 	ST_FTRACE_CPU_ENTRIES_BEGIN,
 	ST_FTRACE_CPU_ENTRIES_END,
@@ -285,6 +304,7 @@ struct tp_gkernel;
 struct tp_strace;
 struct tp_fandroidfs;
 struct tp_fadreno;
+struct tp_power;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -297,13 +317,21 @@ enum tp_format {
 
 struct tp_sort_item;
 
+struct tp_sort_queue;
+
 struct tp_sorter {
-	struct tp_sort_item	*heap;		/* records that came late */
-	size_t			 n, cap;
-	struct tp_sort_item	*run;		/* in-order records, a ring */
-	size_t			 rhead, rn, rcap;
-	int64_t			 run_max;	/* ts of the run's last record */
-	int64_t			 run_max_key;	/* and its key (item_key) */
+	/* Upstream's queues, in the order it makes them (tp_sorter.c). */
+	struct tp_sort_queue	*qs;
+	size_t			 nq;
+	/* per cpu queues, by class: ftrace, compact sched_switch and
+	 * sched_waking, ETW */
+	uint32_t		*cpu_q[4];
+	size_t			 ncpu_q[4];
+	size_t			 nitems;
+	/* The queue being drained, while its head is <= bound. */
+	size_t			 cur;
+	int64_t			 bound;
+	int			 has_cur;
 	struct tp_sort_blk	*blk;		/* block being filled */
 	size_t			 bytes;
 	uint64_t		 seq;
@@ -389,6 +417,8 @@ struct tp {
 	struct tp_track_pools	*pools;
 	/* what named trace_trigger: 0 nothing, 1 a trigger, 2 a clone one */
 	int			 trace_trigger;
+	/* ChromeMetadataPackets seen: each names an instance cr-a-, ... */
+	uint64_t		 chrome_instances;
 	struct tp_gkernel	*gkernel;
 	struct tp_strace	*strace;
 	struct tp_fandroidfs	*fandroidfs;
@@ -399,6 +429,7 @@ struct tp {
 	uint32_t		 machine;
 	struct tp_machines	*machines;
 	struct tp_etw		*etw;
+	struct tp_power		*power;
 };
 
 /* tp_engine.c */
@@ -410,6 +441,9 @@ int	 tp_stat_get_indexed(struct tp *, enum tp_stat, int64_t idx,
 	    int64_t *);
 void	 tp_seen_ts(struct tp *, int64_t ts);
 char	*tp_strndup(const char *, size_t);
+/* Room for one more of n elements of elsz bytes in *arr (capacity *cap,
+ * doubled as needed); -1 when out of memory. */
+int	 tp_grow(void **arr, size_t *cap, size_t n, size_t elsz);
 /* Replaces *dst with a copy of s (s may be NULL). */
 void	 tp_setstr(char **dst, const char *s, size_t len);
 
@@ -463,9 +497,11 @@ void	 tp_metadata_uuid(struct tp *, uint64_t msb, uint64_t lsb);
 void	 tp_metadata_int(struct tp *, const char *name, int64_t v);
 /* A metadata key that collects many values ("multi"). */
 void	 tp_metadata_int_multi(struct tp *, const char *name, int64_t v);
-/* A "single" key's value in a row of its own, the old ones kept, as
- * upstream's dynamic keys. */
-void	 tp_metadata_int_append(struct tp *, const char *name, int64_t v);
+void	 tp_metadata_str_multi(struct tp *, const char *name, const char *v);
+/* A "single" row that never replaces another of its name, as upstream
+ * keeps its legacy dynamic keys (Chrome's): a string s, else v. */
+void	 tp_metadata_append(struct tp *, const char *name, const char *s,
+	    int64_t v);
 int	 tp_write_final_tables(struct tp *);
 void	 tp_cpu_seen(struct tp *, int64_t cpu);
 void	 tp_bounds_add(struct tp *, int64_t ts, int64_t dur);
@@ -476,6 +512,8 @@ void	 tp_cpu_set_info(struct tp *, int64_t cpu, const char *processor,
 void	 tp_cpu_info_untrusted(struct tp *, const uint8_t *, size_t);
 /* tp_trace_config.c */
 void	 tp_trace_config_untrusted(struct tp *, const uint8_t *, size_t);
+void	 tp_trace_config_tokenize(struct tp *, const uint8_t *, size_t);
+void	 tp_trace_attributes_untrusted(struct tp *, const uint8_t *, size_t);
 int	 tp_step_done(struct tp *, sqlite3_stmt *);
 struct tp_val	*tp_row_new(struct tp *, enum tp_stmt);
 void	 tp_val_int(struct tp_val *, int64_t);
@@ -609,6 +647,22 @@ void	 tp_track_unit(struct tp *, int64_t track, const char *unit);
  * dimension_arg_set_id holds them. */
 int64_t	 tp_track_intern_dims(struct tp *, enum tp_track_type, const char *name,
 	    int64_t scope, const char *const *kv, size_t npairs);
+/* A dimension of a track: a string (NULL: a null one) or an integer. */
+struct tp_dim {
+	const char	*key;
+	int		 is_str;
+	const char	*s;
+	int64_t		 i;
+};
+#define TP_DIM_STR(k, v)	((struct tp_dim){ (k), 1, (v), 0 })
+#define TP_DIM_INT(k, v)	((struct tp_dim){ (k), 0, NULL, (v) })
+/* The track of this kind (a static string, upstream's type), name, scope
+ * and n dimensions, created on first use with the dimensions as its args,
+ * in order, after its utid/upid/cpu one; *created (when not NULL) says
+ * whether it was made now, for its source args. */
+int64_t	 tp_track_intern_dimv(struct tp *, enum tp_track_type,
+	    const char *kind, const char *name, int64_t scope,
+	    const struct tp_dim *, size_t n, int *created);
 int64_t	 tp_slice_begin(struct tp *, int64_t track, int64_t ts,
 	    const char *cat, const char *name, int64_t arg_set_id,
 	    int64_t thread_ts);
@@ -697,6 +751,7 @@ enum tp_sort_kind {
 	SK_JSON,		/* one traceEvents object */
 	SK_SYSTRACE,		/* one text line */
 	SK_STRACE,		/* one strace line */
+	SK_POWER_RAIL,		/* one power rail sample (tp_proto_power.c) */
 };
 
 struct tp_sort_blk;
@@ -823,6 +878,11 @@ void	 tp_ftrace_blocked_reason(struct tp *, int64_t tid, int64_t io_wait,
 	    const char *fn, size_t fn_len);
 void	 tp_ftrace_print(struct tp *, int64_t ts, int64_t tid,
 	    const char *buf, size_t len);
+/* tp_proto_sysprop.c: counters of Android's that atrace and system
+ * properties both write, on global tracks. */
+void	 tp_battery_stats_counter(struct tp *, int64_t ts, const char *name,
+	    double v);
+void	 tp_screen_state_counter(struct tp *, int64_t ts, double v);
 /* kind: upstream's track type ("cpu_frequency"); name: the track's. */
 void	 tp_ftrace_cpu_counter(struct tp *, int64_t ts, const char *kind,
 	    const char *name, int64_t cpu, double v);

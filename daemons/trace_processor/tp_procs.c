@@ -33,8 +33,8 @@ tp_setstr(char **dst, const char *s, size_t len)
 	*dst = n;
 }
 
-static int
-grow(void **arr, size_t *cap, size_t n, size_t elsz)
+int
+tp_grow(void **arr, size_t *cap, size_t n, size_t elsz)
 {
 	size_t ncap;
 	void *p;
@@ -55,7 +55,7 @@ tp_thread_new(struct tp *tp, int64_t tid, int64_t ts)
 	struct tp_thread *t;
 	uint64_t *u;
 
-	if (grow((void **)&tp->threads, &tp->capthreads, tp->nthreads,
+	if (tp_grow((void **)&tp->threads, &tp->capthreads, tp->nthreads,
 	    sizeof(*t)) == -1)
 		return 0;	/* out of memory: fold into the idle thread */
 	t = &tp->threads[tp->nthreads];
@@ -87,7 +87,7 @@ tp_process_new(struct tp *tp, int64_t pid, int64_t parent_upid, int64_t ts)
 {
 	struct tp_process *p;
 
-	if (grow((void **)&tp->procs, &tp->capprocs, tp->nprocs,
+	if (tp_grow((void **)&tp->procs, &tp->capprocs, tp->nprocs,
 	    sizeof(*p)) == -1)
 		return 0;
 	p = &tp->procs[tp->nprocs];

@@ -289,14 +289,26 @@ seq_get(struct tp *tp, uint32_t id)
 		free(s);
 		return NULL;
 	}
-	/* Until the first clear, a sequence's state is assumed valid. */
-	s->valid = 1;
+	/* Until the first clear, as upstream: what came before is unknown. */
+	s->valid = 0;
 	if (tp_hash_put(&p->seqs, key, (uint64_t)(uintptr_t)s) == -1) {
 		tp_proto_unref(s->gen);
 		free(s);
 		return NULL;
 	}
 	return s;
+}
+
+/* A sequence of the current machine, NULL if none was seen. */
+struct tp_seq *
+tp_proto_seq_find(struct tp *tp, uint32_t id)
+{
+	uint64_t *v;
+
+	if (tp->proto == NULL || (v = tp_hash_get(&tp->proto->seqs,
+	    (uint64_t)tp->machine << 32 | id)) == NULL)
+		return NULL;
+	return (struct tp_seq *)(uintptr_t)*v;
 }
 
 /* Clocks --------------------------------------------------------------- */
@@ -1200,7 +1212,7 @@ packet_scan_untrusted(const uint8_t *buf, size_t len, struct tp_pkt *pk)
 				pk->flags |= SEQ_STATE_CLEARED;
 			break;
 		case 42:
-			pk->dropped = f.u != 0;
+			pk->dropped = (uint32_t)f.u;
 			break;
 		case 87:
 			pk->first_on_seq = f.u != 0;
@@ -1329,6 +1341,38 @@ unzstd_packets(struct tp *tp, const uint8_t *buf, size_t len)
 	free(out);
 }
 
+/* Each data source slow to start, as "producer data_source". */
+static void
+slow_data_sources_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct pb it, dit;
+	struct pb_field f, d;
+	char *prod, *name, *s;
+	size_t n;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != 1 || f.wire != PB_LEN)
+			continue;
+		prod = name = NULL;
+		pb_init(&dit, f.data, f.len);
+		while (pb_next_untrusted(&dit, &d) == 1)
+			if (d.wire == PB_LEN && (d.id == 1 || d.id == 2))
+				tp_setstr(d.id == 1 ? &prod : &name,
+				    (const char *)d.data, d.len);
+		n = (prod != NULL ? strlen(prod) : 0) +
+		    (name != NULL ? strlen(name) : 0) + 2;
+		if ((s = malloc(n)) != NULL) {
+			snprintf(s, n, "%s %s", prod != NULL ? prod : "",
+			    name != NULL ? name : "");
+			tp_metadata_str_multi(tp, "slow_start_data_source", s);
+			free(s);
+		}
+		free(prod);
+		free(name);
+	}
+}
+
 /*
  * A TracingServiceEvent, in arrival order: its flush and read marks tell
  * the sorter what may leave (tp_sorter.c); the session's milestones go in
@@ -1343,6 +1387,8 @@ service_event_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 7 && f.wire == PB_LEN)	/* slow_starting_... */
+			slow_data_sources_untrusted(tp, f.data, f.len);
 		if (f.wire != PB_VARINT || f.u == 0)
 			continue;
 		switch (f.id) {
@@ -1371,7 +1417,8 @@ service_event_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
 
 static void
 push_packet(struct tp *tp, int64_t ts, struct tp_gen *g,
-    const int64_t thread_vals[2], const uint8_t *buf, size_t len)
+    const int64_t thread_vals[2], const uint8_t *buf, size_t len,
+    int track_event)
 {
 	static const int64_t none[2] = { TP_NULL, TP_NULL };
 	uint8_t *tmp;
@@ -1386,7 +1433,9 @@ push_packet(struct tp *tp, int64_t ts, struct tp_gen *g,
 	memcpy(tmp + 16, buf, len);
 	if (g != NULL)
 		g->refs++;
-	if (tp_sorter_push(tp, ts, SK_PACKET, 0, g, tmp, len + 16) == -1 &&
+	/* Track events have a queue of their own, as upstream's stream. */
+	if (tp_sorter_push(tp, ts, SK_PACKET, track_event, g, tmp,
+	    len + 16) == -1 &&
 	    g != NULL)
 		tp_proto_unref(g);
 	free(tmp);
@@ -1418,6 +1467,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		tp->machine = tp_machine_of_packet(tp, pk.has_machine,
 		    pk.machine);
 	if (pk.seq != 0 && (s = seq_get(tp, pk.seq)) != NULL) {
+		tp_proto_loss_packet(s, pk.dropped);
 		if (pk.flags & SEQ_STATE_CLEARED) {
 			struct tp_gen *ng = gen_new(s->gen);
 
@@ -1439,7 +1489,10 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 			    pk.interned.len);
 		else if (pk.interned.id != 0)
 			tp_stat_inc(tp, ST_INTERNED_SKIPPED_STATE_INVALID, 1);
+		if (pk.flags & SEQ_NEEDS_STATE)
+			s->needs_state++;
 		if ((pk.flags & SEQ_NEEDS_STATE) && !s->valid) {
+			s->needs_state_skipped++;
 			tp_stat_inc(tp, ST_PACKET_SKIPPED_STATE_INVALID, 1);
 			return;
 		}
@@ -1479,7 +1532,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		 * it applies at once there.
 		 */
 		if (pk.has_ts || !tp->cfg.streaming)
-			push_packet(tp, ts, NULL, NULL, buf, len);
+			push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		else
 			desc_apply(tp, pk.data.data, pk.data.len);
 		break;
@@ -1493,7 +1546,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 
 		memset(&d, 0, sizeof(d));
 		if (pk.has_ts)
-			push_packet(tp, ts, NULL, NULL, buf, len);
+			push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		else
 			process_desc_untrusted(tp, pk.data.data, pk.data.len,
 			    &d, 1);
@@ -1512,7 +1565,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		if (tp_proto_te_times(tp, s, pk.data.data, pk.data.len,
 		    pk.has_ts, &ts, tv) == -1)
 			break;
-		push_packet(tp, ts, g, tv, buf, len);
+		push_packet(tp, ts, g, tv, buf, len, 1);
 		break;
 	}
 	case 35:	/* trace_stats */
@@ -1524,19 +1577,43 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		    s != NULL ? &s->ftrace_errs_seen : &p->ftrace_errs_seen,
 		    pk.data.data, pk.data.len);
 		break;
+	case 51:	/* chrome_metadata: in file order, as upstream */
+		tp_proto_chrome_metadata(tp, pk.data.data, pk.data.len);
+		break;
+	case 126:	/* trace_attributes */
+		tp_trace_attributes_untrusted(tp, pk.data.data, pk.data.len);
+		break;
+	case 33:	/* trace_config: the rest read in time order */
+		tp_trace_config_tokenize(tp, pk.data.data, pk.data.len);
+		push_packet(tp, ts, NULL, NULL, buf, len, 0);
+		break;
 	case 2:		/* process_tree */
 	case 9:		/* process_stats */
 	case 7:		/* sys_stats */
-	case 33:	/* trace_config: read in time order, as upstream */
 	case 38:	/* battery */
 	case 46:	/* trigger */
 	case 113:	/* clone_snapshot_trigger */
+	case 86:	/* android_system_property */
 	case 109:	/* chrome_trigger */
+	case 70:	/* initial_display_state */
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
 	case TP_GK_PROCESS_TREE:
-		push_packet(tp, ts, NULL, NULL, buf, len);
+		push_packet(tp, ts, NULL, NULL, buf, len, 0);
+		break;
+	case 40:	/* power_rails: each sample sorted on its own */
+		tp_proto_power_rails_tokenize(tp, ts, pk.data.data,
+		    pk.data.len);
+		break;
+	case 77:	/* android_energy_estimation_breakdown */
+		if (!tp_proto_energy_descriptor_tokenize(tp, pk.data.data,
+		    pk.data.len))
+			push_packet(tp, ts, NULL, NULL, buf, len, 0);
+		break;
+	case 91:	/* entity_state_residency */
+		tp_proto_entity_states_tokenize(tp, pk.data.data, pk.data.len);
+		push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	case 69:	/* service_event: the sorter's marks */
 		service_event_untrusted(tp, ts, pk.data.data, pk.data.len);
@@ -1669,6 +1746,7 @@ tp_proto_free(struct tp *tp)
 	struct tp_proto *p = tp->proto;
 	size_t i;
 
+	tp_proto_power_free(tp);
 	if (p == NULL)
 		return;
 	for (i = 0; i < p->seqs.cap; i++) {
@@ -1702,12 +1780,28 @@ tp_proto_free(struct tp *tp)
 
 /* Sorted parse --------------------------------------------------------- */
 
+/* The packets whose payload needs only its time to be read. */
+static const struct {
+	uint32_t	 field;
+	void		(*fn)(struct tp *, int64_t, const uint8_t *, size_t);
+} timed[] = {
+	{ 2, tp_proto_process_tree },
+	{ 9, tp_proto_process_stats },
+	{ 7, tp_proto_sys_stats },
+	{ 38, tp_proto_battery },
+	{ 70, tp_proto_initial_display },
+	{ 77, tp_proto_energy_breakdown },
+	{ 86, tp_proto_sysprop },
+	{ 91, tp_proto_entity_residency },
+};
+
 void
 tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
 	struct tp_pkt pk;
 	struct tp_desc d;
 	int64_t tv[2];
+	size_t i;
 
 	switch (it->kind) {
 	case SK_FTRACE:
@@ -1732,6 +1826,9 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		    it->data + 9, it->len - 9, it->data[8], raw_ts);
 		return;
 	}
+	case SK_POWER_RAIL:
+		tp_proto_power_rail_sorted(tp, it->ts, it->data, it->len);
+		return;
 	default:
 		break;
 	}
@@ -1740,22 +1837,15 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	memcpy(tv, it->data, 16);
 	if (packet_scan_untrusted(it->data + 16, it->len - 16, &pk) == -1)
 		return;
+	for (i = 0; i < sizeof(timed) / sizeof(timed[0]); i++)
+		if (timed[i].field == pk.data.id) {
+			timed[i].fn(tp, it->ts, pk.data.data, pk.data.len);
+			return;
+		}
 	switch (pk.data.id) {
 	case 11:
 		tp_proto_track_event(tp, it->ref, it->ts, tv, pk.data.data,
 		    pk.data.len);
-		break;
-	case 2:
-		tp_proto_process_tree(tp, it->ts, pk.data.data, pk.data.len);
-		break;
-	case 9:
-		tp_proto_process_stats(tp, it->ts, pk.data.data, pk.data.len);
-		break;
-	case 7:
-		tp_proto_sys_stats(tp, it->ts, pk.data.data, pk.data.len);
-		break;
-	case 38:
-		tp_proto_battery(tp, it->ts, pk.data.data, pk.data.len);
 		break;
 	case 46:
 	case 113:
@@ -1763,8 +1853,7 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		    pk.data.id == 113);
 		break;
 	case 109:
-		tp_proto_chrome_trigger(tp, it->ts, pk.data.data,
-		    pk.data.len);
+		tp_proto_chrome_trigger(tp, it->ts, pk.data.data, pk.data.len);
 		break;
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:

@@ -41,6 +41,11 @@ struct tp_seq {
 	int64_t		 ref_ts, ref_thread_ts;
 	int64_t		 ref_instr;	/* thread instruction count */
 	int		 ftrace_errs_seen;	/* setup errors counted */
+	/* data loss, for the per-buffer stats (tp_proto_loss.c) */
+	int		 seen;		/* a packet came before */
+	uint32_t	 losses;	/* packets after a loss */
+	uint32_t	 loss_causes[8];	/* by DataLossReason bit, 2 up */
+	uint32_t	 needs_state, needs_state_skipped;
 };
 
 struct tp_desc {
@@ -74,7 +79,8 @@ struct tp_pkt {
 	uint32_t	 clock_id;
 	uint32_t	 seq;
 	uint32_t	 flags;
-	int		 dropped, first_on_seq;
+	uint32_t	 dropped;	/* DataLossReason bits, 0: none */
+	int		 first_on_seq;
 	int		 has_machine;
 	uint32_t	 machine;	/* raw machine_id */
 	struct pb_field	 interned;	/* id 0 when absent */
@@ -111,14 +117,42 @@ void	 tp_proto_process_tree(struct tp *, int64_t ts, const uint8_t *,
 void	 tp_proto_process_stats(struct tp *, int64_t ts, const uint8_t *,
 	    size_t);
 void	 tp_proto_sys_stats(struct tp *, int64_t ts, const uint8_t *, size_t);
-/* tp_proto_trigger.c: a Trigger packet (clone: clone_snapshot_trigger),
- * a ChromeTrigger. */
-void	 tp_proto_chrome_trigger(struct tp *, int64_t ts, const uint8_t *,
-	    size_t);
+/* tp_proto_trigger.c: a Trigger packet (clone: clone_snapshot_trigger). */
 void	 tp_proto_trigger(struct tp *, int64_t ts, const uint8_t *, size_t,
 	    int clone);
+int64_t	 tp_proto_trigger_track(struct tp *);
+/* tp_proto_chrome.c: ChromeMetadataPacket (in file order), ChromeTrigger. */
+void	 tp_proto_chrome_metadata(struct tp *, const uint8_t *, size_t);
+void	 tp_proto_chrome_trigger(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
+/* tp_proto_loss.c: a packet's loss report; per-buffer sums. */
+void	 tp_proto_loss_packet(struct tp_seq *, uint32_t dropped);
+void	 tp_proto_loss_stats(struct tp *, const uint8_t *, size_t);
+struct tp_seq *tp_proto_seq_find(struct tp *, uint32_t id);
 /* tp_proto_battery.c: a BatteryCounters packet. */
 void	 tp_proto_battery(struct tp *, int64_t ts, const uint8_t *, size_t);
+
+/* tp_proto_power.c: power rails, energy estimates, entity residency. The
+ * *_tokenize ones read descriptors (and split rail samples) in file
+ * order; the energy one says whether it read one (its packet is done). */
+void	 tp_proto_power_rails_tokenize(struct tp *, int64_t ts,
+	    const uint8_t *, size_t);
+void	 tp_proto_power_rail_sorted(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
+int	 tp_proto_energy_descriptor_tokenize(struct tp *, const uint8_t *,
+	    size_t);
+void	 tp_proto_energy_breakdown(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
+void	 tp_proto_entity_states_tokenize(struct tp *, const uint8_t *,
+	    size_t);
+void	 tp_proto_entity_residency(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
+void	 tp_proto_power_free(struct tp *);
+/* tp_proto_sysprop.c: an AndroidSystemProperty packet, an
+ * InitialDisplayState one. */
+void	 tp_proto_sysprop(struct tp *, int64_t ts, const uint8_t *, size_t);
+void	 tp_proto_initial_display(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
 
 /* tp_ftrace.c */
 /* Events are sorted holding a reference to g (may be NULL). */

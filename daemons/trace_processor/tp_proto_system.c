@@ -153,6 +153,7 @@ trace_stats_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 	}
 	if (filter != NULL)
 		filter_stats_untrusted(tp, filter, filterlen);
+	tp_proto_loss_stats(tp, buf, len);
 	/* Counted, not set: each stats packet tells its own outcome. */
 	if (outcome == 1)
 		tp_stat_inc(tp, ST_TRACED_FINAL_FLUSH_SUCCEEDED, 1);
@@ -334,21 +335,49 @@ kernel_version_parse(const char *s)
 	return (int)(major * 1000 + minor);
 }
 
-/* The last occurrence of field id in a message: 1 with it in f, else 0. */
+/* The SDK level of an Android release ("12", "8.1"), or 0. */
 static int
-field_last(const uint8_t *buf, size_t len, uint32_t id, struct pb_field *f)
+android_release_sdk(const char *v, size_t n)
 {
-	struct pb it;
-	struct pb_field x;
-	int found = 0;
+	static const struct { const char *rel; int sdk; } map[] = {
+		{ "12", 31 }, { "11", 30 }, { "10", 29 }, { "9", 28 },
+		{ "8.1", 27 }, { "8.0", 26 }, { "7.1", 25 }, { "7.0", 24 },
+		{ "6.0", 23 }, { "5.1", 22 }, { "5.1.1", 22 }, { "5.0", 21 },
+		{ "5.0.1", 21 }, { "5.0.2", 21 },
+	};
+	size_t i;
 
-	pb_init(&it, buf, len);
-	while (pb_next_untrusted(&it, &x) == 1)
-		if (x.id == id) {
-			*f = x;
-			found = 1;
-		}
-	return found;
+	/* Preview letters of S and T builds. */
+	if (n > 0 && (v[0] == 'S' || v[0] == 'T'))
+		return 31;
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strlen(map[i].rel) == n && memcmp(map[i].rel, v, n) == 0)
+			return map[i].sdk;
+	return 0;
+}
+
+/*
+ * An Android build fingerprint,
+ * BRAND/PRODUCT/DEVICE:RELEASE/ID/INCREMENTAL:TYPE/TAGS: its incremental
+ * build as metadata, and its release's SDK level in *sdk (0: unknown).
+ */
+static void
+android_fingerprint(struct tp *tp, const char *fp, int *sdk)
+{
+	const char *rel, *rel_end, *inc, *inc_end;
+	char *s;
+
+	*sdk = 0;
+	if ((rel = strchr(fp, ':')) == NULL ||
+	    (rel_end = strchr(++rel, '/')) == NULL ||
+	    (inc = strchr(rel_end + 1, '/')) == NULL ||
+	    (inc_end = strchr(++inc, ':')) == NULL)
+		return;
+	*sdk = android_release_sdk(rel, (size_t)(rel_end - rel));
+	if ((s = tp_strndup(inc, (size_t)(inc_end - inc))) != NULL) {
+		tp_metadata_str(tp, "android_incremental_build", s);
+		free(s);
+	}
 }
 
 /* SystemInfo, its fields in the order upstream records them. */
@@ -362,17 +391,22 @@ system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 	size_t i;
 	uint32_t u;
 	char *s;
-	int linux_ = 0;
+	int linux_ = 0, fp_sdk = 0;
 
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (!field_last(buf, len, order[i], &f))
+		if (!pb_last_untrusted(buf, len, order[i], &f)) {
+			/* No SDK level given: the fingerprint's. */
+			if (order[i] == 5 && fp_sdk != 0)
+				tp_metadata_int(tp, "android_sdk_version",
+				    fp_sdk);
 			continue;
+		}
 		switch (order[i]) {
 		case 1:
 			if (f.wire != PB_LEN)
 				break;
 			for (u = 1; u <= 4; u++) {
-				if (!field_last(f.data, f.len, u, &uf) ||
+				if (!pb_last_untrusted(f.data, f.len, u, &uf) ||
 				    (s = pb_strdup(&uf)) == NULL)
 					continue;
 				tp_metadata_str(tp, uts[u], s);
@@ -389,6 +423,7 @@ system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 			if ((s = pb_strdup(&f)) != NULL) {
 				tp_metadata_str(tp, "android_build_fingerprint",
 				    s);
+				android_fingerprint(tp, s, &fp_sdk);
 				free(s);
 			}
 			break;
@@ -437,6 +472,9 @@ trace_uuid_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 		else if (f.id == 2)
 			lsb = f.u;
 	}
+	/* All zero: none given, as upstream reads it. */
+	if (msb == 0 && lsb == 0)
+		return;
 	tp->uuid_in_trace = 1;
 	tp_metadata_uuid(tp, msb, lsb);
 }
@@ -864,10 +902,10 @@ thermal_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 	char type[128] = "";
 	uint64_t temp = 0;
 
-	if (field_last(buf, len, 3, &f) && f.wire == PB_LEN)
+	if (pb_last_untrusted(buf, len, 3, &f) && f.wire == PB_LEN)
 		snprintf(type, sizeof(type), "%.*s", (int)(f.len < 127 ? f.len :
 		    127), (const char *)f.data);
-	if (field_last(buf, len, 2, &f) && f.wire == PB_VARINT)
+	if (pb_last_untrusted(buf, len, 2, &f) && f.wire == PB_VARINT)
 		temp = f.u;
 	global_counter(tp, ts, "thermal_temperature_sys", type, "C",
 	    "thermal_zone", type, (double)temp);
@@ -883,7 +921,7 @@ cpuidle_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 	uint64_t cpu = 0, us;
 	int64_t track;
 
-	if (field_last(buf, len, 1, &f) && f.wire == PB_VARINT)
+	if (pb_last_untrusted(buf, len, 1, &f) && f.wire == PB_VARINT)
 		cpu = f.u;
 	if (cpu >= 4096)
 		return;

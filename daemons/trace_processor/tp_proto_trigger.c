@@ -12,6 +12,17 @@
 #include "tp_proto.h"
 #include "pbdec.h"
 
+/* The global track of triggers, Chrome's too. */
+int64_t
+tp_proto_trigger_track(struct tp *tp)
+{
+	int64_t track = tp_track_intern(tp, TT_TRACK, "Trace Triggers",
+	    TP_NULL);
+
+	tp_track_kind(tp, track, "triggers");
+	return track;
+}
+
 void
 tp_proto_trigger(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len,
     int clone)
@@ -33,8 +44,7 @@ tp_proto_trigger(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len,
 			has_uid = 1;
 		}
 	}
-	track = tp_track_intern(tp, TT_TRACK, "Trace Triggers", TP_NULL);
-	tp_track_kind(tp, track, "triggers");
+	track = tp_proto_trigger_track(tp);
 	/* As upstream, an empty producer name is none. */
 	if (producer != NULL && producer[0] == '\0') {
 		free(producer);
@@ -60,55 +70,4 @@ tp_proto_trigger(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len,
 	}
 	free(name);
 	free(producer);
-}
-
-/*
- * A ChromeTrigger: Chrome's background tracing saw a trigger. As upstream,
- * an instant on the same track (named by the trigger, else
- * "chrome_trigger") with its name hash, and the study a translation
- * table names for that hash; it ends the flow it names; each one's hash
- * is a metadata row of its own.
- */
-void
-tp_proto_chrome_trigger(struct tp *tp, int64_t ts, const uint8_t *buf,
-    size_t len)
-{
-	struct pb it;
-	struct pb_field f;
-	char *name = NULL;
-	uint64_t hash = 0, flow = 0;
-	int has_flow = 0;
-	const char *study;
-	int64_t track, set, id;
-
-	pb_init(&it, buf, len);
-	while (pb_next_untrusted(&it, &f) == 1) {
-		if (f.id == 1 && f.wire == PB_LEN)
-			tp_setstr(&name, (const char *)f.data, f.len);
-		else if (f.id == 2 && f.wire == PB_FIXED32)
-			hash = (uint32_t)f.u;
-		else if (f.id == 3 && f.wire == PB_FIXED64) {
-			flow = f.u;
-			has_flow = 1;
-		}
-	}
-	track = tp_track_intern(tp, TT_TRACK, "Trace Triggers", TP_NULL);
-	tp_track_kind(tp, track, "triggers");
-	set = tp_arg_set_new(tp);
-	tp_arg_int(tp, set, "chrome_trigger.name_hash",
-	    "chrome_trigger.name_hash", (int64_t)hash, "uint");
-	if ((study = tp_translate_chrome_study(tp, hash)) != NULL)
-		tp_arg_str(tp, set, "chrome_trigger.name", "chrome_trigger.name",
-		    study, strlen(study), NULL);
-	if (name != NULL)
-		tp_arg_str(tp, set, "chrome_trigger.name", "chrome_trigger.name",
-		    name, strlen(name), NULL);
-	id = track >= 0 ? tp_slice_complete(tp, track, ts, 0, NULL,
-	    name != NULL ? name : "chrome_trigger", set, TP_NULL, TP_NULL) :
-	    -1;
-	if (id >= 0 && has_flow)
-		tp_flow_step(tp, flow, (int64_t)flow, id, ts, 1);
-	tp_metadata_int_append(tp, "cr-triggered_rule_name_hash",
-	    (int64_t)hash);
-	free(name);
 }

@@ -11,11 +11,19 @@
  * An optional byte budget (tp_config.sort_window_bytes) bounds the memory
  * instead, at the cost of dropping what comes later than it allows.
  *
- * Most records arrive in order:
- * those go to a FIFO run (O(1)); only records older than the run's newest
- * go to a min-heap of (timestamp, arrival). The oldest is the smaller of the
- * two heads. A record older than one already released cannot be placed any
- * more: it is dropped and counted (sorter_push_event_out_of_order).
+ * Records go to queues as upstream's streams hold them: trace packets,
+ * track events, then per cpu ftrace events, compact sched_switch and
+ * sched_waking, each class's queues made for cpus 0 to N when cpu N is
+ * first seen. Records of one timestamp leave in upstream's order too: a
+ * release picks the queue with the oldest head (the first made, on a tie)
+ * and drains it up to the next oldest head of the others, inclusive,
+ * before it looks again.
+ *
+ * In a queue most records arrive in order: those go to a FIFO run
+ * (O(1)); only records older than the run's newest go to a min-heap of
+ * (timestamp, arrival). A queue's head is the smaller of the two heads. A
+ * record older than one already released cannot be placed any more: it is
+ * dropped and counted (sorter_push_event_out_of_order).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +36,25 @@
  * arrive together (and mostly leave together) share their memory.
  */
 #define BLK_SIZE	(1u << 20)
+
+/* Per cpu queues past this cpu share the last one. */
+#define SORT_MAX_CPUS	4096
+
+/* The queues made first, as upstream makes its first streams. */
+enum {
+	Q_MAIN,		/* TracePackets; a JSON trace's events; strace */
+	Q_SECOND,	/* TrackEvent packets; a JSON trace's systrace */
+	Q_FIXED
+};
+
+struct tp_sort_queue {
+	struct tp_sort_item	*heap;		/* records that came late */
+	size_t			 n, cap;
+	struct tp_sort_item	*run;		/* in-order records, a ring */
+	size_t			 rhead, rn, rcap;
+	int64_t			 run_max;	/* ts of the run's last record */
+	int64_t			 run_max_key;	/* and its key (item_key) */
+};
 
 struct tp_sort_blk {
 	size_t		 refs;		/* live records, +1 while filling */
@@ -133,6 +160,7 @@ item_dispatch(struct tp *tp, struct tp_sort_item *it)
 	case SK_COMPACT_SWITCH:
 	case SK_COMPACT_WAKING:
 	case SK_FTRACE_PART:
+	case SK_POWER_RAIL:
 		tp_proto_parse_sorted(tp, it);
 		break;
 	case SK_ETW:
@@ -159,24 +187,91 @@ item_release(struct tp_sort_item *it)
 	blk_unref(it->blk);
 }
 
+/* The oldest record of a queue, or NULL. */
+static struct tp_sort_item *
+queue_head(struct tp_sort_queue *q)
+{
+	if (q->rn > 0 && (q->n == 0 ||
+	    item_less(&q->run[q->rhead], &q->heap[0])))
+		return &q->run[q->rhead];
+	return q->n > 0 ? &q->heap[0] : NULL;
+}
+
+static struct tp_sort_item
+queue_take(struct tp_sort_queue *q)
+{
+	struct tp_sort_item it;
+
+	if (q->rn > 0 && (q->n == 0 ||
+	    item_less(&q->run[q->rhead], &q->heap[0]))) {
+		it = q->run[q->rhead];
+		q->rhead = (q->rhead + 1) % q->rcap;
+		q->rn--;
+	} else {
+		it = q->heap[0];
+		q->heap[0] = q->heap[--q->n];
+		if (q->n > 0)
+			heap_down(q->heap, q->n, 0);
+	}
+	return it;
+}
+
+/*
+ * The record that leaves next, as upstream's release picks it: the head
+ * of the queue being drained while it is no newer than the bound, else
+ * the head of the queue with the oldest one (the first made on a tie),
+ * the bound then being the oldest head among the others. NULL: empty.
+ */
+static struct tp_sort_item *
+sorter_next(struct tp_sorter *s, int *fresh)
+{
+	struct tp_sort_item *h, *best = NULL;
+	int64_t second = INT64_MAX;
+	size_t i, bi = 0;
+
+	*fresh = 0;
+	if (s->nitems == 0)
+		return NULL;
+	if (s->has_cur && (h = queue_head(&s->qs[s->cur])) != NULL &&
+	    h->ts <= s->bound)
+		return h;
+	*fresh = 1;
+	for (i = 0; i < s->nq; i++) {
+		if ((h = queue_head(&s->qs[i])) == NULL)
+			continue;
+		if (best == NULL || h->ts < best->ts) {
+			if (best != NULL)
+				second = best->ts;
+			best = h;
+			bi = i;
+		} else if (h->ts < second)
+			second = h->ts;
+	}
+	s->cur = bi;
+	s->bound = second;
+	s->has_cur = 1;
+	return best;
+}
+
+/* Each release looks afresh, as upstream's does. */
+static void
+sorter_batch(struct tp_sorter *s)
+{
+	s->has_cur = 0;
+}
+
 static void
 sorter_pop(struct tp *tp)
 {
 	struct tp_sorter *s = &tp->sorter;
 	struct tp_sort_item it;
 	uint32_t machine;
+	int fresh;
 
-	if (s->rn > 0 && (s->n == 0 ||
-	    item_less(&s->run[s->rhead], &s->heap[0]))) {
-		it = s->run[s->rhead];
-		s->rhead = (s->rhead + 1) % s->rcap;
-		s->rn--;
-	} else {
-		it = s->heap[0];
-		s->heap[0] = s->heap[--s->n];
-		if (s->n > 0)
-			heap_down(s->heap, s->n, 0);
-	}
+	if (sorter_next(s, &fresh) == NULL)
+		return;
+	it = queue_take(&s->qs[s->cur]);
+	s->nitems--;
 	s->bytes -= it.len + sizeof(it);
 	s->last_popped = it.ts;
 	s->popped_any = 1;
@@ -191,20 +286,84 @@ sorter_pop(struct tp *tp)
 
 /* Doubles the ring, unwrapping it. */
 static int
-run_grow(struct tp_sorter *s)
+run_grow(struct tp_sort_queue *q)
 {
-	size_t ncap = s->rcap ? s->rcap * 2 : 1024, i;
+	size_t ncap = q->rcap ? q->rcap * 2 : 1024, i;
 	struct tp_sort_item *n = malloc(ncap * sizeof(*n));
 
 	if (n == NULL)
 		return -1;
-	for (i = 0; i < s->rn; i++)
-		n[i] = s->run[(s->rhead + i) % s->rcap];
-	free(s->run);
-	s->run = n;
-	s->rcap = ncap;
-	s->rhead = 0;
+	for (i = 0; i < q->rn; i++)
+		n[i] = q->run[(q->rhead + i) % q->rcap];
+	free(q->run);
+	q->run = n;
+	q->rcap = ncap;
+	q->rhead = 0;
 	return 0;
+}
+
+/* Appends empty queues up to n; -1 when out of memory. */
+static int
+queues_grow(struct tp_sorter *s, size_t n)
+{
+	struct tp_sort_queue *p;
+
+	if (n <= s->nq)
+		return 0;
+	if ((p = realloc(s->qs, n * sizeof(*p))) == NULL)
+		return -1;
+	memset(p + s->nq, 0, (n - s->nq) * sizeof(*p));
+	s->qs = p;
+	s->nq = n;
+	return 0;
+}
+
+/*
+ * The queue of a record: a fixed one, or its cpu's of its class, made
+ * with those of the lower cpus not seen yet as upstream makes them.
+ */
+static struct tp_sort_queue *
+queue_of(struct tp_sorter *s, enum tp_sort_kind kind, uint32_t aux)
+{
+	size_t c, k, fixed;
+	uint32_t *p;
+
+	switch (kind) {
+	case SK_FTRACE:
+	case SK_FTRACE_PART:
+		c = 0;
+		break;
+	case SK_COMPACT_SWITCH:
+		c = 1;
+		break;
+	case SK_COMPACT_WAKING:
+		c = 2;
+		break;
+	case SK_ETW:
+		c = 3;
+		break;
+	default:
+		/* A track event, or the systrace of a JSON trace. */
+		fixed = (kind == SK_PACKET && aux == 1) ||
+		    kind == SK_SYSTRACE ? Q_SECOND : Q_MAIN;
+		if (queues_grow(s, Q_FIXED) == -1)
+			return NULL;
+		return &s->qs[fixed];
+	}
+	if (aux >= SORT_MAX_CPUS)
+		aux = SORT_MAX_CPUS - 1;
+	if (aux >= s->ncpu_q[c]) {
+		if (queues_grow(s, Q_FIXED) == -1 ||
+		    (p = realloc(s->cpu_q[c], (aux + 1) * sizeof(*p))) == NULL)
+			return NULL;
+		s->cpu_q[c] = p;
+		if (queues_grow(s, s->nq + aux + 1 - s->ncpu_q[c]) == -1)
+			return NULL;
+		for (k = s->ncpu_q[c]; k <= aux; k++)
+			p[k] = (uint32_t)(s->nq - (aux + 1 - k));
+		s->ncpu_q[c] = aux + 1;
+	}
+	return &s->qs[s->cpu_q[c][aux]];
 }
 
 static int
@@ -212,6 +371,7 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
     uint32_t aux, void *ref, int64_t key, const void *data, size_t len)
 {
 	struct tp_sorter *s = &tp->sorter;
+	struct tp_sort_queue *q;
 	struct tp_sort_item *it;
 	int64_t k = kind == SK_JSON ? key : TP_JSON_KEY_OTHER;
 	int to_heap;
@@ -224,26 +384,26 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 		tp_stat_inc(tp, ST_SORTER_OUT_OF_ORDER, 1);
 		return -1;
 	}
-	if (len > UINT32_MAX)
+	if (len > UINT32_MAX || (q = queue_of(s, kind, aux)) == NULL)
 		return -1;
 	/* The run stays in item_less order: equal ts, no smaller key. */
-	to_heap = !(s->rn == 0 || ts > s->run_max || (ts == s->run_max &&
-	    k >= s->run_max_key));
+	to_heap = !(q->rn == 0 || ts > q->run_max || (ts == q->run_max &&
+	    k >= q->run_max_key));
 	if (!to_heap) {
-		if (s->rn == s->rcap && run_grow(s) == -1)
+		if (q->rn == q->rcap && run_grow(q) == -1)
 			return -1;
-		it = &s->run[(s->rhead + s->rn) % s->rcap];
+		it = &q->run[(q->rhead + q->rn) % q->rcap];
 	} else {
-		if (s->n == s->cap) {
-			size_t ncap = s->cap ? s->cap * 2 : 1024;
-			void *p = realloc(s->heap, ncap * sizeof(*it));
+		if (q->n == q->cap) {
+			size_t ncap = q->cap ? q->cap * 2 : 1024;
+			void *p = realloc(q->heap, ncap * sizeof(*it));
 
 			if (p == NULL)
 				return -1;
-			s->heap = p;
-			s->cap = ncap;
+			q->heap = p;
+			q->cap = ncap;
 		}
-		it = &s->heap[s->n];
+		it = &q->heap[q->n];
 	}
 	if ((it->data = blk_alloc(s, len, &it->blk)) == NULL)
 		return -1;
@@ -259,15 +419,18 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	it->kind = (uint8_t)kind;
 	it->machine = tp->machine;
 	s->bytes += len + sizeof(*it);
+	s->nitems++;
+	/* A new head may be older than the bound: look again. */
+	sorter_batch(s);
 	if (!s->pushed_any || ts > s->newest)
 		s->newest = ts;
 	s->pushed_any = 1;
 	if (to_heap) {
-		heap_up(s->heap, s->n++);
+		heap_up(q->heap, q->n++);
 	} else {
-		s->rn++;
-		s->run_max = ts;
-		s->run_max_key = k;
+		q->rn++;
+		q->run_max = ts;
+		q->run_max_key = k;
 	}
 	return 0;
 }
@@ -291,23 +454,10 @@ tp_sorter_drain(struct tp *tp, int flush)
 {
 	struct tp_sorter *s = &tp->sorter;
 
-	while ((s->n > 0 || s->rn > 0) && (flush ||
-	    (tp->cfg.sort_window_bytes > 0 &&
+	sorter_batch(s);
+	while (s->nitems > 0 && (flush || (tp->cfg.sort_window_bytes > 0 &&
 	    s->bytes > tp->cfg.sort_window_bytes)))
 		sorter_pop(tp);
-}
-
-/* The oldest item's timestamp, or INT64_MAX when empty. */
-static int64_t
-sorter_oldest(const struct tp_sorter *s)
-{
-	int64_t ts = INT64_MAX;
-
-	if (s->rn > 0)
-		ts = s->run[s->rhead].ts;
-	if (s->n > 0 && s->heap[0].ts < ts)
-		ts = s->heap[0].ts;
-	return ts;
 }
 
 /*
@@ -318,7 +468,12 @@ sorter_oldest(const struct tp_sorter *s)
 void
 tp_sorter_release(struct tp *tp, int64_t upto)
 {
-	while (sorter_oldest(&tp->sorter) < upto)
+	struct tp_sort_item *it;
+	int fresh;
+
+	sorter_batch(&tp->sorter);
+	while ((it = sorter_next(&tp->sorter, &fresh)) != NULL &&
+	    it->ts < upto)
 		sorter_pop(tp);
 	tp_sorter_drain(tp, 0);
 }
@@ -329,29 +484,30 @@ tp_sorter_flushed(struct tp *tp)
 	tp->sorter.flushes++;
 }
 
-/* The oldest item's arrival number, or UINT64_MAX when empty. */
-static uint64_t
-sorter_oldest_seq(const struct tp_sorter *s)
-{
-	const struct tp_sort_item *it = NULL;
-
-	if (s->rn > 0)
-		it = &s->run[s->rhead];
-	if (s->n > 0 && (it == NULL || item_less(&s->heap[0], it)))
-		it = &s->heap[0];
-	return it != NULL ? it->seq : UINT64_MAX;
-}
-
 void
 tp_sorter_read_done(struct tp *tp)
 {
 	struct tp_sorter *s = &tp->sorter;
+	struct tp_sort_item *it;
+	int fresh;
 
 	if (s->flushes < 2 || tp->cfg.full_sort)
 		return;
-	/* Oldest first, while the oldest came before the previous read. */
-	while (sorter_oldest_seq(s) < s->mark)
+	/*
+	 * As upstream: a record that came after the previous read stops
+	 * the queue being drained; the release ends when a fresh pick
+	 * falls on one.
+	 */
+	sorter_batch(s);
+	while ((it = sorter_next(s, &fresh)) != NULL) {
+		if (it->seq >= s->mark) {
+			if (fresh)
+				break;
+			sorter_batch(s);
+			continue;
+		}
 		sorter_pop(tp);
+	}
 	s->mark = s->seq;
 	s->flushes = 0;
 }
@@ -370,14 +526,21 @@ void
 tp_sorter_free(struct tp *tp)
 {
 	struct tp_sorter *s = &tp->sorter;
-	size_t i;
+	struct tp_sort_queue *q;
+	size_t i, j;
 
-	for (i = 0; i < s->n; i++)
-		item_release(&s->heap[i]);
-	for (i = 0; i < s->rn; i++)
-		item_release(&s->run[(s->rhead + i) % s->rcap]);
+	for (j = 0; j < s->nq; j++) {
+		q = &s->qs[j];
+		for (i = 0; i < q->n; i++)
+			item_release(&q->heap[i]);
+		for (i = 0; i < q->rn; i++)
+			item_release(&q->run[(q->rhead + i) % q->rcap]);
+		free(q->run);
+		free(q->heap);
+	}
+	for (j = 0; j < 4; j++)
+		free(s->cpu_q[j]);
 	blk_unref(s->blk);
-	free(s->run);
-	free(s->heap);
+	free(s->qs);
 	memset(s, 0, sizeof(*s));
 }

@@ -183,6 +183,27 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	/* Wall time spent in tp_parse(), as upstream times its Parse(). */
 	[ST_PARSE_TRACE_DURATION_NS] = { "parse_trace_duration_ns", "info",
 	    "analysis", "" },
+	[ST_POWER_RAIL_EMPTY_PACKET] = { "power_rail_empty_packet", "error",
+	    "analysis", "PowerRails packets with no energy samples." },
+	[ST_POWER_RAIL_UNKNOWN_INDEX] = { "power_rail_unknown_index", "error",
+	    "trace", "Energy samples of a rail no descriptor named: dropped." },
+	[ST_ENERGY_DESCRIPTOR_INVALID] = { "energy_descriptor_invalid",
+	    "error", "analysis", "Energy consumer or entity state descriptors"
+	    " without their id: ignored." },
+	[ST_ENERGY_BREAKDOWN_MISSING_VALUES] = {
+	    "energy_breakdown_missing_values", "error", "analysis",
+	    "Energy estimates without a consumer, its energy or its"
+	    " descriptor: dropped." },
+	[ST_ENERGY_UID_BREAKDOWN_MISSING_VALUES] = {
+	    "energy_uid_breakdown_missing_values", "error", "analysis",
+	    "Per-uid energy estimates without a uid or energy: dropped." },
+	[ST_ENTITY_STATE_RESIDENCY_INVALID] = {
+	    "entity_state_residency_invalid", "error", "analysis",
+	    "EntityStateResidency packets with no residency." },
+	[ST_ENTITY_STATE_RESIDENCY_LOOKUP_FAILED] = {
+	    "entity_state_residency_lookup_failed", "error", "analysis",
+	    "Residencies of an entity state no descriptor named: the rest of"
+	    " their packet is dropped." },
 	[ST_CPU_INFO_UNKNOWN_CPU_FEATURES] = {
 	    "cpu_info_unknown_cpu_features", "info", "analysis",
 	    "CPUs with feature bits this version does not know: kept only"
@@ -232,6 +253,38 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "data_loss", "trace", "" },
 	[ST_TRACED_BUF_TRACE_WRITER_PACKET_LOSS] = {
 	    "traced_buf_trace_writer_packet_loss", "data_loss", "trace", "" },
+	[ST_TRACED_BUF_SEQUENCE_PACKET_LOSS] = {
+	    "traced_buf_sequence_packet_loss", "data_loss", "analysis",
+	    "Losses (runs of dropped packets) on the buffer's sequences." },
+	[ST_TRACED_BUF_INCREMENTAL_SEQUENCES_DROPPED] = {
+	    "traced_buf_incremental_sequences_dropped", "data_loss",
+	    "analysis", "Sequences of the buffer whose every packet needing"
+	    " incremental state was skipped: their state was never valid." },
+	[ST_TRACED_BUF_DATA_LOSS_READ_GAP] = {
+	    "traced_buf_data_loss_read_gap", "data_loss", "trace",
+	    "Sequence losses the service put down to a gap when reading." },
+	[ST_TRACED_BUF_DATA_LOSS_CHUNK_CORRUPTED] = {
+	    "traced_buf_data_loss_chunk_corrupted", "data_loss", "trace",
+	    "Sequence losses put down to a malformed chunk." },
+	[ST_TRACED_BUF_DATA_LOSS_ORPHAN_CONTINUATION] = {
+	    "traced_buf_data_loss_orphan_continuation", "data_loss", "trace",
+	    "Sequence losses put down to a fragment with no beginning." },
+	[ST_TRACED_BUF_DATA_LOSS_REASSEMBLY_GAP] = {
+	    "traced_buf_data_loss_reassembly_gap", "data_loss", "trace",
+	    "Sequence losses put down to a chunk gap inside a packet." },
+	[ST_TRACED_BUF_DATA_LOSS_REASSEMBLY_BROKEN_CHAIN] = {
+	    "traced_buf_data_loss_reassembly_broken_chain", "data_loss",
+	    "trace", "Sequence losses put down to a broken fragment chain." },
+	[ST_TRACED_BUF_DATA_LOSS_OVERWRITE] = {
+	    "traced_buf_data_loss_overwrite", "data_loss", "trace",
+	    "Sequence losses put down to the ring buffer wrapping." },
+	[ST_TRACED_BUF_DATA_LOSS_WRITER_ABORT] = {
+	    "traced_buf_data_loss_writer_abort", "data_loss", "trace",
+	    "Sequence losses put down to a writer abandoning a packet." },
+	[ST_TRACED_BUF_DATA_LOSS_SMB_FULL] = {
+	    "traced_buf_data_loss_smb_full", "data_loss", "trace",
+	    "Sequence losses the producer put down to a full shared memory"
+	    " buffer." },
 	[ST_FTRACE_CPU_ENTRIES_BEGIN] = { "ftrace_cpu_entries_begin", "info",
 	    "trace", "" },
 	[ST_FTRACE_CPU_ENTRIES_END] = { "ftrace_cpu_entries_end", "info",

@@ -990,15 +990,21 @@ tp_metadata_int(struct tp *tp, const char *name, int64_t v)
 }
 
 void
-tp_metadata_int_append(struct tp *tp, const char *name, int64_t v)
+tp_metadata_int_multi(struct tp *tp, const char *name, int64_t v)
 {
-	metadata_insert(tp, name, "single", NULL, v, 1);
+	metadata_insert(tp, name, "multi", NULL, v, 1);
 }
 
 void
-tp_metadata_int_multi(struct tp *tp, const char *name, int64_t v)
+tp_metadata_str_multi(struct tp *tp, const char *name, const char *v)
 {
-	metadata_insert(tp, name, "multi", NULL, v, 0);
+	metadata_insert(tp, name, "multi", v, 0, 1);
+}
+
+void
+tp_metadata_append(struct tp *tp, const char *name, const char *s, int64_t v)
+{
+	metadata_insert(tp, name, "single", s, v, 1);
 }
 
 static int

@@ -19,7 +19,7 @@
 
 #include "base/log.h"
 #include "traced.h"
-#include "trace_buffer.h"
+#include "libshm/trace_buffer.h"
 #include "protos/perfetto/common/commit_data_request.pb-c.h"
 
 typedef Perfetto__Protos__CommitDataRequest	CommitDataRequest;

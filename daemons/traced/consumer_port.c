@@ -25,7 +25,7 @@
 #include "base/log.h"
 #include "libipc/ipc_host.h"
 #include "traced.h"
-#include "trace_buffer.h"
+#include "libshm/trace_buffer.h"
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
 #include "protos/perfetto/common/data_source_descriptor.pb-c.h"
 

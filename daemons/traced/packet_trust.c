@@ -15,7 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libshm/pbw.h"
 #include "traced.h"
 
 /* TracePacket fields a producer may not set (upstream numbers). */
@@ -105,26 +104,4 @@ packet_validate_untrusted(const uint8_t *p, size_t len)
 		}
 	}
 	return 0;
-}
-
-size_t
-packet_trailer(uint8_t *out, int32_t uid, uint32_t seq_id, int32_t pid,
-    uint32_t previous_packet_dropped)
-{
-	uint8_t	*p = out;
-
-	/* int32 fields are sign-extended varints on the wire. */
-	p = pbw_put_varint(p, (3 << 3) | 0);
-	p = pbw_put_varint(p, (uint64_t)(int64_t)uid);
-	p = pbw_put_varint(p, (10 << 3) | 0);
-	p = pbw_put_varint(p, seq_id);
-	if (pid > 0) {
-		p = pbw_put_varint(p, (79 << 3) | 0);
-		p = pbw_put_varint(p, (uint64_t)(int64_t)pid);
-	}
-	if (previous_packet_dropped) {
-		p = pbw_put_varint(p, (42 << 3) | 0);
-		p = pbw_put_varint(p, 1);
-	}
-	return (size_t)(p - out);
 }

@@ -17,7 +17,8 @@
 
 #include "base/log.h"
 #include "traced.h"
-#include "trace_buffer.h"
+#include "libshm/pbw.h"
+#include "libshm/trace_buffer.h"
 
 /* Scratch space for one packet, reused across reads. */
 static uint8_t	*readback_buf;
@@ -143,7 +144,7 @@ readback_plain(struct tsession *s, size_t budget, packet_sink_fn *sink,
 	struct trace_buffer_packet	 pk;
 	struct trace_buffer		*tb;
 	struct tproducer		*p;
-	uint8_t				 trailer[PACKET_TRAILER_MAX];
+	uint8_t				 trailer[PBW_PACKET_TRAILER_MAX];
 	const uint8_t			*body;
 	size_t				 bytes = 0, i, tlen;
 
@@ -167,7 +168,7 @@ readback_plain(struct tsession *s, size_t budget, packet_sink_fn *sink,
 				continue;
 			}
 			p = service_producer_by_id(svc, pk.producer_id);
-			tlen = packet_trailer(trailer, (int32_t)pk.uid,
+			tlen = pbw_packet_trailer(trailer, (int32_t)pk.uid,
 			    session_seq_id(s, pk.producer_id, pk.writer_id),
 			    p != NULL && p->uid == pk.uid ? (int32_t)p->pid : 0,
 			    pk.previous_packet_dropped ? 1 : 0);

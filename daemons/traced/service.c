@@ -17,7 +17,7 @@
 #include "base/log.h"
 #include "libipc/ipc_host.h"
 #include "traced.h"
-#include "trace_buffer.h"
+#include "libshm/trace_buffer.h"
 #include "protos/perfetto/common/data_source_descriptor.pb-c.h"
 
 void

@@ -18,7 +18,7 @@
 
 #include "base/log.h"
 #include "traced.h"
-#include "trace_buffer.h"
+#include "libshm/trace_buffer.h"
 #include "protos/perfetto/trace/trace_packet.pb-c.h"
 
 typedef Perfetto__Protos__TracePacket	TracePacket;

@@ -16,7 +16,7 @@
 
 #include "base/log.h"
 #include "traced.h"
-#include "trace_buffer.h"
+#include "libshm/trace_buffer.h"
 
 typedef Perfetto__Protos__TraceConfig	TraceConfig;
 

@@ -80,15 +80,11 @@ void	sockets_notify_fd(void);
 
 /* ---- packet_trust.c ------------------------------------------------ */
 
-/* Upper bound of packet_trailer()'s output. */
-#define PACKET_TRAILER_MAX	48
 /* trusted_packet_sequence_id of the service's own packets. */
 #define TRACED_SERVICE_SEQ_ID	1
 
 int	packet_validate_untrusted(const uint8_t *, size_t);
 int	packet_varint(const uint8_t **, const uint8_t *end, uint64_t *);
-size_t	packet_trailer(uint8_t *out, int32_t uid, uint32_t seq_id,
-	    int32_t pid, uint32_t previous_packet_dropped);
 
 /* ---- trace_file.c -------------------------------------------------- */
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "libshm/shm_abi.h"
-#include "daemons/traced/trace_buffer.h"
+#include "libshm/trace_buffer.h"
 
 #define FZ_PAGE		4096u
 #define FZ_PAGES	4u

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libshm/pbw.h"
 #include "traced.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -18,13 +19,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	uint8_t	 trailer[PACKET_TRAILER_MAX], *buf;
+	uint8_t	 trailer[PBW_PACKET_TRAILER_MAX], *buf;
 	size_t	 tlen;
 
 	if (packet_validate_untrusted(data, len) == -1)
 		return 0;
-	tlen = packet_trailer(trailer, (int32_t)len, (uint32_t)len, 1, 1);
-	if (tlen > PACKET_TRAILER_MAX)
+	tlen = pbw_packet_trailer(trailer, (int32_t)len, (uint32_t)len, 1, 1);
+	if (tlen > PBW_PACKET_TRAILER_MAX)
 		abort();
 	/* Valid + trailer is well formed but uses reserved fields. */
 	if ((buf = malloc(len + tlen)) == NULL)

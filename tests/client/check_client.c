@@ -27,6 +27,7 @@
 #include <faro/track_event.h>
 
 #include "protos/perfetto/ipc/consumer_port.pb-c.h"
+#include "cc_tp.h"
 #include "traced_test.h"
 
 #define TEST_CATEGORIES(C)						\
@@ -102,6 +103,7 @@ wait_cond(int (*fn)(void), int ms)
 
 static int cat_a_on(void) { return faro_cat_ta.enabled != 0; }
 static int cat_a_off(void) { return faro_cat_ta.enabled == 0; }
+static int cat_a_both(void) { return faro_cat_ta.enabled == 3; }
 static int is_connected(void) { return faro_connected(); }
 
 /* A session with track_event (enabled/disabled categories) and extras. */
@@ -549,24 +551,6 @@ END_TEST
 
 /* ---- the same trace through our trace_processor ---- */
 
-/* The single number a query prints (CSV: header line, value line). */
-static long
-tp_query(const char *trace, const char *sql)
-{
-	char cmd[1024], line[256], last[256] = "";
-	FILE *p;
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "%s/daemons/trace_processor/trace_processor"
-	    " -Q \"%s\" %s 2>/dev/null", getenv("top_builddir"), sql, trace);
-	ck_assert_ptr_nonnull(p = popen(cmd, "r"));
-	while (fgets(line, sizeof(line), p) != NULL)
-		snprintf(last, sizeof(last), "%s", line);
-	st = pclose(p);
-	ck_assert_msg(st == 0, "trace_processor failed on: %s", sql);
-	return strtol(last[0] == '"' ? last + 1 : last, NULL, 10);
-}
-
 /* Writes a trace for trace_processor: $CC_KEEPDIR/name, else linkdir's. */
 static void
 save_trace(const uint8_t *data, size_t len, const char *name, char *path,
@@ -609,32 +593,178 @@ START_TEST(test_trace_processor)
 	free(data);
 
 	/* Slices nest: scoped inside inner inside outer, on thread tracks. */
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice s join "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice s join "
 	    "slice p on s.parent_id = p.id join slice g on p.parent_id = g.id "
 	    "where s.name = 'scoped' and p.name = 'inner' and "
 	    "g.name = 'outer' and s.depth = 2"), 20);
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice where "
 	    "name = 'outer' and category = 'test.a' and dur > 0"), 20);
-	ck_assert_int_eq(tp_query(path, "select count(distinct utid) from "
+	ck_assert_int_eq(cc_tp_query(path, "select count(distinct utid) from "
 	    "thread_track t join slice s on s.track_id = t.id"), 2);
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice s join "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice s join "
 	    "track t on s.track_id = t.id where t.name = 'custom' and "
 	    "s.name = 'on_track'"), 20);
-	ck_assert_int_eq(tp_query(path, "select count(*) from counter c join "
-	    "counter_track t on c.track_id = t.id where t.name = 'ints'"),
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from counter c "
+	    "join counter_track t on c.track_id = t.id where t.name = 'ints'"),
 	    20);
-	ck_assert_int_eq(tp_query(path, "select count(*) from flow"), 20);
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from flow"), 20);
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice where "
 	    "name = 'dyn-7'"), 20);
-	ck_assert_int_eq(tp_query(path, "select count(*) from args a join "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from args a join "
 	    "slice s using(arg_set_id) where s.name = 'outer' and "
 	    "a.key = 'debug.dict.k' and a.int_value = 9"), 20);
-	ck_assert_int_eq(tp_query(path, "select count(*) from process where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from process where "
 	    "name = 'check_client'"), 1);
 	if (getenv("CC_KEEPDIR") == NULL)
 		unlink(path);
 	tt_consumer_close(&c);
 	config_free(cfg);
+}
+END_TEST
+
+/* ---- disable_incremental_timestamps ---- */
+
+#define ABS_ROUNDS	50
+#define ABS_EVENTS	6	/* track events per round (abs_events) */
+
+static void
+abs_events(int rounds)
+{
+	for (int i = 0; i < rounds; i++) {
+		uint64_t t = faro_now_ns();
+
+		FARO_TE_BEGIN(ta, "abs");
+		FARO_TE_INSTANT(ta, "abs_i");
+		FARO_TE_END(ta);
+		FARO_TE_COMPLETE(ta, "abs_c", t, 1);
+		FARO_TE_COUNTER_INT(ta, &ctr_int, i);
+	}
+}
+
+static void *
+abs_thread(void *arg)
+{
+	abs_events(ABS_ROUNDS);
+	return NULL;
+}
+
+struct times {
+	int	events, in_range;	/* track events; with ts in [t0, t1] */
+	int	boot_defaults;		/* sequences defaulting to BOOTTIME */
+	int	inc_defaults;		/* ... to the incremental clock 64 */
+	int	inc_clocks;		/* snapshots of a sequence clock */
+	int	other_clock;		/* packets naming a clock not BOOTTIME */
+};
+
+/* What the producer sequences of a trace say about their times. */
+static void
+times_of(const Perfetto__Protos__Trace *t, uint64_t t0, uint64_t t1,
+    struct times *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < t->n_packet; i++) {
+		const Perfetto__Protos__TracePacket *p = t->packet[i];
+		const Perfetto__Protos__TracePacketDefaults *d =
+		    p->trace_packet_defaults;
+
+		if (p->trusted_packet_sequence_id <= 1)	/* the service's */
+			continue;
+		if (d != NULL && d->has_timestamp_clock_id)
+			d->timestamp_clock_id == 6 ? r->boot_defaults++ :
+			    r->inc_defaults++;
+		if (p->data_case ==
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_CLOCK_SNAPSHOT)
+			for (size_t k = 0; k < p->clock_snapshot->n_clocks; k++)
+				if (p->clock_snapshot->clocks[k]->clock_id >= 64)
+					r->inc_clocks++;
+		if (p->has_timestamp_clock_id && p->timestamp_clock_id != 6)
+			r->other_clock++;
+		if (p->data_case !=
+		    PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT)
+			continue;
+		r->events++;
+		if (p->has_timestamp && p->timestamp >= t0 &&
+		    p->timestamp <= t1)
+			r->in_range++;
+	}
+}
+
+/*
+ * Two sessions at once, one with disable_incremental_timestamps: that
+ * one gets BOOTTIME times whole on every packet (no clock 64, no
+ * snapshot of it), the other one deltas as usual.
+ */
+START_TEST(test_absolute_timestamps)
+{
+	static const char *const en[] = { "test.a", NULL };
+	Perfetto__Protos__TraceConfig *ca = te_config(4096, en, NULL);
+	Perfetto__Protos__TraceConfig *ci = te_config(4096, en, NULL);
+	Perfetto__Protos__TrackEventConfig *tec =
+	    ca->data_sources[0]->config->track_event_config;
+	struct tt_consumer ka, ki;
+	struct tt_trace ta, ti;
+	struct times r;
+	char path[128], sql[256];
+	uint64_t t0, t1;
+	uint8_t *data;
+	size_t len;
+	pthread_t th;
+
+	tec->has_disable_incremental_timestamps = 1;
+	tec->disable_incremental_timestamps = 1;
+	init_faro(0, 0);
+	faro_counter_track_init(&ctr_int, "ints", "count");
+	memset(&ka, 0, sizeof(ka));
+	memset(&ki, 0, sizeof(ki));
+	record(ca, &ka);
+	record(ci, &ki);
+	ck_assert_int_eq(wait_cond(cat_a_both, 5000), 0);
+	t0 = faro_now_ns();
+	abs_events(ABS_ROUNDS);
+	pthread_create(&th, NULL, abs_thread, NULL);
+	pthread_join(th, NULL);
+	t1 = faro_now_ns();
+
+	ck_assert_int_eq(tt_consumer_call(&ka, CM_DISABLE, NULL, -1, NULL,
+	    0), 0);
+	ck_assert_int_eq(tt_wait(base, &ka.enable_done, 10000), 0);
+	ck_assert_int_eq(tt_consumer_read(&ka, &data, &len), 0);
+	save_trace(data, len, "absolute.pb", path, sizeof(path));
+	ck_assert_int_eq(tt_trace_parse(&ta, data, len), 0);
+	free(data);
+	times_of(ta.trace, t0, t1, &r);
+	ck_assert_int_eq(r.events, 2 * ABS_ROUNDS * ABS_EVENTS);
+	ck_assert_int_eq(r.in_range, r.events);
+	ck_assert_int_eq(r.boot_defaults, 2);
+	ck_assert_int_eq(r.inc_defaults, 0);
+	ck_assert_int_eq(r.inc_clocks, 0);
+	ck_assert_int_eq(r.other_clock, 0);
+	tt_trace_free(&ta);
+
+	stop_and_read(&ki, &ti);
+	times_of(ti.trace, t0, t1, &r);
+	ck_assert_int_eq(r.events, 2 * ABS_ROUNDS * ABS_EVENTS);
+	ck_assert_int_eq(r.inc_defaults, 2);
+	ck_assert_int_eq(r.boot_defaults, 0);
+	ck_assert_int_ge(r.inc_clocks, 2);
+	/* Deltas, but the app's own times (FARO_TE_COMPLETE). */
+	ck_assert_int_eq(r.in_range, 2 * ABS_ROUNDS * 2);
+	tt_trace_free(&ti);
+
+	/* trace_processor places them where they happened. */
+	snprintf(sql, sizeof(sql), "select count(*) from slice where name "
+	    "like 'abs%%' and ts >= %llu and ts + dur <= %llu",
+	    (unsigned long long)t0, (unsigned long long)t1);
+	ck_assert_int_eq(cc_tp_query(path, sql), 2 * ABS_ROUNDS * 3);
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from counter c "
+	    "join counter_track t on c.track_id = t.id where t.name = 'ints'"),
+	    2 * ABS_ROUNDS);
+	if (getenv("CC_KEEPDIR") == NULL)
+		unlink(path);
+	tt_consumer_close(&ka);
+	tt_consumer_close(&ki);
+	config_free(ca);
+	config_free(ci);
 }
 END_TEST
 
@@ -758,28 +888,28 @@ START_TEST(test_api_extras)
 	free(data);
 
 	/* Each of the 3 slices: every nested value, not the nameless one. */
-	ck_assert_int_eq(tp_query(path, "select count(*) from args a join "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from args a join "
 	    "slice s using(arg_set_id) where s.name = 'arrays' and ("
 	    "(a.key = 'debug.list[0]' and a.int_value = 1) or "
 	    "(a.key = 'debug.list[1]' and a.int_value = 2) or "
 	    "(a.key = 'debug.list[2].k' and a.string_value = 'v') or "
 	    "(a.key = 'debug.d.xs[0]' and a.int_value = 1) or "
 	    "(a.key = 'debug.after' and a.int_value = 7))"), 15);
-	ck_assert_int_eq(tp_query(path, "select count(*) from args a join "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from args a join "
 	    "slice s using(arg_set_id) where s.name = 'arrays' and "
 	    "a.int_value = 99"), 0);
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice where "
 	    "name = 'dyn_event' and category = 'dyn.on'"), 3);
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice where "
 	    "name = 'never'"), 0);
-	ck_assert_int_eq(tp_query(path, "select count(*) from thread where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from thread where "
 	    "name in ('main track', 'worker track')"), 2);
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice s join "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice s join "
 	    "thread_track t on s.track_id = t.id join thread using(utid) "
 	    "where thread.name = 'worker track' and s.name = "
 	    "'worker_slice'"), 1);
 	/* Thread time: the slices' CPU time, from the extra counter. */
-	ck_assert_int_eq(tp_query(path, "select count(*) from slice where "
+	ck_assert_int_eq(cc_tp_query(path, "select count(*) from slice where "
 	    "name in ('arrays', 'worker_slice') and thread_dur > 0"), 4);
 	if (getenv("CC_KEEPDIR") == NULL)
 		unlink(path);
@@ -1241,6 +1371,7 @@ client_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_track_event);
 	tcase_add_test(tc, test_trace_processor);
+	tcase_add_test(tc, test_absolute_timestamps);
 	tcase_add_test(tc, test_api_extras);
 	tcase_add_test(tc, test_example);
 	tcase_add_test(tc, test_clear_incremental_state);

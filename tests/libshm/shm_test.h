@@ -14,7 +14,7 @@
 
 #include "libshm/shm_abi.h"
 #include "libshm/shm_arbiter.h"
-#include "daemons/traced/trace_buffer.h"
+#include "libshm/trace_buffer.h"
 
 struct svc {
 	struct shm_region	 region;

@@ -150,6 +150,49 @@ refused add-existing-package "Package 'time' already exists" -- \
 refused add-missing-package '--add-sql-package: /nonexistent' -- \
     --add-sql-package /nonexistent -Q 'select 1' "$trace"
 
+# Trace summaries (summarize, --summary*): each output as upstream's shell
+# gives it for the same trace and specs, byte for byte (text and binary);
+# no metric unless asked for; -q after --summary runs instead of printing.
+sd=$srcdir/tests/trace_processor/summary
+st=$sd/slices.json
+: >"$tmp/empty"
+expect summarize-text 0 "$sd/basic.out" -- summarize --metrics-v2 all \
+    "$st" "$sd/basic.textproto"
+expect summarize-binary 0 "$sd/basic.out.pb" -- summarize --metrics-v2 ALL \
+    --format binary "$st" "$sd/basic.textproto"
+expect summarize-no-metrics 0 "$tmp/empty" -- summarize "$st" \
+    "$sd/basic.textproto"
+expect summarize-metadata 0 "$sd/metrics.out" -- summarize \
+    --metrics-v2 all --metadata-query meta "$st" "$sd/metrics.textproto"
+expect summary-classic-binary-spec 0 "$sd/select.out.pb" -- --summary \
+    --summary-spec "$sd/metrics_spec.pb" --summary-spec \
+    "$sd/basic.textproto" --summary-metrics-v2 \
+    slice_stats,max_depth,per_name_cnt --summary-format binary "$st"
+expect summarize-intersect 0 "$sd/intersect.out" -- summarize \
+    --metrics-v2 during_cuj "$st" "$sd/intersect.textproto"
+expect summarize-chunks 0 "$sd/intersect.out.pb" -- summarize \
+    --metrics-v2 all --format binary "$st" "$sd/intersect.textproto"
+printf '"n"\n1\n' >"$tmp/want_post"
+printf 'select 1 as n\n' >"$tmp/post.sql"
+expect summary-post-query 0 "$tmp/want_post" -- --summary \
+    --summary-metrics-v2 all --summary-spec "$sd/basic.textproto" \
+    -q "$tmp/post.sql" "$st"
+for e in unique field shared; do
+	"$tp" summarize --metrics-v2 all "$st" "$sd/err_$e.textproto" \
+	    >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	sed 's/^trace_processor: //' "$tmp/err" >"$tmp/err2"
+	if [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] &&
+	    cmp -s "$tmp/err2" "$sd/err_$e.err"; then
+		echo "ok summarize-error-$e"
+	else
+		echo "FAIL summarize-error-$e: exit $rc"
+		diff "$sd/err_$e.err" "$tmp/err2" | head; fail=1
+	fi
+done
+refused summary-missing-spec 'Unable to read summary spec file' -- \
+    summarize "$st" "$tmp/nosuch.textproto"
+
 # Upstream's flags and commands faro does not implement: one line each.
 refused wide '-W/--wide: not supported yet' -- -W "$trace"
 refused metatrace '--metatrace: not supported yet' -- -m x "$trace"
@@ -158,11 +201,6 @@ refused stdiod '--stdiod: not supported yet' -- --stdiod
 refused dev-flag '--dev-flag: not supported yet' -- --dev --dev-flag a=b \
     "$trace"
 refused query-wide '--wide: not supported yet' -- query -W "$trace" 'x'
-refused summary 'not supported yet' -- --summary "$trace"
-refused summary-spec '--summary-\*: not supported yet' -- \
-    --summary-spec x.textproto "$trace"
-refused summarize 'summarize/--summary: not supported yet' -- \
-    summarize --metrics-v2 all "$trace"
 refused summary-format '--summary-format: yaml' -- --summary \
     --summary-format yaml "$trace"
 refused convert 'convert: not supported yet' -- convert json "$trace"
@@ -172,6 +210,13 @@ refused export-arrow 'export arrow_tar: not supported yet' -- \
     export arrow_tar -o "$tmp/x" "$trace"
 refused export-needs-o 'export: -o FILE is required' -- export sqlite \
     "$trace"
+refused export-ch-needs-url 'export clickhouse: --url is required' -- \
+    export clickhouse "$trace"
+refused export-ch-http-only 'https://x: expected http://HOST' -- \
+    export clickhouse --url https://x "$trace"
+# Port 1 on loopback: nothing listens, the connection is refused at once.
+refused export-ch-unreachable '127.0.0.1:1: Connection refused' -- \
+    export clickhouse --url http://127.0.0.1:1 "$trace"
 refused export-and-q 'Cannot combine -e (export) with -q' -- \
     -e "$tmp/x" -q "$tmp/q.sql" "$trace"
 refused metrics-and-summary 'Cannot specify both metrics v1' -- \

@@ -17,6 +17,17 @@
  * and TrackEvent categories (faro/track_event.h), trace, faro_shutdown()
  * at exit (optional).
  *
+ * In-process mode: with an output file (faro_init_args.output, or the
+ * environment's FARO_OUTPUT) the app traces itself into that file and no
+ * traced is involved. The session runs from faro_init to faro_shutdown
+ * and every data source the app registers is in it (track_event with
+ * faro_init_args.track_event_config). The API is the same; the file is a
+ * Perfetto trace that trace_processor and the UI open. Call
+ * faro_shutdown() before exit: what the writers hold then is written and
+ * the file completed. smb_size sizes the memory it takes: that buffer
+ * and a central one four times larger, drained into the file as it fills
+ * and at least every 100 ms.
+ *
  * ABI: every handle is opaque; structs the app fills begin with their own
  * size so that newer libraries can grow them.
  */
@@ -43,22 +54,31 @@ struct faro_init_args {
 	uint32_t	 commit_batch;	/* full chunks per CommitData, 0: 1 */
 	uint32_t	 stall_max_ms;	/* stall policy bound, 0: 1000 */
 	int		 verbose;	/* log debug messages to stderr */
+	/* In-process mode: the trace file (NULL: $FARO_OUTPUT; neither
+	   set: the system mode, through traced). */
+	const char	*output;
+	/* In-process mode: the session's TrackEventConfig, serialized
+	   (NULL: every category but those tagged "slow" or "debug"). */
+	const void	*track_event_config;
+	size_t		 track_event_config_len;
 };
 
 /*
  * Starts the libfaro thread, which connects to traced (now or whenever it
- * appears). args may be NULL. Returns 0, or -1 with *cause set (cause may
- * be NULL). A second call returns -1.
+ * appears), or, in-process, opens the output file (truncated, mode 0600)
+ * and starts the session. args may be NULL. Returns 0, or -1 with *cause
+ * set (cause may be NULL). A second call returns -1.
  */
 int	faro_init(const struct faro_init_args *args, const char **cause);
 
 /*
  * Stops the libfaro thread and frees everything. Threads other than the
- * caller must have stopped tracing. Data not yet committed is lost.
+ * caller must have stopped tracing. Data not yet committed is lost; in
+ * the in-process mode it is written out first and the file closed.
  */
 void	faro_shutdown(void);
 
-/* 1 while connected to the service. */
+/* 1 while connected to the service (never in the in-process mode). */
 int	faro_connected(void);
 
 /* Counters for tests and monitoring. */

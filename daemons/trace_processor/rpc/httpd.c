@@ -26,7 +26,9 @@
 #include "pbdec.h"
 #include "query.h"
 #include "rpc.h"
+#include "base64.h"
 #include "sha1.h"
+#include "summary/summary.h"
 
 /* Request bodies and WebSocket messages (upstream allows 64 MiB). */
 #define HTTPD_MAX_BODY		((64u << 20) + 4096)
@@ -559,8 +561,6 @@ static const char help_page[] =
 static int
 http_refused_method(const char *path)
 {
-	if (strcmp(path, "/trace_summary") == 0)
-		return 15;	/* TPM_SUMMARIZE_TRACE */
 	if (strcmp(path, "/disable_and_read_metatrace") == 0)
 		return 9;	/* TPM_DISABLE_AND_READ_METATRACE */
 	return 0;
@@ -647,6 +647,10 @@ handle(struct evhttp_request *req, void *arg)
 	} else if (strcmp(path, "/compute_metric") == 0) {
 		body = req_body(req, &len);
 		rpc_compute_metric_untrusted(h->rpc, body, len, &w);
+		reply_pb(req, &w);
+	} else if (strcmp(path, "/trace_summary") == 0) {
+		body = req_body(req, &len);
+		summary_rpc_untrusted(rpc_db(h->rpc), body, len, &w);
 		reply_pb(req, &w);
 	} else if (strcmp(path, "/enable_metatrace") == 0) {
 		/* Accepted; reading it back is refused, with the error set. */

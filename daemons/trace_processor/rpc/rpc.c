@@ -15,6 +15,7 @@
 #include "psql/psql.h"
 #include "query.h"
 #include "rpc.h"
+#include "summary/summary.h"
 
 /* TraceProcessorRpc fields and methods (trace_processor.proto). */
 #define RPC_SEQ			1
@@ -27,6 +28,7 @@
 #define RPC_COMPUTE_METRIC_ARGS	105
 #define RPC_RESET_ARGS		107
 #define RPC_REGISTER_SQL_ARGS	108
+#define RPC_SUMMARY_ARGS	110
 #define RPC_STATEMENT_ARGS	115
 #define RPC_APPEND_RESULT	201
 #define RPC_QUERY_RESULT	203
@@ -36,6 +38,7 @@
 #define RPC_STATUS		210
 #define RPC_REGISTER_SQL_RESULT	211
 #define RPC_FINALIZE_RESULT	212
+#define RPC_SUMMARY_RESULT	214
 #define RPC_STATEMENT_RESULT	219
 
 enum {
@@ -59,8 +62,9 @@ enum {
 	TPM_EXPORT = 21,
 };
 
-static const char summary_msg[] = "trace summaries (TraceSummarySpec,"
-    " metrics v2) are not supported by faro's trace_processor yet";
+static const char summary_msg[] = "summarizers are not supported by "
+    "faro's trace_processor: ask for the whole summary (TPM_SUMMARIZE_TRACE"
+    ", /trace_summary)";
 
 /* What is refused: the result message and its error field. */
 static const struct {
@@ -71,7 +75,6 @@ static const struct {
 } refused[] = {
 	{ TPM_DISABLE_AND_READ_METATRACE, 209, 2,
 	    "metatracing is not supported" },
-	{ TPM_SUMMARIZE_TRACE, 214, 3, summary_msg },
 	{ TPM_CREATE_SUMMARIZER, 215, 2, summary_msg },
 	{ TPM_UPDATE_SUMMARIZER_SPEC, 216, 2, summary_msg },
 	{ TPM_QUERY_SUMMARIZER, 217, 6, summary_msg },
@@ -681,6 +684,15 @@ rpc_request_untrusted(struct rpc *r, const uint8_t *data, size_t len)
 			    args[RPC_REGISTER_SQL_ARGS - 100].data,
 			    args[RPC_REGISTER_SQL_ARGS - 100].len, &w);
 		rpc_reply(r, method, RPC_REGISTER_SQL_RESULT, w.buf, w.len, 1);
+		break;
+	case TPM_SUMMARIZE_TRACE:
+		if (!have[RPC_SUMMARY_ARGS - 100])
+			pbb_string(&w, 3, not_set);
+		else
+			summary_rpc_untrusted(tp_db(r->tp),
+			    args[RPC_SUMMARY_ARGS - 100].data,
+			    args[RPC_SUMMARY_ARGS - 100].len, &w);
+		rpc_reply(r, method, RPC_SUMMARY_RESULT, w.buf, w.len, 1);
 		break;
 	default: {
 		/* Unknown method: invalid_request in place of response. */

@@ -75,8 +75,8 @@ void		 rpc_compute_metric_untrusted(struct rpc *, const void *args,
 void		 rpc_register_sql_package_untrusted(struct rpc *,
 		    const void *args, size_t len, struct pbbuf *out);
 /*
- * The result of a method this engine does not serve (trace summaries,
- * summarizers, export, reading a metatrace) with its error set, for the
+ * The result of a method this engine does not serve (summarizers,
+ * export, reading a metatrace) with its error set, for the
  * TPM_ number method; 0, or -1 if the method is not one of them.
  */
 int		 rpc_refused(int method, uint32_t *result_field,

@@ -1,5 +1,5 @@
 /*
- * SHA-1 (FIPS 180-4) and base64 for the WebSocket handshake.
+ * SHA-1 (FIPS 180-4) for the WebSocket handshake.
  */
 #include "config.h"
 
@@ -84,35 +84,4 @@ sha1_digest(const void *data, size_t len, uint8_t out[20])
 		out[4 * i + 2] = (uint8_t)(h[i] >> 8);
 		out[4 * i + 3] = (uint8_t)h[i];
 	}
-}
-
-void
-base64_encode(const uint8_t *in, size_t n, char *out)
-{
-	static const char tab[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t i;
-	uint32_t v;
-
-	for (i = 0; i + 2 < n; i += 3) {
-		v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
-		*out++ = tab[v >> 18];
-		*out++ = tab[(v >> 12) & 63];
-		*out++ = tab[(v >> 6) & 63];
-		*out++ = tab[v & 63];
-	}
-	if (n - i == 1) {
-		v = (uint32_t)in[i] << 16;
-		*out++ = tab[v >> 18];
-		*out++ = tab[(v >> 12) & 63];
-		*out++ = '=';
-		*out++ = '=';
-	} else if (n - i == 2) {
-		v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8;
-		*out++ = tab[v >> 18];
-		*out++ = tab[(v >> 12) & 63];
-		*out++ = tab[(v >> 6) & 63];
-		*out++ = '=';
-	}
-	*out = '\0';
 }

@@ -9,7 +9,5 @@
 #include <stdint.h>
 
 void	sha1_digest(const void *, size_t, uint8_t out[20]);
-/* Standard base64 with padding; out must hold 4 * ((n + 2) / 3) + 1. */
-void	base64_encode(const uint8_t *, size_t, char *out);
 
 #endif
