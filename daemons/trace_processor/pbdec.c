@@ -124,6 +124,31 @@ pb_packed_varint_untrusted(struct pb_packed *pk, uint64_t *v)
 	return 1;
 }
 
+size_t
+pb_repeated_varint_untrusted(const uint8_t *msg, size_t len, uint32_t id,
+    uint64_t *out, size_t max)
+{
+	struct pb it;
+	struct pb_field f;
+	struct pb_packed pk;
+	size_t n = 0;
+
+	pb_init(&it, msg, len);
+	while (n < max && pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != id)
+			continue;
+		if (f.wire == PB_VARINT) {
+			out[n++] = f.u;
+		} else if (f.wire == PB_LEN) {
+			pb_packed_init(&pk, &f);
+			while (n < max && pb_packed_varint_untrusted(&pk,
+			    &out[n]))
+				n++;
+		}
+	}
+	return n;
+}
+
 int
 pb_packed_fixed64_untrusted(struct pb_packed *pk, uint64_t *v)
 {

@@ -92,5 +92,9 @@ struct pb_packed {
 void	pb_packed_init(struct pb_packed *, const struct pb_field *);
 int	pb_packed_varint_untrusted(struct pb_packed *, uint64_t *);
 int	pb_packed_fixed64_untrusted(struct pb_packed *, uint64_t *);
+/* The values of repeated varint field id of a message, packed or not, in
+ * order: at most max of them into out; returns how many. */
+size_t	pb_repeated_varint_untrusted(const uint8_t *, size_t, uint32_t id,
+	    uint64_t *out, size_t max);
 
 #endif

@@ -176,6 +176,11 @@ tp_free(struct tp *tp)
 	tp_translation_free(tp);
 	tp_machines_free(tp);
 	tp_etw_free(tp);
+	tp_gpus_free(tp);
+	tp_gecko_free(tp);
+	tp_heap_profile_free(tp);
+	tp_perf_sample_free(tp);
+	tp_stack_profile_free(tp);
 	while (tp->ncpu_desc > 0)
 		free(tp->cpu_desc[--tp->ncpu_desc].processor);
 	free(tp->cpu_desc);
@@ -213,6 +218,22 @@ json_opening(const uint8_t *p, size_t len)
 	    (n >= 3 && c[0] == '[' && c[1] == '{' && c[2] == '"');
 }
 
+/* Upstream's Gecko sniff: '{"meta"' or '{"libs"' once white space is
+ * dropped. */
+static int
+gecko_opening(const uint8_t *p, size_t len)
+{
+	char c[8];
+	size_t i, n = 0;
+
+	for (i = 0; i < len && i < 4096 && n < 7; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\n' &&
+		    p[i] != '\r' && p[i] != '\v' && p[i] != '\f')
+			c[n++] = (char)p[i];
+	return n == 7 && (memcmp(c, "{\"meta\"", 7) == 0 ||
+	    memcmp(c, "{\"libs\"", 7) == 0);
+}
+
 static enum tp_format
 format_guess(const uint8_t *p, size_t len)
 {
@@ -225,6 +246,8 @@ format_guess(const uint8_t *p, size_t len)
 	 * newline, the byte a Trace's first packet tag also is. '{"' or '[{"'
 	 * after white space is no proto (a group tag follows no length).
 	 */
+	if (gecko_opening(p, len))
+		return FMT_GECKO;
 	if (p[0] == 0x0a && json_opening(p, len))
 		return FMT_JSON;
 	/* A Trace starts with field 1 (packet), length-delimited. */
@@ -298,7 +321,7 @@ parse_plain(struct tp *tp, const uint8_t *buf, size_t len)
 		tp->format = f;
 		tp_metadata_str(tp, "trace_type", f == FMT_PROTO ? "proto" :
 		    f == FMT_JSON ? "json" : f == FMT_STRACE ? "strace" :
-		    "systrace");
+		    f == FMT_GECKO ? "gecko" : "systrace");
 		/* strace -ttt times are the realtime clock's. */
 		if (f == FMT_STRACE)
 			tp_metadata_int(tp, "trace_time_clock_id", 1);
@@ -319,6 +342,8 @@ parse_plain(struct tp *tp, const uint8_t *buf, size_t len)
 		return tp_systrace_feed(tp, buf, len);
 	case FMT_STRACE:
 		return tp_strace_feed(tp, buf, len);
+	case FMT_GECKO:
+		return tp_gecko_feed(tp, buf, len);
 	default:
 		return tp_seterr(tp, "unknown trace format");
 	}
@@ -414,6 +439,9 @@ tp_eof(struct tp *tp)
 		break;
 	case FMT_STRACE:
 		rc = tp_strace_end(tp);
+		break;
+	case FMT_GECKO:
+		rc = tp_gecko_end(tp);
 		break;
 	default:
 		break;

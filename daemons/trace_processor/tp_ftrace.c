@@ -1109,7 +1109,13 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		    !tp_ftrace_ufs_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_kmark_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_androidfs_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_adreno_event(tp, ts, cpu, pid, evid, &e))
+		    !tp_ftrace_adreno_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_drm_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_v4l2_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_virtio_gpu_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_virtio_video_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_gpu_ftrace_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_cros_event(tp, ts, cpu, pid, evid, &e))
 			(void)tp_ftrace_net_event(tp, ts, cpu, pid, evid, &e);
 		break;
 	}
@@ -1591,6 +1597,9 @@ tp_ftrace_free(struct tp *tp)
 	tp_ftrace_net_free(tp);
 	tp_ftrace_androidfs_free(tp);
 	tp_ftrace_adreno_free(tp);
+	tp_ftrace_drm_free(tp);
+	tp_ftrace_v4l2_free(tp);
+	tp_ftrace_virtio_gpu_free(tp);
 	if (tp->ftrace == NULL)
 		return;
 	free(tp->ftrace->cpus);

@@ -413,6 +413,26 @@ cpu_freq(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 	    (double)hz / 1000.0);
 }
 
+static void
+gpu_freq(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+	uint32_t gpu = 0, khz = 0;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == 1 && f.wire == PB_VARINT)
+			gpu = (uint32_t)f.u;
+		else if (f.id == 2 && f.wire == PB_VARINT)
+			khz = (uint32_t)f.u;
+	if (it.err) {
+		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
+		return;
+	}
+	tp_gpu_frequency(tp, ts, gpu, (double)khz);
+}
+
 void
 tp_generic_kernel_packet(struct tp *tp, uint32_t field, int64_t ts,
     const uint8_t *buf, size_t len)
@@ -429,6 +449,9 @@ tp_generic_kernel_packet(struct tp *tp, uint32_t field, int64_t ts,
 		break;
 	case TP_GK_PROCESS_TREE:
 		process_tree(tp, buf, len);
+		break;
+	case TP_GK_GPU_FREQ:
+		gpu_freq(tp, ts, buf, len);
 		break;
 	}
 }

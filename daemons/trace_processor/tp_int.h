@@ -109,9 +109,20 @@ enum tp_stat {
 	ST_ENERGY_UID_BREAKDOWN_MISSING_VALUES,
 	ST_ENTITY_STATE_RESIDENCY_INVALID,
 	ST_ENTITY_STATE_RESIDENCY_LOOKUP_FAILED,
-	/* Indexed stats (per buffer or per cpu). */
+	ST_STACKPROFILE_INVALID_STRING_ID,
+	ST_STACKPROFILE_INVALID_MAPPING_ID,
+	ST_STACKPROFILE_INVALID_FRAME_ID,
+	ST_STACKPROFILE_INVALID_CALLSTACK_ID,
+	ST_STACKPROFILE_EMPTY_CALLSTACK,
+	ST_SYMBOLIZATION_TMP_BUILD_ID_NOT_FOUND,
+	ST_PERF_SAMPLES_SKIPPED,
+	ST_PERF_SAMPLES_SKIPPED_DATALOSS,
+	ST_HEAPPROFD_MISSING_PACKET,
+	/* Indexed stats (per buffer, cpu or process). */
 	ST_INDEXED_FIRST,
-	ST_TRACED_BUF_BUFFER_SIZE = ST_INDEXED_FIRST,
+	ST_PERF_CPU_LOST_RECORDS = ST_INDEXED_FIRST,
+	ST_HEAPPROFD_MALFORMED_PACKET,
+	ST_TRACED_BUF_BUFFER_SIZE,
 	ST_TRACED_BUF_BYTES_WRITTEN,
 	ST_TRACED_BUF_BYTES_OVERWRITTEN,
 	ST_TRACED_BUF_BYTES_READ,
@@ -259,6 +270,17 @@ enum tp_stmt {
 	SQ_FTRACE,
 	SQ_METADATA,
 	SQ_CLOCK_SNAPSHOT,
+	SQ_GPU,
+	SQ_SP_MAPPING,
+	SQ_SP_FRAME,
+	SQ_SP_CALLSITE,
+	SQ_SP_SYMBOL,
+	SQ_PERF_SESSION,
+	SQ_PERF_SAMPLE,
+	SQ_HEAP_PROFILE,
+	SQ_HEAP_ALLOC,
+	SQ_STACK_SAMPLE,
+	SQ_SAMPLE_TASK_CTX,
 	SQ_COUNT
 };
 
@@ -305,6 +327,15 @@ struct tp_strace;
 struct tp_fandroidfs;
 struct tp_fadreno;
 struct tp_power;
+struct tp_fdrm;
+struct tp_fv4l2;
+struct tp_fvirtgpu;
+struct tp_gpus;
+struct tp_stackprof;
+struct tp_fperf;
+struct tp_heapprof;
+struct tp_gecko;
+struct tp_gen;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -313,6 +344,7 @@ enum tp_format {
 	FMT_SYSTRACE,
 	FMT_GZIP,
 	FMT_STRACE,
+	FMT_GECKO,
 };
 
 struct tp_sort_item;
@@ -430,6 +462,14 @@ struct tp {
 	struct tp_machines	*machines;
 	struct tp_etw		*etw;
 	struct tp_power		*power;
+	struct tp_fdrm		*fdrm;
+	struct tp_fv4l2		*fv4l2;
+	struct tp_fvirtgpu	*fvirtgpu;
+	struct tp_gpus		*gpus;
+	struct tp_stackprof	*stackprof;
+	struct tp_fperf		*fperf;
+	struct tp_heapprof	*heapprof;
+	struct tp_gecko		*gecko;
 };
 
 /* tp_engine.c */
@@ -474,6 +514,7 @@ void	 tp_arg_str(struct tp *, int64_t set, const char *flat, const char *key,
 void	 tp_arg_str_null(struct tp *, int64_t set, const char *key);
 void	 tp_counter_insert(struct tp *, int64_t ts, int64_t track, double v,
 	    int64_t arg_set_id);
+int	 tp_gpu_insert(struct tp *, int64_t ugpu, uint32_t gpu);
 int	 tp_clock_snapshot_insert(struct tp *, int64_t ts, int64_t clock_id,
 	    const char *clock_name, int64_t value, int64_t snapshot_id);
 int64_t	 tp_sched_insert(struct tp *, int64_t id, int64_t ts, int64_t dur,
@@ -647,19 +688,26 @@ void	 tp_track_unit(struct tp *, int64_t track, const char *unit);
  * dimension_arg_set_id holds them. */
 int64_t	 tp_track_intern_dims(struct tp *, enum tp_track_type, const char *name,
 	    int64_t scope, const char *const *kv, size_t npairs);
-/* A dimension of a track: a string (NULL: a null one) or an integer. */
+/* A track dimension: its key and string value, or integer v when s is
+ * NULL; a string dimension whose value is null has s TP_DIM_NULL_STR. */
 struct tp_dim {
 	const char	*key;
-	int		 is_str;
 	const char	*s;
-	int64_t		 i;
+	int64_t		 v;
 };
-#define TP_DIM_STR(k, v)	((struct tp_dim){ (k), 1, (v), 0 })
-#define TP_DIM_INT(k, v)	((struct tp_dim){ (k), 0, NULL, (v) })
-/* The track of this kind (a static string, upstream's type), name, scope
- * and n dimensions, created on first use with the dimensions as its args,
- * in order, after its utid/upid/cpu one; *created (when not NULL) says
- * whether it was made now, for its source args. */
+extern const char tp_dim_null_str[];
+#define TP_DIM_NULL_STR	tp_dim_null_str
+/* Appends dims to the track's dimension set (made if it has none). */
+void	 tp_track_dims_add(struct tp *, int64_t track, const struct tp_dim *,
+	    size_t n);
+uint64_t tp_dims_hash(const struct tp_dim *, size_t n);
+#define TP_DIM_STR(k, v)	\
+	((struct tp_dim){ (k), (v) != NULL ? (v) : TP_DIM_NULL_STR, 0 })
+#define TP_DIM_INT(k, v)	((struct tp_dim){ (k), NULL, (v) })
+/* The track of this kind (a static string, upstream's type; NULL: set
+ * apart with tp_track_kind), name, scope and n dimensions, made on first
+ * use with dims after its utid/upid/cpu one; *created (when not NULL)
+ * says whether it was made now, for its source args. */
 int64_t	 tp_track_intern_dimv(struct tp *, enum tp_track_type,
 	    const char *kind, const char *name, int64_t scope,
 	    const struct tp_dim *, size_t n, int *created);
@@ -702,13 +750,18 @@ struct tp_pool_key {
 	const char	*scope;
 	int64_t		 upid;
 	int		 name_dim;
+	/* more dimensions, part of the key, before the tracks' index */
+	const struct tp_dim *dims;
+	size_t		 ndims;
+	/* when has_utid, tracks of that thread (name may be NULL) */
+	int		 has_utid;
 	int64_t		 utid;
 };
 /* step: +1 a begin, -1 an end, 0 an instant (a begin and its end). */
 int64_t	 tp_track_pool_take(struct tp *, const struct tp_pool_key *,
 	    uint64_t cookie, int step);
-/* A slice whose end is known (dur): the first track of the pool for
- * such slices that is free at ts, else a new one. */
+/* A slice of known span [ts, ts + dur): the first of the pool's tracks
+ * for such slices whose last one has ended by ts, else a new one. */
 int64_t	 tp_track_pool_scoped(struct tp *, const struct tp_pool_key *,
 	    int64_t ts, int64_t dur);
 /* A legacy async event (JSON's or TrackEvent's): its track is in the pool
@@ -734,6 +787,7 @@ void	 tp_track_pools_free(struct tp *);
 #define TP_GK_CPU_FREQ		118
 #define TP_GK_TASK_RENAME	120
 #define TP_GK_PROCESS_TREE	122
+#define TP_GK_GPU_FREQ		129
 void	 tp_generic_kernel_packet(struct tp *, uint32_t field, int64_t ts,
 	    const uint8_t *, size_t);
 /* Writes the open sched slices and thread states; they stay open. */
@@ -927,6 +981,56 @@ int	 tp_ftrace_androidfs_event(struct tp *, int64_t ts, uint32_t cpu,
 void	 tp_ftrace_androidfs_free(struct tp *);
 int	 tp_ftrace_adreno_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_drm_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+void	 tp_ftrace_drm_free(struct tp *);
+int	 tp_ftrace_v4l2_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+void	 tp_ftrace_v4l2_free(struct tp *);
+int	 tp_ftrace_virtio_gpu_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+void	 tp_ftrace_virtio_gpu_free(struct tp *);
+int	 tp_ftrace_virtio_video_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+int	 tp_ftrace_cros_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+
+/* tp_stack_profile.c: the callsite of interned callstack iid of the
+ * generation, for process upid (TP_NULL: none); -1 when it cannot be
+ * resolved (counted). */
+int64_t	 tp_stack_profile_callsite(struct tp *, const struct tp_gen *,
+	    int64_t upid, uint64_t iid);
+/* A mapping of no binary (frames named by a profiler); a new one each
+ * call. */
+int64_t	 tp_stack_profile_dummy_mapping(struct tp *, const char *name);
+/* The frame of that name in such a mapping, with its symbol. */
+int64_t	 tp_stack_profile_dummy_frame(struct tp *, int64_t mapping,
+	    const char *name, size_t len);
+/* The callsite of frame under parent (TP_NULL: a root) at depth. */
+int64_t	 tp_stack_profile_callsite_intern(struct tp *, int64_t parent,
+	    int64_t frame, int64_t depth);
+void	 tp_stack_profile_free(struct tp *);
+/* tp_perf_sample.c: a PerfSample packet of sequence seq. */
+void	 tp_perf_sample(struct tp *, const struct tp_gen *, uint32_t seq,
+	    int64_t ts, const uint8_t *, size_t);
+void	 tp_perf_sample_free(struct tp *);
+/* tp_heap_profile.c: a ProfilePacket of sequence seq. */
+void	 tp_heap_profile_packet(struct tp *, struct tp_gen *, uint32_t seq,
+	    const uint8_t *, size_t);
+void	 tp_heap_profile_free(struct tp *);
+
+/* tp_gecko.c: a Firefox profiler JSON profile, read whole at the end. */
+int	 tp_gecko_feed(struct tp *, const uint8_t *, size_t);
+int	 tp_gecko_end(struct tp *);
+void	 tp_gecko_free(struct tp *);
+
+/* tp_gpu.c: a GPU id's ugpu (its gpu row, made on first use; -1 on
+ * failure), and its frequency counter. */
+int64_t	 tp_gpu_get(struct tp *, uint32_t gpu);
+void	 tp_gpu_frequency(struct tp *, int64_t ts, uint32_t gpu, double khz);
+int	 tp_gpu_ftrace_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+void	 tp_gpus_free(struct tp *);
 int	 tp_ftrace_net_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
 /* A cpu's frequency limits (either may be NULL: not known). */

@@ -11,35 +11,11 @@
 #include <string.h>
 
 #include "tp_int.h"
+#include "tp_jdom.h"
 
 #define MAX_OBJECT	(64u << 20)
 #define MAX_SYSTRACE	(256u << 20)
-#define MAX_NODES	100000
-#define MAX_JDEPTH	64
 #define KEY_MAX		512
-
-enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jnode {
-	enum jtype	 type;
-	const char	*key;
-	size_t		 keylen;
-	const char	*s;		/* string value, or number text */
-	size_t		 slen;
-	const char	*raw;		/* an object's or array's text */
-	size_t		 rawlen;
-	int		 child;		/* first child, -1 */
-	int		 next;		/* next sibling, -1 */
-};
-
-struct jparser {
-	const char	*p, *end;
-	struct jnode	*nodes;
-	size_t		 n, cap;
-	char		*scratch;	/* unescaped strings */
-	size_t		 slen, scap;
-	int		 err;
-};
 
 /*
  * Where the scanner is in the document. As upstream's importer, the
@@ -83,7 +59,7 @@ struct tp_json {
 	size_t		 svlen, svcap;
 	int		 sv_capture;
 
-	struct jparser	 jp;
+	struct tp_jdom	 jp;
 	struct tp_hash	 flows_v1;	/* hash(cat, name, id) -> slice */
 	struct tp_hash	 flows_v1_ts;	/* the same -> the slice's start */
 	/* v1 flow ends waiting for the next slice of their track */
@@ -95,315 +71,12 @@ enum { K_OTHER, K_EVENTS, K_DISPLAY_UNIT, K_SYSTRACE, K_METADATA };
 
 /* Parser ------------------------------------------------------------- */
 
-static void
-ws(struct jparser *j)
-{
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' ||
-	    *j->p == '\n' || *j->p == '\r'))
-		j->p++;
-}
-
+/* Parses one object (tp_jdom.c). */
 static int
-node_new(struct jparser *j)
+json_parse(struct tp_jdom *j, const char *buf, size_t len)
 {
-	if (j->n >= MAX_NODES) {
-		j->err = 1;
+	if (tp_jdom_parse(j, buf, len) == -1 || j->nodes[0].type != J_OBJ)
 		return -1;
-	}
-	if (j->n == j->cap) {
-		size_t ncap = j->cap ? j->cap * 2 : 256;
-		void *p = realloc(j->nodes, ncap * sizeof(*j->nodes));
-
-		if (p == NULL) {
-			j->err = 1;
-			return -1;
-		}
-		j->nodes = p;
-		j->cap = ncap;
-	}
-	memset(&j->nodes[j->n], 0, sizeof(j->nodes[0]));
-	j->nodes[j->n].child = j->nodes[j->n].next = -1;
-	return (int)j->n++;
-}
-
-static void
-put_utf8(char *out, size_t *o, unsigned cp)
-{
-	if (cp < 0x80) {
-		out[(*o)++] = (char)cp;
-	} else if (cp < 0x800) {
-		out[(*o)++] = (char)(0xc0 | (cp >> 6));
-		out[(*o)++] = (char)(0x80 | (cp & 0x3f));
-	} else {
-		out[(*o)++] = (char)(0xe0 | (cp >> 12));
-		out[(*o)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		out[(*o)++] = (char)(0x80 | (cp & 0x3f));
-	}
-}
-
-/* A string at j->p (after the quote); unescaped into scratch if needed. */
-static int
-parse_string(struct jparser *j, const char **s, size_t *len)
-{
-	const char *start = j->p;
-	size_t o;
-
-	while (j->p < j->end && *j->p != '"' && *j->p != '\\')
-		j->p++;
-	if (j->p < j->end && *j->p == '"') {
-		*s = start;
-		*len = (size_t)(j->p - start);
-		j->p++;
-		return 0;
-	}
-	/* Escapes: the unescaped form is never longer than the source. */
-	o = j->slen;
-	if (j->scap - j->slen < (size_t)(j->end - start) + 1) {
-		j->err = 1;
-		return -1;
-	}
-	j->p = start;
-	while (j->p < j->end && *j->p != '"') {
-		char c = *j->p++;
-
-		if (c != '\\') {
-			j->scratch[o++] = c;
-			continue;
-		}
-		if (j->p >= j->end)
-			break;
-		c = *j->p++;
-		switch (c) {
-		case 'n': j->scratch[o++] = '\n'; break;
-		case 't': j->scratch[o++] = '\t'; break;
-		case 'r': j->scratch[o++] = '\r'; break;
-		case 'b': j->scratch[o++] = '\b'; break;
-		case 'f': j->scratch[o++] = '\f'; break;
-		case 'u': {
-			unsigned cp = 0;
-			int k;
-
-			for (k = 0; k < 4 && j->p < j->end; k++, j->p++) {
-				char h = *j->p;
-
-				cp <<= 4;
-				if (h >= '0' && h <= '9')
-					cp |= (unsigned)(h - '0');
-				else if (h >= 'a' && h <= 'f')
-					cp |= (unsigned)(h - 'a' + 10);
-				else if (h >= 'A' && h <= 'F')
-					cp |= (unsigned)(h - 'A' + 10);
-				else
-					break;
-			}
-			if (k != 4) {
-				j->err = 1;
-				return -1;
-			}
-			/* Surrogates are kept as they are (3 bytes each). */
-			put_utf8(j->scratch, &o, cp);
-			break;
-		}
-		default:
-			j->scratch[o++] = c;
-			break;
-		}
-	}
-	if (j->p >= j->end) {
-		j->err = 1;
-		return -1;
-	}
-	j->p++;
-	*s = j->scratch + j->slen;
-	*len = o - j->slen;
-	j->slen = o;
-	return 0;
-}
-
-static int parse_value(struct jparser *, int depth);
-
-static int
-parse_value(struct jparser *j, int depth)
-{
-	int id, prev = -1, c;
-
-	ws(j);
-	if (j->p >= j->end || depth > MAX_JDEPTH) {
-		j->err = 1;
-		return -1;
-	}
-	if ((id = node_new(j)) < 0)
-		return -1;
-	switch (*j->p) {
-	case '"':
-		j->p++;
-		j->nodes[id].type = J_STR;
-		if (parse_string(j, &j->nodes[id].s, &j->nodes[id].slen) == -1)
-			return -1;
-		return id;
-	case '{':
-	case '[': {
-		int obj = *j->p == '{';
-		char close = obj ? '}' : ']';
-
-		j->nodes[id].type = obj ? J_OBJ : J_ARR;
-		j->nodes[id].raw = j->p;
-		j->p++;
-		ws(j);
-		if (j->p < j->end && *j->p == close) {
-			j->p++;
-			j->nodes[id].rawlen = (size_t)(j->p -
-			    j->nodes[id].raw);
-			return id;
-		}
-		for (;;) {
-			const char *k = NULL;
-			size_t klen = 0;
-
-			ws(j);
-			if (obj) {
-				if (j->p >= j->end || *j->p != '"') {
-					j->err = 1;
-					return -1;
-				}
-				j->p++;
-				if (parse_string(j, &k, &klen) == -1)
-					return -1;
-				ws(j);
-				if (j->p >= j->end || *j->p != ':') {
-					j->err = 1;
-					return -1;
-				}
-				j->p++;
-			}
-			if ((c = parse_value(j, depth + 1)) < 0)
-				return -1;
-			j->nodes[c].key = k;
-			j->nodes[c].keylen = klen;
-			if (prev < 0)
-				j->nodes[id].child = c;
-			else
-				j->nodes[prev].next = c;
-			prev = c;
-			ws(j);
-			if (j->p < j->end && *j->p == ',') {
-				j->p++;
-				/* A trailing comma, as upstream's parser takes. */
-				ws(j);
-				if (j->p < j->end && *j->p == close) {
-					j->p++;
-					j->nodes[id].rawlen = (size_t)(j->p -
-					    j->nodes[id].raw);
-					return id;
-				}
-				continue;
-			}
-			if (j->p < j->end && *j->p == close) {
-				j->p++;
-				j->nodes[id].rawlen = (size_t)(j->p -
-				    j->nodes[id].raw);
-				return id;
-			}
-			j->err = 1;
-			return -1;
-		}
-	}
-	default:
-		break;
-	}
-	if (j->end - j->p >= 4 && memcmp(j->p, "true", 4) == 0) {
-		j->nodes[id].type = J_TRUE;
-		j->p += 4;
-	} else if (j->end - j->p >= 5 && memcmp(j->p, "false", 5) == 0) {
-		j->nodes[id].type = J_FALSE;
-		j->p += 5;
-	} else if (j->end - j->p >= 4 && memcmp(j->p, "null", 4) == 0) {
-		j->nodes[id].type = J_NULL;
-		j->p += 4;
-	} else {
-		const char *s = j->p;
-
-		while (j->p < j->end && (strchr("+-.eE", *j->p) != NULL ||
-		    (*j->p >= '0' && *j->p <= '9')))
-			j->p++;
-		if (j->p == s) {
-			j->err = 1;
-			return -1;
-		}
-		j->nodes[id].type = J_NUM;
-		j->nodes[id].s = s;
-		j->nodes[id].slen = (size_t)(j->p - s);
-	}
-	return id;
-}
-
-/* Parses one value; the root is node 0. -1 on malformed input. */
-static int
-json_parse_value(struct jparser *j, const char *buf, size_t len)
-{
-	j->p = buf;
-	j->end = buf + len;
-	j->n = 0;
-	j->slen = 0;
-	j->err = 0;
-	if (j->scap < len + 1) {
-		void *p = realloc(j->scratch, len + 1);
-
-		if (p == NULL)
-			return -1;
-		j->scratch = p;
-		j->scap = len + 1;
-	}
-	if (parse_value(j, 0) != 0 || j->err)
-		return -1;
-	return 0;
-}
-
-/* Parses one object. */
-static int
-json_parse(struct jparser *j, const char *buf, size_t len)
-{
-	if (json_parse_value(j, buf, len) == -1 || j->nodes[0].type != J_OBJ)
-		return -1;
-	return 0;
-}
-
-static const struct jnode *
-jget(const struct jparser *j, const struct jnode *obj, const char *key)
-{
-	size_t kl = strlen(key);
-	int c;
-
-	if (obj == NULL || obj->type != J_OBJ)
-		return NULL;
-	for (c = obj->child; c >= 0; c = j->nodes[c].next)
-		if (j->nodes[c].keylen == kl &&
-		    memcmp(j->nodes[c].key, key, kl) == 0)
-			return &j->nodes[c];
-	return NULL;
-}
-
-/* A decimal number text as an integer; -1 when it is not one. */
-static int
-num_int(const struct jnode *n, int64_t *v)
-{
-	char buf[64];
-	char *end;
-	long long x;
-
-	if (n == NULL || n->slen == 0 || n->slen >= sizeof(buf))
-		return -1;
-	memcpy(buf, n->s, n->slen);
-	buf[n->slen] = '\0';
-	x = strtoll(buf, &end, 10);
-	if (*end != '\0') {
-		double d = strtod(buf, &end);
-
-		if (*end != '\0' || !isfinite(d) || fabs(d) > 9e18)
-			return -1;
-		x = (long long)d;
-	}
-	*v = x;
 	return 0;
 }
 
@@ -412,7 +85,7 @@ num_int(const struct jnode *n, int64_t *v)
  * decimally so that 1.001 us is 1001 ns exactly.
  */
 static int
-us_to_ns(const struct jnode *n, int64_t *out)
+us_to_ns(const struct tp_jnode *n, int64_t *out)
 {
 	const char *p, *end;
 	int64_t ip = 0, frac = 0;
@@ -468,17 +141,17 @@ us_to_ns(const struct jnode *n, int64_t *out)
 }
 
 static int
-node_id(const struct jnode *n, int64_t *v)
+node_id(const struct tp_jnode *n, int64_t *v)
 {
 	if (n == NULL)
 		return -1;
 	if (n->type == J_NUM)
-		return num_int(n, v);
+		return tp_jdom_int(n, v);
 	if (n->type == J_STR) {
-		struct jnode t = *n;
+		struct tp_jnode t = *n;
 
 		t.type = J_NUM;
-		if (num_int(&t, v) == 0)
+		if (tp_jdom_int(&t, v) == 0)
 			return 0;
 		/* Hex ids are common ("0x1f"). */
 		if (n->slen > 2 && n->s[0] == '0' && (n->s[1] == 'x' ||
@@ -497,7 +170,7 @@ node_id(const struct jnode *n, int64_t *v)
 }
 
 static char *
-node_str(const struct jnode *n, char *buf, size_t size)
+node_str(const struct tp_jnode *n, char *buf, size_t size)
 {
 	if (n == NULL || (n->type != J_STR && n->type != J_NUM))
 		return NULL;
@@ -508,10 +181,10 @@ node_str(const struct jnode *n, char *buf, size_t size)
 /* Args --------------------------------------------------------------- */
 
 static void
-args_add(struct tp *tp, const struct jparser *j, int64_t set, int node,
+args_add(struct tp *tp, const struct tp_jdom *j, int64_t set, int node,
     char *flat, size_t flen, char *key, size_t klen, int depth)
 {
-	const struct jnode *n = &j->nodes[node];
+	const struct tp_jnode *n = &j->nodes[node];
 	int c, i = 0;
 	int64_t v;
 
@@ -520,7 +193,7 @@ args_add(struct tp *tp, const struct jparser *j, int64_t set, int node,
 	switch (n->type) {
 	case J_OBJ:
 		for (c = n->child; c >= 0; c = j->nodes[c].next) {
-			const struct jnode *ch = &j->nodes[c];
+			const struct tp_jnode *ch = &j->nodes[c];
 
 			if (flen + ch->keylen + 2 >= KEY_MAX ||
 			    klen + ch->keylen + 2 >= KEY_MAX)
@@ -559,7 +232,7 @@ args_add(struct tp *tp, const struct jparser *j, int64_t set, int node,
 	case J_NUM:
 		if (memchr(n->s, '.', n->slen) == NULL &&
 		    memchr(n->s, 'e', n->slen) == NULL &&
-		    memchr(n->s, 'E', n->slen) == NULL && num_int(n, &v) == 0) {
+		    memchr(n->s, 'E', n->slen) == NULL && tp_jdom_int(n, &v) == 0) {
 			tp_arg_int(tp, set, flat, key, v, "int");
 		} else {
 			char buf[64];
@@ -582,7 +255,7 @@ int
 tp_json_args(struct tp *tp, int64_t set, const char *flat, const char *key,
     const char *s, size_t len)
 {
-	struct jparser j;
+	struct tp_jdom j;
 	char f[KEY_MAX], k[KEY_MAX];
 	size_t fl = strlen(flat), kl = strlen(key);
 	int rc = -1;
@@ -592,17 +265,16 @@ tp_json_args(struct tp *tp, int64_t set, const char *flat, const char *key,
 	memcpy(f, flat, fl + 1);
 	memcpy(k, key, kl + 1);
 	memset(&j, 0, sizeof(j));
-	if (json_parse_value(&j, s, len) == 0) {
+	if (tp_jdom_parse(&j, s, len) == 0) {
 		args_add(tp, &j, set, 0, f, fl, k, kl, 0);
 		rc = 0;
 	}
-	free(j.nodes);
-	free(j.scratch);
+	tp_jdom_free(&j);
 	return rc;
 }
 
 static int64_t
-event_args(struct tp *tp, const struct jparser *j, const struct jnode *args,
+event_args(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *args,
     int64_t set)
 {
 	char flat[KEY_MAX] = "args", key[KEY_MAX] = "args";
@@ -631,12 +303,12 @@ json_get(struct tp *tp)
 }
 
 static void
-metadata_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
+metadata_event(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
     int64_t pid, int64_t tid)
 {
-	const struct jnode *name = jget(j, r, "name");
-	const struct jnode *args = jget(j, r, "args");
-	const struct jnode *v = jget(j, args, "name");
+	const struct tp_jnode *name = tp_jdom_get(j, r, "name");
+	const struct tp_jnode *args = tp_jdom_get(j, r, "args");
+	const struct tp_jnode *v = tp_jdom_get(j, args, "name");
 	int64_t idx;
 
 	if (name == NULL || name->type != J_STR)
@@ -645,12 +317,12 @@ metadata_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 	if ((name->slen == 18 && memcmp(name->s, "process_sort_index",
 	    18) == 0) || (name->slen == 17 && memcmp(name->s,
 	    "thread_sort_index", 17) == 0)) {
-		const struct jnode *si = jget(j, args, "sort_index");
+		const struct tp_jnode *si = tp_jdom_get(j, args, "sort_index");
 		int64_t utid = tp_thread_in_process(tp, tid, pid);
 
 		if (si == NULL)
 			return;
-		if (si->type != J_NUM || num_int(si, &idx) == -1) {
+		if (si->type != J_NUM || tp_jdom_int(si, &idx) == -1) {
 			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
 			return;
 		}
@@ -678,17 +350,17 @@ metadata_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
  * upstream drops such an event.
  */
 static int
-async_key(const struct jparser *j, const struct jnode *r, uint64_t *key,
+async_key(const struct tp_jdom *j, const struct tp_jnode *r, uint64_t *key,
     int *global)
 {
-	const struct jnode *id = jget(j, r, "id"), *id2 = jget(j, r, "id2");
-	const struct jnode *cat = jget(j, r, "cat");
+	const struct tp_jnode *id = tp_jdom_get(j, r, "id"), *id2 = tp_jdom_get(j, r, "id2");
+	const struct tp_jnode *cat = tp_jdom_get(j, r, "cat");
 	uint64_t h;
 
 	*global = 1;
 	if (id == NULL && id2 != NULL) {
-		if ((id = jget(j, id2, "global")) == NULL) {
-			id = jget(j, id2, "local");
+		if ((id = tp_jdom_get(j, id2, "global")) == NULL) {
+			id = tp_jdom_get(j, id2, "local");
 			*global = 0;
 		}
 	}
@@ -756,11 +428,11 @@ overlap_track(struct tp *tp, int64_t utid, int64_t ts, int64_t dur)
 }
 
 static void
-flow_v1(struct tp *tp, struct tp_json *js, const struct jparser *j,
-    const struct jnode *r, char ph, int64_t track, int64_t ts,
+flow_v1(struct tp *tp, struct tp_json *js, const struct tp_jdom *j,
+    const struct tp_jnode *r, char ph, int64_t track, int64_t ts,
     const char *cat, const char *name)
 {
-	const struct jnode *id = jget(j, r, "id"), *bp = jget(j, r, "bp");
+	const struct tp_jnode *id = tp_jdom_get(j, r, "id"), *bp = tp_jdom_get(j, r, "bp");
 	uint64_t key, *prev, *pts;
 	int64_t slice, start = 0;
 
@@ -812,10 +484,10 @@ flow_v1(struct tp *tp, struct tp_json *js, const struct jparser *j,
 }
 
 static void
-counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
+counter_event(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
     int64_t ts, int64_t pid, const char *name)
 {
-	const struct jnode *args = jget(j, r, "args"), *id = jget(j, r, "id");
+	const struct tp_jnode *args = tp_jdom_get(j, r, "args"), *id = tp_jdom_get(j, r, "id");
 	char prefix[512], cname[1024], idb[128];
 	int c;
 
@@ -829,7 +501,7 @@ counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
 	else
 		snprintf(prefix, sizeof(prefix), "%s", name ? name : "");
 	for (c = args->child; c >= 0; c = j->nodes[c].next) {
-		const struct jnode *v = &j->nodes[c];
+		const struct tp_jnode *v = &j->nodes[c];
 		char buf[512];
 		double d;
 		char *end;
@@ -860,8 +532,8 @@ counter_event(struct tp *tp, const struct jparser *j, const struct jnode *r,
  * names the process or thread, under an id of its own (a hash here, the
  * string's id in upstream's string pool there). NULL for other ids.
  */
-static const struct jnode *
-name_id(const struct jnode *n, int64_t *v)
+static const struct tp_jnode *
+name_id(const struct tp_jnode *n, int64_t *v)
 {
 	if (n == NULL || n->type != J_STR)
 		return NULL;
@@ -873,14 +545,14 @@ name_id(const struct jnode *n, int64_t *v)
 /* An integer written as one ("3", not "3.0" or "3e0"), as upstream
  * tells integers from other numbers. */
 static int
-int_literal(const struct jnode *n, int64_t *v)
+int_literal(const struct tp_jnode *n, int64_t *v)
 {
 	if (n == NULL || n->type != J_NUM ||
 	    memchr(n->s, '.', n->slen) != NULL ||
 	    memchr(n->s, 'e', n->slen) != NULL ||
 	    memchr(n->s, 'E', n->slen) != NULL)
 		return -1;
-	return num_int(n, v);
+	return tp_jdom_int(n, v);
 }
 
 /*
@@ -889,21 +561,21 @@ int_literal(const struct jnode *n, int64_t *v)
  * sched slice on that cpu, as upstream.
  */
 static void
-thread_state_event(struct tp *tp, const struct jparser *j,
-    const struct jnode *args, int64_t ts, int64_t dur, int64_t utid,
+thread_state_event(struct tp *tp, const struct tp_jdom *j,
+    const struct tp_jnode *args, int64_t ts, int64_t dur, int64_t utid,
     const char *state)
 {
-	const struct jnode *bf;
+	const struct tp_jnode *bf;
 	int64_t cpu = TP_NULL, io = TP_NULL, v;
 	char fn[512], *f = NULL;
 
 	if (args != NULL && args->type == J_OBJ) {
-		if (int_literal(jget(j, args, "cpu"), &v) == 0 &&
+		if (int_literal(tp_jdom_get(j, args, "cpu"), &v) == 0 &&
 		    v >= 0 && v < 4096)
 			cpu = v;
-		if (int_literal(jget(j, args, "io_wait"), &v) == 0)
+		if (int_literal(tp_jdom_get(j, args, "io_wait"), &v) == 0)
 			io = (uint32_t)v;
-		if ((bf = jget(j, args, "blocked_function")) != NULL &&
+		if ((bf = tp_jdom_get(j, args, "blocked_function")) != NULL &&
 		    bf->type == J_STR)
 			f = node_str(bf, fn, sizeof(fn));
 	}
@@ -917,16 +589,16 @@ thread_state_event(struct tp *tp, const struct jparser *j,
 /* An event's pid and tid; no tid (or 0) is the pid's, as upstream. The
  * nodes of those given as names, if asked for. */
 static void
-event_pid_tid(const struct jparser *j, const struct jnode *r, int64_t *pid,
-    int64_t *tid, const struct jnode **pname, const struct jnode **tname)
+event_pid_tid(const struct tp_jdom *j, const struct tp_jnode *r, int64_t *pid,
+    int64_t *tid, const struct tp_jnode **pname, const struct tp_jnode **tname)
 {
-	const struct jnode *pn, *tn;
+	const struct tp_jnode *pn, *tn;
 
 	*pid = *tid = 0;
-	if ((pn = name_id(jget(j, r, "pid"), pid)) == NULL)
-		(void)node_id(jget(j, r, "pid"), pid);
-	if ((tn = name_id(jget(j, r, "tid"), tid)) == NULL)
-		(void)node_id(jget(j, r, "tid"), tid);
+	if ((pn = name_id(tp_jdom_get(j, r, "pid"), pid)) == NULL)
+		(void)node_id(tp_jdom_get(j, r, "pid"), pid);
+	if ((tn = name_id(tp_jdom_get(j, r, "tid"), tid)) == NULL)
+		(void)node_id(tp_jdom_get(j, r, "tid"), tid);
 	if (*tid == 0 && *pid != 0 && tn == NULL)
 		*tid = *pid;
 	if (pname != NULL)
@@ -939,8 +611,8 @@ void
 tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
 	struct tp_json *js = json_get(tp);
-	struct jparser *j;
-	const struct jnode *r, *n, *pn, *tn;
+	struct tp_jdom *j;
+	const struct tp_jnode *r, *n, *pn, *tn;
 	char name[1024], cat[512], phs[8], *pname, *pcat;
 	int64_t ts = it->ts, pid = 0, tid = 0, dur = 0, tts = TP_NULL,
 	    tdur = TP_NULL, set = TP_NULL, utid, track = -1, id = -1, bind;
@@ -955,13 +627,13 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		return;
 	}
 	r = &j->nodes[0];
-	if (node_str(jget(j, r, "ph"), phs, sizeof(phs)) == NULL) {
+	if (node_str(tp_jdom_get(j, r, "ph"), phs, sizeof(phs)) == NULL) {
 		tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
 		return;
 	}
 	ph = phs[0];
-	pname = node_str(jget(j, r, "name"), name, sizeof(name));
-	pcat = node_str(jget(j, r, "cat"), cat, sizeof(cat));
+	pname = node_str(tp_jdom_get(j, r, "name"), name, sizeof(name));
+	pcat = node_str(tp_jdom_get(j, r, "cat"), cat, sizeof(cat));
 	event_pid_tid(j, r, &pid, &tid, &pn, &tn);
 	if (pn != NULL)
 		tp_process_set_name(tp, tp_process_get(tp, pid), pn->s,
@@ -969,9 +641,9 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	if (tn != NULL)
 		tp_thread_set_name(tp, tp_thread_get(tp, tid), tn->s, tn->slen,
 		    TP_NAME_SCHED);
-	if ((n = jget(j, r, "tts")) != NULL)
+	if ((n = tp_jdom_get(j, r, "tts")) != NULL)
 		(void)us_to_ns(n, &tts);
-	if ((n = jget(j, r, "tdur")) != NULL)
+	if ((n = tp_jdom_get(j, r, "tdur")) != NULL)
 		(void)us_to_ns(n, &tdur);
 	utid = tp_thread_in_process(tp, tid, pid);
 	/* As upstream, a thread's track is made only by events that go on
@@ -981,23 +653,23 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 
 	switch (ph) {
 	case 'B':
-		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
+		set = event_args(tp, j, tp_jdom_get(j, r, "args"), TP_NULL);
 		id = tp_slice_begin(tp, track, ts, pcat, pname, set, tts);
 		break;
 	case 'E':
-		n = jget(j, r, "args");
+		n = tp_jdom_get(j, r, "args");
 		id = tp_slice_end(tp, track, ts, pname, tts,
 		    n != NULL && n->child >= 0 ? &set : NULL);
 		if (id >= 0 && set != TP_NULL)
 			(void)event_args(tp, j, n, set);
 		break;
 	case 'X':
-		if ((n = jget(j, r, "dur")) == NULL || us_to_ns(n, &dur) == -1)
+		if ((n = tp_jdom_get(j, r, "dur")) == NULL || us_to_ns(n, &dur) == -1)
 			dur = 0;
 		if (tp_slice_overlaps(tp, track, ts, dur) &&
 		    (track = overlap_track(tp, utid, ts, dur)) < 0)
 			break;
-		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
+		set = event_args(tp, j, tp_jdom_get(j, r, "args"), TP_NULL);
 		id = tp_slice_complete(tp, track, ts, dur, pcat, pname, set, tts,
 		    tdur);
 		break;
@@ -1006,7 +678,7 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case 'R': {
 		char sc[8] = "t";
 
-		(void)node_str(jget(j, r, "s"), sc, sizeof(sc));
+		(void)node_str(tp_jdom_get(j, r, "s"), sc, sizeof(sc));
 		if (sc[0] == 'g') {
 			/* Unnamed, as upstream: keyed apart by discr. */
 			track = tp_track_intern_key(tp, TT_TRACK, NULL,
@@ -1018,17 +690,17 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 			    tp_process_get(tp, pid));
 			tp_track_kind(tp, track, "chrome_process_instant");
 		}
-		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
+		set = event_args(tp, j, tp_jdom_get(j, r, "args"), TP_NULL);
 		id = tp_slice_complete(tp, track, ts, 0, pcat, pname, set, tts,
 		    TP_NULL);
 		break;
 	}
 	case 'T':
-		if ((n = jget(j, r, "dur")) == NULL || us_to_ns(n, &dur) == -1) {
+		if ((n = tp_jdom_get(j, r, "dur")) == NULL || us_to_ns(n, &dur) == -1) {
 			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
 			break;
 		}
-		thread_state_event(tp, j, jget(j, r, "args"), ts, dur, utid,
+		thread_state_event(tp, j, tp_jdom_get(j, r, "args"), ts, dur, utid,
 		    pname);
 		break;
 	case 'C':
@@ -1040,7 +712,7 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		struct tp_async a;
 		uint64_t key;
 
-		if (jget(j, r, "pid") == NULL ||
+		if (tp_jdom_get(j, r, "pid") == NULL ||
 		    async_key(j, r, &key, &global) == -1) {
 			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
 			return;
@@ -1053,7 +725,7 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		if ((track = tp_track_async(tp, &a, ph == 'b' ? 1 :
 		    ph == 'e' ? -1 : 0)) < 0)
 			break;
-		set = event_args(tp, j, jget(j, r, "args"), TP_NULL);
+		set = event_args(tp, j, tp_jdom_get(j, r, "args"), TP_NULL);
 		if (ph == 'b')
 			id = tp_slice_begin(tp, track, ts, pcat, pname, set,
 			    TP_NULL);
@@ -1077,13 +749,13 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	/* Flow v2: bind_id with flow_out / flow_in on the slice itself. A
 	 * flow_in alone ends the flow here but leaves it open for more ends,
 	 * as upstream. */
-	if (id >= 0 && node_id(jget(j, r, "bind_id"), &bind) == 0) {
+	if (id >= 0 && node_id(tp_jdom_get(j, r, "bind_id"), &bind) == 0) {
 		uint64_t fid = (uint64_t)bind ^ 0x4a534f4eULL, *from;
 
-		n = jget(j, r, "flow_out");
+		n = tp_jdom_get(j, r, "flow_out");
 		if (n != NULL && n->type == J_TRUE)
 			tp_flow_step(tp, fid, bind, id, ts, 0);
-		else if ((n = jget(j, r, "flow_in")) != NULL &&
+		else if ((n = tp_jdom_get(j, r, "flow_in")) != NULL &&
 		    n->type == J_TRUE) {
 			if ((from = tp_hash_get(&tp->flows, fid)) != NULL)
 				tp_flow_insert(tp, (int64_t)*from, id, bind);
@@ -1097,7 +769,7 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 
 /* Where an event goes among those of its timestamp (tp_sorter_push_json). */
 static int64_t
-json_order_key(char ph, const struct jnode *dur)
+json_order_key(char ph, const struct tp_jnode *dur)
 {
 	int64_t d = 0;
 
@@ -1111,7 +783,7 @@ json_order_key(char ph, const struct jnode *dur)
 /* An optional time field: absent, or a number of microseconds. As
  * upstream, an event with one that is neither is dropped whole. */
 static int
-time_ok(const struct jnode *n)
+time_ok(const struct tp_jnode *n)
 {
 	int64_t v;
 
@@ -1122,8 +794,8 @@ time_ok(const struct jnode *n)
 static int
 object_done(struct tp *tp, struct tp_json *js, uint64_t at)
 {
-	struct jparser *j = &js->jp;
-	const struct jnode *r;
+	struct tp_jdom *j = &js->jp;
+	const struct tp_jnode *r;
 	char phs[8];
 	int64_t ts = 0, pid = 0, tid = 0;
 
@@ -1132,7 +804,7 @@ object_done(struct tp *tp, struct tp_json *js, uint64_t at)
 		    "ending at byte %llu is not valid JSON",
 		    (unsigned long long)at);
 	r = &j->nodes[0];
-	if (node_str(jget(j, r, "ph"), phs, sizeof(phs)) == NULL) {
+	if (node_str(tp_jdom_get(j, r, "ph"), phs, sizeof(phs)) == NULL) {
 		/* "{}" is a common filler (no trailing comma): no error. */
 		if (r->child >= 0)
 			tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
@@ -1144,13 +816,13 @@ object_done(struct tp *tp, struct tp_json *js, uint64_t at)
 		metadata_event(tp, j, r, pid, tid);
 		return 0;
 	}
-	if (us_to_ns(jget(j, r, "ts"), &ts) == -1 ||
-	    !time_ok(jget(j, r, "dur")) || !time_ok(jget(j, r, "tts")) ||
-	    !time_ok(jget(j, r, "tdur"))) {
+	if (us_to_ns(tp_jdom_get(j, r, "ts"), &ts) == -1 ||
+	    !time_ok(tp_jdom_get(j, r, "dur")) || !time_ok(tp_jdom_get(j, r, "tts")) ||
+	    !time_ok(tp_jdom_get(j, r, "tdur"))) {
 		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
 		return 0;
 	}
-	tp_sorter_push_json(tp, ts, json_order_key(phs[0], jget(j, r, "dur")),
+	tp_sorter_push_json(tp, ts, json_order_key(phs[0], tp_jdom_get(j, r, "dur")),
 	    js->obj, js->objlen);
 	return 0;
 }
@@ -1240,7 +912,7 @@ obj_start(struct tp_json *js)
 static void
 metadata_dict(struct tp *tp, struct tp_json *js)
 {
-	struct jparser *j = &js->jp;
+	struct tp_jdom *j = &js->jp;
 	char key[256], val[4096];
 	int64_t iv;
 	double d;
@@ -1250,7 +922,7 @@ metadata_dict(struct tp *tp, struct tp_json *js)
 	    j->nodes[0].type != J_OBJ)
 		return;
 	for (c = j->nodes[0].child; c >= 0; c = j->nodes[c].next) {
-		const struct jnode *v = &j->nodes[c];
+		const struct tp_jnode *v = &j->nodes[c];
 
 		if (v->keylen + 15 > sizeof(key))
 			continue;
@@ -1266,7 +938,7 @@ metadata_dict(struct tp *tp, struct tp_json *js)
 				break;
 			snprintf(val, sizeof(val), "%.*s", (int)v->slen, v->s);
 			d = strtod(val, NULL);
-			if (num_int(v, &iv) == 0 && d == trunc(d) &&
+			if (tp_jdom_int(v, &iv) == 0 && d == trunc(d) &&
 			    fabs(d) < 9.2e18)
 				tp_metadata_int(tp, key, iv);
 			else {
@@ -1558,8 +1230,7 @@ tp_json_free(struct tp *tp)
 		return;
 	free(js->obj);
 	free(js->sval);
-	free(js->jp.nodes);
-	free(js->jp.scratch);
+	tp_jdom_free(&js->jp);
 	tp_hash_free(&js->flows_v1);
 	tp_hash_free(&js->flows_v1_ts);
 	free(js->waits);

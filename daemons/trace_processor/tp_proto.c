@@ -110,7 +110,10 @@ gen_new(const struct tp_gen *prev)
 
 	if (g == NULL)
 		return NULL;
+	static uint64_t serials;	/* shared by all trace processors */
+
 	g->refs = 1;
+	g->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
 	tp_hash_init(&g->interned);
 	tp_hash_init(&g->counters);
 	if (prev != NULL) {
@@ -132,6 +135,7 @@ tp_proto_unref(void *ref)
 	tp_hash_free(&g->interned);
 	tp_hash_free(&g->counters);
 	free(g->arena);
+	free(g->perf_defaults);
 	free(g);
 }
 
@@ -242,6 +246,17 @@ defaults_untrusted(struct tp_gen *g, const uint8_t *buf, size_t len)
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.id == 58 && f.wire == PB_VARINT) {
 			g->clock_id = (uint32_t)f.u;
+			continue;
+		}
+		if (f.id == 12 && f.wire == PB_LEN) {	/* perf_sample_defaults */
+			void *p = malloc(f.len ? f.len : 1);
+
+			if (p != NULL) {
+				memcpy(p, f.data, f.len);
+				free(g->perf_defaults);
+				g->perf_defaults = p;
+				g->perf_defaults_len = f.len;
+			}
 			continue;
 		}
 		if (f.id != 11 || f.wire != PB_LEN)
@@ -500,9 +515,8 @@ clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 	p->nsnapshots++;
 }
 
-/* A timestamp of clock `id` into BOOTTIME; -1 when there is no path. */
-static int
-clock_to_boot(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
+int
+tp_proto_to_boot(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
     int64_t *out)
 {
 	struct clock_map *c;
@@ -1506,7 +1520,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		uint32_t clock = pk.has_clock ? pk.clock_id :
 		    (g != NULL && g->has_defaults) ? g->clock_id : 0;
 
-		if (clock_to_boot(tp, pk.seq, clock, pk.ts, &ts) == -1)
+		if (tp_proto_to_boot(tp, pk.seq, clock, pk.ts, &ts) == -1)
 			return;
 		if (ts > p->last_ts)
 			p->last_ts = ts;
@@ -1600,6 +1614,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
 	case TP_GK_PROCESS_TREE:
+	case TP_GK_GPU_FREQ:
 		push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	case 40:	/* power_rails: each sample sorted on its own */
@@ -1614,6 +1629,10 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	case 91:	/* entity_state_residency */
 		tp_proto_entity_states_tokenize(tp, pk.data.data, pk.data.len);
 		push_packet(tp, ts, NULL, NULL, buf, len, 0);
+		break;
+	case 37:	/* profile_packet */
+	case 66:	/* perf_sample: both with their sequence's interning */
+		push_packet(tp, ts, g, NULL, buf, len, 0);
 		break;
 	case 69:	/* service_event: the sorter's marks */
 		service_event_untrusted(tp, ts, pk.data.data, pk.data.len);
@@ -1847,6 +1866,14 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		tp_proto_track_event(tp, it->ref, it->ts, tv, pk.data.data,
 		    pk.data.len);
 		break;
+	case 37:
+		tp_heap_profile_packet(tp, it->ref, pk.seq, pk.data.data,
+		    pk.data.len);
+		break;
+	case 66:
+		tp_perf_sample(tp, it->ref, pk.seq, it->ts, pk.data.data,
+		    pk.data.len);
+		break;
 	case 46:
 	case 113:
 		tp_proto_trigger(tp, it->ts, pk.data.data, pk.data.len,
@@ -1859,6 +1886,7 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case TP_GK_CPU_FREQ:
 	case TP_GK_TASK_RENAME:
 	case TP_GK_PROCESS_TREE:
+	case TP_GK_GPU_FREQ:
 		tp_generic_kernel_packet(tp, pk.data.id, it->ts, pk.data.data,
 		    pk.data.len);
 		break;

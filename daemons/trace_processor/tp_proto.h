@@ -13,6 +13,7 @@
 /* One generation of a sequence's incremental state. */
 struct tp_gen {
 	int		 refs;
+	uint64_t	 serial;	/* tells generations apart, from 1 */
 	struct tp_hash	 interned;	/* field << 48 ^ iid -> off << 32 | len */
 	uint8_t		*arena;
 	size_t		 alen, acap;
@@ -27,6 +28,9 @@ struct tp_gen {
 	size_t		 n_extra_double;
 	/* incremental counters' sums: uuid -> double's bits */
 	struct tp_hash	 counters;
+	/* TracePacketDefaults.perf_sample_defaults, our copy */
+	uint8_t		*perf_defaults;
+	size_t		 perf_defaults_len;
 	/* ThreadDescriptor of the sequence (legacy) */
 	int		 has_thread;
 	int64_t		 pid, tid;
@@ -88,6 +92,10 @@ struct tp_pkt {
 	struct pb_field	 data;		/* the oneof payload */
 };
 
+/* A timestamp of clock id into the trace's (BOOTTIME); -1 when there is
+ * no way (counted). */
+int	 tp_proto_to_boot(struct tp *, uint32_t seq, uint32_t clock,
+	    int64_t ts, int64_t *out);
 int	 tp_gen_lookup(const struct tp_gen *, uint32_t field, uint64_t iid,
 	    const uint8_t **, size_t *);
 int	 tp_gen_string(const struct tp_gen *, uint32_t field, uint64_t iid,

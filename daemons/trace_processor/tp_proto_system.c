@@ -952,28 +952,6 @@ cpuidle_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 	}
 }
 
-/* SysStats.gpufreq_mhz: the first GPU's frequency, on upstream's
- * gpu_frequency track of GPU 0. */
-static void
-gpufreq(struct tp *tp, int64_t ts, double mhz)
-{
-	size_t n = tp->ntracks;
-	int64_t track = tp_track_intern(tp, TT_COUNTER, "gpufreq", TP_NULL);
-	struct tp_track *t;
-
-	if (track < 0)
-		return;
-	tp_track_kind(tp, track, "gpu_frequency");
-	tp_track_unit(tp, track, "kHz");
-	if (tp->ntracks != n) {
-		t = &tp->tracks[track];
-		t->dim_set = tp_arg_set_new(tp);
-		tp_arg_int(tp, t->dim_set, "ugpu", "ugpu", 0, "int");
-		tp_arg_int(tp, t->dim_set, "gpu", "gpu", 0, "int");
-	}
-	tp_counter_insert(tp, ts, track, mhz, TP_NULL);
-}
-
 /* A machine-wide counter; kind is upstream's type for it ("meminfo"). */
 static void
 global_counter(struct tp *tp, int64_t ts, const char *kind, const char *name,
@@ -1111,15 +1089,15 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 			global_counter(tp, ts, "num_softirq_total",
 			    "num_softirq_total", NULL, NULL, NULL, (double)f.u);
 			break;
-		case 17:
+		case 17:	/* gpufreq_mhz: GPU 0's, unscaled as upstream */
 			if (f.wire == PB_VARINT) {
-				gpufreq(tp, ts, (double)f.u);
+				tp_gpu_frequency(tp, ts, 0, (double)f.u);
 			} else if (f.wire == PB_LEN) {
 				struct pb_packed pk;
 
 				pb_packed_init(&pk, &f);
 				while (pb_packed_varint_untrusted(&pk, &v))
-					gpufreq(tp, ts, (double)v);
+					tp_gpu_frequency(tp, ts, 0, (double)v);
 			}
 			break;
 		case 11:

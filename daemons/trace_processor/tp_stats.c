@@ -208,6 +208,35 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "cpu_info_unknown_cpu_features", "info", "analysis",
 	    "CPUs with feature bits this version does not know: kept only"
 	    " in cpu_features.raw_bitmap." },
+	[ST_STACKPROFILE_INVALID_STRING_ID] = {
+	    "stackprofile_invalid_string_id", "error", "trace", "" },
+	[ST_STACKPROFILE_INVALID_MAPPING_ID] = {
+	    "stackprofile_invalid_mapping_id", "error", "trace", "" },
+	[ST_STACKPROFILE_INVALID_FRAME_ID] = {
+	    "stackprofile_invalid_frame_id", "error", "trace", "" },
+	[ST_STACKPROFILE_INVALID_CALLSTACK_ID] = {
+	    "stackprofile_invalid_callstack_id", "error", "trace", "" },
+	[ST_STACKPROFILE_EMPTY_CALLSTACK] = { "stackprofile_empty_callstack",
+	    "error", "trace", "Callstacks without frames: ignored." },
+	[ST_SYMBOLIZATION_TMP_BUILD_ID_NOT_FOUND] = {
+	    "symbolization_tmp_build_id_not_found", "error", "analysis",
+	    "Mappings of files in /data/local/tmp without a build id:"
+	    " SELinux keeps their binaries from being symbolized there; use"
+	    " /data/local/tests." },
+	[ST_PERF_SAMPLES_SKIPPED] = { "perf_samples_skipped", "info",
+	    "trace", "Perf samples the profiler could not read or unwind." },
+	[ST_PERF_SAMPLES_SKIPPED_DATALOSS] = {
+	    "perf_samples_skipped_dataloss", "data_loss", "trace",
+	    "Perf samples the profiler (traced_perf) dropped under load:"
+	    " any traced process may miss some." },
+	[ST_HEAPPROFD_MISSING_PACKET] = { "heapprofd_missing_packet",
+	    "error", "trace", "" },
+	[ST_PERF_CPU_LOST_RECORDS] = { "perf_cpu_lost_records", "data_loss",
+	    "trace", "Perf samples the kernel lost (its buffer overran), by"
+	    " cpu: which processes miss some is not known." },
+	[ST_HEAPPROFD_MALFORMED_PACKET] = { "heapprofd_malformed_packet",
+	    "error", "trace", "Heap dump samples whose totals shrank, by"
+	    " process: skipped." },
 	[ST_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID] = {
 	    "ftrace_thermal_exynos_acpm_unknown_tz_id", "error", "analysis",
 	    "" },

@@ -206,15 +206,63 @@ static const char schema_sql[] =
 	"CREATE TABLE __trace_bounds(start_ts INTEGER, end_ts INTEGER);"
 	"CREATE VIEW trace_bounds AS SELECT start_ts, end_ts"
 	" FROM __trace_bounds;"
-	/*
-	 * Tables of data faro's importers never produce (GPUs, heap and
-	 * stack profiles, Android logs and packages, ...), with upstream's
-	 * columns: empty, so that upstream's clients (the UI's plugins)
-	 * can ask and get no rows rather than an error.
-	 */
+	/* The GPUs seen (tp_gpu.c): ids only, their details never. */
 	"CREATE TABLE gpu(id INTEGER PRIMARY KEY, ugpu INTEGER, gpu INTEGER,"
 	" name TEXT, vendor TEXT, model TEXT, architecture TEXT, uuid BLOB,"
 	" pci_bdf TEXT, machine_id INTEGER, arg_set_id INTEGER);"
+	/* Profiles: callstacks (tp_stack_profile.c), perf samples and their
+	 * counters (tp_perf_sample.c), heap dumps (tp_heap_profile.c). */
+	"CREATE TABLE stack_profile_mapping(id INTEGER PRIMARY KEY,"
+	" build_id TEXT, exact_offset INTEGER, start_offset INTEGER,"
+	" start INTEGER, end INTEGER, load_bias INTEGER, name TEXT);"
+	"CREATE TABLE stack_profile_frame(id INTEGER PRIMARY KEY, name TEXT,"
+	" mapping INTEGER, rel_pc INTEGER, symbol_set_id INTEGER,"
+	" deobfuscated_name TEXT, type TEXT);"
+	"CREATE TABLE stack_profile_callsite(id INTEGER PRIMARY KEY,"
+	" depth INTEGER, parent_id INTEGER, frame_id INTEGER);"
+	"CREATE TABLE stack_profile_symbol(id INTEGER PRIMARY KEY,"
+	" symbol_set_id INTEGER, name TEXT, source_file TEXT,"
+	" line_number INTEGER, inlined INTEGER);"
+	"CREATE TABLE perf_session(id INTEGER PRIMARY KEY,"
+	" perf_session_id INTEGER, cmdline TEXT);"
+	"CREATE TABLE perf_sample(id INTEGER PRIMARY KEY, ts INTEGER,"
+	" utid INTEGER, cpu INTEGER, cpu_mode TEXT, callsite_id INTEGER,"
+	" unwind_error TEXT, perf_session_id INTEGER);"
+	/* A perf counter's session and cpu are its dimensions. */
+	"CREATE VIEW perf_counter_track AS SELECT t.id AS id, t.name AS name,"
+	" t.type AS type, t.parent_id AS parent_id,"
+	" t.source_arg_set_id AS source_arg_set_id,"
+	" t.machine_id AS machine_id, t.counter_unit AS unit,"
+	" t.description AS description,"
+	" (SELECT int_value FROM args WHERE arg_set_id ="
+	" t.dimension_arg_set_id AND key = 'perf_session_id')"
+	" AS perf_session_id, t.cpu AS cpu,"
+	" (SELECT int_value FROM args WHERE arg_set_id ="
+	" t.source_arg_set_id AND key = 'is_timebase') AS is_timebase"
+	" FROM __intrinsic_track t WHERE t.type = 'perf_cpu_counter';"
+	"CREATE TABLE stack_sample(id INTEGER PRIMARY KEY, ts INTEGER,"
+	" source TEXT, task_context_id INTEGER,"
+	" execution_context_id INTEGER, callsite_id INTEGER,"
+	" session_id INTEGER);"
+	"CREATE TABLE stack_sample_task_context(id INTEGER PRIMARY KEY,"
+	" upid INTEGER, utid INTEGER, async_context_id INTEGER);"
+	/* Samples of profilers of a program's own (Gecko's). */
+	"CREATE VIEW cpu_profile_stack_sample AS SELECT s.id AS id,"
+	" s.ts AS ts, s.callsite_id AS callsite_id, c.utid AS utid,"
+	" 0 AS process_priority FROM stack_sample s"
+	" JOIN stack_sample_task_context c ON c.id = s.task_context_id"
+	" WHERE s.source IN ('chrome', 'gecko');"
+	"CREATE TABLE heap_profile(id INTEGER PRIMARY KEY, ts INTEGER,"
+	" ts_end INTEGER, dur INTEGER, upid INTEGER, heap_name TEXT);"
+	"CREATE TABLE heap_profile_allocation(id INTEGER PRIMARY KEY,"
+	" ts INTEGER, upid INTEGER, heap_name TEXT, callsite_id INTEGER,"
+	" count INTEGER, size INTEGER);"
+	/*
+	 * Tables of data faro's importers never produce (heap graphs,
+	 * Android logs and packages, ...), with upstream's
+	 * columns: empty, so that upstream's clients (the UI's plugins)
+	 * can ask and get no rows rather than an error.
+	 */
 	"CREATE TABLE state(id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER,"
 	" track_id INTEGER, category TEXT, value TEXT, arg_set_id INTEGER);"
 	"CREATE TABLE gpu_counter_track(id INTEGER PRIMARY KEY, name TEXT,"
@@ -223,22 +271,11 @@ static const char schema_sql[] =
 	" gpu_id INTEGER);"
 	"CREATE TABLE gpu_counter_group(id INTEGER PRIMARY KEY,"
 	" group_id INTEGER, track_id INTEGER, name TEXT, description TEXT);"
-	"CREATE TABLE perf_counter_track(id INTEGER PRIMARY KEY, name TEXT,"
-	" type TEXT, parent_id INTEGER, source_arg_set_id INTEGER,"
-	" machine_id INTEGER, unit TEXT, description TEXT,"
-	" perf_session_id INTEGER, cpu INTEGER, is_timebase INTEGER);"
 	"CREATE TABLE stack_sample_counter_track(id INTEGER PRIMARY KEY,"
 	" name TEXT, type TEXT, parent_id INTEGER,"
 	" source_arg_set_id INTEGER, machine_id INTEGER, unit TEXT,"
 	" description TEXT, session_id INTEGER, cpu INTEGER,"
 	" is_timebase INTEGER);"
-	"CREATE TABLE stack_sample(id INTEGER PRIMARY KEY, ts INTEGER,"
-	" source TEXT, task_context_id INTEGER,"
-	" execution_context_id INTEGER, callsite_id INTEGER,"
-	" session_id INTEGER);"
-	"CREATE TABLE heap_profile_allocation(id INTEGER PRIMARY KEY,"
-	" ts INTEGER, upid INTEGER, heap_name TEXT, callsite_id INTEGER,"
-	" count INTEGER, size INTEGER);"
 	"CREATE TABLE heap_graph_object(id INTEGER PRIMARY KEY, upid INTEGER,"
 	" graph_sample_ts INTEGER, self_size INTEGER, native_size INTEGER,"
 	" reference_set_id INTEGER, reachable INTEGER, heap_type TEXT,"
@@ -290,9 +327,6 @@ static const char schema_sql[] =
 	" upid INTEGER, dump_reason TEXT, heap_size INTEGER);"
 	"CREATE TABLE stack_sample_session(id INTEGER PRIMARY KEY,"
 	" source TEXT, timebase_unit TEXT, cmdline TEXT);"
-	"CREATE TABLE perf_sample(id INTEGER PRIMARY KEY, ts INTEGER,"
-	" utid INTEGER, cpu INTEGER, cpu_mode TEXT, callsite_id INTEGER,"
-	" unwind_error TEXT, perf_session_id INTEGER);"
 	"CREATE TABLE memory_snapshot(id INTEGER PRIMARY KEY,"
 	" timestamp INTEGER, track_id INTEGER, detail_level TEXT);"
 	"CREATE TABLE memory_snapshot_node(id INTEGER PRIMARY KEY,"
@@ -363,6 +397,30 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	[SQ_CLOCK_SNAPSHOT] = "INSERT INTO clock_snapshot(id, ts, clock_id,"
 	    " clock_name, clock_value, snapshot_id, machine_id)"
 	    " VALUES((SELECT count(*) FROM clock_snapshot),?,?,?,?,?,?)",
+	[SQ_GPU] = "INSERT INTO gpu(id, ugpu, gpu, machine_id)"
+	    " VALUES(?,?,?,0)",
+	[SQ_SP_MAPPING] = "INSERT INTO stack_profile_mapping(id, build_id,"
+	    " exact_offset, start_offset, start, end, load_bias, name)"
+	    " VALUES(?,?,?,?,?,?,?,?)",
+	[SQ_SP_FRAME] = "INSERT INTO stack_profile_frame(id, name, mapping,"
+	    " rel_pc, type, symbol_set_id) VALUES(?,?,?,?,?,?)",
+	[SQ_SP_SYMBOL] = "INSERT INTO stack_profile_symbol(id, symbol_set_id,"
+	    " name) VALUES(?,?,?)",
+	[SQ_SP_CALLSITE] = "INSERT INTO stack_profile_callsite(id, depth,"
+	    " parent_id, frame_id) VALUES(?,?,?,?)",
+	[SQ_PERF_SESSION] = "INSERT INTO perf_session(id, perf_session_id)"
+	    " VALUES(?,?)",
+	[SQ_PERF_SAMPLE] = "INSERT INTO perf_sample(id, ts, utid, cpu,"
+	    " cpu_mode, callsite_id, unwind_error, perf_session_id)"
+	    " VALUES(?,?,?,?,?,?,?,?)",
+	[SQ_HEAP_PROFILE] = "INSERT INTO heap_profile(id, ts, ts_end, dur,"
+	    " upid, heap_name) VALUES(?,?,?,?,?,?)",
+	[SQ_STACK_SAMPLE] = "INSERT INTO stack_sample(id, ts, source,"
+	    " task_context_id, callsite_id) VALUES(?,?,?,?,?)",
+	[SQ_SAMPLE_TASK_CTX] = "INSERT INTO stack_sample_task_context(id,"
+	    " utid) VALUES(?,?)",
+	[SQ_HEAP_ALLOC] = "INSERT INTO heap_profile_allocation(id, ts, upid,"
+	    " heap_name, callsite_id, count, size) VALUES(?,?,?,?,?,?,?)",
 };
 
 int
@@ -399,6 +457,10 @@ tp_schema_index(struct tp *tp)
 static const int batched[SQ_COUNT] = {
 	[SQ_SLICE] = 1, [SQ_COUNTER] = 1, [SQ_ARG] = 1, [SQ_FLOW] = 1,
 	[SQ_SCHED] = 1, [SQ_THREAD_STATE] = 1, [SQ_FTRACE] = 1,
+	[SQ_SP_MAPPING] = 1, [SQ_SP_FRAME] = 1, [SQ_SP_CALLSITE] = 1,
+	[SQ_SP_SYMBOL] = 1,
+	[SQ_PERF_SESSION] = 1, [SQ_PERF_SAMPLE] = 1, [SQ_HEAP_PROFILE] = 1,
+	[SQ_HEAP_ALLOC] = 1, [SQ_STACK_SAMPLE] = 1, [SQ_SAMPLE_TASK_CTX] = 1,
 };
 
 /* The single-row INSERT with its VALUES tuple repeated TP_BATCH_ROWS times. */
@@ -856,6 +918,21 @@ tp_flow_insert(struct tp *tp, int64_t out, int64_t in, int64_t trace_id)
 }
 
 /* One clock of a snapshot; few and rare, so written at once. */
+int
+tp_gpu_insert(struct tp *tp, int64_t ugpu, uint32_t gpu)
+{
+	sqlite3_stmt *st = tp->stmt[SQ_GPU];
+	int rc;
+
+	sqlite3_bind_int64(st, 1, ugpu);
+	sqlite3_bind_int64(st, 2, ugpu);
+	sqlite3_bind_int64(st, 3, gpu);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : tp_seterr(tp, "%s: %s", __func__,
+	    sqlite3_errmsg(tp->db));
+}
+
 int
 tp_clock_snapshot_insert(struct tp *tp, int64_t ts, int64_t clock_id,
     const char *clock_name, int64_t value, int64_t snapshot_id)

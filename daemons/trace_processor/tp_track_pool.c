@@ -12,19 +12,17 @@
 
 #define POOL_MAX_TRACKS	1024	/* overlapping cookies beyond: dropped */
 
-/* A lane of a pool: for slices known by a cookie, or (scoped) for
- * slices whose end is known when they begin, as upstream's compressor
- * keeps the two apart. */
 struct pool_track {
 	int64_t		 track;
 	uint64_t	 cookie;
 	int		 nest;		/* slices begun and not ended */
-	int		 scoped;
-	int64_t		 ts_end;	/* scoped: where its last slice ends */
+	int		 scoped;	/* for slices of known end, no cookie */
+	int64_t		 end;		/* scoped: when its last slice ends */
 };
 
 struct pool {
-	struct tp_pool_key	 k;	/* k.name is our copy */
+	struct tp_pool_key	 k;	/* k.name is our copy; k.dims unset */
+	uint64_t		 dimh;	/* tp_dims_hash of the key's dims */
 	struct pool_track	*t;
 	size_t			 n, cap;
 };
@@ -59,18 +57,23 @@ same_str(const char *a, const char *b)
 }
 
 static int
-same_key(const struct tp_pool_key *a, const struct tp_pool_key *b)
+same_key(const struct pool *p, const struct tp_pool_key *b, uint64_t dimh)
 {
-	return strcmp(a->kind, b->kind) == 0 && a->upid == b->upid &&
-	    a->utid == b->utid && a->name_dim == b->name_dim &&
-	    same_str(a->scope, b->scope) && same_str(a->name, b->name);
+	const struct tp_pool_key *a = &p->k;
+
+	return p->dimh == dimh && strcmp(a->kind, b->kind) == 0 &&
+	    a->upid == b->upid && a->has_utid == b->has_utid &&
+	    (!a->has_utid || a->utid == b->utid) &&
+	    a->name_dim == b->name_dim && same_str(a->scope, b->scope) &&
+	    same_str(a->name, b->name);
 }
 
 static uint64_t
-key_hash(const struct tp_pool_key *k)
+key_hash(const struct tp_pool_key *k, uint64_t dimh)
 {
 	uint64_t h = tp_hash_bytes((uint64_t)k->upid ^ (uint64_t)k->name_dim ^
-	    (uint64_t)k->utid << 20, k->kind, strlen(k->kind));
+	    dimh ^ (k->has_utid ? (uint64_t)k->utid << 24 : 0), k->kind,
+	    strlen(k->kind));
 
 	if (k->name != NULL)
 		h = tp_hash_bytes(h, k->name, strlen(k->name) + 1);
@@ -85,17 +88,17 @@ static struct pool *
 pool_get(struct tp *tp, const struct tp_pool_key *k)
 {
 	struct tp_track_pools *ps = pools_get(tp);
-	uint64_t h, *v;
+	uint64_t h, *v, dimh = k->ndims ? tp_dims_hash(k->dims, k->ndims) : 0;
 	size_t i;
 
 	if (ps == NULL)
 		return NULL;
-	h = key_hash(k);
+	h = key_hash(k, dimh);
 	if ((v = tp_hash_get(&ps->by_key, h)) != NULL) {
-		if (same_key(&ps->p[*v].k, k))
+		if (same_key(&ps->p[*v], k, dimh))
 			return &ps->p[*v];
 		for (i = 0; i < ps->n; i++)
-			if (same_key(&ps->p[i].k, k))
+			if (same_key(&ps->p[i], k, dimh))
 				return &ps->p[i];
 	}
 	if (ps->n == ps->cap) {
@@ -110,6 +113,9 @@ pool_get(struct tp *tp, const struct tp_pool_key *k)
 	memset(&ps->p[ps->n], 0, sizeof(ps->p[0]));
 	ps->p[ps->n].k = *k;
 	ps->p[ps->n].k.scope = NULL;
+	ps->p[ps->n].k.dims = NULL;
+	ps->p[ps->n].k.ndims = 0;
+	ps->p[ps->n].dimh = dimh;
 	if ((k->name != NULL &&
 	    (ps->p[ps->n].k.name = strdup(k->name)) == NULL) ||
 	    (k->scope != NULL &&
@@ -122,11 +128,9 @@ pool_get(struct tp *tp, const struct tp_pool_key *k)
 	return &ps->p[ps->n++];
 }
 
-/* The pool's track for cookie: its own, else an idle one it adopts, else
- * a new one. */
-/* A new lane of pool p, its track made with upstream's dimensions. */
+/* A new track of the pool; k is its key with the dims. */
 static struct pool_track *
-lane_new(struct tp *tp, struct pool *p)
+pool_track_new(struct tp *tp, struct pool *p, const struct tp_pool_key *k)
 {
 	struct pool_track *pt;
 	int64_t set;
@@ -143,11 +147,9 @@ lane_new(struct tp *tp, struct pool *p)
 		p->cap = ncap;
 	}
 	pt = &p->t[p->n];
-	memset(pt, 0, sizeof(*pt));
 	if ((pt->track = p->k.upid != TP_NULL ?
 	    tp_track_new(tp, TT_PROCESS, p->k.name, p->k.upid) :
-	    p->k.utid != TP_NULL ?
-	    tp_track_new(tp, TT_THREAD, p->k.name, p->k.utid) :
+	    p->k.has_utid ? tp_track_new(tp, TT_THREAD, p->k.name, p->k.utid) :
 	    tp_track_new(tp, TT_TRACK, p->k.name, TP_NULL)) < 0)
 		return NULL;
 	tp_track_kind(tp, pt->track, p->k.kind);
@@ -161,14 +163,22 @@ lane_new(struct tp *tp, struct pool *p)
 	if (p->k.name_dim)
 		tp_arg_str(tp, set, "name", "name", p->k.name,
 		    strlen(p->k.name), NULL);
+	tp_track_dims_add(tp, pt->track, k->dims, k->ndims);
 	tp_arg_int(tp, set, "track_compressor_idx",
 	    "track_compressor_idx", (int64_t)p->n, "int");
+	pt->cookie = 0;
+	pt->nest = 0;
+	pt->scoped = 0;
+	pt->end = 0;
 	p->n++;
 	return pt;
 }
 
+/* The pool's track for cookie: its own, else an idle one it adopts, else
+ * a new one. */
 static struct pool_track *
-pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
+pool_track(struct tp *tp, struct pool *p, const struct tp_pool_key *k,
+    uint64_t cookie)
 {
 	struct pool_track *pt;
 	size_t i;
@@ -181,10 +191,23 @@ pool_track(struct tp *tp, struct pool *p, uint64_t cookie)
 			p->t[i].cookie = cookie;
 			return &p->t[i];
 		}
-	if ((pt = lane_new(tp, p)) == NULL)
-		return NULL;
-	pt->cookie = cookie;
+	if ((pt = pool_track_new(tp, p, k)) != NULL)
+		pt->cookie = cookie;
 	return pt;
+}
+
+int64_t
+tp_track_pool_take(struct tp *tp, const struct tp_pool_key *k,
+    uint64_t cookie, int step)
+{
+	struct pool *p = pool_get(tp, k);
+	struct pool_track *pt;
+
+	if (p == NULL || (pt = pool_track(tp, p, k, cookie)) == NULL)
+		return -1;
+	if (step > 0 || pt->nest > 0)
+		pt->nest += step;
+	return pt->track;
 }
 
 int64_t
@@ -198,26 +221,14 @@ tp_track_pool_scoped(struct tp *tp, const struct tp_pool_key *k, int64_t ts,
 	if (p == NULL)
 		return -1;
 	for (i = 0; i < p->n && pt == NULL; i++)
-		if (p->t[i].scoped && p->t[i].ts_end <= ts)
+		if (p->t[i].scoped && p->t[i].end <= ts)
 			pt = &p->t[i];
-	if (pt == NULL && (pt = lane_new(tp, p)) == NULL)
-		return -1;
-	pt->scoped = 1;
-	pt->ts_end = dur > 0 && ts <= INT64_MAX - dur ? ts + dur : ts;
-	return pt->track;
-}
-
-int64_t
-tp_track_pool_take(struct tp *tp, const struct tp_pool_key *k,
-    uint64_t cookie, int step)
-{
-	struct pool *p = pool_get(tp, k);
-	struct pool_track *pt;
-
-	if (p == NULL || (pt = pool_track(tp, p, cookie)) == NULL)
-		return -1;
-	if (step > 0 || pt->nest > 0)
-		pt->nest += step;
+	if (pt == NULL) {
+		if ((pt = pool_track_new(tp, p, k)) == NULL)
+			return -1;
+		pt->scoped = 1;
+	}
+	pt->end = ts + dur;
 	return pt->track;
 }
 
@@ -225,7 +236,7 @@ int64_t
 tp_track_pool_begin(struct tp *tp, const char *kind, const char *name,
     uint64_t cookie)
 {
-	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0, TP_NULL };
+	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0, NULL, 0, 0, 0 };
 
 	return tp_track_pool_take(tp, &k, cookie, 1);
 }
@@ -234,7 +245,7 @@ int64_t
 tp_track_pool_end(struct tp *tp, const char *kind, const char *name,
     uint64_t cookie)
 {
-	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0, TP_NULL };
+	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0, NULL, 0, 0, 0 };
 
 	return tp_track_pool_take(tp, &k, cookie, -1);
 }
@@ -282,7 +293,7 @@ async_root(struct tp *tp, uint64_t cookie, int64_t upid, const char *name)
 int64_t
 tp_track_async(struct tp *tp, const struct tp_async *a, int step)
 {
-	struct tp_pool_key k;
+	struct tp_pool_key k = { 0 };
 	int64_t track, set;
 
 	k.kind = a->process_scoped ? "legacy_async_process_slice" :
@@ -290,7 +301,6 @@ tp_track_async(struct tp *tp, const struct tp_async *a, int step)
 	k.upid = a->process_scoped ? a->upid : TP_NULL;
 	k.scope = a->scope;
 	k.name_dim = 1;
-	k.utid = TP_NULL;
 	/* A process's async track is a process track: its name may be
 	 * translated, as upstream. */
 	if ((k.name = async_root(tp, a->cookie, k.upid, a->process_scoped ?

@@ -76,49 +76,66 @@ tp_track_intern_idim(struct tp *tp, enum tp_track_type type, const char *name,
 	return track;
 }
 
+const char tp_dim_null_str[] = "";
+
+void
+tp_track_dims_add(struct tp *tp, int64_t track, const struct tp_dim *dims,
+    size_t n)
+{
+	struct tp_track *t = &tp->tracks[track];
+	size_t i;
+
+	if (t->dim_set == TP_NULL)
+		t->dim_set = tp_arg_set_new(tp);
+	for (i = 0; i < n; i++) {
+		if (dims[i].s == TP_DIM_NULL_STR)
+			tp_arg_str_null(tp, t->dim_set, dims[i].key);
+		else if (dims[i].s != NULL)
+			tp_arg_str(tp, t->dim_set, dims[i].key, dims[i].key,
+			    dims[i].s, strlen(dims[i].s), NULL);
+		else
+			tp_arg_int(tp, t->dim_set, dims[i].key, dims[i].key,
+			    dims[i].v, "int");
+	}
+}
+
+uint64_t
+tp_dims_hash(const struct tp_dim *dims, size_t n)
+{
+	uint64_t h = n;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h = tp_hash_bytes(h, dims[i].key, strlen(dims[i].key) + 1);
+		if (dims[i].s == TP_DIM_NULL_STR)
+			h = tp_hash_bytes(h ^ 2, "", 0);
+		else if (dims[i].s != NULL)
+			h = tp_hash_bytes(h, dims[i].s, strlen(dims[i].s) + 1);
+		else
+			h = tp_hash_bytes(h ^ 1, &dims[i].v, sizeof(dims[i].v));
+	}
+	return h;
+}
+
 int64_t
 tp_track_intern_dimv(struct tp *tp, enum tp_track_type type, const char *kind,
     const char *name, int64_t scope, const struct tp_dim *dims, size_t n,
     int *created)
 {
-	size_t ntracks = tp->ntracks, i;
-	uint64_t discr = tp_hash_bytes(0, kind, strlen(kind) + 1);
-	int64_t track;
-	struct tp_track *t;
+	size_t before = tp->ntracks;
+	/* The kind is part of the discriminator: tracks of two kinds with the
+	 * same dimensions never share one. */
+	uint64_t discr = tp_dims_hash(dims, n) ^
+	    (kind != NULL ? tp_hash_bytes(0, kind, strlen(kind) + 1) : 0);
+	int64_t track = tp_track_intern_key(tp, type, name, scope, discr);
 
-	/* Keys and values, each with its terminator (an integer or a null
-	 * string with a marker of its own), so that no two sets hash alike
-	 * by shifting. */
-	for (i = 0; i < n; i++) {
-		discr = tp_hash_bytes(discr, dims[i].key, strlen(dims[i].key) +
-		    1);
-		if (dims[i].s != NULL)
-			discr = tp_hash_bytes(discr, dims[i].s,
-			    strlen(dims[i].s) + 1);
-		else
-			discr = tp_hash_bytes(discr ^ (dims[i].is_str ?
-			    0x27d4eb2f : 0x5bd1e995), &dims[i].i,
-			    sizeof(dims[i].i));
-	}
 	if (created != NULL)
 		*created = 0;
-	track = tp_track_intern_key(tp, type, name, scope, discr);
-	if (track < 0 || tp->ntracks == ntracks)
+	if (track < 0 || tp->ntracks == before)
 		return track;
-	t = &tp->tracks[track];
-	t->kind = kind;
-	if (t->dim_set == TP_NULL && n > 0)
-		t->dim_set = tp_arg_set_new(tp);
-	for (i = 0; i < n; i++) {
-		if (dims[i].s != NULL)
-			tp_arg_str(tp, t->dim_set, dims[i].key, dims[i].key,
-			    dims[i].s, strlen(dims[i].s), NULL);
-		else if (dims[i].is_str)
-			tp_arg_str_null(tp, t->dim_set, dims[i].key);
-		else
-			tp_arg_int(tp, t->dim_set, dims[i].key, dims[i].key,
-			    dims[i].i, "int");
-	}
+	if (kind != NULL)
+		tp->tracks[track].kind = kind;
+	tp_track_dims_add(tp, track, dims, n);
 	if (created != NULL)
 		*created = 1;
 	return track;

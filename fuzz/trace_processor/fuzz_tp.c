@@ -1,7 +1,8 @@
 /*
  * libFuzzer target for the trace_processor importers. FUZZ_FORMAT (set per
  * binary) pins the format with a first byte: 0 a proto trace ("\x0a"), 1 a
- * JSON array ("["), 2 ftrace text ("#"). The first input byte picks the chunk size, so records that
+ * JSON array ("["), 2 ftrace text ("#"), 3 a Gecko profile ('{"meta":').
+ * The first input byte picks the chunk size, so records that
  * straddle chunks are exercised; tables are then queried once, as the
  * shell would after loading.
  */
@@ -16,7 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const prefixes[] = { "\x0a", "[", "#\n" };
+	static const char *const prefixes[] = { "\x0a", "[", "#\n",
+	    "{\"meta\":" };
 	const char *prefix = prefixes[FUZZ_FORMAT];
 	struct tp_config cfg;
 	struct tp *tp;

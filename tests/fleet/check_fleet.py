@@ -72,9 +72,13 @@ def expected(traces):
             hosts, total = cpu.get(name, (set(), 0))
             hosts.add(host)
             cpu[name] = (hosts, total + int(dur))
-        for name, dur, ts in tp_rows(path, "select name, dur, ts from slice "
-                                     "where category = 'app' and dur >= 0"):
-            slices.append((host, name, int(dur), int(ts), uuid))
+        for proc, name, dur, ts in tp_rows(path, "select p.name, s.name, "
+                                           "s.dur, s.ts from slice s join "
+                                           "thread_track tt on tt.id = "
+                                           "s.track_id join thread using "
+                                           "(utid) join process p using "
+                                           "(upid) where s.dur >= 0"):
+            slices.append((host, proc, name, int(dur), int(ts), uuid))
         for dev, dur in tp_rows(path, "select extract_arg(t."
                                 "dimension_arg_set_id, 'block_device'), "
                                 "s.dur from slice s join track t on t.id = "
@@ -99,9 +103,9 @@ def expected(traces):
                    for n, (h, t) in cpu.items()),
                   key=lambda r: (-float(r[2]), r[0]))[:20]
     want["cpu_per_process"] = rows
-    slices.sort(key=lambda s: (-s[2], s[0], s[3]))
-    want["slowest_slices"] = [[h, n, "%g" % round(d / 1e6, 3), str(ts), u]
-                              for h, n, d, ts, u in slices[:10]]
+    slices.sort(key=lambda s: (-s[3], s[0], s[4]))
+    want["slowest_slices"] = [[h, p, n, "%g" % round(d / 1e6, 3), str(ts), u]
+                              for h, p, n, d, ts, u in slices[:10]]
     want["disk_latency"] = [[h, d, str(len(v)), r1(quantile_exact(v, 0.5)),
                              r1(quantile_exact(v, 0.99)), r1(max(v))]
                             for (h, d), v in sorted(disk.items())]

@@ -84,6 +84,30 @@ static const struct ch_table ch_tables[] = {
 	  "ts",
 	  "select id, ts, dur, cpu, utid, state, io_wait, blocked_function, "
 	  "waker_utid from thread_state" },
+	/* Disk requests, from block_io slices (block_io_start/done) and
+	 * from block_rq_issue paired with the next block_rq_complete of
+	 * its device and sector. */
+	{ "disk_request",
+	  "ts Int64, dur Int64, device Int64, sector Nullable(Int64), "
+	  "nr_sector Nullable(Int64), kind Nullable(String)", "ts",
+	  "select s.ts, s.dur, extract_arg(t.dimension_arg_set_id, "
+	  "'block_device'), extract_arg(s.arg_set_id, 'sector'), null, null "
+	  "from slice s join track t on t.id = s.track_id "
+	  "where t.type = 'block_io' and s.dur >= 0 "
+	  "union all "
+	  "select ts, next_ts - ts, dev, sector, nr, kind from ("
+	  "select e.ts, e.name, extract_arg(e.arg_set_id, 'dev') as dev, "
+	  "extract_arg(e.arg_set_id, 'sector') as sector, "
+	  "extract_arg(e.arg_set_id, 'nr_sector') as nr, "
+	  "substr(extract_arg(e.arg_set_id, 'rwbs'), 1, 1) as kind, "
+	  "lead(e.ts) over w as next_ts, lead(e.name) over w as next_name "
+	  "from ftrace_event e "
+	  "where e.name in ('block_rq_issue', 'block_rq_complete') "
+	  "window w as (partition by extract_arg(e.arg_set_id, 'dev'), "
+	  "extract_arg(e.arg_set_id, 'sector') "
+	  "order by e.ts, e.name = 'block_rq_complete')) "
+	  "where name = 'block_rq_issue' and next_name = 'block_rq_complete' "
+	  "and dev is not null" },
 	{ "counter",
 	  "id Int64, ts Int64, track_id Int64, value Float64", "ts",
 	  "select id, ts, track_id, value from counter" },
