@@ -13,3 +13,6 @@ SELECT id, ucpu, cpu, machine_id FROM cpu ORDER BY id;
 SELECT s.ts, s.name, t.machine_id FROM slice s JOIN track t ON s.track_id = t.id;
 SELECT name, sum(value) AS value FROM stats
 WHERE name = 'clock_sync_failure_unknown_source_clock' GROUP BY name;
+SELECT t.name, t.machine_id, c.ts, c.value
+FROM counter c JOIN counter_track t ON c.track_id = t.id
+WHERE t.name GLOB 'power.*' ORDER BY t.machine_id;
