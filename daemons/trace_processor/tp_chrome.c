@@ -147,15 +147,9 @@ chrome_proc_get(struct tp *tp, int64_t upid)
 		return NULL;
 	if ((idx = tp_hash_get(&c->by_upid, (uint64_t)upid)) != NULL)
 		return &c->procs[*idx];
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 16;
-		void *n = realloc(c->procs, ncap * sizeof(*c->procs));
-
-		if (n == NULL)
-			return NULL;
-		c->procs = n;
-		c->cap = ncap;
-	}
+	if (tp_grow((void **)&c->procs, &c->cap, c->n, sizeof(*c->procs)) ==
+	    -1)
+		return NULL;
 	if (tp_hash_put(&c->by_upid, (uint64_t)upid, c->n) == -1)
 		return NULL;
 	cp = &c->procs[c->n++];

@@ -269,15 +269,8 @@ fileio_start(struct tp *tp, int has_irp, uint64_t irp, const char *name,
 		prev = e->s[*idx].st;
 		fileio_end_missing(tp, irp, &prev);
 	}
-	if (e->n == e->cap) {
-		size_t ncap = e->cap ? e->cap * 2 : 64;
-		void *n = realloc(e->s, ncap * sizeof(*e->s));
-
-		if (n == NULL)
-			return;
-		e->s = n;
-		e->cap = ncap;
-	}
+	if (tp_grow((void **)&e->s, &e->cap, e->n, sizeof(*e->s)) == -1)
+		return;
 	if (tp_hash_put(&e->by_irp, irp, e->n) == -1)
 		return;
 	e->s[e->n].irp = irp;

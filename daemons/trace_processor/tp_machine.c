@@ -14,10 +14,14 @@
 
 #include "tp_int.h"
 
+struct machine {
+	uint32_t	 raw;
+	int64_t		 num_cpus;	/* TP_NULL: unknown */
+};
+
 struct tp_machines {
 	struct tp_hash	 by_raw;	/* raw id -> machine id */
-	uint32_t	*raw;		/* by machine id */
-	int64_t		*num_cpus;	/* by machine id; TP_NULL: unknown */
+	struct machine	*m;		/* by machine id */
 	size_t		 n, cap;
 	/* The cpus remote machines' data came from: machine << 32 | cpu
 	 * (the host's are tp->cpus_seen). */
@@ -33,15 +37,13 @@ machines_get(struct tp *tp)
 	if (m != NULL)
 		return m;
 	if ((m = calloc(1, sizeof(*m))) == NULL ||
-	    (m->raw = calloc(1, sizeof(*m->raw))) == NULL ||
-	    (m->num_cpus = calloc(1, sizeof(*m->num_cpus))) == NULL) {
-		if (m != NULL)
-			free(m->raw);
+	    tp_grow((void **)&m->m, &m->cap, 0, sizeof(*m->m)) == -1) {
 		free(m);
 		return NULL;
 	}
-	m->n = m->cap = 1;	/* the host, raw id 0 */
-	m->num_cpus[0] = TP_NULL;
+	/* the host, raw id 0 */
+	m->m[0] = (struct machine){ 0, TP_NULL };
+	m->n = 1;
 	tp->machines = m;
 	return m;
 }
@@ -60,29 +62,16 @@ tp_machine_of_packet(struct tp *tp, int has_raw, uint32_t raw)
 	}
 	if ((v = tp_hash_get(&m->by_raw, raw)) != NULL)
 		return (uint32_t)*v;
-	if (!m->host_used && m->raw[0] == 0) {
+	if (!m->host_used && m->m[0].raw == 0) {
 		/* Adopted: the trace is this machine's. */
-		m->raw[0] = raw;
+		m->m[0].raw = raw;
 		(void)tp_hash_put(&m->by_raw, raw, 0);
 		return 0;
 	}
-	if (m->n == m->cap) {
-		size_t ncap = m->cap * 2;
-		void *n = realloc(m->raw, ncap * sizeof(*m->raw));
-
-		if (n == NULL)
-			return 0;
-		m->raw = n;
-		if ((n = realloc(m->num_cpus, ncap * sizeof(*m->num_cpus))) ==
-		    NULL)
-			return 0;
-		m->num_cpus = n;
-		m->cap = ncap;
-	}
-	if (tp_hash_put(&m->by_raw, raw, m->n) == -1)
+	if (tp_grow((void **)&m->m, &m->cap, m->n, sizeof(*m->m)) == -1 ||
+	    tp_hash_put(&m->by_raw, raw, m->n) == -1)
 		return 0;
-	m->raw[m->n] = raw;
-	m->num_cpus[m->n] = TP_NULL;
+	m->m[m->n] = (struct machine){ raw, TP_NULL };
 	return (uint32_t)m->n++;
 }
 
@@ -125,7 +114,7 @@ tp_machine_set_num_cpus(struct tp *tp, int64_t n)
 	struct tp_machines *m = machines_get(tp);
 
 	if (m != NULL && tp->machine < m->n)
-		m->num_cpus[tp->machine] = n;
+		m->m[tp->machine].num_cpus = n;
 }
 
 int
@@ -145,9 +134,9 @@ tp_machines_write(struct tp *tp)
 		    sqlite3_errmsg(tp->db));
 	for (i = 0; i < m->n; i++) {
 		sqlite3_bind_int64(st, 1, (int64_t)i);
-		sqlite3_bind_int64(st, 2, m->raw[i]);
-		if (m->num_cpus[i] != TP_NULL)
-			sqlite3_bind_int64(st, 3, m->num_cpus[i]);
+		sqlite3_bind_int64(st, 2, m->m[i].raw);
+		if (m->m[i].num_cpus != TP_NULL)
+			sqlite3_bind_int64(st, 3, m->m[i].num_cpus);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
@@ -163,8 +152,7 @@ tp_machines_free(struct tp *tp)
 		return;
 	tp_hash_free(&m->by_raw);
 	tp_hash_free(&m->cpus);
-	free(m->raw);
-	free(m->num_cpus);
+	free(m->m);
 	free(m);
 	tp->machines = NULL;
 }

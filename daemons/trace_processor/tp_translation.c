@@ -86,15 +86,8 @@ rule_add(struct tp *tp, enum tr_kind kind, const uint8_t *from,
 			tp_setstr(&r->to, (const char *)to, tolen);
 		return;
 	}
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 16;
-		void *n = realloc(t->r, ncap * sizeof(*t->r));
-
-		if (n == NULL)
-			return;
-		t->r = n;
-		t->cap = ncap;
-	}
+	if (tp_grow((void **)&t->r, &t->cap, t->n, sizeof(*t->r)) == -1)
+		return;
 	r = &t->r[t->n];
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
