@@ -172,7 +172,7 @@ tp_free(struct tp *tp)
 	tp_generic_kernel_free(tp);
 	tp_sysstats_free(tp);
 	tp_pending_free(tp);
-	tp_chrome_free(tp);
+	tp_proto_chrome_process_free(tp);
 	tp_translation_free(tp);
 	tp_machines_free(tp);
 	tp_etw_free(tp);
@@ -456,7 +456,7 @@ tp_eof(struct tp *tp)
 	if (tp_pending_resolve(tp) == -1)
 		rc = -1;
 	tp_slices_close_all(tp);
-	tp_chrome_end(tp);
+	tp_proto_chrome_process_end(tp);
 	tp_procs_sort_args(tp);
 	tp_metadata_int(tp, "trace_size_bytes", (int64_t)tp->bytes_in);
 	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)

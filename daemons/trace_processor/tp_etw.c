@@ -161,8 +161,8 @@ tp_etw_bundle_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 static struct tp_pool_key
 fileio_pool(int64_t utid)
 {
-	struct tp_pool_key k = { TRACK_KIND, NULL, NULL, TP_NULL, 0, NULL, 0,
-	    1, utid };
+	struct tp_pool_key k = { .kind = TRACK_KIND, .upid = TP_NULL,
+	    .has_utid = 1, .utid = utid };
 
 	return k;
 }

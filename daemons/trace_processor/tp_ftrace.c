@@ -661,17 +661,25 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 			tp_counter_insert(tp, ts, track, (double)v, TP_NULL);
 		break;
 	case 'S':
-	case 'F':
-		upid = tp_process_get(tp, tgid);
-		track = tp_track_intern_key(tp, TT_PROCESS, nbuf, upid,
-		    (uint64_t)v + 1);
-		tp_track_kind(tp, track, "atrace_async_slice");
-		if (ph == 'S')
+	case 'F': {
+		/* Tracks of the process and name, shared by cookies whose
+		 * slices do not overlap, as upstream's. */
+		struct tp_pool_key k = { .kind = "atrace_async_slice",
+		    .name = nbuf, .upid = tp_process_get(tp, tgid),
+		    .name_dim = 1 };
+		int64_t start;
+
+		track = tp_track_pool_take(tp, &k, (uint64_t)v,
+		    ph == 'S' ? TP_POOL_BEGIN_ONCE : -1);
+		/* A begin while its slice is open is no new slice (Android
+		 * code emits runs of them), as upstream. */
+		if (ph == 'S' && tp_slice_top(tp, track, ts, &start) < 0)
 			tp_slice_begin(tp, track, ts, NULL, nbuf, TP_NULL,
 			    TP_NULL);
-		else
+		else if (ph == 'F')
 			tp_slice_end(tp, track, ts, NULL, TP_NULL, NULL);
 		break;
+	}
 	}
 }
 
@@ -724,47 +732,6 @@ ksym_name(const struct tp_gen *g, uint64_t iid, char *buf, size_t bufsz)
 	return buf;
 }
 
-/*
- * Ends the innermost open slice on the track with this category and name
- * (NULL matches any), as upstream's slice tracker does for these events.
- * Open slices above it lost their ends: they end here too, counted as
- * misplaced. No match (its begin predates the trace): nothing to end, and
- * *set (when asked for the ended slice's arg set) stays TP_NULL.
- */
-void
-tp_ftrace_slice_end_matching(struct tp *tp, int64_t track, int64_t ts,
-    const char *cat, const char *name, int64_t *set)
-{
-	struct tp_track *t;
-	size_t i, above = 0;
-
-	if (set != NULL)
-		*set = TP_NULL;
-	if (track < 0)
-		return;
-	t = &tp->tracks[track];
-	for (i = t->depth; i > 0; i--) {
-		struct tp_open_slice *s = &t->stack[i - 1];
-
-		/* Complete slices are not ended by an end event. */
-		if (s->end >= 0)
-			continue;
-		if ((cat == NULL || (s->cat != NULL &&
-		    strcmp(s->cat, cat) == 0)) && (name == NULL ||
-		    s->name == NULL || strcmp(s->name, name) == 0))
-			break;
-		above++;
-	}
-	if (i == 0)
-		return;
-	if (above > 0)
-		tp_stat_inc(tp, ST_MISPLACED_END_EVENT, 1);
-	/* Each call ends the innermost open slice. */
-	for (; above > 0; above--)
-		(void)tp_slice_end(tp, track, ts, NULL, TP_NULL, NULL);
-	(void)tp_slice_end(tp, track, ts, name, TP_NULL, set);
-}
-
 /* A slice per work item on the worker's thread track, category
  * "workqueue", as upstream; the end closes the innermost work item. */
 void
@@ -775,8 +742,8 @@ tp_ftrace_workqueue(struct tp *tp, int64_t ts, int64_t cpu, int64_t tid,
 	int64_t set = TP_NULL;
 
 	if (function == NULL) {
-		tp_ftrace_slice_end_matching(tp, track, ts, "workqueue", NULL,
-		    NULL);
+		(void)tp_slice_end_matching(tp, track, ts, "workqueue",
+		    NULL, TP_NULL, NULL);
 		return;
 	}
 	if (cpu != TP_NULL) {
@@ -815,7 +782,8 @@ funcgraph_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		(void)tp_slice_begin(tp, track, ts, NULL, name, TP_NULL,
 		    TP_NULL);
 	else
-		tp_ftrace_slice_end_matching(tp, track, ts, NULL, name, NULL);
+		(void)tp_slice_end_matching(tp, track, ts, NULL, name,
+		    TP_NULL, NULL);
 }
 
 /* Event fields into args, named as the proto names them; a kernel
@@ -980,14 +948,16 @@ irq_event(struct tp *tp, int64_t ts, uint32_t cpu, uint32_t evid,
 		    softirq_names[e->v[1]], TP_NULL, TP_NULL);
 		break;
 	case EV_IRQ_HANDLER_EXIT:
-		tp_ftrace_slice_end_matching(tp, track, ts, "irq", NULL, &set);
+		(void)tp_slice_end_matching(tp, track, ts, "irq", NULL,
+		    TP_NULL, &set);
 		if (set != TP_NULL)
 			tp_arg_str(tp, set, "ret", "ret", e->v[2] == 1 ?
 			    "handled" : "unhandled", e->v[2] == 1 ? 7 : 9,
 			    "string");
 		break;
 	case EV_SOFTIRQ_EXIT:
-		tp_ftrace_slice_end_matching(tp, track, ts, "irq", NULL, &set);
+		(void)tp_slice_end_matching(tp, track, ts, "irq", NULL,
+		    TP_NULL, &set);
 		if (set != TP_NULL)
 			tp_arg_int(tp, set, "vec", "vec", e->v[1], "int");
 		break;
@@ -1014,7 +984,8 @@ kprobe_event(struct tp *tp, int64_t ts, int64_t pid,
 		(void)tp_slice_begin(tp, track, ts, NULL, name, TP_NULL,
 		    TP_NULL);
 	else if (e->v[2] == KPROBE_END)
-		tp_ftrace_slice_end_matching(tp, track, ts, NULL, name, NULL);
+		(void)tp_slice_end_matching(tp, track, ts, NULL, name,
+		    TP_NULL, NULL);
 	else
 		(void)tp_slice_complete(tp, track, ts, 0, NULL, name, TP_NULL,
 		    TP_NULL, TP_NULL);

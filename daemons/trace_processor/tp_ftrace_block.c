@@ -28,7 +28,7 @@ tp_ftrace_block_event(struct tp *tp, int64_t ts, uint32_t cpu, int64_t pid,
 		(void)tp_slice_begin(tp, track, ts, NULL, "block_io", set,
 		    TP_NULL);
 	} else
-		tp_ftrace_slice_end_matching(tp, track, ts, NULL, "block_io",
-		    NULL);
+		(void)tp_slice_end_matching(tp, track, ts, NULL,
+		    "block_io", TP_NULL, NULL);
 	return 1;
 }

@@ -238,7 +238,7 @@ ring_slice_begin(struct tp *tp, struct ring *r, int64_t ts)
 	id = tp_slice_begin(tp, r->track, ts, NULL, "job", set, TP_NULL);
 	if (id < 0 || (out = tp_hash_get(&r->queued, key)) == NULL)
 		return;
-	tp_flow_insert(tp, (int64_t)*out, id, TP_NULL);
+	tp_flow_insert(tp, (int64_t)*out, id, TP_NULL, TP_NULL);
 	(void)tp_hash_del(&r->queued, key);
 }
 

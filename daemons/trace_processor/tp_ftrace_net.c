@@ -149,7 +149,8 @@ napi_gro(struct tp *tp, int64_t ts, uint32_t cpu, int entry,
 		    TP_NULL);
 		return;
 	}
-	tp_ftrace_slice_end_matching(tp, track, ts, "napi_gro", NULL, &set);
+	(void)tp_slice_end_matching(tp, track, ts, "napi_gro", NULL,
+	    TP_NULL, &set);
 	if (set != TP_NULL)
 		tp_arg_int(tp, set, "ret", "ret", (int32_t)e->v[1], "int");
 }

@@ -252,7 +252,7 @@ tp_ftrace_v4l2_event(struct tp *tp, int64_t ts, uint32_t cpu, int64_t pid,
 			(void)tp_hash_put(&v->queued, key, (uint64_t)id);
 	} else if (out != NULL) {
 		if ((int64_t)*out >= 0 && id >= 0)
-			tp_flow_insert(tp, (int64_t)*out, id, TP_NULL);
+			tp_flow_insert(tp, (int64_t)*out, id, TP_NULL, TP_NULL);
 		(void)tp_hash_del(&v->queued, key);
 	}
 	return 1;

@@ -91,8 +91,8 @@ static int64_t
 queue_track(struct tp *tp, unsigned q, uint32_t seqno, int step)
 {
 	struct tp_dim dim = { "virtgpu_name", queue_names[q], 0 };
-	struct tp_pool_key k = { "virtgpu_queue_event", NULL, NULL, TP_NULL,
-	    0, &dim, 1, 0, 0 };
+	struct tp_pool_key k = { .kind = "virtgpu_queue_event",
+	    .upid = TP_NULL, .dims = &dim, .ndims = 1 };
 	char name[64];
 
 	snprintf(name, sizeof(name), "Virtgpu %s Queue", queue_names[q]);

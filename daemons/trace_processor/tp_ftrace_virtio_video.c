@@ -43,8 +43,8 @@ queue_track(struct tp *tp, uint32_t stream, uint32_t qtype, int32_t resource,
 {
 	struct tp_dim dims[2] = { { "virtio_stream_id", NULL, stream },
 	    { "virtio_queue_type", NULL, qtype } };
-	struct tp_pool_key k = { "virtio_video_queue_event", NULL, NULL,
-	    TP_NULL, 0, dims, 2, 0, 0 };
+	struct tp_pool_key k = { .kind = "virtio_video_queue_event",
+	    .upid = TP_NULL, .dims = dims, .ndims = 2 };
 	char name[64];
 
 	snprintf(name, sizeof(name), "virtio_video stream #%" PRIu32 " %s",
@@ -59,8 +59,8 @@ command(struct tp *tp, int64_t ts, uint32_t stream, uint32_t type,
 {
 	struct tp_dim dims[2] = { { "virtio_stream_id", NULL, stream },
 	    { "is_response", NULL, response } };
-	struct tp_pool_key k = { "virtio_video_command", NULL, NULL, TP_NULL,
-	    0, dims, 2, 0, 0 };
+	struct tp_pool_key k = { .kind = "virtio_video_command",
+	    .upid = TP_NULL, .dims = dims, .ndims = 2 };
 	char name[64];
 
 	snprintf(name, sizeof(name), "virtio_video stream #%" PRIu32 " %s",

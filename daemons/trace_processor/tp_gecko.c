@@ -666,8 +666,8 @@ marker_apply(struct import *im, const struct gevent *e,
 		    TP_NULL);
 		break;
 	case PH_END:
-		tp_ftrace_slice_end_matching(tp, track, e->ts, catp, name,
-		    &set);
+		(void)tp_slice_end_matching(tp, track, e->ts, catp, name,
+		    TP_NULL, &set);
 		if (set != TP_NULL && d != NULL)
 			(void)tp_json_args(tp, set, "data", "data", d->raw,
 			    d->rawlen);

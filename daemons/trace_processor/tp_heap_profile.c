@@ -280,11 +280,11 @@ dump(struct tp *tp, struct tp_heapprof *h, struct tp_gen *g, uint32_t seq,
 			}
 		}
 	}
-	if (it.err || tp_proto_to_boot(tp, seq, CLOCK_MONOTONIC_COARSE,
+	if (it.err || tp_clock_to_trace(tp, seq, CLOCK_MONOTONIC_COARSE,
 	    (int64_t)end, &tend) == -1)
 		return;
 	tstart = tend;
-	if (has_start && tp_proto_to_boot(tp, seq, CLOCK_MONOTONIC_COARSE,
+	if (has_start && tp_clock_to_trace(tp, seq, CLOCK_MONOTONIC_COARSE,
 	    (int64_t)start, &tstart) == -1)
 		tstart = tend;
 	memset(&a, 0, sizeof(a));

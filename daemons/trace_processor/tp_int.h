@@ -41,6 +41,8 @@ enum tp_stat {
 	ST_CLOCK_SYNC_FAILURE,
 	ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK,
 	ST_CLOCK_SYNC_FAILURE_UNDEFERRABLE_PACKET_LOSS,
+	ST_CLOCK_SYNC_FAILURE_NO_PATH,
+	ST_STREAMING_PROFILE_INVALID_TIMESTAMP,
 	ST_INVALID_CLOCK_SNAPSHOTS,
 	ST_FTRACE_BUNDLE_TOKENIZER_ERRORS,
 	ST_COMPACT_SCHED_HAS_PARSE_ERRORS,
@@ -56,6 +58,9 @@ enum tp_stat {
 	ST_FLOW_END_WITHOUT_START,
 	ST_FLOW_NO_ENCLOSING_SLICE,
 	ST_FLOW_INVALID_ID,
+	ST_FLOW_DUPLICATE_ID,
+	ST_FLOW_STEP_WITHOUT_START,
+	ST_FLOW_WITHOUT_DIRECTION,
 	ST_MEMINFO_UNKNOWN_KEYS,
 	ST_VMSTAT_UNKNOWN_KEYS,
 	ST_INVALID_CPU_TIMES,
@@ -336,6 +341,8 @@ struct tp_fperf;
 struct tp_heapprof;
 struct tp_gecko;
 struct tp_gen;
+struct tp_flows;
+struct tp_clocks;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -413,6 +420,7 @@ struct tp {
 
 	struct tp_hash		 flows;		/* flow id -> last slice */
 	struct tp_hash		 flow_ts;	/* flow id -> its start */
+	struct tp_flows		*flowst;	/* tp_flow.c: v1 flows */
 	int64_t			 last_end_start; /* of tp_slice_end's slice */
 	struct tp_hash		 arg_keys;	/* hash of keys -> key id */
 
@@ -437,6 +445,7 @@ struct tp {
 
 	struct tp_sorter	 sorter;
 	struct tp_proto		*proto;
+	struct tp_clocks	*clocks;	/* tp_proto_clock.c */
 	struct tp_json		*json;
 	struct tp_systrace	*systrace;
 	struct tp_ftrace	*ftrace;
@@ -526,7 +535,7 @@ void	 tp_thread_state_insert(struct tp *, int64_t id, int64_t ts,
 int64_t	 tp_ftrace_insert(struct tp *, int64_t ts, const char *name,
 	    int64_t cpu, int64_t utid, int64_t arg_set_id, int64_t flags);
 void	 tp_flow_insert(struct tp *, int64_t out, int64_t in,
-	    int64_t trace_id);
+	    int64_t trace_id, int64_t arg_set_id);
 void	 tp_metadata_str(struct tp *, const char *name, const char *v);
 /* A JSON text's values as args below flat/key (a debug annotation's
  * legacy_json_value), flattened as upstream flattens JSON args; -1 when
@@ -587,7 +596,7 @@ void	 tp_thread_set_name(struct tp *, int64_t utid, const char *, size_t,
 /* Who named a process, as upstream ranks them: a name never yields to a
  * lower source; of equal ones the latest wins. */
 enum tp_pname { TP_PNAME_CHROME_LABEL = 1, TP_PNAME_DESCRIPTOR = 2,
-    TP_PNAME_CHROME_RENDERER = 3, TP_PNAME_SYSTEM = 4 };
+	TP_PNAME_CHROME_RENDERER = 3, TP_PNAME_SYSTEM = 4 };
 void	 tp_process_set_name(struct tp *, int64_t upid, const char *, size_t,
 	    enum tp_pname);
 /* Appends one argv element to a space-joined cmdline in buf (cap bytes,
@@ -650,18 +659,18 @@ const char *tp_translate_process_track_name(struct tp *, const char *);
 const char *tp_translate_chrome_study(struct tp *, uint64_t);
 void	 tp_translation_free(struct tp *);
 
-/* tp_chrome.c: Chrome's process and thread descriptors. */
+/* tp_proto_chrome_process.c: at the end of the trace, the processes'
+ * chrome.* args. */
+void	 tp_proto_chrome_process_end(struct tp *);
+void	 tp_proto_chrome_process_free(struct tp *);
+
+/* tp_proto_chrome_thread.c: Chrome's thread descriptors. */
 /* Whether a TrackDescriptor's chrome_thread says its tid is sandboxed. */
 int	 tp_chrome_tid_sandboxed_untrusted(const uint8_t *, size_t);
 /* A tid unique across processes: the pid in the high 32 bits. */
 int64_t	 tp_chrome_synthetic_tid(int64_t tid, int64_t pid);
-void	 tp_chrome_process_untrusted(struct tp *, int64_t upid,
-	    const uint8_t *, size_t);
 void	 tp_chrome_thread_untrusted(struct tp *, int64_t utid,
 	    const uint8_t *, size_t);
-/* At the end of the trace: the processes' chrome.* args. */
-void	 tp_chrome_end(struct tp *);
-void	 tp_chrome_free(struct tp *);
 
 /* tp_tracks.c: tracks, slice stacks, flows. */
 void	 tp_tracks_free(struct tp *);
@@ -674,6 +683,9 @@ int64_t	 tp_track_intern(struct tp *, enum tp_track_type, const char *name,
 int64_t	 tp_track_intern_key(struct tp *, enum tp_track_type,
 	    const char *name, int64_t scope, uint64_t discr);
 int64_t	 tp_thread_track(struct tp *, int64_t utid);
+/* The track of legacy (Chrome) instants of global scope (upid TP_NULL) or
+ * of a process's. */
+int64_t	 tp_track_legacy_instants(struct tp *, int64_t upid);
 /* The track of this type and name whose integer dimension key is v (one
  * track per value), created on first use with that dimension arg. */
 int64_t	 tp_track_intern_idim(struct tp *, enum tp_track_type,
@@ -724,19 +736,41 @@ int64_t	 tp_slice_complete(struct tp *, int64_t track, int64_t ts,
  * gets its arg set (allocated if needed) so end args can be added. */
 int64_t	 tp_slice_end(struct tp *, int64_t track, int64_t ts,
 	    const char *name, int64_t thread_ts, int64_t *arg_set_out);
+/* Ends the innermost open slice on track with this category and name
+ * (NULL: any), and those open above it; its id, or -1 when none matched.
+ * *set (if asked) gets its arg set, TP_NULL when none. */
+int64_t	 tp_slice_end_matching(struct tp *, int64_t track, int64_t ts,
+	    const char *cat, const char *name, int64_t thread_ts,
+	    int64_t *set);
 /* The slice open on track at ts (-1: none) and its start. */
 int64_t	 tp_slice_top(struct tp *, int64_t track, int64_t ts,
 	    int64_t *start);
 void	 tp_slices_close_all(struct tp *);
 /* Writes the open slices as they stand (dur -1); they stay open. */
 void	 tp_slices_write_open(struct tp *);
-/*
- * Flow v2 semantics: key connects the previous slice to this one (which
- * began at slice_ts), the earlier of the two being the flow's source;
- * trace_id is the flow's id in the trace, kept in the row.
- */
-void	 tp_flow_step(struct tp *, uint64_t key, int64_t trace_id,
-	    int64_t slice_id, int64_t slice_ts, int terminate);
+
+/* tp_flow.c: flows between slices, as upstream's flow tracker. A flow is
+ * known by a key: a TrackEvent flow id or bind_id, or tp_flow_v1_key's. */
+uint64_t tp_flow_v1_key(struct tp *, uint64_t id, const char *cat,
+	    const char *name);
+int	 tp_flow_active(struct tp *, uint64_t key);
+/* A flow leaves slice (which began at ts); a live one is not restarted. */
+void	 tp_flow_begin(struct tp *, uint64_t key, int64_t slice, int64_t ts);
+/* The flow's last slice joins this one, which the flow then leaves. */
+void	 tp_flow_step(struct tp *, uint64_t key, int64_t slice, int64_t ts);
+/* The same, the flow staying where it was; close: it ends here. */
+void	 tp_flow_end(struct tp *, uint64_t key, int64_t slice, int64_t ts,
+	    int close);
+/* The same on the slice open on track at ts; an end not bound to it
+ * (v1's) joins the next slice to begin on the track instead. */
+#define TP_FLOW_BEGIN	1
+#define TP_FLOW_STEP	2
+#define TP_FLOW_END	3
+void	 tp_flow_on_track(struct tp *, int op, uint64_t key, int64_t track,
+	    int64_t ts, int bind_enclosing);
+/* A slice began on track (tp_tracks.c): the ends waiting for it join. */
+void	 tp_flow_slice_began(struct tp *, int64_t track, int64_t slice);
+void	 tp_flow_free(struct tp *);
 
 /* tp_track_pool.c: async slices sharing tracks of one name, as upstream's
  * track compressor: a begin takes the track its cookie holds, else the
@@ -753,11 +787,22 @@ struct tp_pool_key {
 	/* more dimensions, part of the key, before the tracks' index */
 	const struct tp_dim *dims;
 	size_t		 ndims;
-	/* when has_utid, tracks of that thread (name may be NULL) */
-	int		 has_utid;
+	/* A descriptor's merged siblings (TrackEvent): tracks of utid (if
+	 * not TP_NULL) or upid, with the parent's uuid and the merge key
+	 * (type, and scope as its value) among their dimensions. */
+	int		 merged;
 	int64_t		 utid;
+	int64_t		 parent_uuid;
+	int		 merge_type;
+	/* tracks of utid, not merged (unnamed when name is NULL) */
+	int		 has_utid;
 };
-/* step: +1 a begin, -1 an end, 0 an instant (a begin and its end). */
+/* step: +1 a begin, -1 an end, 0 an instant (a begin and its end);
+ * TP_POOL_FIRST: the pool's first track (made if none), as for a
+ * parent; TP_POOL_BEGIN_ONCE: a begin of slices that do not nest
+ * (atrace's), however many come. */
+#define TP_POOL_FIRST		2
+#define TP_POOL_BEGIN_ONCE	3
 int64_t	 tp_track_pool_take(struct tp *, const struct tp_pool_key *,
 	    uint64_t cookie, int step);
 /* A slice of known span [ts, ts + dur): the first of the pool's tracks
@@ -944,10 +989,6 @@ void	 tp_ftrace_cpu_counter(struct tp *, int64_t ts, const char *kind,
  * arg unless TP_NULL) and workqueue_execute_end (function NULL). */
 void	 tp_ftrace_workqueue(struct tp *, int64_t ts, int64_t cpu,
 	    int64_t tid, const char *function);
-/* Ends the innermost open slice on track with this category and name
- * (NULL: any); *set (if asked) gets its arg set, TP_NULL when none. */
-void	 tp_ftrace_slice_end_matching(struct tp *, int64_t track, int64_t ts,
-	    const char *cat, const char *name, int64_t *set);
 
 /* An FtraceEvent's payload by field number (numbers below TP_EV_FIELDS),
  * for the importers of the events that mean more than their args. */

@@ -60,11 +60,6 @@ struct tp_json {
 	int		 sv_capture;
 
 	struct tp_jdom	 jp;
-	struct tp_hash	 flows_v1;	/* hash(cat, name, id) -> slice */
-	struct tp_hash	 flows_v1_ts;	/* the same -> the slice's start */
-	/* v1 flow ends waiting for the next slice of their track */
-	struct flow_wait { int64_t track; uint64_t key; } *waits;
-	size_t		 nwaits, capwaits;
 };
 
 enum { K_OTHER, K_EVENTS, K_DISPLAY_UNIT, K_SYSTRACE, K_METADATA };
@@ -292,13 +287,8 @@ event_args(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *args,
 static struct tp_json *
 json_get(struct tp *tp)
 {
-	if (tp->json == NULL) {
+	if (tp->json == NULL)
 		tp->json = calloc(1, sizeof(*tp->json));
-		if (tp->json != NULL) {
-			tp_hash_init(&tp->json->flows_v1);
-			tp_hash_init(&tp->json->flows_v1_ts);
-		}
-	}
 	return tp->json;
 }
 
@@ -373,33 +363,6 @@ async_key(const struct tp_jdom *j, const struct tp_jnode *r, uint64_t *key,
 	return 0;
 }
 
-/* A slice began on track: the flow ends waiting for it bind to it. */
-static void
-flow_v1_bind_waits(struct tp *tp, struct tp_json *js, int64_t track,
-    int64_t slice)
-{
-	size_t i, n = 0;
-	uint64_t *from;
-
-	for (i = 0; i < js->nwaits; i++) {
-		if (js->waits[i].track != track) {
-			js->waits[n++] = js->waits[i];
-			continue;
-		}
-		if ((from = tp_hash_get(&js->flows_v1, js->waits[i].key)) !=
-		    NULL)
-			tp_flow_insert(tp, (int64_t)*from, slice, TP_NULL);
-		else
-			tp_stat_inc(tp, ST_FLOW_END_WITHOUT_START, 1);
-	}
-	js->nwaits = n;
-}
-
-/*
- * Flow v1 (s, t, f with an id): s and t bind to the slice open on their
- * thread; f to the next slice that begins there, or with "bp":"e" to the
- * open one, and leaves the flow open for more ends, as upstream.
- */
 #define OVERLAP_TRACKS	64	/* a thread's; slices beyond: dropped */
 
 /*
@@ -427,60 +390,29 @@ overlap_track(struct tp *tp, int64_t utid, int64_t ts, int64_t dur)
 	return -1;
 }
 
+/*
+ * Flow v1 (s, t, f with an id): s and t bind to the slice open on their
+ * thread; f to the next slice that begins there, or with "bp":"e" to the
+ * open one, and leaves the flow open for more ends, as upstream.
+ */
 static void
-flow_v1(struct tp *tp, struct tp_json *js, const struct tp_jdom *j,
-    const struct tp_jnode *r, char ph, int64_t track, int64_t ts,
-    const char *cat, const char *name)
+flow_v1(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
+    char ph, int64_t track, int64_t ts, const char *cat, const char *name)
 {
 	const struct tp_jnode *id = tp_jdom_get(j, r, "id"), *bp = tp_jdom_get(j, r, "bp");
-	uint64_t key, *prev, *pts;
-	int64_t slice, start = 0;
+	uint64_t key;
+	int bind;
 
 	if (id == NULL || (id->type != J_STR && id->type != J_NUM)) {
 		tp_stat_inc(tp, ST_FLOW_INVALID_ID, 1);
 		return;
 	}
-	key = tp_hash_bytes(tp_hash_bytes(tp_hash_bytes(7, id->s, id->slen),
-	    cat ? cat : "", cat ? strlen(cat) : 0), name ? name : "",
-	    name ? strlen(name) : 0);
-	if (ph == 'f' && !(bp != NULL && bp->type == J_STR &&
-	    bp->slen == 1 && bp->s[0] == 'e')) {
-		if (js->nwaits == js->capwaits) {
-			size_t ncap = js->capwaits ? js->capwaits * 2 : 16;
-			void *p = realloc(js->waits, ncap * sizeof(*js->waits));
-
-			if (p == NULL)
-				return;
-			js->waits = p;
-			js->capwaits = ncap;
-		}
-		js->waits[js->nwaits].track = track;
-		js->waits[js->nwaits++].key = key;
-		return;
-	}
-	slice = tp_slice_top(tp, track, ts, &start);
-	if (slice < 0) {
-		tp_stat_inc(tp, ST_FLOW_NO_ENCLOSING_SLICE, 1);
-		return;
-	}
-	prev = tp_hash_get(&js->flows_v1, key);
-	if (ph == 's' || (ph == 't' && prev != NULL)) {
-		if (prev != NULL)
-			tp_flow_insert(tp, (int64_t)*prev, slice, TP_NULL);
-		(void)tp_hash_put(&js->flows_v1, key, (uint64_t)slice);
-		(void)tp_hash_put(&js->flows_v1_ts, key, (uint64_t)start);
-		return;
-	}
-	if (prev == NULL) {
-		tp_stat_inc(tp, ST_FLOW_END_WITHOUT_START, 1);
-		return;
-	}
-	/* An end bound to its open slice: the earlier slice is the source. */
-	pts = tp_hash_get(&js->flows_v1_ts, key);
-	if (pts != NULL && (int64_t)*pts > start)
-		tp_flow_insert(tp, slice, (int64_t)*prev, TP_NULL);
-	else
-		tp_flow_insert(tp, (int64_t)*prev, slice, TP_NULL);
+	key = tp_flow_v1_key(tp, tp_hash_bytes(7, id->s, id->slen), cat,
+	    name);
+	bind = bp != NULL && bp->type == J_STR && bp->slen == 1 &&
+	    bp->s[0] == 'e';
+	tp_flow_on_track(tp, ph == 's' ? TP_FLOW_BEGIN : ph == 't' ?
+	    TP_FLOW_STEP : TP_FLOW_END, key, track, ts, bind);
 }
 
 static void
@@ -679,17 +611,11 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		char sc[8] = "t";
 
 		(void)node_str(tp_jdom_get(j, r, "s"), sc, sizeof(sc));
-		if (sc[0] == 'g') {
-			/* Unnamed, as upstream: keyed apart by discr. */
-			track = tp_track_intern_key(tp, TT_TRACK, NULL,
-			    TP_NULL, 0x676c6f62 /* "glob" */);
-			tp_track_kind(tp, track,
-			    "legacy_chrome_global_instants");
-		} else if (sc[0] == 'p') {
-			track = tp_track_intern(tp, TT_PROCESS, NULL,
+		if (sc[0] == 'g')
+			track = tp_track_legacy_instants(tp, TP_NULL);
+		else if (sc[0] == 'p')
+			track = tp_track_legacy_instants(tp,
 			    tp_process_get(tp, pid));
-			tp_track_kind(tp, track, "chrome_process_instant");
-		}
 		set = event_args(tp, j, tp_jdom_get(j, r, "args"), TP_NULL);
 		id = tp_slice_complete(tp, track, ts, 0, pcat, pname, set, tts,
 		    TP_NULL);
@@ -739,29 +665,28 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case 's':
 	case 't':
 	case 'f':
-		flow_v1(tp, js, j, r, ph, track, ts, pcat, pname);
+		flow_v1(tp, j, r, ph, track, ts, pcat, pname);
 		return;
 	default:
 		return;
 	}
-	if (id >= 0 && js->nwaits > 0)
-		flow_v1_bind_waits(tp, js, track, id);
-	/* Flow v2: bind_id with flow_out / flow_in on the slice itself. A
-	 * flow_in alone ends the flow here but leaves it open for more ends,
-	 * as upstream. */
-	if (id >= 0 && node_id(tp_jdom_get(j, r, "bind_id"), &bind) == 0) {
-		uint64_t fid = (uint64_t)bind ^ 0x4a534f4eULL, *from;
+	/* Flow v2: bind_id with flow_out / flow_in on the slice itself, of
+	 * the phases upstream reads them on. */
+	if (id >= 0 && strchr("BbnX", ph) != NULL &&
+	    node_id(tp_jdom_get(j, r, "bind_id"), &bind) == 0) {
+		const struct tp_jnode *fo = tp_jdom_get(j, r, "flow_out");
+		const struct tp_jnode *fi = tp_jdom_get(j, r, "flow_in");
+		int out = fo != NULL && fo->type == J_TRUE;
+		int in = fi != NULL && fi->type == J_TRUE;
 
-		n = tp_jdom_get(j, r, "flow_out");
-		if (n != NULL && n->type == J_TRUE)
-			tp_flow_step(tp, fid, bind, id, ts, 0);
-		else if ((n = tp_jdom_get(j, r, "flow_in")) != NULL &&
-		    n->type == J_TRUE) {
-			if ((from = tp_hash_get(&tp->flows, fid)) != NULL)
-				tp_flow_insert(tp, (int64_t)*from, id, bind);
-			else
-				tp_stat_inc(tp, ST_FLOW_END_WITHOUT_START, 1);
-		}
+		if (out && in)
+			tp_flow_step(tp, (uint64_t)bind, id, ts);
+		else if (out)
+			tp_flow_begin(tp, (uint64_t)bind, id, ts);
+		else if (in)
+			tp_flow_end(tp, (uint64_t)bind, id, ts, 0);
+		else
+			tp_stat_inc(tp, ST_FLOW_WITHOUT_DIRECTION, 1);
 	}
 }
 
@@ -1231,9 +1156,6 @@ tp_json_free(struct tp *tp)
 	free(js->obj);
 	free(js->sval);
 	tp_jdom_free(&js->jp);
-	tp_hash_free(&js->flows_v1);
-	tp_hash_free(&js->flows_v1_ts);
-	free(js->waits);
 	free(js);
 	tp->json = NULL;
 }

@@ -25,25 +25,8 @@
 /* Largest decompressed compressed_packets payload. */
 #define MAX_INFLATE	(256u << 20)
 
-#define CLOCK_BOOTTIME		6
-#define CLOCK_TRACE_FILE	11
 #define SEQ_STATE_CLEARED	1
 #define SEQ_NEEDS_STATE		2
-
-struct clock_pt {
-	int64_t		 clk;
-	int64_t		 boot;
-};
-
-struct clock_map {
-	uint64_t	 key;		/* clock id, or seq << 32 | id */
-	uint32_t	 machine;	/* each machine has its own clocks */
-	struct clock_pt	*pts;
-	size_t		 n, cap;
-	int		 incremental;
-	int64_t		 mult;
-	int64_t		 last;		/* incremental clocks: running value */
-};
 
 struct tp_proto {
 	/* splitter */
@@ -53,9 +36,6 @@ struct tp_proto {
 	uint8_t		 hdr[16];	/* a field header spanning chunks */
 	size_t		 hdrlen;
 
-	int64_t		 nsnapshots;	/* clock_snapshot.snapshot_id */
-	int		 clock_used;	/* a time was converted: the trace
-					 * time clock is set */
 	struct tp_hash	 seqs;		/* sequence id -> struct tp_seq * */
 	struct tp_hash	 descs_by_uuid;	/* uuid -> index in descs */
 	struct tp_desc	*descs;
@@ -64,19 +44,6 @@ struct tp_proto {
 	/* the descriptor uuid that last claimed a thread or process */
 	struct tp_hash	 uuid_of_utid, uuid_of_upid;
 
-	struct clock_map *clocks;
-	size_t		 nclocks;
-	/*
-	 * Upstream's conversion cache, kept only to count its misses the
-	 * same way: 8 paths, each valid between two snapshots of its clock,
-	 * emptied by every snapshot, a victim picked by minstd_rand.
-	 */
-	struct {
-		uint64_t	 key;
-		int64_t		 lo, hi;	/* [lo, hi), clock units */
-		int		 used;
-	}		 ccache[8];
-	uint64_t	 crand;
 	int		 ftrace_errs_seen;	/* of sequence 0 */
 	int64_t		 last_ts;
 	int		 depth;		/* compressed_packets nesting */
@@ -326,243 +293,6 @@ tp_proto_seq_find(struct tp *tp, uint32_t id)
 	return (struct tp_seq *)(uintptr_t)*v;
 }
 
-/* Clocks --------------------------------------------------------------- */
-
-static struct clock_map *
-clock_find(struct tp_proto *p, uint64_t key, uint32_t machine, int create)
-{
-	size_t i;
-	void *n;
-
-	for (i = 0; i < p->nclocks; i++)
-		if (p->clocks[i].key == key && p->clocks[i].machine == machine)
-			return &p->clocks[i];
-	if (!create || p->nclocks >= 1024)
-		return NULL;
-	if ((n = realloc(p->clocks, (p->nclocks + 1) * sizeof(*p->clocks))) ==
-	    NULL)
-		return NULL;
-	p->clocks = n;
-	memset(&p->clocks[p->nclocks], 0, sizeof(p->clocks[0]));
-	p->clocks[p->nclocks].key = key;
-	p->clocks[p->nclocks].machine = machine;
-	p->clocks[p->nclocks].mult = 1;
-	return &p->clocks[p->nclocks++];
-}
-
-static void
-clock_add(struct clock_map *c, int64_t clk, int64_t boot)
-{
-	size_t i;
-
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 8;
-		void *n = realloc(c->pts, ncap * sizeof(*c->pts));
-
-		if (n == NULL)
-			return;
-		c->pts = n;
-		c->cap = ncap;
-	}
-	/* Snapshots come in order; keep the array sorted anyway. */
-	for (i = c->n; i > 0 && c->pts[i - 1].clk > clk; i--)
-		c->pts[i] = c->pts[i - 1];
-	c->pts[i].clk = clk;
-	c->pts[i].boot = boot;
-	c->n++;
-}
-
-/* The snapshot whose range holds v: the last at or before it, else the
- * first. */
-static size_t
-clock_pt_find(const struct clock_map *c, int64_t v)
-{
-	size_t lo = 0, hi = c->n;
-
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (c->pts[mid].clk <= v)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/*
- * Counts clock_sync_cache_miss as upstream's converter would: a hit is a
- * cached path of this clock whose range holds v; a miss looks the path up
- * and caches it (not when there is none).
- */
-static void
-clock_cache_lookup(struct tp *tp, uint64_t key, const struct clock_map *c,
-    int64_t v)
-{
-	struct tp_proto *p = tp->proto;
-	size_t i;
-
-	for (i = 0; i < 8; i++)
-		if (p->ccache[i].used && p->ccache[i].key == key &&
-		    v >= p->ccache[i].lo && v < p->ccache[i].hi)
-			return;
-	tp_stat_inc(tp, ST_CLOCK_SYNC_CACHE_MISS, 1);
-	if (c == NULL || c->n == 0)
-		return;
-	if (p->crand == 0)
-		p->crand = 1;
-	p->crand = p->crand * 48271 % 2147483647;
-	i = clock_pt_find(c, v);
-	p->ccache[p->crand % 8].key = key;
-	p->ccache[p->crand % 8].lo = i == 0 ? INT64_MIN : c->pts[i].clk;
-	p->ccache[p->crand % 8].hi = i + 1 == c->n ? INT64_MAX :
-	    c->pts[i + 1].clk;
-	p->ccache[p->crand % 8].used = 1;
-}
-
-/* Upstream's names of the builtin clocks; NULL for the others. */
-static const char *
-clock_builtin_name(uint32_t id)
-{
-	static const char *const names[] = { NULL, "REALTIME",
-	    "REALTIME_COARSE", "MONOTONIC", "MONOTONIC_COARSE",
-	    "MONOTONIC_RAW", "BOOTTIME" };
-
-	return id < sizeof(names) / sizeof(names[0]) ? names[id] : NULL;
-}
-
-static void
-clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
-    size_t len)
-{
-	struct tp_proto *p = tp->proto;
-	struct pb it, ct;
-	struct pb_field f, cf;
-	struct { uint32_t id; int64_t ts; int inc; int64_t mult; } cl[64];
-	size_t n = 0, i;
-	int64_t boot = 0;
-	int has_boot = 0, has_file = 0;
-	uint64_t primary = 0;
-
-	pb_init(&it, buf, len);
-	while (pb_next_untrusted(&it, &f) == 1) {
-		if (f.id == 2 && f.wire == PB_VARINT)
-			primary = f.u;
-		if (f.id != 1 || f.wire != PB_LEN || n == 64)
-			continue;
-		memset(&cl[n], 0, sizeof(cl[n]));
-		cl[n].mult = 1;
-		pb_init(&ct, f.data, f.len);
-		while (pb_next_untrusted(&ct, &cf) == 1) {
-			if (cf.id == 1)
-				cl[n].id = (uint32_t)cf.u;
-			else if (cf.id == 2)
-				cl[n].ts = (int64_t)cf.u;
-			else if (cf.id == 3)
-				cl[n].inc = cf.u != 0;
-			else if (cf.id == 4 && cf.u > 0 && cf.u < (1ULL << 32))
-				cl[n].mult = (int64_t)cf.u;
-		}
-		if (cl[n].id == CLOCK_BOOTTIME) {
-			boot = cl[n].ts;
-			has_boot = 1;
-		}
-		has_file |= cl[n].id == CLOCK_TRACE_FILE;
-		n++;
-	}
-	if (!has_boot || it.err) {
-		tp_stat_inc(tp, ST_INVALID_CLOCK_SNAPSHOTS, 1);
-		return;
-	}
-	/* Trace time is boot time here: say so, as upstream does while no
-	 * time has been converted yet. */
-	if (!p->clock_used && (primary == CLOCK_BOOTTIME ||
-	    (primary == 0 && !has_file)))
-		tp_metadata_int(tp, "trace_time_clock_id", CLOCK_BOOTTIME);
-	memset(p->ccache, 0, sizeof(p->ccache));
-	for (i = 0; i < n; i++) {
-		struct clock_map *c;
-		uint64_t key = cl[i].id;
-
-		if (cl[i].id == CLOCK_BOOTTIME)
-			continue;
-		/* Ids 64..127 are private to the sequence. */
-		if (cl[i].id >= 64 && cl[i].id < 128)
-			key |= (uint64_t)seq << 32;
-		if ((c = clock_find(p, key, tp->machine, 1)) == NULL)
-			continue;
-		c->incremental = cl[i].inc;
-		c->mult = cl[i].mult;
-		c->last = cl[i].ts;
-		clock_add(c, cl[i].ts, boot);
-	}
-	/* Upstream converts each clock of the snapshot for its table. */
-	for (i = 0; i < n; i++) {
-		uint64_t key = cl[i].id;
-
-		/* Trace time is boot time: the snapshot's instant is boot. */
-		(void)tp_clock_snapshot_insert(tp, boot, cl[i].id,
-		    clock_builtin_name(cl[i].id), cl[i].ts * cl[i].mult,
-		    p->nsnapshots);
-
-		if (cl[i].id == CLOCK_BOOTTIME)
-			continue;
-		if (cl[i].id >= 64 && cl[i].id < 128)
-			key |= (uint64_t)seq << 32;
-		clock_cache_lookup(tp, key, clock_find(p, key, tp->machine, 0),
-		    cl[i].inc ? 0 : cl[i].ts);
-	}
-	p->nsnapshots++;
-}
-
-int
-tp_proto_to_boot(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
-    int64_t *out)
-{
-	struct clock_map *c;
-	uint64_t key = id;
-	size_t lo;
-	int64_t v;
-
-	tp->proto->clock_used = 1;
-	if (id == CLOCK_BOOTTIME || id == 0) {
-		*out = ts;
-		return 0;
-	}
-	if (id >= 64 && id < 128)
-		key |= (uint64_t)seq << 32;
-	if ((c = clock_find(tp->proto, key, tp->machine, 0)) == NULL ||
-	    c->n == 0) {
-		/*
-		 * Upstream tries such a packet again at the end of the trace
-		 * (one more miss) before it gives up on it.
-		 */
-		clock_cache_lookup(tp, key, NULL, ts);
-		clock_cache_lookup(tp, key, NULL, ts);
-		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK, 1);
-		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE_UNDEFERRABLE_PACKET_LOSS,
-		    1);
-		return -1;
-	}
-	v = ts;
-	if (c->incremental) {
-		if (__builtin_add_overflow(c->last, ts, &v))
-			goto range;
-		c->last = v;
-	}
-	clock_cache_lookup(tp, key, c, v);
-	lo = clock_pt_find(c, v);
-	/* Hostile values must not overflow: a counted drop instead. */
-	if (__builtin_sub_overflow(v, c->pts[lo].clk, &v) ||
-	    __builtin_mul_overflow(v, c->mult, &v) ||
-	    __builtin_add_overflow(c->pts[lo].boot, v, out))
-		goto range;
-	return 0;
-range:
-	tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE, 1);
-	return -1;
-}
-
 /* Track descriptors ---------------------------------------------------- */
 
 /*
@@ -767,16 +497,42 @@ static struct tp_desc *desc_find(struct tp_proto *, uint64_t);
  * thread (process) starts, and the descriptor's names go to it.
  */
 static void
-desc_claim(struct tp *tp, const uint8_t *buf, size_t len)
+desc_claim_ids(struct tp *tp, uint64_t uuid, const struct tp_desc *d)
 {
 	struct tp_proto *p = tp->proto;
+	uint64_t *prev;
+	int64_t utid, upid;
+
+	if (d->has_thread) {
+		utid = d->pid != 0 ? tp_thread_in_process(tp, d->tid, d->pid) :
+		    tp_thread_get(tp, d->tid);
+		prev = tp_hash_get(&p->uuid_of_utid, (uint64_t)utid);
+		if (prev != NULL && *prev != uuid) {
+			upid = tp->threads[utid].upid;
+			utid = tp_thread_new(tp, d->tid, TP_NULL);
+			tp->threads[utid].upid = upid;
+		}
+		(void)tp_hash_put(&p->uuid_of_utid, (uint64_t)utid, uuid);
+	} else if (d->has_process) {
+		upid = tp_process_get(tp, d->pid);
+		prev = tp_hash_get(&p->uuid_of_upid, (uint64_t)upid);
+		if (prev != NULL && *prev != uuid) {
+			upid = tp_process_new(tp, d->pid, TP_NULL, TP_NULL);
+			(void)tp_thread_with_parent(tp, d->pid, upid);
+		}
+		(void)tp_hash_put(&p->uuid_of_upid, (uint64_t)upid, uuid);
+	}
+}
+
+static void
+desc_claim(struct tp *tp, const uint8_t *buf, size_t len)
+{
 	struct tp_desc d;
 	struct pb it;
 	struct pb_field f;
-	uint64_t uuid = 0, *prev;
-	int64_t utid, upid;
+	uint64_t uuid = 0;
 
-	if (p == NULL)
+	if (tp->proto == NULL)
 		return;
 	memset(&d, 0, sizeof(d));
 	pb_init(&it, buf, len);
@@ -789,25 +545,7 @@ desc_claim(struct tp *tp, const uint8_t *buf, size_t len)
 			thread_desc_untrusted(tp, f.data, f.len, &d, 0,
 			    tp_chrome_tid_sandboxed_untrusted(buf, len));
 	}
-	if (d.has_thread) {
-		utid = d.pid != 0 ? tp_thread_in_process(tp, d.tid, d.pid) :
-		    tp_thread_get(tp, d.tid);
-		prev = tp_hash_get(&p->uuid_of_utid, (uint64_t)utid);
-		if (prev != NULL && *prev != uuid) {
-			upid = tp->threads[utid].upid;
-			utid = tp_thread_new(tp, d.tid, TP_NULL);
-			tp->threads[utid].upid = upid;
-		}
-		(void)tp_hash_put(&p->uuid_of_utid, (uint64_t)utid, uuid);
-	} else if (d.has_process) {
-		upid = tp_process_get(tp, d.pid);
-		prev = tp_hash_get(&p->uuid_of_upid, (uint64_t)upid);
-		if (prev != NULL && *prev != uuid) {
-			upid = tp_process_new(tp, d.pid, TP_NULL, TP_NULL);
-			(void)tp_thread_with_parent(tp, d.pid, upid);
-		}
-		(void)tp_hash_put(&p->uuid_of_upid, (uint64_t)upid, uuid);
-	}
+	desc_claim_ids(tp, uuid, &d);
 }
 
 /*
@@ -846,7 +584,7 @@ desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
 		tp_chrome_thread_untrusted(tp, tp_thread_in_process(tp, d.tid,
 		    d.pid), chrome[1].data, chrome[1].len);
 	else if (!d.has_thread && d.has_process && chrome[0].id != 0)
-		tp_chrome_process_untrusted(tp, tp_process_get(tp, d.pid),
+		tp_proto_chrome_process(tp, tp_process_get(tp, d.pid),
 		    chrome[0].data, chrome[0].len);
 	if (!has_rank || tp->proto == NULL ||
 	    (root = desc_find(tp->proto, 0)) == NULL)
@@ -972,9 +710,23 @@ track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 			if (f.wire == PB_LEN)
 				counter_desc_untrusted(f.data, f.len, &nd);
 			break;
-		case 15:	/* sibling_merge_behavior: 2 is NONE */
+		case 15:	/* sibling_merge_behavior: 2 NONE, 3 BY_KEY */
 			nd.no_merge = f.wire == PB_VARINT && f.u == 2;
+			nd.merge_by_key = f.wire == PB_VARINT && f.u == 3;
 			break;
+		case 16:	/* sibling_merge_key */
+			if (f.wire == PB_LEN)
+				tp_setstr(&nd.merge_key, (const char *)f.data,
+				    f.len);
+			break;
+		case 17: {	/* sibling_merge_key_int */
+			char k[48];
+
+			snprintf(k, sizeof(k), "sibling_merge_key_int:%llu",
+			    (unsigned long long)f.u);
+			tp_setstr(&nd.merge_key, k, strlen(k));
+			break;
+		}
 		case 9:
 			nd.separate = f.wire == PB_VARINT && f.u != 0;
 			break;
@@ -1038,6 +790,7 @@ out:
 	free(nd.desc);
 	free(nd.unit);
 	free(nd.category);
+	free(nd.merge_key);
 }
 
 static struct tp_desc *
@@ -1057,10 +810,54 @@ desc_is_root(struct tp_proto *p, uint64_t uuid)
 	return a != NULL && (a->has_thread || a->has_process);
 }
 
+/*
+ * The pool's track for an event of step on merged descriptor d; a track
+ * it makes gets d's parent, description and args, as upstream's factory
+ * gives them.
+ */
+static int64_t
+merged_track(struct tp *tp, struct tp_desc *d, int64_t parent, int step)
+{
+	struct tp_pool_key k;
+	int64_t id;
+
+	memset(&k, 0, sizeof(k));
+	k.kind = te_child_kind(d, d->m_utid != TP_NULL ? "thread" :
+	    d->m_upid != TP_NULL ? "process" : "global");
+	/* A process's track is named as the translation table says; the
+	 * merge goes by the name as sent. */
+	k.name = d->m_upid != TP_NULL ?
+	    tp_translate_process_track_name(tp, d->mname) : d->mname;
+	k.scope = d->merge_by_key ? (d->merge_key != NULL ? d->merge_key :
+	    "") : d->mname;
+	k.upid = d->m_upid;
+	k.merged = 1;
+	k.utid = d->m_utid;
+	k.parent_uuid = d->has_parent ? (int64_t)d->parent : 0;
+	k.merge_type = d->merge_by_key ? 2 : 0;
+	if ((id = tp_track_pool_take(tp, &k, d->uuid, step)) < 0 ||
+	    tp->tracks[id].source_arg_set_id != TP_NULL)
+		return id;
+	if (parent != TP_NULL && parent != id &&
+	    !desc_is_root(tp->proto, d->parent))
+		tp->tracks[id].parent_id = parent;
+	if (d->desc != NULL && tp->tracks[id].desc == NULL)
+		tp->tracks[id].desc = strdup(d->desc);
+	desc_track_args(tp, d, id, 0);
+	return id;
+}
+
 /* The track of a uuid, made on first use; -1 if none can be made. */
 int64_t
 tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
     const char *ev_name)
+{
+	return tp_proto_track_step(tp, uuid, dout, ev_name, TP_POOL_FIRST);
+}
+
+int64_t
+tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
+    const char *ev_name, int step)
 {
 	struct tp_proto *p = tp->proto;
 	struct tp_desc *d, *a;
@@ -1073,6 +870,12 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 	tr = tp_hash_get(&p->uuid_tracks, uuid);
 	if (d == NULL && tr != NULL)
 		return (int64_t)*tr;
+	if (d != NULL && d->merged) {
+		if (dout != NULL)
+			*dout = d;
+		return merged_track(tp, d, d->has_parent ? tp_proto_track(tp,
+		    d->parent, NULL, NULL) : TP_NULL, step);
+	}
 	if (d == NULL) {
 		/*
 		 * A uuid no descriptor declares: a global track, as upstream
@@ -1110,8 +913,20 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 		if (pt >= 0)
 			parent = pt;
 	}
-	/* Scope: the nearest thread or process up the hierarchy. */
-	for (a = d, hops = 0; a != NULL && hops < 64; hops++) {
+	/* Scope: its own thread or process, else its parent track's (as
+	 * that was resolved: a pid reused since does not move it), else the
+	 * nearest up the hierarchy. */
+	if (!d->has_thread && !d->has_process && parent != TP_NULL) {
+		utid = tp->tracks[parent].utid;
+		upid = utid != TP_NULL ? TP_NULL : tp->tracks[parent].upid;
+	}
+	/* An event may resolve its track before the descriptor is applied
+	 * (at one time): the claim of a reused tid or pid is made here, as
+	 * upstream makes it when it resolves the track. */
+	if (d->has_thread || d->has_process)
+		desc_claim_ids(tp, uuid, d);
+	for (a = d, hops = 0; a != NULL && hops < 64 && utid == TP_NULL &&
+	    upid == TP_NULL; hops++) {
 		if (a->has_thread) {
 			utid = tp_thread_in_process(tp, a->tid, a->pid);
 			if (a->pid == 0 && a->tid != 0)
@@ -1153,6 +968,25 @@ tp_proto_track(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 	} else if (d->has_process && d->name == NULL) {
 		id = tp_track_intern(tp, TT_PROCESS, NULL, upid);
 		shared = 1;
+	} else if (!d->has_thread && !d->has_process && !d->no_merge) {
+		/* Siblings of one name (or merge key) share tracks, as
+		 * upstream merges them; a child of no name of its own takes
+		 * its first event's. */
+		name = d->name != NULL ? d->name : ev_name;
+		d->mname = strdup(name != NULL ? name : "");
+		if (d->mname == NULL) {
+			(void)tp_hash_del(&p->uuid_tracks, uuid);
+			return -1;
+		}
+		d->m_utid = utid;
+		d->m_upid = utid != TP_NULL ? TP_NULL : upid;
+		d->merged = 1;
+		id = merged_track(tp, d, parent, step);
+		if (id >= 0)
+			(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)id);
+		else
+			(void)tp_hash_del(&p->uuid_tracks, uuid);
+		return id;
 	} else if (utid != TP_NULL) {
 		/* A child track of no name of its own: its first event's. */
 		name = d->name != NULL || d->has_thread ? d->name : ev_name;
@@ -1514,13 +1348,14 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 
 	/* A snapshot is read before its packet's own time, as upstream. */
 	if (pk.data.id == 6)
-		clock_snapshot_untrusted(tp, pk.seq, pk.data.data, pk.data.len);
+		tp_clock_snapshot_untrusted(tp, pk.seq, pk.data.data,
+		    pk.data.len);
 	ts = pk.ts;
 	if (pk.has_ts) {
 		uint32_t clock = pk.has_clock ? pk.clock_id :
 		    (g != NULL && g->has_defaults) ? g->clock_id : 0;
 
-		if (tp_proto_to_boot(tp, pk.seq, clock, pk.ts, &ts) == -1)
+		if (tp_clock_to_trace(tp, pk.seq, clock, pk.ts, &ts) == -1)
 			return;
 		if (ts > p->last_ts)
 			p->last_ts = ts;
@@ -1549,6 +1384,11 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 			push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		else
 			desc_apply(tp, pk.data.data, pk.data.len);
+		break;
+	case 54:	/* streaming_profile_packet: its times only */
+		if (s != NULL)
+			tp_proto_streaming_profile(tp, s, pk.data.data,
+			    pk.data.len);
 		break;
 	case 44:	/* thread_descriptor (legacy) */
 		if (s != NULL)
@@ -1782,10 +1622,10 @@ tp_proto_free(struct tp *tp)
 		free(p->descs[i].desc);
 		free(p->descs[i].unit);
 		free(p->descs[i].category);
+		free(p->descs[i].merge_key);
+		free(p->descs[i].mname);
 	}
-	for (i = 0; i < p->nclocks; i++)
-		free(p->clocks[i].pts);
-	free(p->clocks);
+	tp_clock_free(tp);
 	free(p->descs);
 	free(p->part);
 	tp_hash_free(&p->seqs);

@@ -61,6 +61,12 @@ struct tp_desc {
 	int64_t		 pid, tid;
 	int		 is_counter;
 	int		 no_merge;	/* sibling_merge_behavior NONE */
+	int		 merge_by_key;	/* BY_SIBLING_MERGE_KEY */
+	char		*merge_key;	/* its key */
+	/* resolved as merged siblings: the pool's name and scope */
+	int		 merged;
+	char		*mname;
+	int64_t		 m_utid, m_upid;
 	int		 separate;	/* disallow_merging_with_system_tracks */
 	int		 builtin;
 	char		*unit;
@@ -92,16 +98,17 @@ struct tp_pkt {
 	struct pb_field	 data;		/* the oneof payload */
 };
 
-/* A timestamp of clock id into the trace's (BOOTTIME); -1 when there is
- * no way (counted). */
-int	 tp_proto_to_boot(struct tp *, uint32_t seq, uint32_t clock,
-	    int64_t ts, int64_t *out);
 int	 tp_gen_lookup(const struct tp_gen *, uint32_t field, uint64_t iid,
 	    const uint8_t **, size_t *);
 int	 tp_gen_string(const struct tp_gen *, uint32_t field, uint64_t iid,
 	    uint32_t sfield, const char **, size_t *);
 int64_t	 tp_proto_track(struct tp *, uint64_t uuid, struct tp_desc **,
 	    const char *ev_name);
+/* The same for an event of step (tp_track_pool_take's): a descriptor
+ * merged with its siblings of one name (or key) gives the track of the
+ * pool that is free for it, as upstream's track compressor. */
+int64_t	 tp_proto_track_step(struct tp *, uint64_t uuid, struct tp_desc **,
+	    const char *ev_name, int step);
 
 /* tp_track_event.c */
 int	 tp_proto_te_times(struct tp *, struct tp_seq *, const uint8_t *,
@@ -116,6 +123,28 @@ int	 tp_te_log_message_untrusted(struct tp *, const struct tp_gen *,
 	    int64_t set, int on_thread, const uint8_t *, size_t);
 void	 tp_te_active_processes_untrusted(struct tp *, int64_t set,
 	    const uint8_t *, size_t);
+
+/* tp_proto_clock.c: clock snapshots and conversion to trace time. */
+#define TP_CLOCK_MONOTONIC	3
+void	 tp_clock_snapshot_untrusted(struct tp *, uint32_t seq,
+	    const uint8_t *, size_t);
+/* A packet's time in clock id (0: the trace's default) of sequence seq;
+ * -1 (counted) when it cannot be converted. */
+int	 tp_clock_to_trace(struct tp *, uint32_t seq, uint32_t id, int64_t ts,
+	    int64_t *out);
+/* A legacy (Chrome) time, in MONOTONIC; -1 when it cannot be converted
+ * (then left as it is, as upstream). */
+int	 tp_clock_monotonic_to_trace(struct tp *, int64_t ts, int64_t *out);
+void	 tp_clock_free(struct tp *);
+/* tp_track_event.c: a StreamingProfilePacket moves its sequence's
+ * legacy clock. */
+void	 tp_proto_streaming_profile(struct tp *, struct tp_seq *,
+	    const uint8_t *, size_t);
+
+/* tp_proto_chrome_process.c: a process descriptor's
+ * ChromeProcessDescriptor. */
+void	 tp_proto_chrome_process(struct tp *, int64_t upid, const uint8_t *,
+	    size_t);
 
 /* tp_proto_system.c */
 void	 tp_proto_service_packet(struct tp *, uint32_t field, int *errs_seen,

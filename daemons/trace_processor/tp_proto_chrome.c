@@ -179,8 +179,8 @@ tp_proto_chrome_trigger(struct tp *tp, int64_t ts, const uint8_t *buf,
 	    name != NULL ? name : "chrome_trigger", set, TP_NULL, TP_NULL) :
 	    -1;
 	/* Only a flow still open ends here. */
-	if (id >= 0 && has_flow && tp_hash_get(&tp->flows, flow) != NULL)
-		tp_flow_step(tp, flow, (int64_t)flow, id, ts, 1);
+	if (id >= 0 && has_flow && tp_flow_active(tp, flow))
+		tp_flow_end(tp, flow, id, ts, 1);
 	tp_metadata_append(tp, "cr-triggered_rule_name_hash", NULL, hash);
 	free(name);
 }

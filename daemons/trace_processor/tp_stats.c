@@ -46,7 +46,8 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "Heap graphs whose dump never completed: the graph misses"
 	    " objects." },
 	[ST_CLOCK_SYNC_FAILURE] = { "clock_sync_failure", "error",
-	    "analysis", "Timestamps that overflowed on their way to BOOTTIME." },
+	    "analysis", "Timestamps that overflowed on their way to trace"
+	    " time." },
 	[ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK] = {
 	    "clock_sync_failure_unknown_source_clock", "error", "analysis",
 	    "Timestamps in a clock no snapshot named." },
@@ -54,6 +55,12 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "clock_sync_failure_undeferrable_packet_loss", "data_loss",
 	    "analysis", "Packets dropped as their timestamp could not be"
 	    " converted." },
+	[ST_CLOCK_SYNC_FAILURE_NO_PATH] = { "clock_sync_failure_no_path",
+	    "error", "analysis", "Timestamps of a clock no chain of snapshots"
+	    " ties to the trace clock." },
+	[ST_STREAMING_PROFILE_INVALID_TIMESTAMP] = {
+	    "streaming_profile_invalid_timestamp", "error", "analysis",
+	    "Streaming profile packets whose time was negative: dropped." },
 	[ST_INVALID_CLOCK_SNAPSHOTS] = { "invalid_clock_snapshots", "error",
 	    "analysis", "" },
 	[ST_FTRACE_BUNDLE_TOKENIZER_ERRORS] = {
@@ -83,6 +90,11 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	[ST_FLOW_NO_ENCLOSING_SLICE] = { "flow_no_enclosing_slice", "error",
 	    "trace", "" },
 	[ST_FLOW_INVALID_ID] = { "flow_invalid_id", "error", "trace", "" },
+	[ST_FLOW_DUPLICATE_ID] = { "flow_duplicate_id", "error", "trace", "" },
+	[ST_FLOW_STEP_WITHOUT_START] = { "flow_step_without_start", "info",
+	    "trace", "" },
+	[ST_FLOW_WITHOUT_DIRECTION] = { "flow_without_direction", "error",
+	    "trace", "" },
 	[ST_MEMINFO_UNKNOWN_KEYS] = { "meminfo_unknown_keys", "error",
 	    "analysis", "" },
 	[ST_VMSTAT_UNKNOWN_KEYS] = { "vmstat_unknown_keys", "error",

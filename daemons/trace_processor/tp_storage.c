@@ -382,8 +382,8 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	    " string_value, real_value) VALUES(?,?,?,?,?,?)",
 	[SQ_ARG_KEY] = "INSERT INTO __arg_keys(id, flat_key, key, value_type)"
 	    " VALUES(?,?,?,?)",
-	[SQ_FLOW] = "INSERT INTO flow(id, slice_out, slice_in, trace_id)"
-	    " VALUES(?,?,?,?)",
+	[SQ_FLOW] = "INSERT INTO flow(id, slice_out, slice_in, trace_id,"
+	    " arg_set_id) VALUES(?,?,?,?,?)",
 	[SQ_SCHED] = "INSERT OR REPLACE INTO sched_slice(id, ts, dur, cpu,"
 	    " utid, end_state, priority) VALUES(?,?,?,?,?,?,?)",
 	[SQ_THREAD_STATE] = "INSERT OR REPLACE INTO thread_state(id, ts, dur,"
@@ -907,7 +907,8 @@ tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
 }
 
 void
-tp_flow_insert(struct tp *tp, int64_t out, int64_t in, int64_t trace_id)
+tp_flow_insert(struct tp *tp, int64_t out, int64_t in, int64_t trace_id,
+    int64_t arg_set_id)
 {
 	struct tp_val *r = tp_row_new(tp, SQ_FLOW);
 
@@ -915,6 +916,7 @@ tp_flow_insert(struct tp *tp, int64_t out, int64_t in, int64_t trace_id)
 	tp_val_int(&r[1], out);
 	tp_val_int(&r[2], in);
 	tp_val_i64n(&r[3], trace_id);
+	tp_val_i64n(&r[4], arg_set_id);
 }
 
 /* One clock of a snapshot; few and rare, so written at once. */

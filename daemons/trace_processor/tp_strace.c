@@ -294,7 +294,8 @@ call_end(struct tp *tp, int64_t utid, int64_t track, int64_t ts,
 	int64_t set;
 	size_t i;
 
-	tp_ftrace_slice_end_matching(tp, track, ts, "strace", name, &set);
+	(void)tp_slice_end_matching(tp, track, ts, "strace", name,
+	    TP_NULL, &set);
 	if (set == TP_NULL)
 		return;
 	for (i = st->nopen; i > 0; i--) {

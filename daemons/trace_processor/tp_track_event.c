@@ -44,10 +44,14 @@ struct te {
 	size_t		 n_extra_d_uuids;
 	double		 extra_d_values[TP_MAX_EXTRA];
 	size_t		 n_extra_d_values;
+	/* flow_ids, terminating_flow_ids: the fixed64 fields, when
+	 * there, replace the old varint ones (as upstream reads them) */
 	uint64_t	 flows[MAX_IDS];
 	size_t		 nflows;
+	int		 flows_new;
 	uint64_t	 term_flows[MAX_IDS];
 	size_t		 nterm;
+	int		 term_new;
 	/* legacy_event */
 	int		 phase;
 	int64_t		 legacy_dur;
@@ -55,6 +59,14 @@ struct te {
 	uint64_t	 legacy_name_iid;
 	int		 has_legacy_name;
 	int64_t		 pid_override, tid_override;
+	int		 has_pid_override, has_tid_override;
+	int		 instant_scope;	/* 1 global, 2 process, 3 thread */
+	/* flow v2 (bind_id, flow_direction) and v1 (bind_to_enclosing) */
+	uint64_t	 bind_id;
+	int		 has_bind_id;
+	int		 flow_direction;	/* 1 in, 2 out, 3 inout */
+	int		 has_flow_direction;
+	int		 bind_to_enclosing;
 	/* legacy async ids: 0 none, else the field (6, 10 local, 11) */
 	int		 id_field;
 	uint64_t	 async_id;
@@ -62,6 +74,28 @@ struct te {
 	size_t		 id_scopelen;
 	int		 has_id_scope;
 };
+
+/* Legacy times saturate rather than wrap, as upstream's; what ends up
+ * negative is then dropped. */
+static int64_t
+sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static int64_t
+us_to_ns(int64_t us)
+{
+	int64_t r;
+
+	if (__builtin_mul_overflow(us, 1000, &r))
+		return us < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
 
 void
 tp_proto_thread_descriptor(struct tp *tp, struct tp_seq *s,
@@ -89,10 +123,10 @@ tp_proto_thread_descriptor(struct tp *tp, struct tp_seq *s,
 			}
 			break;
 		case 6:
-			s->ref_ts = (int64_t)f.u * 1000;
+			s->ref_ts = us_to_ns((int64_t)f.u);
 			break;
 		case 7:
-			s->ref_thread_ts = (int64_t)f.u * 1000;
+			s->ref_thread_ts = us_to_ns((int64_t)f.u);
 			break;
 		case 8:
 			s->ref_instr = (int64_t)f.u;
@@ -109,31 +143,10 @@ tp_proto_thread_descriptor(struct tp *tp, struct tp_seq *s,
 }
 
 /*
- * *ref = us microseconds in nanoseconds (delta: added to *ref). 1 when
- * that leaves int64's range (a hostile or broken trace); *ref is then
- * left as it was.
- */
-static int
-us_add(int64_t *ref, int64_t us, int delta)
-{
-	int64_t ns, r;
-
-	if (__builtin_mul_overflow(us, 1000, &ns))
-		return 1;
-	if (!delta) {
-		*ref = ns;
-		return 0;
-	}
-	if (__builtin_add_overflow(*ref, ns, &r))
-		return 1;
-	*ref = r;
-	return 0;
-}
-
-/*
  * The event's time, thread time (tv[0]) and thread instruction count
  * (tv[1]) from its legacy fields: deltas move the sequence's references,
- * one-off absolute values do not (as upstream).
+ * one-off absolute values do not (as upstream). Legacy times are
+ * MONOTONIC ones, taken into trace time when a snapshot allows it.
  */
 int
 tp_proto_te_times(struct tp *tp, struct tp_seq *s, const uint8_t *buf,
@@ -141,37 +154,29 @@ tp_proto_te_times(struct tp *tp, struct tp_seq *s, const uint8_t *buf,
 {
 	struct pb it;
 	struct pb_field f;
-	int legacy_ts = 0, bad_ts = 0;
-	int64_t v;
+	int legacy_ts = 0, has_delta = 0;
+	int64_t v, delta = 0, abs_ts = 0;
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		switch (f.id) {
 		case 1:		/* timestamp_delta_us */
-			bad_ts |= us_add(&s->ref_ts, (int64_t)f.u, 1);
-			*ts = s->ref_ts;
-			legacy_ts = 1;
+			delta = (int64_t)f.u;
+			has_delta = 1;
 			break;
-		case 16:	/* timestamp_absolute_us */
-			v = 0;
-			bad_ts |= us_add(&v, (int64_t)f.u, 0);
-			*ts = v;
-			legacy_ts = 1;
+		case 16:	/* timestamp_absolute_us (0: none) */
+			abs_ts = (int64_t)f.u;
 			break;
 		case 2:		/* thread_time_delta_us */
-			bad_ts |= us_add(&s->ref_thread_ts, (int64_t)f.u, 1);
-			tv[0] = s->ref_thread_ts;
+			tv[0] = s->ref_thread_ts = sat_add(s->ref_thread_ts,
+			    us_to_ns((int64_t)f.u));
 			break;
 		case 17:	/* thread_time_absolute_us */
-			v = 0;
-			bad_ts |= us_add(&v, (int64_t)f.u, 0);
-			tv[0] = v;
+			tv[0] = us_to_ns((int64_t)f.u);
 			break;
 		case 8:		/* thread_instruction_count_delta */
-			if (__builtin_add_overflow(s->ref_instr, (int64_t)f.u,
-			    &v))
-				v = (int64_t)f.u < 0 ? INT64_MIN : INT64_MAX;
-			tv[1] = s->ref_instr = v;
+			tv[1] = s->ref_instr = sat_add(s->ref_instr,
+			    (int64_t)f.u);
 			break;
 		case 20:	/* thread_instruction_count_absolute */
 			tv[1] = (int64_t)f.u;
@@ -182,16 +187,64 @@ tp_proto_te_times(struct tp *tp, struct tp_seq *s, const uint8_t *buf,
 		tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
 		return -1;
 	}
-	/* Out of range, or before the clock's start: dropped, as upstream. */
-	if (bad_ts || (legacy_ts && *ts < 0)) {
-		tp_stat_inc(tp, ST_TRACK_EVENT_INVALID_TIMESTAMP, 1);
-		return -1;
+	if (has_delta) {
+		*ts = s->ref_ts = sat_add(s->ref_ts, us_to_ns(delta));
+		legacy_ts = 1;
+	} else if (abs_ts != 0) {
+		*ts = us_to_ns(abs_ts);
+		legacy_ts = 1;
 	}
 	if (!has_ts && !legacy_ts) {
 		tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
 		return -1;
 	}
+	/* Before the clock's start (or saturated): dropped, as upstream,
+	 * before a conversion could bring it back into range. */
+	if (legacy_ts && *ts < 0) {
+		tp_stat_inc(tp, ST_TRACK_EVENT_INVALID_TIMESTAMP, 1);
+		return -1;
+	}
+	if (legacy_ts && tp_clock_monotonic_to_trace(tp, *ts, &v) == 0)
+		*ts = v;
 	return 0;
+}
+
+void
+tp_proto_streaming_profile(struct tp *tp, struct tp_seq *s,
+    const uint8_t *buf, size_t len)
+{
+	struct pb it;
+	struct pb_field f;
+	struct pb_packed pk;
+	uint64_t d;
+
+	/* The samples' times run on from the sequence's legacy time; the
+	 * samples themselves are not imported. */
+	if (s->ref_ts < 0) {
+		tp_stat_inc(tp, ST_STREAMING_PROFILE_INVALID_TIMESTAMP, 1);
+		return;
+	}
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != 2)
+			continue;
+		if (f.wire == PB_LEN) {
+			pb_packed_init(&pk, &f);
+			while (pb_packed_varint_untrusted(&pk, &d)) {
+				s->ref_ts = sat_add(s->ref_ts,
+				    us_to_ns((int64_t)d));
+				if (s->ref_ts < 0)
+					goto bad;
+			}
+		} else {
+			s->ref_ts = sat_add(s->ref_ts, us_to_ns((int64_t)f.u));
+			if (s->ref_ts < 0)
+				goto bad;
+		}
+	}
+	return;
+bad:
+	tp_stat_inc(tp, ST_STREAMING_PROFILE_INVALID_TIMESTAMP, 1);
 }
 
 static void
@@ -260,11 +313,27 @@ legacy_event_untrusted(struct te *e, const uint8_t *buf, size_t len)
 				e->has_id_scope = 1;
 			}
 			break;
+		case 8:
+			e->bind_id = f.u;
+			e->has_bind_id = 1;
+			break;
+		case 12:
+			e->bind_to_enclosing = f.u != 0;
+			break;
+		case 13:
+			e->flow_direction = (int)f.u;
+			e->has_flow_direction = 1;
+			break;
+		case 14:
+			e->instant_scope = (int)f.u;
+			break;
 		case 18:
 			e->pid_override = (int32_t)f.u;
+			e->has_pid_override = 1;
 			break;
 		case 19:
 			e->tid_override = (int32_t)f.u;
+			e->has_tid_override = 1;
 			break;
 		}
 	}
@@ -365,15 +434,25 @@ te_decode_untrusted(struct tp *tp, const struct tp_gen *g, const uint8_t *buf,
 			}
 			break;
 		case 36:
-			repeated_u64(&f, e->flows, &e->nflows, MAX_IDS, 0);
+			if (!e->flows_new)
+				repeated_u64(&f, e->flows, &e->nflows, MAX_IDS,
+				    0);
 			break;
 		case 47:
+			if (!e->flows_new)
+				e->nflows = 0;
+			e->flows_new = 1;
 			repeated_u64(&f, e->flows, &e->nflows, MAX_IDS, 1);
 			break;
 		case 42:
-			repeated_u64(&f, e->term_flows, &e->nterm, MAX_IDS, 0);
+			if (!e->term_new)
+				repeated_u64(&f, e->term_flows, &e->nterm,
+				    MAX_IDS, 0);
 			break;
 		case 48:
+			if (!e->term_new)
+				e->nterm = 0;
+			e->term_new = 1;
 			repeated_u64(&f, e->term_flows, &e->nterm, MAX_IDS, 1);
 			break;
 		case 6:
@@ -721,8 +800,10 @@ te_passthrough_utid(struct tp *tp, const struct tp_gen *g,
 	const struct tp_track *t;
 	int64_t utid;
 
+	/* Only a descriptor's track (uuid not 0) has one. */
 	if (track < 0 || g == NULL || !g->has_thread ||
-	    !(e->has_track || g->has_track_uuid))
+	    (e->has_track ? e->track_uuid : g->has_track_uuid ?
+	    g->track_uuid : 0) == 0)
 		return -1;
 	t = &tp->tracks[track];
 	if (t->utid != TP_NULL || t->cpu != TP_NULL)
@@ -848,6 +929,133 @@ instant_thread_dur(struct tp *tp, int64_t track, int64_t thread_ts)
 	    TP_NULL;
 }
 
+/*
+ * The track of an event that is not a legacy async one, as upstream picks
+ * it: the descriptor track of its uuid (the event's, else the sequence
+ * default's). For uuid 0: the sequence's thread (or the one its pid/tid
+ * overrides name) for a legacy event, one that did not set its uuid, or
+ * one that overrides pid/tid; else the default track. *fallback gets the
+ * thread it fell back to, -1 if none; unless thread_track, its track is
+ * not made (-1 is returned).
+ */
+static int64_t
+te_track(struct tp *tp, struct tp_gen *g, const struct te *e, char *name,
+    struct tp_desc **d, int64_t *fallback, int thread_track)
+{
+	uint64_t uuid = e->has_track ? e->track_uuid : g != NULL &&
+	    g->has_track_uuid ? g->track_uuid : 0;
+	int thread_ok = g != NULL && g->has_thread;
+	int64_t pid, tid;
+	int step = TP_POOL_FIRST;
+
+	/* Where the event stands in its track's slices, for a track
+	 * shared by merged siblings. */
+	if (e->has_type ? e->type == TE_SLICE_BEGIN : e->phase == 'B')
+		step = 1;
+	else if (e->has_type ? e->type == TE_SLICE_END : e->phase == 'E')
+		step = -1;
+	else if (e->has_type ? e->type == TE_INSTANT :
+	    e->phase != 0 && strchr("IiR", e->phase) != NULL)
+		step = 0;
+	*fallback = -1;
+	if (uuid == 0 && !(((!e->has_track || !e->has_type) && thread_ok) ||
+	    e->has_pid_override || (e->has_tid_override && thread_ok)))
+		return tp_proto_track_step(tp, 0, d, e->has_name ? name : NULL,
+		    step);
+	if (uuid != 0)
+		return tp_proto_track_step(tp, uuid, d, e->has_name ? name :
+		    NULL, step);
+	pid = thread_ok ? g->pid : 0;
+	tid = thread_ok ? g->tid : 0;
+	if (e->has_pid_override) {
+		/* No thread of its own: upstream's synthetic tid of none. */
+		pid = e->pid_override;
+		tid = -1;
+	}
+	if (e->has_tid_override)
+		tid = e->tid_override;
+	/* pid and tid 0 are the swapper's, not a thread's of the trace. */
+	if (pid == 0 || tid == 0)
+		return -1;
+	*fallback = tp_thread_in_process(tp, tid, pid);
+	return thread_track ? tp_thread_track(tp, *fallback) : -1;
+}
+
+/* A legacy instant of global or process scope: on the tracks of such
+ * instants, the process's being the event's thread's or track's. */
+static int64_t
+te_scoped_instant_track(struct tp *tp, const struct te *e, int64_t track,
+    int64_t utid)
+{
+	int64_t upid = TP_NULL;
+
+	if (e->instant_scope == 1)
+		return tp_track_legacy_instants(tp, TP_NULL);
+	if (utid >= 0)
+		upid = tp->threads[utid].upid;
+	else if (track >= 0 && tp->tracks[track].upid != TP_NULL)
+		upid = tp->tracks[track].upid;
+	else if (track >= 0 && tp->tracks[track].utid != TP_NULL)
+		upid = tp->threads[tp->tracks[track].utid].upid;
+	return upid == TP_NULL ? -1 : tp_track_legacy_instants(tp, upid);
+}
+
+/* A legacy v1 flow event (s, t, f): on the slice open on its track, or
+ * for an f not bound to it, on the next slice to begin there. */
+static void
+te_flow_v1(struct tp *tp, const struct te *e, int64_t track, int64_t ts,
+    const char *name)
+{
+	/* Flow ids are unscoped ones only, as upstream (and Catapult). */
+	if (e->id_field != 6) {
+		tp_stat_inc(tp, ST_FLOW_INVALID_ID, 1);
+		return;
+	}
+	if (track < 0) {
+		tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
+		return;
+	}
+	tp_flow_on_track(tp, e->phase == 's' ? TP_FLOW_BEGIN : e->phase == 't' ?
+	    TP_FLOW_STEP : TP_FLOW_END, tp_flow_v1_key(tp, e->async_id,
+	    e->has_cat ? e->cat : NULL, e->has_name ? name : NULL), track, ts,
+	    e->bind_to_enclosing);
+}
+
+/* The flows of a slice (which began at ts): its legacy bind_id, then its
+ * flow_ids and terminating_flow_ids, as upstream joins them. */
+static void
+te_flows(struct tp *tp, const struct te *e, int64_t id, int64_t ts)
+{
+	size_t i;
+
+	if (e->has_bind_id) {
+		switch (e->has_flow_direction ? e->flow_direction : 0) {
+		case 2:
+			tp_flow_begin(tp, e->bind_id, id, ts);
+			break;
+		case 3:
+			tp_flow_step(tp, e->bind_id, id, ts);
+			break;
+		case 1:
+			tp_flow_end(tp, e->bind_id, id, ts, 0);
+			break;
+		default:
+			tp_stat_inc(tp, ST_FLOW_WITHOUT_DIRECTION, 1);
+			break;
+		}
+	}
+	for (i = 0; i < e->nflows; i++) {
+		if (tp_flow_active(tp, e->flows[i]))
+			tp_flow_step(tp, e->flows[i], id, ts);
+		else
+			tp_flow_begin(tp, e->flows[i], id, ts);
+	}
+	/* A terminating id of no live flow starts none. */
+	for (i = 0; i < e->nterm; i++)
+		if (tp_flow_active(tp, e->term_flows[i]))
+			tp_flow_end(tp, e->term_flows[i], id, ts, 1);
+}
+
 void
 tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
     const int64_t tv[2], const uint8_t *buf, size_t len)
@@ -855,13 +1063,13 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	struct te e;
 	struct tp_desc *d = NULL;
 	int64_t track = -1, set = TP_NULL, id = -1, passthrough;
-	int64_t thread_ts = tv[0], slice_ts;
+	int64_t thread_ts = tv[0];
 	double v;
 	char name[1024];
 	const uint64_t *xu;
 	size_t i, nxu;
-	int64_t async_utid = -1;
-	int type, async;
+	int64_t async_utid = -1, fallback_utid = -1;
+	int type, async, scoped_instant = 0;
 
 	if (te_decode_untrusted(tp, g, buf, len, &e) == -1)
 		return;
@@ -873,29 +1081,22 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		name[e.namelen] = '\0';
 	}
 
-	/* Track: a legacy async event's by its id; else the event's, the
-	 * sequence default, else its thread. */
+	/* Track: a legacy async event's by its id; else as te_track. */
 	async = !e.has_type && e.phase != 0 &&
 	    strchr("beSTpFn", e.phase) != NULL;
 	if (async) {
 		async_utid = g != NULL && g->has_thread ?
 		    tp_thread_in_process(tp, g->tid, g->pid) : -1;
 		track = te_async_track(tp, &e, name, async_utid);
-	} else if (e.has_track) {
-		track = tp_proto_track(tp, e.track_uuid, &d,
-		    e.has_name ? name : NULL);
-	} else if (e.pid_override != 0 || e.tid_override != 0) {
-		track = tp_thread_track(tp, tp_thread_in_process(tp,
-		    e.tid_override, e.pid_override));
-	} else if (g != NULL && g->has_track_uuid) {
-		track = tp_proto_track(tp, g->track_uuid, &d,
-		    e.has_name ? name : NULL);
-	} else if (g != NULL && g->has_thread) {
-		track = tp_thread_track(tp, tp_thread_in_process(tp, g->tid,
-		    g->pid));
-	} else if (e.has_type) {
-		/* No track and no thread: the default track (uuid 0). */
-		track = tp_proto_track(tp, 0, &d, e.has_name ? name : NULL);
+	} else {
+		scoped_instant = !e.has_type && (e.phase == 'i' ||
+		    e.phase == 'I') && (e.instant_scope == 1 ||
+		    e.instant_scope == 2);
+		track = te_track(tp, g, &e, name, &d, &fallback_utid,
+		    !scoped_instant);
+		if (scoped_instant)
+			track = te_scoped_instant_track(tp, &e, track,
+			    fallback_utid);
 	}
 
 	/* Legacy thread time and instruction count (thread_time_*,
@@ -949,6 +1150,9 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		case 'X': type = -'X'; break;
 		case 'I': case 'i': case 'R': type = TE_INSTANT; break;
 		case 'C': type = TE_COUNTER; break;
+		case 's': case 't': case 'f':
+			te_flow_v1(tp, &e, track, ts, name);
+			return;
 		default:
 			if (e.n_extra_values || e.n_extra_d_values)
 				return;
@@ -969,7 +1173,9 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		set = tp_arg_set_new(tp);
 		tp_arg_int(tp, set, "legacy_trace_source_id",
 		    "legacy_trace_source_id", (int64_t)e.async_id, "int");
-	} else
+	} else if (scoped_instant)
+		passthrough = fallback_utid;
+	else
 		passthrough = type == TE_SLICE_END ? -1 :
 		    te_passthrough_utid(tp, g, &e, track);
 	switch (type) {
@@ -983,7 +1189,10 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		    e.has_name ? name : NULL, set, thread_ts);
 		break;
 	case TE_SLICE_END:
-		id = tp_slice_end(tp, track, ts, NULL, thread_ts,
+		/* As upstream, the innermost slice of its category and
+		 * name (when it has them) ends. */
+		id = tp_slice_end_matching(tp, track, ts, e.has_cat ? e.cat :
+		    NULL, e.has_name ? name : NULL, thread_ts,
 		    te_has_args(buf, len) ? &set : NULL);
 		if (id >= 0 && set != TP_NULL)
 			te_args(tp, g, &set, tp->tracks[track].utid != TP_NULL,
@@ -1014,15 +1223,9 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 		return;
 	}
-	if (id < 0)
+	if (id < 0 || (async && strchr("Tp", e.phase) != NULL))
 		return;
 	/* An end's flows are the ended slice's, which began earlier. */
-	slice_ts = type == TE_SLICE_END ? tp->last_end_start : ts;
-	for (i = 0; i < e.nflows; i++)
-		tp_flow_step(tp, e.flows[i], (int64_t)e.flows[i], id, slice_ts,
-		    0);
-	for (i = 0; i < e.nterm; i++)
-		tp_flow_step(tp, e.term_flows[i], (int64_t)e.term_flows[i], id,
-		    slice_ts, 1);
+	te_flows(tp, &e, id, type == TE_SLICE_END ? tp->last_end_start : ts);
 	(void)d;
 }

@@ -61,22 +61,31 @@ same_key(const struct pool *p, const struct tp_pool_key *b, uint64_t dimh)
 {
 	const struct tp_pool_key *a = &p->k;
 
+	/* Merged siblings are one pool whatever their names (the first
+	 * one's names the tracks). */
 	return p->dimh == dimh && strcmp(a->kind, b->kind) == 0 &&
 	    a->upid == b->upid && a->has_utid == b->has_utid &&
-	    (!a->has_utid || a->utid == b->utid) &&
 	    a->name_dim == b->name_dim && same_str(a->scope, b->scope) &&
-	    same_str(a->name, b->name);
+	    a->merged == b->merged && (a->merged ? a->utid == b->utid &&
+	    a->parent_uuid == b->parent_uuid &&
+	    a->merge_type == b->merge_type : same_str(a->name, b->name) &&
+	    (!a->has_utid || a->utid == b->utid));
 }
 
 static uint64_t
 key_hash(const struct tp_pool_key *k, uint64_t dimh)
 {
 	uint64_t h = tp_hash_bytes((uint64_t)k->upid ^ (uint64_t)k->name_dim ^
-	    dimh ^ (k->has_utid ? (uint64_t)k->utid << 24 : 0), k->kind,
-	    strlen(k->kind));
+	    dimh, k->kind, strlen(k->kind));
 
-	if (k->name != NULL)
+	if (!k->merged && k->has_utid)
+		h ^= (uint64_t)k->utid * 0x9e3779b97f4a7c15ULL;
+	if (!k->merged && k->name != NULL)
 		h = tp_hash_bytes(h, k->name, strlen(k->name) + 1);
+	else if (k->merged)
+		h = tp_hash_bytes(h ^ (uint64_t)k->utid ^
+		    (uint64_t)k->merge_type, &k->parent_uuid,
+		    sizeof(k->parent_uuid));
 	return k->scope == NULL ? h : tp_hash_bytes(h, k->scope,
 	    strlen(k->scope));
 }
@@ -147,17 +156,27 @@ pool_track_new(struct tp *tp, struct pool *p, const struct tp_pool_key *k)
 		p->cap = ncap;
 	}
 	pt = &p->t[p->n];
-	if ((pt->track = p->k.upid != TP_NULL ?
-	    tp_track_new(tp, TT_PROCESS, p->k.name, p->k.upid) :
-	    p->k.has_utid ? tp_track_new(tp, TT_THREAD, p->k.name, p->k.utid) :
-	    tp_track_new(tp, TT_TRACK, p->k.name, TP_NULL)) < 0)
+	if ((pt->track = (p->k.merged || p->k.has_utid) &&
+	    p->k.utid != TP_NULL ?
+	    tp_track_new(tp, TT_THREAD, p->k.name, p->k.utid) :
+	    p->k.upid == TP_NULL ?
+	    tp_track_new(tp, TT_TRACK, p->k.name, TP_NULL) :
+	    tp_track_new(tp, TT_PROCESS, p->k.name, p->k.upid)) < 0)
 		return NULL;
 	tp_track_kind(tp, pt->track, p->k.kind);
-	/* Upstream's dimensions (a process track's set already has its
-	 * upid); the index tells the pool's tracks apart. */
+	/* Upstream's dimensions (a thread's or process's track's set
+	 * already has its utid or upid); the index tells the pool's tracks
+	 * apart. */
 	if ((set = tp->tracks[pt->track].dim_set) == TP_NULL)
 		set = tp->tracks[pt->track].dim_set = tp_arg_set_new(tp);
-	if (p->k.scope != NULL)
+	if (p->k.merged) {
+		tp_arg_int(tp, set, "parent_track_uuid", "parent_track_uuid",
+		    p->k.parent_uuid, "int");
+		tp_arg_int(tp, set, "merge_key_type", "merge_key_type",
+		    p->k.merge_type, "uint");
+		tp_arg_str(tp, set, "merge_key_value", "merge_key_value",
+		    p->k.scope, strlen(p->k.scope), NULL);
+	} else if (p->k.scope != NULL)
 		tp_arg_str(tp, set, "scope", "scope", p->k.scope,
 		    strlen(p->k.scope), NULL);
 	if (p->k.name_dim)
@@ -203,9 +222,15 @@ tp_track_pool_take(struct tp *tp, const struct tp_pool_key *k,
 	struct pool *p = pool_get(tp, k);
 	struct pool_track *pt;
 
+	if (p != NULL && step == TP_POOL_FIRST && p->n > 0)
+		return p->t[0].track;
+	if (step == TP_POOL_FIRST)
+		step = 0;
 	if (p == NULL || (pt = pool_track(tp, p, k, cookie)) == NULL)
 		return -1;
-	if (step > 0 || pt->nest > 0)
+	if (step == TP_POOL_BEGIN_ONCE)
+		pt->nest = 1;
+	else if (step > 0 || pt->nest > 0)
 		pt->nest += step;
 	return pt->track;
 }
@@ -236,7 +261,8 @@ int64_t
 tp_track_pool_begin(struct tp *tp, const char *kind, const char *name,
     uint64_t cookie)
 {
-	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0, NULL, 0, 0, 0 };
+	struct tp_pool_key k = { .kind = kind, .name = name,
+	    .upid = TP_NULL };
 
 	return tp_track_pool_take(tp, &k, cookie, 1);
 }
@@ -245,7 +271,8 @@ int64_t
 tp_track_pool_end(struct tp *tp, const char *kind, const char *name,
     uint64_t cookie)
 {
-	struct tp_pool_key k = { kind, name, NULL, TP_NULL, 0, NULL, 0, 0, 0 };
+	struct tp_pool_key k = { .kind = kind, .name = name,
+	    .upid = TP_NULL };
 
 	return tp_track_pool_take(tp, &k, cookie, -1);
 }
@@ -296,6 +323,7 @@ tp_track_async(struct tp *tp, const struct tp_async *a, int step)
 	struct tp_pool_key k = { 0 };
 	int64_t track, set;
 
+	memset(&k, 0, sizeof(k));
 	k.kind = a->process_scoped ? "legacy_async_process_slice" :
 	    "legacy_async_global_slice";
 	k.upid = a->process_scoped ? a->upid : TP_NULL;

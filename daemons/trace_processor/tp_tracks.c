@@ -246,6 +246,24 @@ tp_thread_track(struct tp *tp, int64_t utid)
 	return tp_track_intern(tp, TT_THREAD, NULL, utid);
 }
 
+int64_t
+tp_track_legacy_instants(struct tp *tp, int64_t upid)
+{
+	int64_t track;
+
+	/* Unnamed, and apart from the process's own track (discr). */
+	if (upid == TP_NULL) {
+		track = tp_track_intern_key(tp, TT_TRACK, NULL, TP_NULL,
+		    0x676c6f62 /* "glob" */);
+		tp_track_kind(tp, track, "legacy_chrome_global_instants");
+	} else {
+		track = tp_track_intern_key(tp, TT_PROCESS, NULL, upid,
+		    0x70696e73 /* "pins" */);
+		tp_track_kind(tp, track, "chrome_process_instant");
+	}
+	return track;
+}
+
 static int64_t
 stack_hash(int64_t parent, const char *cat, const char *name)
 {
@@ -348,6 +366,7 @@ stack_push(struct tp *tp, int64_t track, int64_t ts, const char *cat,
 	s->name = name ? strdup(name) : NULL;
 	s->cat = cat ? strdup(cat) : NULL;
 	s->stack_id = stack_hash(pstack, cat, name);
+	tp_flow_slice_began(tp, track, s->id);
 	return s;
 }
 
@@ -469,6 +488,47 @@ tp_slice_end(struct tp *tp, int64_t track, int64_t ts, const char *name,
 	return id;
 }
 
+/*
+ * Ends the innermost open slice on the track with this category and name
+ * (NULL matches any), as upstream's slice tracker ends slices.
+ * Open slices above it lost their ends: they end here too, counted as
+ * misplaced. No match (its begin predates the trace): nothing to end, and
+ * *set (when asked for the ended slice's arg set) stays TP_NULL.
+ */
+int64_t
+tp_slice_end_matching(struct tp *tp, int64_t track, int64_t ts,
+    const char *cat, const char *name, int64_t thread_ts, int64_t *set)
+{
+	struct tp_track *t;
+	size_t i, above = 0;
+
+	if (set != NULL)
+		*set = TP_NULL;
+	if (track < 0)
+		return -1;
+	t = &tp->tracks[track];
+	for (i = t->depth; i > 0; i--) {
+		struct tp_open_slice *s = &t->stack[i - 1];
+
+		/* Complete slices are not ended by an end event. */
+		if (s->end >= 0)
+			continue;
+		if ((cat == NULL || (s->cat != NULL &&
+		    strcmp(s->cat, cat) == 0)) && (name == NULL ||
+		    s->name == NULL || strcmp(s->name, name) == 0))
+			break;
+		above++;
+	}
+	if (i == 0)
+		return -1;
+	if (above > 0)
+		tp_stat_inc(tp, ST_MISPLACED_END_EVENT, 1);
+	/* Each call ends the innermost open slice. */
+	for (; above > 0; above--)
+		(void)tp_slice_end(tp, track, ts, NULL, TP_NULL, NULL);
+	return tp_slice_end(tp, track, ts, name, thread_ts, set);
+}
+
 int64_t
 tp_slice_top(struct tp *tp, int64_t track, int64_t ts, int64_t *start)
 {
@@ -526,26 +586,6 @@ tp_slices_write_open(struct tp *tp)
 }
 
 void
-tp_flow_step(struct tp *tp, uint64_t key, int64_t trace_id,
-    int64_t slice_id, int64_t slice_ts, int terminate)
-{
-	uint64_t *prev = tp_hash_get(&tp->flows, key);
-	uint64_t *pts = tp_hash_get(&tp->flow_ts, key);
-
-	if (prev != NULL && pts != NULL && (int64_t)*pts > slice_ts)
-		tp_flow_insert(tp, slice_id, (int64_t)*prev, trace_id);
-	else if (prev != NULL)
-		tp_flow_insert(tp, (int64_t)*prev, slice_id, trace_id);
-	if (terminate) {
-		(void)tp_hash_del(&tp->flows, key);
-		(void)tp_hash_del(&tp->flow_ts, key);
-	} else {
-		(void)tp_hash_put(&tp->flows, key, (uint64_t)slice_id);
-		(void)tp_hash_put(&tp->flow_ts, key, (uint64_t)slice_ts);
-	}
-}
-
-void
 tp_tracks_free(struct tp *tp)
 {
 	size_t i;
@@ -566,5 +606,6 @@ tp_tracks_free(struct tp *tp)
 	tp_hash_free(&tp->track_keys);
 	tp_hash_free(&tp->flows);
 	tp_hash_free(&tp->flow_ts);
+	tp_flow_free(tp);
 	tp_track_pools_free(tp);
 }

@@ -1,0 +1,508 @@
+/*
+ * Clocks of a proto trace: ClockSnapshot packets tie clocks together, and
+ * every timestamp is converted into the trace's clock, as upstream's clock
+ * tracker converts them.
+ *
+ * The trace clock is BOOTTIME unless a snapshot names another
+ * (primary_trace_clock) before any time was converted. A snapshot gives,
+ * for every pair of its clocks, a point of an edge between them; a time
+ * goes from its clock to the trace clock along the shortest chain of
+ * edges (at most MAX_HOPS), each hop through the edge's last point at or
+ * before the time (else its first):
+ *
+ *   MONOTONIC --(snapshots with both)--> BOOTTIME --> ... --> trace clock
+ *
+ * Values are kept in ns (a clock's unit_multiplier_ns applied); an
+ * incremental clock's values are deltas added to its last one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_int.h"
+#include "tp_proto.h"
+
+#define CLOCK_BOOTTIME		6
+#define CLOCK_TRACE_FILE	11
+#define MAX_CLOCKS		1024	/* beyond: not tracked */
+#define MAX_EDGES		4096
+#define MAX_HOPS		4
+#define MAX_PATHS		64	/* paths cached, by source clock */
+
+struct clock_pt {
+	int64_t		 src, dst;	/* ns */
+};
+
+struct clock_edge {
+	uint64_t	 src, dst;	/* clock keys */
+	struct clock_pt	*pts;		/* sorted by src */
+	size_t		 n, cap;
+};
+
+struct clock_attr {
+	uint64_t	 key;		/* clock id, or seq << 32 | id */
+	int		 incremental;
+	int64_t		 mult;
+	int64_t		 last;		/* incremental: running value */
+};
+
+struct clock_path {
+	uint64_t	 src;
+	int		 n;		/* hops; -1: none */
+	size_t		 e[MAX_HOPS];
+};
+
+struct tp_clocks {
+	struct clock_attr *attrs;
+	size_t		 nattrs;
+	struct clock_edge *edges;
+	size_t		 nedges;
+	struct clock_path paths[MAX_PATHS];
+	size_t		 npaths;
+	uint64_t	 trace_clock;
+	int		 used;		/* a time was converted: the trace
+					 * clock stays */
+	int64_t		 nsnapshots;	/* clock_snapshot.snapshot_id */
+	/*
+	 * Upstream's conversion cache, kept only to count its misses the
+	 * same way: 8 paths, each valid between two snapshots of its clock,
+	 * emptied by every snapshot, a victim picked by minstd_rand.
+	 */
+	struct {
+		uint64_t	 key;
+		int64_t		 lo, hi;	/* [lo, hi), ns */
+		int		 used;
+	}		 ccache[8];
+	uint64_t	 crand;
+};
+
+static struct tp_clocks *
+clocks_get(struct tp *tp)
+{
+	if (tp->clocks == NULL &&
+	    (tp->clocks = calloc(1, sizeof(*tp->clocks))) != NULL)
+		tp->clocks->trace_clock = CLOCK_BOOTTIME;
+	return tp->clocks;
+}
+
+/*
+ * Ids 64..127 are private to the sequence. A remote machine's clocks are
+ * its own (tagged with the machine: a hash with the top bit set), but
+ * for its BOOTTIME, which is the host's trace time as long as no clock
+ * sync says otherwise (upstream's offset 0).
+ */
+static uint64_t
+clock_key(struct tp *tp, uint32_t seq, uint32_t id)
+{
+	uint64_t key = id >= 64 && id < 128 ? (uint64_t)seq << 32 | id : id;
+
+	if (tp->machine == 0 || id == CLOCK_BOOTTIME)
+		return key;
+	return tp_hash_bytes(key * 0x9e3779b97f4a7c15ULL, &tp->machine,
+	    sizeof(tp->machine)) | 1ULL << 63;
+}
+
+static struct clock_attr *
+attr_find(struct tp_clocks *c, uint64_t key, int create)
+{
+	size_t i;
+	void *n;
+
+	for (i = 0; i < c->nattrs; i++)
+		if (c->attrs[i].key == key)
+			return &c->attrs[i];
+	if (!create || c->nattrs >= MAX_CLOCKS)
+		return NULL;
+	if ((n = realloc(c->attrs, (c->nattrs + 1) * sizeof(*c->attrs))) ==
+	    NULL)
+		return NULL;
+	c->attrs = n;
+	memset(&c->attrs[c->nattrs], 0, sizeof(c->attrs[0]));
+	c->attrs[c->nattrs].key = key;
+	c->attrs[c->nattrs].mult = 1;
+	return &c->attrs[c->nattrs++];
+}
+
+static struct clock_edge *
+edge_find(struct tp_clocks *c, uint64_t src, uint64_t dst, int create)
+{
+	size_t i;
+	void *n;
+
+	for (i = 0; i < c->nedges; i++)
+		if (c->edges[i].src == src && c->edges[i].dst == dst)
+			return &c->edges[i];
+	if (!create || c->nedges >= MAX_EDGES)
+		return NULL;
+	if ((n = realloc(c->edges, (c->nedges + 1) * sizeof(*c->edges))) ==
+	    NULL)
+		return NULL;
+	c->edges = n;
+	memset(&c->edges[c->nedges], 0, sizeof(c->edges[0]));
+	c->edges[c->nedges].src = src;
+	c->edges[c->nedges].dst = dst;
+	c->npaths = 0;		/* the graph changed */
+	return &c->edges[c->nedges++];
+}
+
+static void
+edge_add(struct clock_edge *e, int64_t src, int64_t dst)
+{
+	size_t i;
+
+	if (e->n == e->cap) {
+		size_t ncap = e->cap ? e->cap * 2 : 8;
+		void *n = realloc(e->pts, ncap * sizeof(*e->pts));
+
+		if (n == NULL)
+			return;
+		e->pts = n;
+		e->cap = ncap;
+	}
+	/* Snapshots come in order; keep the array sorted anyway. */
+	for (i = e->n; i > 0 && e->pts[i - 1].src > src; i--)
+		e->pts[i] = e->pts[i - 1];
+	e->pts[i].src = src;
+	e->pts[i].dst = dst;
+	e->n++;
+}
+
+/* The point whose range holds v: the last at or before it, else the
+ * first. */
+static size_t
+edge_pt_find(const struct clock_edge *e, int64_t v)
+{
+	size_t lo = 0, hi = e->n;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (e->pts[mid].src <= v)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Counts clock_sync_cache_miss as upstream's converter would: a hit is a
+ * cached path of this clock whose range holds v; a miss looks the path up
+ * and caches it (not when there is none).
+ */
+static void
+cache_lookup(struct tp *tp, uint64_t key, const struct clock_edge *e,
+    int64_t v)
+{
+	struct tp_clocks *c = tp->clocks;
+	size_t i, k;
+
+	for (i = 0; i < 8; i++)
+		if (c->ccache[i].used && c->ccache[i].key == key &&
+		    v >= c->ccache[i].lo && v < c->ccache[i].hi)
+			return;
+	tp_stat_inc(tp, ST_CLOCK_SYNC_CACHE_MISS, 1);
+	if (e == NULL || e->n == 0)
+		return;
+	if (c->crand == 0)
+		c->crand = 1;
+	c->crand = c->crand * 48271 % 2147483647;
+	i = edge_pt_find(e, v);
+	k = c->crand % 8;
+	c->ccache[k].key = key;
+	c->ccache[k].lo = i == 0 ? INT64_MIN : e->pts[i].src;
+	c->ccache[k].hi = i + 1 == e->n ? INT64_MAX : e->pts[i + 1].src;
+	c->ccache[k].used = 1;
+}
+
+/* The shortest chain of edges from src to the trace clock (breadth
+ * first), cached until the graph changes; NULL when there is none. */
+static const struct clock_path *
+path_find(struct tp_clocks *c, uint64_t src)
+{
+	struct clock_path q[64], *p;
+	size_t head = 0, tail = 0, i;
+
+	for (i = 0; i < c->npaths; i++)
+		if (c->paths[i].src == src)
+			return c->paths[i].n < 0 ? NULL : &c->paths[i];
+	if (c->npaths == MAX_PATHS)
+		c->npaths = 0;
+	p = &c->paths[c->npaths++];
+	p->src = src;
+	p->n = -1;
+	q[tail].src = src;		/* src: the chain's last clock */
+	q[tail++].n = 0;
+	while (head < tail) {
+		struct clock_path cur = q[head++];
+
+		if (cur.n == MAX_HOPS)
+			continue;
+		for (i = 0; i < c->nedges; i++) {
+			const struct clock_edge *e = &c->edges[i];
+			int seen = e->dst == src, h;
+
+			if (e->src != cur.src || e->n == 0)
+				continue;
+			for (h = 0; h < cur.n && !seen; h++)
+				seen = c->edges[cur.e[h]].src == e->dst;
+			if (seen)
+				continue;
+			cur.e[cur.n] = i;
+			if (e->dst == c->trace_clock) {
+				memcpy(p->e, cur.e, sizeof(p->e));
+				p->n = cur.n + 1;
+				return p;
+			}
+			if (tail < sizeof(q) / sizeof(q[0])) {
+				q[tail] = cur;
+				q[tail].src = e->dst;
+				q[tail++].n = cur.n + 1;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Upstream's names of the builtin clocks; NULL for the others. */
+static const char *
+clock_builtin_name(uint32_t id)
+{
+	static const char *const names[] = { NULL, "REALTIME",
+	    "REALTIME_COARSE", "MONOTONIC", "MONOTONIC_COARSE",
+	    "MONOTONIC_RAW", "BOOTTIME" };
+
+	return id < sizeof(names) / sizeof(names[0]) ? names[id] : NULL;
+}
+
+static int convert(struct tp *, uint64_t key, int64_t ns, int64_t *out);
+
+void
+tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
+    size_t len)
+{
+	struct tp_clocks *c = clocks_get(tp);
+	struct pb it, ct;
+	struct pb_field f, cf;
+	struct {
+		uint32_t id; uint64_t key; int64_t ts, ns; int inc;
+		int64_t mult;
+	} cl[64];
+	size_t n = 0, i, j;
+	int has_boot = 0, has_file = 0, has_instant = 0;
+	uint64_t primary = 0;
+	int64_t instant = 0;
+
+	if (c == NULL)
+		return;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 2 && f.wire == PB_VARINT)
+			primary = f.u;
+		if (f.id != 1 || f.wire != PB_LEN || n == 64)
+			continue;
+		memset(&cl[n], 0, sizeof(cl[n]));
+		cl[n].mult = 1;
+		pb_init(&ct, f.data, f.len);
+		while (pb_next_untrusted(&ct, &cf) == 1) {
+			if (cf.id == 1)
+				cl[n].id = (uint32_t)cf.u;
+			else if (cf.id == 2)
+				cl[n].ts = (int64_t)cf.u;
+			else if (cf.id == 3)
+				cl[n].inc = cf.u != 0;
+			else if (cf.id == 4 && cf.u > 0 && cf.u < (1ULL << 32))
+				cl[n].mult = (int64_t)cf.u;
+		}
+		if (ct.err || __builtin_mul_overflow(cl[n].ts, cl[n].mult,
+		    &cl[n].ns)) {
+			it.err = 1;
+			break;
+		}
+		cl[n].key = clock_key(tp, seq, cl[n].id);
+		has_boot |= cl[n].id == CLOCK_BOOTTIME;
+		has_file |= cl[n].id == CLOCK_TRACE_FILE;
+		n++;
+	}
+	if (it.err || n == 0) {
+		tp_stat_inc(tp, ST_INVALID_CLOCK_SNAPSHOTS, 1);
+		return;
+	}
+	/* The trace clock is set while no time has been converted, as
+	 * upstream: the one named, else boot time for a snapshot with it. */
+	if (!c->used && (primary != 0 || (has_boot && !has_file))) {
+		c->trace_clock = primary != 0 ?
+		    clock_key(tp, 0, (uint32_t)primary) : CLOCK_BOOTTIME;
+		c->npaths = 0;
+		tp_metadata_int(tp, "trace_time_clock_id",
+		    (int64_t)c->trace_clock);
+	}
+	memset(c->ccache, 0, sizeof(c->ccache));
+	for (i = 0; i < n; i++) {
+		struct clock_attr *a = attr_find(c, cl[i].key, 1);
+
+		if (a != NULL) {
+			a->incremental = cl[i].inc;
+			a->mult = cl[i].mult;
+			a->last = cl[i].ts;
+		}
+		for (j = 0; j < n; j++) {
+			struct clock_edge *e;
+
+			if (j == i || cl[j].key == cl[i].key ||
+			    (e = edge_find(c, cl[i].key, cl[j].key, 1)) ==
+			    NULL)
+				continue;
+			edge_add(e, cl[i].ns, cl[j].ns);
+		}
+	}
+	/* The snapshot's instant in trace time, for its table. */
+	for (i = 0; i < n && !has_instant; i++)
+		if (cl[i].key == c->trace_clock) {
+			instant = cl[i].ns;
+			has_instant = 1;
+		}
+	for (i = 0; i < n && !has_instant; i++) {
+		struct clock_path *p = (struct clock_path *)path_find(c,
+		    cl[i].key);
+		size_t h;
+		int64_t v = cl[i].ns;
+
+		for (h = 0; p != NULL && h < (size_t)p->n; h++) {
+			const struct clock_edge *e = &c->edges[p->e[h]];
+			size_t lo = edge_pt_find(e, v);
+
+			if (__builtin_sub_overflow(v, e->pts[lo].src, &v) ||
+			    __builtin_add_overflow(v, e->pts[lo].dst, &v))
+				break;
+		}
+		if (p != NULL && h == (size_t)p->n) {
+			instant = v;
+			has_instant = 1;
+		}
+	}
+	for (i = 0; i < n && has_instant; i++)
+		(void)tp_clock_snapshot_insert(tp, instant, cl[i].id,
+		    clock_builtin_name(cl[i].id), cl[i].ns, c->nsnapshots);
+	/* Upstream converts each clock of the snapshot for its table. */
+	for (i = 0; i < n; i++) {
+		const struct clock_path *p;
+
+		if (cl[i].key == c->trace_clock)
+			continue;
+		p = path_find(c, cl[i].key);
+		cache_lookup(tp, cl[i].key, p != NULL ? &c->edges[p->e[0]] :
+		    NULL, cl[i].inc ? 0 : cl[i].ns);
+	}
+	c->nsnapshots++;
+}
+
+/* ns of clock key into the trace clock; -1 (counted) without a path. */
+static int
+convert(struct tp *tp, uint64_t key, int64_t v, int64_t *out)
+{
+	struct tp_clocks *c = tp->clocks;
+	const struct clock_path *p = path_find(c, key);
+	int h;
+
+	if (p == NULL) {
+		cache_lookup(tp, key, NULL, v);
+		return -1;
+	}
+	cache_lookup(tp, key, &c->edges[p->e[0]], v);
+	for (h = 0; h < p->n; h++) {
+		const struct clock_edge *e = &c->edges[p->e[h]];
+		size_t lo = edge_pt_find(e, v);
+
+		/* Hostile values must not overflow: a counted drop. */
+		if (__builtin_sub_overflow(v, e->pts[lo].src, &v) ||
+		    __builtin_add_overflow(v, e->pts[lo].dst, &v)) {
+			tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE, 1);
+			return -2;
+		}
+	}
+	*out = v;
+	return 0;
+}
+
+int
+tp_clock_to_trace(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
+    int64_t *out)
+{
+	struct tp_clocks *c = clocks_get(tp);
+	struct clock_attr *a;
+	uint64_t key;
+	int64_t v = ts;
+	int rc;
+
+	if (c == NULL)
+		return -1;
+	c->used = 1;
+	key = id == 0 ? c->trace_clock : clock_key(tp, seq, id);
+	if (key == c->trace_clock) {
+		*out = ts;
+		return 0;
+	}
+	if ((a = attr_find(c, key, 0)) == NULL) {
+		/*
+		 * Upstream tries such a packet again at the end of the trace
+		 * (one more miss) before it gives up on it.
+		 */
+		cache_lookup(tp, key, NULL, ts);
+		cache_lookup(tp, key, NULL, ts);
+		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK, 1);
+		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE_UNDEFERRABLE_PACKET_LOSS,
+		    1);
+		return -1;
+	}
+	if (a->incremental) {
+		if (__builtin_add_overflow(a->last, ts, &v))
+			goto range;
+		a->last = v;
+	}
+	if (__builtin_mul_overflow(v, a->mult, &v))
+		goto range;
+	if ((rc = convert(tp, key, v, out)) == 0)
+		return 0;
+	if (rc == -1)
+		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE_NO_PATH, 1);
+	return -1;
+range:
+	tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE, 1);
+	return -1;
+}
+
+int
+tp_clock_monotonic_to_trace(struct tp *tp, int64_t ts, int64_t *out)
+{
+	struct tp_clocks *c = clocks_get(tp);
+
+	if (c == NULL)
+		return -1;
+	c->used = 1;
+	if (c->trace_clock == TP_CLOCK_MONOTONIC) {
+		*out = ts;
+		return 0;
+	}
+	if (attr_find(c, TP_CLOCK_MONOTONIC, 0) == NULL) {
+		cache_lookup(tp, TP_CLOCK_MONOTONIC, NULL, ts);
+		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK, 1);
+		return -1;
+	}
+	return convert(tp, TP_CLOCK_MONOTONIC, ts, out) == 0 ? 0 : -1;
+}
+
+void
+tp_clock_free(struct tp *tp)
+{
+	struct tp_clocks *c = tp->clocks;
+	size_t i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->nedges; i++)
+		free(c->edges[i].pts);
+	free(c->edges);
+	free(c->attrs);
+	free(c);
+	tp->clocks = NULL;
+}
