@@ -172,6 +172,10 @@ tp_free(struct tp *tp)
 	tp_generic_kernel_free(tp);
 	tp_sysstats_free(tp);
 	tp_pending_free(tp);
+	tp_proto_chrome_process_free(tp);
+	tp_translation_free(tp);
+	tp_machines_free(tp);
+	tp_etw_free(tp);
 	tp_gpus_free(tp);
 	tp_gecko_free(tp);
 	tp_heap_profile_free(tp);
@@ -345,10 +349,31 @@ parse_plain(struct tp *tp, const uint8_t *buf, size_t len)
 	}
 }
 
+static int64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int parse_timed(struct tp *, const uint8_t *, size_t);
+
 int
 tp_parse(struct tp *tp, const void *vbuf, size_t len)
 {
-	const uint8_t *buf = vbuf;
+	int64_t t0 = mono_ns();
+	int rc;
+
+	rc = parse_timed(tp, vbuf, len);
+	tp_stat_inc(tp, ST_PARSE_TRACE_DURATION_NS, mono_ns() - t0);
+	return rc;
+}
+
+static int
+parse_timed(struct tp *tp, const uint8_t *buf, size_t len)
+{
 	int rc;
 
 	if (tp->eof_done)
@@ -422,12 +447,16 @@ tp_eof(struct tp *tp)
 		break;
 	}
 	tp_sorter_drain(tp, 1);
+	tp_etw_end(tp);
+	/* What the end makes is the host's. */
+	tp->machine = 0;
 	tp_strace_flush(tp);
 	tp_ftrace_end(tp);
 	tp_generic_kernel_write_open(tp);
 	if (tp_pending_resolve(tp) == -1)
 		rc = -1;
 	tp_slices_close_all(tp);
+	tp_proto_chrome_process_end(tp);
 	tp_procs_sort_args(tp);
 	tp_metadata_int(tp, "trace_size_bytes", (int64_t)tp->bytes_in);
 	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)

@@ -98,6 +98,11 @@ struct tp_ftrace {
 	 */
 	uint64_t		 first_bundle[MAX_CPUS / 64];
 	int64_t			 latest_start;	/* -1: none known */
+	/* The same for remote machines: machine << 32 | cpu -> 1, and
+	 * machine -> its latest start (events are soft-dropped by the
+	 * host's). */
+	struct tp_hash		 remote_first;
+	struct tp_hash		 remote_latest;
 	int64_t			 soft_drop;	/* -1: not fixed yet */
 };
 
@@ -129,9 +134,24 @@ static void
 bundle_start(struct tp *tp, uint32_t cpu, int64_t start)
 {
 	struct tp_ftrace *ft = ft_get(tp);
-	uint64_t bit = 1ULL << (cpu % 64);
+	uint64_t bit = 1ULL << (cpu % 64), *latest;
+	uint64_t key = (uint64_t)tp->machine << 32 | cpu;
 
-	if (ft == NULL || (ft->first_bundle[cpu / 64] & bit))
+	if (ft == NULL)
+		return;
+	if (tp->machine != 0) {
+		if (tp_hash_get(&ft->remote_first, key) != NULL ||
+		    tp_hash_put(&ft->remote_first, key, 1) == -1)
+			return;
+		latest = tp_hash_get(&ft->remote_latest, tp->machine);
+		if (start < 0 || (latest != NULL && start <= (int64_t)*latest))
+			return;
+		(void)tp_hash_put(&ft->remote_latest, tp->machine,
+		    (uint64_t)start);
+		tp_metadata_int(tp, "ftrace_latest_data_start_ns", start);
+		return;
+	}
+	if (ft->first_bundle[cpu / 64] & bit)
 		return;
 	ft->first_bundle[cpu / 64] |= bit;
 	if (start < 0 || start <= ft->latest_start)
@@ -1555,6 +1575,8 @@ tp_ftrace_free(struct tp *tp)
 		return;
 	free(tp->ftrace->cpus);
 	free(tp->ftrace->states);
+	tp_hash_free(&tp->ftrace->remote_first);
+	tp_hash_free(&tp->ftrace->remote_latest);
 	free(tp->ftrace);
 	tp->ftrace = NULL;
 }

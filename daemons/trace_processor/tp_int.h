@@ -105,6 +105,8 @@ enum tp_stat {
 	ST_STRACE_PARSE_FAILURE,
 	ST_STRACE_UNSUPPORTED_TIMESTAMP_FORMAT,
 	ST_STRACE_MISSING_PID,
+	ST_PARSE_TRACE_DURATION_NS,
+	ST_ETW_TOKENIZER_ERRORS,
 	ST_POWER_RAIL_EMPTY_PACKET,
 	ST_POWER_RAIL_UNKNOWN_INDEX,
 	ST_ENERGY_DESCRIPTOR_INVALID,
@@ -222,6 +224,7 @@ struct tp_track {
 	char			*unit;
 	char			*desc;
 	int64_t			 source_arg_set_id;
+	uint32_t		 machine;	/* whose data it holds */
 	/* counters */
 	int			 incremental;
 	double			 last_value;
@@ -359,8 +362,10 @@ struct tp_sorter {
 	/* Upstream's queues, in the order it makes them (tp_sorter.c). */
 	struct tp_sort_queue	*qs;
 	size_t			 nq;
-	uint32_t		*cpu_q[3];	/* per cpu queues, by class */
-	size_t			 ncpu_q[3];
+	/* per cpu queues, by class: ftrace, compact sched_switch and
+	 * sched_waking, ETW */
+	uint32_t		*cpu_q[4];
+	size_t			 ncpu_q[4];
 	size_t			 nitems;
 	/* The queue being drained, while its head is <= bound. */
 	size_t			 cur;
@@ -459,6 +464,12 @@ struct tp {
 	struct tp_strace	*strace;
 	struct tp_fandroidfs	*fandroidfs;
 	struct tp_fadreno	*fadreno;
+	struct tp_chrome	*chrome;
+	struct tp_translation	*translation;
+	/* the machine of the data at hand (tp_machine.c); 0: the host */
+	uint32_t		 machine;
+	struct tp_machines	*machines;
+	struct tp_etw		*etw;
 	struct tp_power		*power;
 	struct tp_fdrm		*fdrm;
 	struct tp_fv4l2		*fv4l2;
@@ -594,6 +605,8 @@ void	 tp_cmdline_append(char *buf, size_t cap, size_t *len,
 	    const uint8_t *arg, size_t arglen);
 void	 tp_process_set_cmdline(struct tp *, int64_t upid, const char *,
 	    size_t);
+/* The process's arg set, made on first use. */
+int64_t	 tp_process_arg_set(struct tp *, int64_t upid);
 void	 tp_thread_end(struct tp *, int64_t tid, int64_t ts);
 /* Sort index hints, by source; the first one set stays (upstream ranks
  * sources but never replaces a hint it holds). */
@@ -610,7 +623,54 @@ void	 tp_procs_sort_args(struct tp *);
 #define TP_NAME_SCHED	1
 #define TP_NAME_TREE	2
 #define TP_NAME_RENAME	3
+#define TP_NAME_CHROME_TYPE	3
 #define TP_NAME_TRACK	4
+
+/* tp_etw.c: ETW event bundles (file I/O). */
+void	 tp_etw_bundle_untrusted(struct tp *, const uint8_t *, size_t);
+void	 tp_etw_parse_sorted(struct tp *, int64_t ts, const uint8_t *,
+	    size_t);
+/* At the end of the trace: operations still open end unseen. */
+void	 tp_etw_end(struct tp *);
+void	 tp_etw_free(struct tp *);
+
+/* tp_machine.c: the machines a trace's packets come from. */
+/* The machine of a packet (has_raw: it has a machine_id), in file
+ * order: a new raw id makes a machine. */
+uint32_t tp_machine_of_packet(struct tp *, int has_raw, uint32_t raw);
+/* A cpu of the current (remote) machine carried data; the cpus noted,
+ * and the next one (from *iter = 0; 0 at the end). */
+void	 tp_machine_cpu_seen(struct tp *, int64_t cpu);
+size_t	 tp_machine_ncpus(struct tp *);
+int	 tp_machine_cpu_next(struct tp *, size_t *iter, uint32_t *machine,
+	    int64_t *cpu);
+/* What the current machine's SystemInfo says of its cpus. */
+void	 tp_machine_set_num_cpus(struct tp *, int64_t);
+int	 tp_machines_write(struct tp *);
+void	 tp_machines_free(struct tp *);
+
+/* tp_translation.c: the trace's translation tables. */
+void	 tp_translation_untrusted(struct tp *, const uint8_t *, size_t);
+/* The name to show for a slice or process track named so (itself when
+ * no rule renames it; NULL stays NULL). */
+const char *tp_translate_slice_name(struct tp *, const char *);
+const char *tp_translate_process_track_name(struct tp *, const char *);
+/* The Chrome study a hash stands for; NULL if none. */
+const char *tp_translate_chrome_study(struct tp *, uint64_t);
+void	 tp_translation_free(struct tp *);
+
+/* tp_proto_chrome_process.c: at the end of the trace, the processes'
+ * chrome.* args. */
+void	 tp_proto_chrome_process_end(struct tp *);
+void	 tp_proto_chrome_process_free(struct tp *);
+
+/* tp_proto_chrome_thread.c: Chrome's thread descriptors. */
+/* Whether a TrackDescriptor's chrome_thread says its tid is sandboxed. */
+int	 tp_chrome_tid_sandboxed_untrusted(const uint8_t *, size_t);
+/* A tid unique across processes: the pid in the high 32 bits. */
+int64_t	 tp_chrome_synthetic_tid(int64_t tid, int64_t pid);
+void	 tp_chrome_thread_untrusted(struct tp *, int64_t utid,
+	    const uint8_t *, size_t);
 
 /* tp_tracks.c: tracks, slice stacks, flows. */
 void	 tp_tracks_free(struct tp *);
@@ -715,9 +775,9 @@ void	 tp_flow_free(struct tp *);
 /* tp_track_pool.c: async slices sharing tracks of one name, as upstream's
  * track compressor: a begin takes the track its cookie holds, else the
  * first idle one, else a new one; an end finds its cookie's. A pool is
- * known by its key: tracks of a process when upid is not TP_NULL, with
- * the scope (when not NULL) and name among their dimensions when
- * name_dim. */
+ * known by its key: tracks of a process when upid is not TP_NULL, of a
+ * thread when utid is not, with the scope (when not NULL) and name among
+ * their dimensions when name_dim. name may be NULL (unnamed tracks). */
 struct tp_pool_key {
 	const char	*kind;
 	const char	*name;
@@ -734,6 +794,8 @@ struct tp_pool_key {
 	int64_t		 utid;
 	int64_t		 parent_uuid;
 	int		 merge_type;
+	/* tracks of utid, not merged (unnamed when name is NULL) */
+	int		 has_utid;
 };
 /* step: +1 a begin, -1 an end, 0 an instant (a begin and its end);
  * TP_POOL_FIRST: the pool's first track (made if none), as for a
@@ -784,6 +846,7 @@ enum tp_sort_kind {
 	SK_COMPACT_SWITCH,	/* struct tp_compact_rec */
 	SK_COMPACT_WAKING,
 	SK_FTRACE_PART,		/* raw_ts, parts byte, FtraceEvent bytes */
+	SK_ETW,			/* EtwTraceEvent bytes, cpu in aux */
 	SK_JSON,		/* one traceEvents object */
 	SK_SYSTRACE,		/* one text line */
 	SK_STRACE,		/* one strace line */
@@ -804,6 +867,7 @@ struct tp_sort_item {
 	uint32_t	 len;
 	uint32_t	 aux;
 	uint8_t		 kind;
+	uint32_t	 machine;	/* tp->machine when pushed */
 };
 
 void	 tp_sorter_free(struct tp *);

@@ -223,9 +223,8 @@ tp_procs_sort_args(struct tp *tp)
 
 		if (p->sort_prio == 0)
 			continue;
-		if (p->arg_set_id == TP_NULL)
-			p->arg_set_id = tp_arg_set_new(tp);
-		tp_arg_int(tp, p->arg_set_id, "process_sort_index_hint",
+		tp_arg_int(tp, tp_process_arg_set(tp, (int64_t)i),
+		    "process_sort_index_hint",
 		    "process_sort_index_hint", p->sort_index, "int");
 	}
 	for (i = 0; i < tp->nthreads; i++) {
@@ -267,6 +266,16 @@ tp_process_set_name(struct tp *tp, int64_t upid, const char *s, size_t len,
 		return;
 	tp_setstr(&p->name, s, len);
 	p->name_prio = prio;
+}
+
+int64_t
+tp_process_arg_set(struct tp *tp, int64_t upid)
+{
+	struct tp_process *p = &tp->procs[upid];
+
+	if (p->arg_set_id == TP_NULL)
+		p->arg_set_id = tp_arg_set_new(tp);
+	return p->arg_set_id;
 }
 
 void

@@ -253,11 +253,13 @@ defaults_untrusted(struct tp_gen *g, const uint8_t *buf, size_t len)
 	}
 }
 
+/* A sequence of the current machine: each machine numbers its own. */
 static struct tp_seq *
 seq_get(struct tp *tp, uint32_t id)
 {
 	struct tp_proto *p = tp->proto;
-	uint64_t *v = tp_hash_get(&p->seqs, id);
+	uint64_t key = (uint64_t)tp->machine << 32 | id;
+	uint64_t *v = tp_hash_get(&p->seqs, key);
 	struct tp_seq *s;
 
 	if (v != NULL)
@@ -271,7 +273,7 @@ seq_get(struct tp *tp, uint32_t id)
 	}
 	/* Until the first clear, as upstream: what came before is unknown. */
 	s->valid = 0;
-	if (tp_hash_put(&p->seqs, id, (uint64_t)(uintptr_t)s) == -1) {
+	if (tp_hash_put(&p->seqs, key, (uint64_t)(uintptr_t)s) == -1) {
 		tp_proto_unref(s->gen);
 		free(s);
 		return NULL;
@@ -279,13 +281,14 @@ seq_get(struct tp *tp, uint32_t id)
 	return s;
 }
 
+/* A sequence of the current machine, NULL if none was seen. */
 struct tp_seq *
 tp_proto_seq_find(struct tp *tp, uint32_t id)
 {
 	uint64_t *v;
 
-	if (tp->proto == NULL || (v = tp_hash_get(&tp->proto->seqs, id)) ==
-	    NULL)
+	if (tp->proto == NULL || (v = tp_hash_get(&tp->proto->seqs,
+	    (uint64_t)tp->machine << 32 | id)) == NULL)
 		return NULL;
 	return (struct tp_seq *)(uintptr_t)*v;
 }
@@ -358,9 +361,11 @@ process_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 		tp_process_set_cmdline(tp, upid, cmdline, cl);
 }
 
+/* sandboxed: the descriptor's chrome_thread says the tid is only unique
+ * within its process (tp_chrome_tid_sandboxed_untrusted). */
 static void
 thread_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
-    struct tp_desc *d, int apply)
+    struct tp_desc *d, int apply, int sandboxed)
 {
 	struct pb it;
 	struct pb_field f;
@@ -384,6 +389,8 @@ thread_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 	}
 	if (!has_tid)
 		return;
+	if (sandboxed)
+		d->tid = tp_chrome_synthetic_tid(d->tid, d->pid);
 	d->has_thread = 1;
 	if (!apply)
 		return;
@@ -432,6 +439,8 @@ seq_thread_from_desc(struct tp_seq *s, const uint8_t *buf, size_t len)
 	}
 	if (!has_pid || !has_tid || it.err)
 		return;
+	if (tp_chrome_tid_sandboxed_untrusted(buf, len))
+		tid = tp_chrome_synthetic_tid(tid, pid);
 	s->gen->has_thread = 1;
 	s->gen->pid = pid;
 	s->gen->tid = tid;
@@ -533,7 +542,8 @@ desc_claim(struct tp *tp, const uint8_t *buf, size_t len)
 		else if (f.id == 3 && f.wire == PB_LEN)
 			process_desc_untrusted(tp, f.data, f.len, &d, 0);
 		else if (f.id == 4 && f.wire == PB_LEN)
-			thread_desc_untrusted(tp, f.data, f.len, &d, 0);
+			thread_desc_untrusted(tp, f.data, f.len, &d, 0,
+			    tp_chrome_tid_sandboxed_untrusted(buf, len));
 	}
 	desc_claim_ids(tp, uuid, &d);
 }
@@ -548,27 +558,34 @@ desc_apply(struct tp *tp, const uint8_t *buf, size_t len)
 {
 	struct tp_desc d, *root;
 	struct pb it;
-	struct pb_field f, chrome = { 0 };
+	struct pb_field f;
+	struct pb_field chrome[2];	/* chrome_process, chrome_thread */
 	int has_rank = 0;
 	int64_t rank = 0;
 
 	desc_claim(tp, buf, len);
 	memset(&d, 0, sizeof(d));
+	memset(chrome, 0, sizeof(chrome));
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.id == 3 && f.wire == PB_LEN)
 			process_desc_untrusted(tp, f.data, f.len, &d, 1);
 		else if (f.id == 4 && f.wire == PB_LEN)
-			thread_desc_untrusted(tp, f.data, f.len, &d, 1);
+			thread_desc_untrusted(tp, f.data, f.len, &d, 1,
+			    tp_chrome_tid_sandboxed_untrusted(buf, len));
 		else if (f.id == 12 && f.wire == PB_VARINT) {
 			rank = (int32_t)f.u;
 			has_rank = 1;
-		} else if (f.id == 6 && f.wire == PB_LEN)
-			chrome = f;
+		} else if ((f.id == 6 || f.id == 7) && f.wire == PB_LEN)
+			chrome[f.id - 6] = f;
 	}
-	if (chrome.id != 0 && d.has_process && !d.has_thread)
+	/* Chrome's own descriptor of the thread, else of the process. */
+	if (d.has_thread && chrome[1].id != 0)
+		tp_chrome_thread_untrusted(tp, tp_thread_in_process(tp, d.tid,
+		    d.pid), chrome[1].data, chrome[1].len);
+	else if (!d.has_thread && d.has_process && chrome[0].id != 0)
 		tp_proto_chrome_process(tp, tp_process_get(tp, d.pid),
-		    chrome.data, chrome.len);
+		    chrome[0].data, chrome[0].len);
 	if (!has_rank || tp->proto == NULL ||
 	    (root = desc_find(tp->proto, 0)) == NULL)
 		return;
@@ -686,7 +703,8 @@ track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 		case 4:
 			if (f.wire == PB_LEN)
 				thread_desc_untrusted(tp, f.data, f.len, &nd,
-				    0);
+				    0, tp_chrome_tid_sandboxed_untrusted(buf,
+				    len));
 			break;
 		case 8:
 			if (f.wire == PB_LEN)
@@ -806,7 +824,10 @@ merged_track(struct tp *tp, struct tp_desc *d, int64_t parent, int step)
 	memset(&k, 0, sizeof(k));
 	k.kind = te_child_kind(d, d->m_utid != TP_NULL ? "thread" :
 	    d->m_upid != TP_NULL ? "process" : "global");
-	k.name = d->mname;
+	/* A process's track is named as the translation table says; the
+	 * merge goes by the name as sent. */
+	k.name = d->m_upid != TP_NULL ?
+	    tp_translate_process_track_name(tp, d->mname) : d->mname;
 	k.scope = d->merge_by_key ? (d->merge_key != NULL ? d->merge_key :
 	    "") : d->mname;
 	k.upid = d->m_upid;
@@ -928,6 +949,8 @@ tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 			name = "thread_time";
 		else if (name == NULL && d->builtin == 2)
 			name = "thread_instruction_count";
+		if (utid == TP_NULL)
+			name = tp_translate_process_track_name(tp, name);
 		id = tp_track_new(tp, t, name, utid != TP_NULL ? utid : upid);
 		if (id >= 0) {
 			struct tp_track *trk = &tp->tracks[id];
@@ -972,7 +995,8 @@ tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 		    te_child_kind(d, "thread"));
 	} else if (upid != TP_NULL) {
 		name = d->name != NULL || d->has_process ? d->name : ev_name;
-		id = tp_track_new(tp, TT_PROCESS, name, upid);
+		id = tp_track_new(tp, TT_PROCESS,
+		    tp_translate_process_track_name(tp, name), upid);
 		tp_track_kind(tp, id, d->has_process ? "process_track_event" :
 		    te_child_kind(d, "process"));
 	} else {
@@ -1040,6 +1064,10 @@ packet_scan_untrusted(const uint8_t *buf, size_t len, struct tp_pkt *pk)
 			break;
 		case 87:
 			pk->first_on_seq = f.u != 0;
+			break;
+		case 98:
+			pk->machine = (uint32_t)f.u;
+			pk->has_machine = 1;
 			break;
 		case 12:
 			pk->interned = f;
@@ -1282,6 +1310,10 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		unzstd_packets(tp, pk.data.data, pk.data.len);
 		return;
 	}
+	/* A synchronization marker is no machine's data. */
+	if (pk.data.id != 36)
+		tp->machine = tp_machine_of_packet(tp, pk.has_machine,
+		    pk.machine);
 	if (pk.seq != 0 && (s = seq_get(tp, pk.seq)) != NULL) {
 		tp_proto_loss_packet(s, pk.dropped);
 		if (pk.flags & SEQ_STATE_CLEARED) {
@@ -1444,6 +1476,12 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		break;
 	case 69:	/* service_event: the sorter's marks */
 		service_event_untrusted(tp, ts, pk.data.data, pk.data.len);
+		break;
+	case 95:	/* etw_events: each event sorted by its time */
+		tp_etw_bundle_untrusted(tp, pk.data.data, pk.data.len);
+		break;
+	case 82:	/* translation_table: for the whole trace */
+		tp_translation_untrusted(tp, pk.data.data, pk.data.len);
 		break;
 	default:
 		break;

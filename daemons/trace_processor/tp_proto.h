@@ -91,6 +91,8 @@ struct tp_pkt {
 	uint32_t	 flags;
 	uint32_t	 dropped;	/* DataLossReason bits, 0: none */
 	int		 first_on_seq;
+	int		 has_machine;
+	uint32_t	 machine;	/* raw machine_id */
 	struct pb_field	 interned;	/* id 0 when absent */
 	struct pb_field	 defaults;
 	struct pb_field	 data;		/* the oneof payload */
@@ -115,6 +117,12 @@ void	 tp_proto_thread_descriptor(struct tp *, struct tp_seq *,
 	    const uint8_t *, size_t);
 void	 tp_proto_track_event(struct tp *, struct tp_gen *, int64_t ts,
 	    const int64_t tv[2], const uint8_t *, size_t);
+
+/* tp_track_event_fields.c */
+int	 tp_te_log_message_untrusted(struct tp *, const struct tp_gen *,
+	    int64_t set, int on_thread, const uint8_t *, size_t);
+void	 tp_te_active_processes_untrusted(struct tp *, int64_t set,
+	    const uint8_t *, size_t);
 
 /* tp_proto_clock.c: clock snapshots and conversion to trace time. */
 #define TP_CLOCK_MONOTONIC	3

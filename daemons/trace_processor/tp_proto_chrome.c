@@ -150,6 +150,7 @@ tp_proto_chrome_trigger(struct tp *tp, int64_t ts, const uint8_t *buf,
 	uint32_t hash = 0;
 	uint64_t flow = 0;
 	int has_flow = 0;
+	const char *study;
 	int64_t track, set, id;
 
 	pb_init(&it, buf, len);
@@ -167,6 +168,10 @@ tp_proto_chrome_trigger(struct tp *tp, int64_t ts, const uint8_t *buf,
 	set = tp_arg_set_new(tp);
 	tp_arg_int(tp, set, "chrome_trigger.name_hash",
 	    "chrome_trigger.name_hash", hash, "uint");
+	/* The study a translation table names for the hash. */
+	if ((study = tp_translate_chrome_study(tp, hash)) != NULL)
+		tp_arg_str(tp, set, "chrome_trigger.name",
+		    "chrome_trigger.name", study, strlen(study), NULL);
 	if (name != NULL)
 		tp_arg_str(tp, set, "chrome_trigger.name",
 		    "chrome_trigger.name", name, strlen(name), NULL);

@@ -1,10 +1,14 @@
 /*
  * ChromeProcessDescriptor (a process track descriptor's chrome_process):
  * the process's Chrome type as its name and as an arg, the WebView host
- * app and the crash trace id as args, as upstream keeps them.
+ * app and the crash trace id as args, as upstream keeps them. The args
+ * are written at the end: a descriptor sent again replaces what it says
+ * again, as upstream updates them by key.
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include "pbdec.h"
 #include "tp_int.h"
 #include "tp_proto.h"
 
@@ -58,53 +62,117 @@ static const char *const process_types[] = {
 #define PT_RENDERER		2
 #define PT_RENDERER_EXTENSION	40
 
+/*
+ * What Chrome said of a process, kept until the end: a descriptor sent
+ * again replaces what it says again (upstream updates the args by key).
+ */
+struct chrome_proc {
+	int64_t		 upid;
+	const char	*type;		/* static; NULL: unnamed */
+	char		*host;		/* host_app_package_name */
+	int		 has_crash_id;
+	uint64_t	 crash_id;
+};
+
+struct tp_chrome {
+	struct chrome_proc	*procs;
+	size_t			 n, cap;
+	struct tp_hash		 by_upid;	/* upid -> index */
+};
+
+static struct chrome_proc *
+chrome_proc_get(struct tp *tp, int64_t upid)
+{
+	struct tp_chrome *c = tp->chrome;
+	struct chrome_proc *cp;
+	uint64_t *idx;
+
+	if (c == NULL && (c = tp->chrome = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	if ((idx = tp_hash_get(&c->by_upid, (uint64_t)upid)) != NULL)
+		return &c->procs[*idx];
+	if (tp_grow((void **)&c->procs, &c->cap, c->n, sizeof(*c->procs)) ==
+	    -1)
+		return NULL;
+	if (tp_hash_put(&c->by_upid, (uint64_t)upid, c->n) == -1)
+		return NULL;
+	cp = &c->procs[c->n++];
+	memset(cp, 0, sizeof(*cp));
+	cp->upid = upid;
+	return cp;
+}
+
 void
 tp_proto_chrome_process(struct tp *tp, int64_t upid, const uint8_t *buf,
     size_t len)
 {
-	struct tp_process *p = &tp->procs[upid];
+	struct chrome_proc *cp;
 	struct pb it;
 	struct pb_field f;
-	const char *type = NULL;
-	const uint8_t *host = NULL;
-	size_t hostlen = 0;
-	uint64_t crash = 0, ptype = 0;
-	int has_crash = 0;
+	uint64_t type = 0;
 
+	if ((cp = chrome_proc_get(tp, upid)) == NULL)
+		return;
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.id == 1 && f.wire == PB_VARINT)
-			ptype = f.u;
-		else if (f.id == 4 && f.wire == PB_LEN) {
-			host = f.data;
-			hostlen = f.len;
-		} else if (f.id == 5 && f.wire == PB_VARINT) {
-			crash = f.u;
-			has_crash = 1;
+			type = f.u;
+		else if (f.id == 4 && f.wire == PB_LEN)
+			tp_setstr(&cp->host, (const char *)f.data, f.len);
+		else if (f.id == 5 && f.wire == PB_VARINT) {
+			cp->crash_id = f.u;
+			cp->has_crash_id = 1;
 		}
 	}
-	if (it.err)
-		return;
-	if (ptype < sizeof(process_types) / sizeof(process_types[0]))
-		type = process_types[ptype];
-	/* A renderer's label outranks a descriptor's name; others not. */
-	if (type != NULL)
-		tp_process_set_name(tp, upid, type, strlen(type),
-		    ptype == PT_RENDERER || ptype == PT_RENDERER_EXTENSION ?
+	cp->type = type < sizeof(process_types) / sizeof(process_types[0]) ?
+	    process_types[type] : NULL;
+	if (cp->type != NULL)
+		tp_process_set_name(tp, upid, cp->type, strlen(cp->type),
+		    type == PT_RENDERER ||
+		    type == PT_RENDERER_EXTENSION ?
 		    TP_PNAME_CHROME_RENDERER : TP_PNAME_CHROME_LABEL);
-	if (p->arg_set_id == TP_NULL)
-		p->arg_set_id = tp_arg_set_new(tp);
-	/* For telling Chrome's processes apart in system traces. */
-	if (type != NULL)
-		tp_arg_str(tp, p->arg_set_id, "chrome.process_type",
-		    "chrome.process_type", type, strlen(type), NULL);
-	else
-		tp_arg_str_null(tp, p->arg_set_id, "chrome.process_type");
-	if (host != NULL)
-		tp_arg_str(tp, p->arg_set_id, "chrome.host_app_package_name",
-		    "chrome.host_app_package_name", (const char *)host, hostlen,
-		    NULL);
-	if (has_crash)
-		tp_arg_int(tp, p->arg_set_id, "chrome.crash_trace_id",
-		    "chrome.crash_trace_id", (int64_t)crash, "uint");
+}
+
+void
+tp_proto_chrome_process_end(struct tp *tp)
+{
+	struct tp_chrome *c = tp->chrome;
+	size_t i;
+
+	for (i = 0; c != NULL && i < c->n; i++) {
+		struct chrome_proc *cp = &c->procs[i];
+		int64_t set = tp_process_arg_set(tp, cp->upid);
+
+		/* Said even when unnamed: it marks a Chrome process. */
+		if (cp->type != NULL)
+			tp_arg_str(tp, set, "chrome.process_type",
+			    "chrome.process_type", cp->type,
+			    strlen(cp->type), NULL);
+		else
+			tp_arg_str_null(tp, set, "chrome.process_type");
+		if (cp->host != NULL)
+			tp_arg_str(tp, set, "chrome.host_app_package_name",
+			    "chrome.host_app_package_name", cp->host,
+			    strlen(cp->host), NULL);
+		if (cp->has_crash_id)
+			tp_arg_int(tp, set, "chrome.crash_trace_id",
+			    "chrome.crash_trace_id", (int64_t)cp->crash_id,
+			    "uint");
+	}
+	tp_proto_chrome_process_free(tp);
+}
+
+void
+tp_proto_chrome_process_free(struct tp *tp)
+{
+	struct tp_chrome *c = tp->chrome;
+
+	if (c == NULL)
+		return;
+	while (c->n > 0)
+		free(c->procs[--c->n].host);
+	free(c->procs);
+	tp_hash_free(&c->by_upid);
+	free(c);
+	tp->chrome = NULL;
 }

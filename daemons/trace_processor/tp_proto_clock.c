@@ -84,11 +84,21 @@ clocks_get(struct tp *tp)
 	return tp->clocks;
 }
 
-/* Ids 64..127 are private to the sequence. */
+/*
+ * Ids 64..127 are private to the sequence. A remote machine's clocks are
+ * its own (tagged with the machine: a hash with the top bit set), but
+ * for its BOOTTIME, which is the host's trace time as long as no clock
+ * sync says otherwise (upstream's offset 0).
+ */
 static uint64_t
-clock_key(uint32_t seq, uint32_t id)
+clock_key(struct tp *tp, uint32_t seq, uint32_t id)
 {
-	return id >= 64 && id < 128 ? (uint64_t)seq << 32 | id : id;
+	uint64_t key = id >= 64 && id < 128 ? (uint64_t)seq << 32 | id : id;
+
+	if (tp->machine == 0 || id == CLOCK_BOOTTIME)
+		return key;
+	return tp_hash_bytes(key * 0x9e3779b97f4a7c15ULL, &tp->machine,
+	    sizeof(tp->machine)) | 1ULL << 63;
 }
 
 static struct clock_attr *
@@ -308,7 +318,7 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 			it.err = 1;
 			break;
 		}
-		cl[n].key = clock_key(seq, cl[n].id);
+		cl[n].key = clock_key(tp, seq, cl[n].id);
 		has_boot |= cl[n].id == CLOCK_BOOTTIME;
 		has_file |= cl[n].id == CLOCK_TRACE_FILE;
 		n++;
@@ -321,7 +331,7 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 	 * upstream: the one named, else boot time for a snapshot with it. */
 	if (!c->used && (primary != 0 || (has_boot && !has_file))) {
 		c->trace_clock = primary != 0 ?
-		    clock_key(0, (uint32_t)primary) : CLOCK_BOOTTIME;
+		    clock_key(tp, 0, (uint32_t)primary) : CLOCK_BOOTTIME;
 		c->npaths = 0;
 		tp_metadata_int(tp, "trace_time_clock_id",
 		    (int64_t)c->trace_clock);
@@ -427,7 +437,7 @@ tp_clock_to_trace(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 	if (c == NULL)
 		return -1;
 	c->used = 1;
-	key = id == 0 ? c->trace_clock : clock_key(seq, id);
+	key = id == 0 ? c->trace_clock : clock_key(tp, seq, id);
 	if (key == c->trace_clock) {
 		*out = ts;
 		return 0;

@@ -50,7 +50,9 @@ struct descs {
 
 struct tp_power {
 	struct tp_hash	 sessions;	/* session_uuid -> ordinal */
-	struct tp_hash	 rails;		/* ordinal << 9 | index -> track */
+	/* machine << 32 | ordinal << 9 | index -> track: each machine's
+	 * rails are its own */
+	struct tp_hash	 rails;
 	struct descs	 consumers;	/* by energy_consumer_id */
 	struct descs	 states;	/* by entity << 32 | state index */
 };
@@ -263,7 +265,8 @@ rail_descriptor_untrusted(struct tp *tp, struct tp_power *p, uint64_t session,
 		arg_str_or_null(tp, set, "raw_name", raw_s);
 		arg_str_or_null(tp, set, "subsystem_name", sub_s);
 	}
-	(void)tp_hash_put(&p->rails, ord << 9 | index, (uint64_t)track);
+	(void)tp_hash_put(&p->rails, (uint64_t)tp->machine << 32 | ord << 9 |
+	    index, (uint64_t)track);
 }
 
 /* One EnergyData of a packet at ts: sorted at its own time. */
@@ -351,7 +354,8 @@ tp_proto_power_rail_sorted(struct tp *tp, int64_t ts, const uint8_t *data,
 		return;
 	memcpy(&s, data, sizeof(s));
 	if ((ord = tp_hash_get(&p->sessions, s.session)) == NULL ||
-	    (track = tp_hash_get(&p->rails, *ord << 9 | s.index)) == NULL) {
+	    (track = tp_hash_get(&p->rails, (uint64_t)tp->machine << 32 |
+	    *ord << 9 | s.index)) == NULL) {
 		tp_stat_inc(tp, ST_POWER_RAIL_UNKNOWN_INDEX, 1);
 		return;
 	}

@@ -386,7 +386,7 @@ system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 {
 	static const char *const uts[] = { NULL, "system_name",
 	    "system_version", "system_release", "system_machine" };
-	static const uint32_t order[] = { 1, 7, 2, 5, 4, 16 };
+	static const uint32_t order[] = { 1, 7, 2, 5, 4, 16, 8 };
 	struct pb_field f, uf;
 	size_t i;
 	uint32_t u;
@@ -412,7 +412,8 @@ system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 				tp_metadata_str(tp, uts[u], s);
 				if (u == 1)
 					linux_ = strcmp(s, "Linux") == 0;
-				else if (u == 3)
+				/* The kernel whose ftrace is read. */
+				else if (u == 3 && tp->machine == 0)
 					tp->kernel_version = linux_ ?
 					    kernel_version_parse(s) : 0;
 				free(s);
@@ -447,6 +448,11 @@ system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 			tp_metadata_int(tp, "system_ram_gb",
 			    (int64_t)(f.u / 1000000000 +
 			    (f.u % 1000000000 >= 500000000)));
+			break;
+		case 8:
+			if (f.wire == PB_VARINT)
+				tp_machine_set_num_cpus(tp, (int64_t)
+				    (uint32_t)f.u);
 			break;
 		}
 	}

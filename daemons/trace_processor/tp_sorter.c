@@ -163,6 +163,9 @@ item_dispatch(struct tp *tp, struct tp_sort_item *it)
 	case SK_POWER_RAIL:
 		tp_proto_parse_sorted(tp, it);
 		break;
+	case SK_ETW:
+		tp_etw_parse_sorted(tp, it->ts, it->data, it->len);
+		break;
 	case SK_JSON:
 		tp_json_parse_sorted(tp, it);
 		break;
@@ -262,6 +265,7 @@ sorter_pop(struct tp *tp)
 {
 	struct tp_sorter *s = &tp->sorter;
 	struct tp_sort_item it;
+	uint32_t machine;
 	int fresh;
 
 	if (sorter_next(s, &fresh) == NULL)
@@ -271,7 +275,12 @@ sorter_pop(struct tp *tp)
 	s->bytes -= it.len + sizeof(it);
 	s->last_popped = it.ts;
 	s->popped_any = 1;
+	/* Parsed as the machine it came from; tokenizing goes on as the
+	 * machine it was at. */
+	machine = tp->machine;
+	tp->machine = it.machine;
 	item_dispatch(tp, &it);
+	tp->machine = machine;
 	item_release(&it);
 }
 
@@ -329,6 +338,9 @@ queue_of(struct tp_sorter *s, enum tp_sort_kind kind, uint32_t aux)
 		break;
 	case SK_COMPACT_WAKING:
 		c = 2;
+		break;
+	case SK_ETW:
+		c = 3;
 		break;
 	default:
 		/* A track event, or the systrace of a JSON trace. */
@@ -405,6 +417,7 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	it->len = (uint32_t)len;
 	it->aux = aux;
 	it->kind = (uint8_t)kind;
+	it->machine = tp->machine;
 	s->bytes += len + sizeof(*it);
 	s->nitems++;
 	/* A new head may be older than the bound: look again. */
@@ -525,7 +538,7 @@ tp_sorter_free(struct tp *tp)
 		free(q->run);
 		free(q->heap);
 	}
-	for (j = 0; j < 3; j++)
+	for (j = 0; j < 4; j++)
 		free(s->cpu_q[j]);
 	blk_unref(s->blk);
 	free(s->qs);

@@ -188,6 +188,13 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    " record with -ttt." },
 	[ST_STRACE_MISSING_PID] = { "strace_missing_pid", "error", "trace",
 	    "A syscall line without a pid: skipped; record with -f." },
+	/* faro's own: upstream skips such events without a word. */
+	[ST_ETW_TOKENIZER_ERRORS] = { "etw_tokenizer_errors", "info", "trace",
+	    "ETW events without a cpu or time, or with a cpu past 1023:"
+	    " skipped." },
+	/* Wall time spent in tp_parse(), as upstream times its Parse(). */
+	[ST_PARSE_TRACE_DURATION_NS] = { "parse_trace_duration_ns", "info",
+	    "analysis", "" },
 	[ST_POWER_RAIL_EMPTY_PACKET] = { "power_rail_empty_packet", "error",
 	    "analysis", "PowerRails packets with no energy samples." },
 	[ST_POWER_RAIL_UNKNOWN_INDEX] = { "power_rail_unknown_index", "error",

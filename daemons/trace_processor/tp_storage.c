@@ -15,20 +15,6 @@
  * Track-like rows share one table; the typed tables are views that keep
  * the rows of their type and its subtypes, as upstream's inheritance.
  */
-/*
- * Upstream's metadata scopes: keys about the machine only (the rest,
- * but for the global trace_time_clock_id, are about the trace, some about
- * both: METADATA_TRACE_ONLY lists those about the trace alone).
- */
-#define METADATA_MACHINE_ONLY						\
-	"name LIKE 'android\\_%' ESCAPE '\\' OR name LIKE 'system\\_%'"	\
-	" ESCAPE '\\' OR name IN ('tracing_service_version',"		\
-	" 'timezone_off_mins')"
-#define METADATA_TRACE_ONLY						\
-	"NOT (" METADATA_MACHINE_ONLY ") AND name NOT IN"		\
-	" ('all_data_source_flushed_ns', 'all_data_source_started_ns',"	\
-	" 'ftrace_latest_data_start_ns', 'slow_start_data_source',"	\
-	" 'tracing_disabled_ns', 'tracing_started_ns')"
 #define STATS_GLOBAL						\
 	"'deobfuscate_location_parse_error', 'guess_trace_type_duration_ns',"\
 	" 'invalid_clock_snapshots', 'parse_trace_duration_ns',"	\
@@ -40,6 +26,13 @@
 	"(SELECT str_value FROM metadata WHERE name = '" k "')"
 #define META_INT(k)							\
 	"(SELECT int_value FROM metadata WHERE name = '" k "')"
+/* A key of machine m's. */
+#define META_MSTR(k)							\
+	"(SELECT str_value FROM metadata WHERE name = '" k "'"		\
+	" AND machine_id = m.id)"
+#define META_MINT(k)							\
+	"(SELECT int_value FROM metadata WHERE name = '" k "'"		\
+	" AND machine_id = m.id)"
 
 static const char schema_sql[] =
 	/*
@@ -51,7 +44,7 @@ static const char schema_sql[] =
 	"CREATE TABLE __intrinsic_track("
 	" id INTEGER PRIMARY KEY, name TEXT, type TEXT,"
 	" dimension_arg_set_id INTEGER, parent_id INTEGER,"
-	" source_arg_set_id INTEGER, machine_id INTEGER AS (0) VIRTUAL,"
+	" source_arg_set_id INTEGER, machine_id INTEGER,"
 	" track_group_id INTEGER, event_type TEXT,"
 	" utid INTEGER, upid INTEGER, cpu INTEGER, counter_unit TEXT,"
 	" description TEXT);"
@@ -179,32 +172,33 @@ static const char schema_sql[] =
 	" THEN 0 END) VIRTUAL,"
 	" trace_id INTEGER AS (CASE WHEN name NOT IN (" STATS_GLOBAL ")"
 	" THEN 0 END) VIRTUAL);"
-	/* Which machine and trace a key is about, by upstream's scopes. */
+	/* Which machine and trace a key is about: metadata_insert. */
 	"CREATE TABLE metadata(id INTEGER PRIMARY KEY, name TEXT,"
 	" key_type TEXT, int_value INTEGER, str_value TEXT,"
-	" machine_id INTEGER AS (CASE WHEN name = 'trace_time_clock_id'"
-	" OR " METADATA_TRACE_ONLY " THEN NULL ELSE 0 END) VIRTUAL,"
-	" trace_id INTEGER AS (CASE WHEN name = 'trace_time_clock_id'"
-	" OR " METADATA_MACHINE_ONLY " THEN NULL ELSE 0 END) VIRTUAL);"
+	" machine_id INTEGER, trace_id INTEGER);"
 	"CREATE TABLE cpu(id INTEGER PRIMARY KEY,"
 	" ucpu INTEGER AS (id) VIRTUAL, cpu INTEGER, cluster_id INTEGER,"
-	" processor TEXT, machine_id INTEGER AS (0) VIRTUAL,"
+	" processor TEXT, machine_id INTEGER,"
 	" capacity INTEGER, arg_set_id INTEGER);"
-	/* The one machine: the traced system, from its metadata. */
-	"CREATE VIEW machine AS SELECT 0 AS id, 0 AS raw_id, NULL AS name,"
-	" " META_STR("system_name") " AS sysname,"
-	" " META_STR("system_release") " AS release,"
-	" " META_STR("system_version") " AS version,"
-	" " META_STR("system_machine") " AS arch,"
-	" (SELECT count(*) FROM cpu WHERE machine_id = 0) AS num_cpus,"
-	" " META_STR("android_build_fingerprint")
+	/* The machines (tp_machine.c): the host, 0, is always there. */
+	"CREATE TABLE __machine(id INTEGER PRIMARY KEY, raw_id INTEGER,"
+	" num_cpus INTEGER);"
+	"INSERT INTO __machine VALUES(0, 0, NULL);"
+	"CREATE VIEW machine AS SELECT m.id AS id, m.raw_id AS raw_id,"
+	" NULL AS name,"
+	" " META_MSTR("system_name") " AS sysname,"
+	" " META_MSTR("system_release") " AS release,"
+	" " META_MSTR("system_version") " AS version,"
+	" " META_MSTR("system_machine") " AS arch,"
+	" m.num_cpus AS num_cpus,"
+	" " META_MSTR("android_build_fingerprint")
 	" AS android_build_fingerprint,"
-	" " META_STR("android_device_manufacturer")
+	" " META_MSTR("android_device_manufacturer")
 	" AS android_device_manufacturer,"
-	" " META_INT("android_sdk_version") " AS android_sdk_version,"
-	" " META_INT("system_ram_bytes") " AS system_ram_bytes,"
-	" " META_INT("system_ram_gb") " AS system_ram_gb,"
-	" 0 AS label_index;"
+	" " META_MINT("android_sdk_version") " AS android_sdk_version,"
+	" " META_MINT("system_ram_bytes") " AS system_ram_bytes,"
+	" " META_MINT("system_ram_gb") " AS system_ram_gb,"
+	" m.id AS label_index FROM __machine m;"
 	"CREATE TABLE clock_snapshot(id INTEGER PRIMARY KEY, ts INTEGER,"
 	" clock_id INTEGER, clock_name TEXT, clock_value INTEGER,"
 	" snapshot_id INTEGER, machine_id INTEGER);"
@@ -398,11 +392,11 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	[SQ_FTRACE] = "INSERT INTO ftrace_event(id, ts, name, cpu, utid,"
 	    " arg_set_id, common_flags) VALUES(?,?,?,?,?,?,?)",
 	[SQ_METADATA] = "INSERT INTO metadata(id, name, key_type, int_value,"
-	    " str_value) VALUES(?,?,?,?,?)",
+	    " str_value, machine_id, trace_id) VALUES(?,?,?,?,?,?,?)",
 	/* Ids from 0 as upstream's; the rows are few. */
 	[SQ_CLOCK_SNAPSHOT] = "INSERT INTO clock_snapshot(id, ts, clock_id,"
 	    " clock_name, clock_value, snapshot_id, machine_id)"
-	    " VALUES((SELECT count(*) FROM clock_snapshot),?,?,?,?,?,0)",
+	    " VALUES((SELECT count(*) FROM clock_snapshot),?,?,?,?,?,?)",
 	[SQ_GPU] = "INSERT INTO gpu(id, ugpu, gpu, machine_id)"
 	    " VALUES(?,?,?,0)",
 	[SQ_SP_MAPPING] = "INSERT INTO stack_profile_mapping(id, build_id,"
@@ -956,6 +950,7 @@ tp_clock_snapshot_insert(struct tp *tp, int64_t ts, int64_t clock_id,
 		sqlite3_bind_null(st, 3);
 	sqlite3_bind_int64(st, 4, value);
 	sqlite3_bind_int64(st, 5, snapshot_id);
+	sqlite3_bind_int64(st, 6, tp->machine);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : tp_seterr(tp, "%s: %s", __func__,
@@ -975,20 +970,65 @@ metadata_bind(sqlite3_stmt *st, int icol, int scol, const char *s, int64_t v)
 	}
 }
 
+/*
+ * Which machine and trace a key is about, as upstream scopes its keys:
+ * the machine alone (its system, Android build, tracing service), both
+ * (when data sources started or stopped, ftrace's start, Chrome's
+ * dynamic "cr-" keys), neither (trace_time_clock_id), else the trace
+ * alone.
+ */
+enum meta_scope { META_TRACE, META_MACHINE, META_BOTH, META_GLOBAL };
+
+static enum meta_scope
+metadata_scope(const char *name)
+{
+	static const char *const machine[] = { "tracing_service_version",
+	    "timezone_off_mins" };
+	static const char *const both[] = { "all_data_source_flushed_ns",
+	    "all_data_source_started_ns", "ftrace_latest_data_start_ns",
+	    "slow_start_data_source", "tracing_disabled_ns",
+	    "tracing_started_ns" };
+	size_t i;
+
+	if (strcmp(name, "trace_time_clock_id") == 0)
+		return META_GLOBAL;
+	/* Android's profile keys are about the trace. */
+	if ((strncmp(name, "android_", 8) == 0 &&
+	    strncmp(name, "android_profile_", 16) != 0) ||
+	    strncmp(name, "system_", 7) == 0)
+		return META_MACHINE;
+	for (i = 0; i < sizeof(machine) / sizeof(machine[0]); i++)
+		if (strcmp(name, machine[i]) == 0)
+			return META_MACHINE;
+	if (strncmp(name, "cr-", 3) == 0)
+		return META_BOTH;
+	for (i = 0; i < sizeof(both) / sizeof(both[0]); i++)
+		if (strcmp(name, both[i]) == 0)
+			return META_BOTH;
+	return META_TRACE;
+}
+
 /* One metadata row: key_type "single" (a later value replaces it, in its
- * row, unless append) or "multi" (a value of many). */
+ * row, unless appended) or "multi" (a value of many); of the current
+ * machine when the key is about machines. */
 static void
 metadata_insert(struct tp *tp, const char *name, const char *key_type,
     const char *s, int64_t v, int append)
 {
 	sqlite3_stmt *st = tp->stmt[SQ_METADATA];
+	enum meta_scope scope = metadata_scope(name);
+	int64_t machine = scope == META_MACHINE || scope == META_BOTH ?
+	    (int64_t)tp->machine : TP_NULL;
+	int64_t trace = scope == META_TRACE || scope == META_BOTH ? 0 :
+	    TP_NULL;
 
 	if (!append && strcmp(key_type, "single") == 0 &&
 	    sqlite3_prepare_v2(tp->db, "UPDATE metadata SET int_value = ?1,"
-	    " str_value = ?2 WHERE name = ?3 AND key_type = 'single'", -1, &st,
-	    NULL) == SQLITE_OK) {
+	    " str_value = ?2 WHERE name = ?3 AND key_type = 'single'"
+	    " AND machine_id IS ?4", -1, &st, NULL) == SQLITE_OK) {
 		metadata_bind(st, 1, 2, s, v);
 		sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+		bind_i64n(st, 4, machine);
 		(void)tp_step_done(tp, st);
 		sqlite3_finalize(st);
 		if (sqlite3_changes(tp->db) > 0)
@@ -999,6 +1039,8 @@ metadata_insert(struct tp *tp, const char *name, const char *key_type,
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, key_type, -1, SQLITE_STATIC);
 	metadata_bind(st, 4, 5, s, v);
+	bind_i64n(st, 6, machine);
+	bind_i64n(st, 7, trace);
 	(void)tp_step_done(tp, st);
 }
 
@@ -1173,8 +1215,8 @@ write_tracks(struct tp *tp)
 
 	if (write_prepared(tp, "INSERT OR REPLACE INTO __intrinsic_track(id,"
 	    " type, name, parent_id, source_arg_set_id, utid, upid, cpu,"
-	    " counter_unit, description, event_type, dimension_arg_set_id)"
-	    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", &st) == -1)
+	    " counter_unit, description, event_type, dimension_arg_set_id,"
+	    " machine_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", &st) == -1)
 		return -1;
 	for (i = 0; i < tp->ntracks; i++) {
 		struct tp_track *t = &tp->tracks[i];
@@ -1201,6 +1243,7 @@ write_tracks(struct tp *tp)
 		sqlite3_bind_text(st, 11, track_is_counter(t) ? "counter" :
 		    "slice", -1, SQLITE_STATIC);
 		bind_i64n(st, 12, t->dim_set);
+		sqlite3_bind_int64(st, 13, t->machine);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
@@ -1257,75 +1300,96 @@ tp_bounds_add(struct tp *tp, int64_t ts, int64_t dur)
 void
 tp_cpu_seen(struct tp *tp, int64_t cpu)
 {
-	if (cpu >= 0 && cpu < TP_MAX_CPUS)
+	if (tp->machine != 0)
+		tp_machine_cpu_seen(tp, cpu);
+	else if (cpu >= 0 && cpu < TP_MAX_CPUS)
 		tp->cpus_seen[cpu / 64] |= 1ULL << (cpu % 64);
 }
 
+/* A cpu of the cpu table: its ucpu (id), number and machine. */
+struct cpu_row {
+	int64_t		 ucpu, cpu;
+	uint32_t	 machine;
+};
+
+/* As upstream numbers them: a remote machine's cpus after the host's. */
+#define CPUS_PER_MACHINE	4096
+
 static int
-cmp_i64(const void *a, const void *b)
+cmp_cpu_row(const void *a, const void *b)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	int64_t x = ((const struct cpu_row *)a)->ucpu;
+	int64_t y = ((const struct cpu_row *)b)->ucpu;
 
 	return x < y ? -1 : x > y;
 }
 
 /*
  * The cpu table lists every cpu that carried data (sched, ftrace events,
- * cpu tracks) in cpu order. The cpus of rows are noted as the rows are
- * queued, so this costs nothing per row when it is written again.
+ * cpu tracks) in ucpu order. The cpus of rows are noted as the rows are
+ * queued, so this costs nothing per row when it is written again. A
+ * host cpu's ucpu is its number (as sched.ucpu says); a remote
+ * machine's cpu tracks give cpus of that machine.
  */
 static int
 write_cpus(struct tp *tp)
 {
 	const struct tp_cpu_desc *d;
 	sqlite3_stmt *st;
-	int64_t *v;
-	size_t n = 0, i;
+	struct cpu_row *v;
+	size_t n = 0, i, iter = 0;
+	uint32_t m;
+	int64_t c;
 
-	if ((v = calloc(TP_MAX_CPUS + tp->ntracks + tp->ncpu_desc,
-	    sizeof(*v))) == NULL)
+	if ((v = calloc(TP_MAX_CPUS + tp->ntracks + tp->ncpu_desc +
+	    tp_machine_ncpus(tp), sizeof(*v))) == NULL)
 		return tp_seterr(tp, "%s: out of memory", __func__);
+	while (tp_machine_cpu_next(tp, &iter, &m, &c))
+		if (c < CPUS_PER_MACHINE)
+			v[n++] = (struct cpu_row){ (int64_t)m *
+			    CPUS_PER_MACHINE + c, c, m };
 	for (i = 0; i < tp->ntracks; i++) {
-		int64_t c = tp->tracks[i].cpu;
+		uint32_t tm = tp->tracks[i].machine;
 
-		if (c >= 0 && c < TP_MAX_CPUS)
-			tp_cpu_seen(tp, c);
-		else if (c != TP_NULL)
-			v[n++] = c;
+		if ((c = tp->tracks[i].cpu) == TP_NULL)
+			continue;
+		if (tm == 0)
+			v[n++] = (struct cpu_row){ c, c, 0 };
+		else if (c >= 0 && c < CPUS_PER_MACHINE)
+			v[n++] = (struct cpu_row){ (int64_t)tm *
+			    CPUS_PER_MACHINE + c, c, tm };
 	}
 	for (i = 0; i < TP_MAX_CPUS; i++)
 		if (tp->cpus_seen[i / 64] & (1ULL << (i % 64)))
-			v[n++] = (int64_t)i;
+			v[n++] = (struct cpu_row){ (int64_t)i, (int64_t)i, 0 };
 	for (i = 0; i < tp->ncpu_desc; i++)
 		if (tp->cpu_desc[i].cluster_id != TP_NULL)
-			v[n++] = (int64_t)i;
-	qsort(v, n, sizeof(*v), cmp_i64);
+			v[n++] = (struct cpu_row){ (int64_t)i, (int64_t)i, 0 };
+	qsort(v, n, sizeof(*v), cmp_cpu_row);
 	if (sqlite3_exec(tp->db, "DELETE FROM cpu", NULL, NULL, NULL) !=
 	    SQLITE_OK || write_prepared(tp, "INSERT INTO cpu(id, cpu,"
-	    " processor, cluster_id, capacity, arg_set_id)"
-	    " VALUES(?, ?, ?, ?, ?, ?)",
+	    " processor, cluster_id, capacity, arg_set_id, machine_id)"
+	    " VALUES(?, ?, ?, ?, ?, ?, ?)",
 	    &st) == -1) {
 		free(v);
 		return tp_seterr(tp, "%s: %s", __func__,
 		    sqlite3_errmsg(tp->db));
 	}
-	/*
-	 * A cpu's id (ucpu) is its number, as upstream's on one machine and
-	 * as sched.ucpu says.
-	 */
 	for (i = 0; i < n; i++) {
-		if (i > 0 && v[i] == v[i - 1])
+		if (i > 0 && v[i].ucpu == v[i - 1].ucpu)
 			continue;
-		d = v[i] >= 0 && (size_t)v[i] < tp->ncpu_desc &&
-		    tp->cpu_desc[v[i]].cluster_id != TP_NULL ?
-		    &tp->cpu_desc[v[i]] : NULL;
-		sqlite3_bind_int64(st, 1, v[i]);
-		sqlite3_bind_int64(st, 2, v[i]);
+		d = v[i].machine == 0 && v[i].cpu >= 0 &&
+		    (size_t)v[i].cpu < tp->ncpu_desc &&
+		    tp->cpu_desc[v[i].cpu].cluster_id != TP_NULL ?
+		    &tp->cpu_desc[v[i].cpu] : NULL;
+		sqlite3_bind_int64(st, 1, v[i].ucpu);
+		sqlite3_bind_int64(st, 2, v[i].cpu);
 		bind_str(st, 3, d ? d->processor : NULL, d && d->processor ?
 		    strlen(d->processor) : 0);
 		bind_i64n(st, 4, d ? d->cluster_id : TP_NULL);
 		bind_i64n(st, 5, d && d->capacity >= 0 ? d->capacity : TP_NULL);
 		bind_i64n(st, 6, d ? d->arg_set_id : TP_NULL);
+		sqlite3_bind_int64(st, 7, v[i].machine);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
@@ -1346,7 +1410,8 @@ tp_write_final_tables(struct tp *tp)
 	if (tp_rows_flush(tp) == -1)
 		return -1;
 	if (write_threads(tp) == -1 || write_processes(tp) == -1 ||
-	    write_tracks(tp) == -1 || write_cpus(tp) == -1)
+	    write_tracks(tp) == -1 || write_cpus(tp) == -1 ||
+	    tp_machines_write(tp) == -1)
 		return -1;
 	if (tp->bound_lo <= tp->bound_hi)
 		snprintf(sql, sizeof(sql), "DELETE FROM __trace_bounds;"

@@ -713,12 +713,14 @@ source_location_args(struct tp *tp, int64_t set, const char *prefix,
 
 /*
  * Adds the event's args to set (allocated on first arg if *set is NULL),
- * in upstream's order: the interned source location, the event's own
- * fields (source_location_iid, an inline source_location), then its debug
- * annotations.
+ * in upstream's order: the interned source location, the log message,
+ * the fields upstream copies by reflection (source_location_iid, an
+ * inline source_location, chrome_active_processes) in the order they
+ * come, then its debug annotations. on_thread: the event is on a thread's
+ * track.
  */
 static void
-te_args(struct tp *tp, const struct tp_gen *g, int64_t *set,
+te_args(struct tp *tp, const struct tp_gen *g, int64_t *set, int on_thread,
     const uint8_t *buf, size_t len)
 {
 	struct pb it;
@@ -728,13 +730,14 @@ te_args(struct tp *tp, const struct tp_gen *g, int64_t *set,
 	size_t mlen;
 	int pass;
 
-	for (pass = 0; pass < 3; pass++) {
+	for (pass = 0; pass < 4; pass++) {
 		pb_init(&it, buf, len);
 		while (pb_next_untrusted(&it, &f) == 1) {
 			if (!((f.id == 34 && f.wire == PB_VARINT &&
-			    pass < 2) || (f.id == 33 && f.wire == PB_LEN &&
-			    pass == 1) || (f.id == 4 && f.wire == PB_LEN &&
-			    pass == 2)))
+			    (pass == 0 || pass == 2)) || (f.id == 21 &&
+			    f.wire == PB_LEN && pass == 1) || ((f.id == 33 ||
+			    f.id == 49) && f.wire == PB_LEN && pass == 2) ||
+			    (f.id == 4 && f.wire == PB_LEN && pass == 3)))
 				continue;
 			if (*set == TP_NULL)
 				*set = tp_arg_set_new(tp);
@@ -743,10 +746,18 @@ te_args(struct tp *tp, const struct tp_gen *g, int64_t *set,
 				strcpy(key, "debug");
 				annotation_untrusted(tp, g, *set, flat, 5, key,
 				    5, f.data, f.len, 0);
+			} else if (f.id == 21) {
+				if (tp_te_log_message_untrusted(tp, g, *set,
+				    on_thread, f.data, f.len) == -1)
+					tp_stat_inc(tp,
+					    ST_TRACK_EVENT_PARSER_ERRORS, 1);
+			} else if (f.id == 49) {
+				tp_te_active_processes_untrusted(tp, *set,
+				    f.data, f.len);
 			} else if (f.id == 33) {
 				source_location_args(tp, *set,
 				    "source_location", f.data, f.len);
-			} else if (pass == 1) {
+			} else if (pass == 2) {
 				tp_arg_int(tp, *set, "source_location_iid",
 				    "source_location_iid", (int64_t)f.u,
 				    "uint");
@@ -770,7 +781,8 @@ te_has_args(const uint8_t *buf, size_t len)
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1)
-		if (f.id == 4 || f.id == 33 || f.id == 34)
+		if (f.id == 4 || f.id == 21 || f.id == 33 || f.id == 34 ||
+		    f.id == 49)
 			return 1;
 	return 0;
 }
@@ -1169,7 +1181,8 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	switch (type) {
 	case TE_SLICE_BEGIN:
 		if (te_has_args(buf, len))
-			te_args(tp, g, &set, buf, len);
+			te_args(tp, g, &set, tp->tracks[track].utid != TP_NULL,
+			    buf, len);
 		te_passthrough_arg(tp, &set, passthrough);
 		te_phase_arg(tp, &e, set);
 		id = tp_slice_begin(tp, track, ts, e.has_cat ? e.cat : NULL,
@@ -1182,12 +1195,14 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		    NULL, e.has_name ? name : NULL, thread_ts,
 		    te_has_args(buf, len) ? &set : NULL);
 		if (id >= 0 && set != TP_NULL)
-			te_args(tp, g, &set, buf, len);
+			te_args(tp, g, &set, tp->tracks[track].utid != TP_NULL,
+			    buf, len);
 		break;
 	case TE_INSTANT:
 	case -'X':
 		if (te_has_args(buf, len))
-			te_args(tp, g, &set, buf, len);
+			te_args(tp, g, &set, tp->tracks[track].utid != TP_NULL,
+			    buf, len);
 		te_passthrough_arg(tp, &set, passthrough);
 		te_phase_arg(tp, &e, set);
 		id = tp_slice_complete(tp, track, ts,

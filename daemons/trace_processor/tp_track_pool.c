@@ -64,11 +64,12 @@ same_key(const struct pool *p, const struct tp_pool_key *b, uint64_t dimh)
 	/* Merged siblings are one pool whatever their names (the first
 	 * one's names the tracks). */
 	return p->dimh == dimh && strcmp(a->kind, b->kind) == 0 &&
-	    a->upid == b->upid &&
+	    a->upid == b->upid && a->has_utid == b->has_utid &&
 	    a->name_dim == b->name_dim && same_str(a->scope, b->scope) &&
 	    a->merged == b->merged && (a->merged ? a->utid == b->utid &&
 	    a->parent_uuid == b->parent_uuid &&
-	    a->merge_type == b->merge_type : strcmp(a->name, b->name) == 0);
+	    a->merge_type == b->merge_type : same_str(a->name, b->name) &&
+	    (!a->has_utid || a->utid == b->utid));
 }
 
 static uint64_t
@@ -77,9 +78,11 @@ key_hash(const struct tp_pool_key *k, uint64_t dimh)
 	uint64_t h = tp_hash_bytes((uint64_t)k->upid ^ (uint64_t)k->name_dim ^
 	    dimh, k->kind, strlen(k->kind));
 
-	if (!k->merged)
+	if (!k->merged && k->has_utid)
+		h ^= (uint64_t)k->utid * 0x9e3779b97f4a7c15ULL;
+	if (!k->merged && k->name != NULL)
 		h = tp_hash_bytes(h, k->name, strlen(k->name) + 1);
-	else
+	else if (k->merged)
 		h = tp_hash_bytes(h ^ (uint64_t)k->utid ^
 		    (uint64_t)k->merge_type, &k->parent_uuid,
 		    sizeof(k->parent_uuid));
@@ -122,7 +125,8 @@ pool_get(struct tp *tp, const struct tp_pool_key *k)
 	ps->p[ps->n].k.dims = NULL;
 	ps->p[ps->n].k.ndims = 0;
 	ps->p[ps->n].dimh = dimh;
-	if ((ps->p[ps->n].k.name = strdup(k->name)) == NULL ||
+	if ((k->name != NULL &&
+	    (ps->p[ps->n].k.name = strdup(k->name)) == NULL) ||
 	    (k->scope != NULL &&
 	    (ps->p[ps->n].k.scope = strdup(k->scope)) == NULL)) {
 		free((char *)ps->p[ps->n].k.name);
@@ -152,7 +156,8 @@ pool_track_new(struct tp *tp, struct pool *p, const struct tp_pool_key *k)
 		p->cap = ncap;
 	}
 	pt = &p->t[p->n];
-	if ((pt->track = p->k.merged && p->k.utid != TP_NULL ?
+	if ((pt->track = (p->k.merged || p->k.has_utid) &&
+	    p->k.utid != TP_NULL ?
 	    tp_track_new(tp, TT_THREAD, p->k.name, p->k.utid) :
 	    p->k.upid == TP_NULL ?
 	    tp_track_new(tp, TT_TRACK, p->k.name, TP_NULL) :
@@ -324,7 +329,10 @@ tp_track_async(struct tp *tp, const struct tp_async *a, int step)
 	k.upid = a->process_scoped ? a->upid : TP_NULL;
 	k.scope = a->scope;
 	k.name_dim = 1;
-	if ((k.name = async_root(tp, a->cookie, k.upid, a->name)) == NULL ||
+	/* A process's async track is a process track: its name may be
+	 * translated, as upstream. */
+	if ((k.name = async_root(tp, a->cookie, k.upid, a->process_scoped ?
+	    tp_translate_process_track_name(tp, a->name) : a->name)) == NULL ||
 	    (track = tp_track_pool_take(tp, &k, a->cookie, step)) < 0)
 		return -1;
 	if (tp->tracks[track].source_arg_set_id != TP_NULL)

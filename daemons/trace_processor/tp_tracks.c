@@ -179,6 +179,7 @@ tp_track_new(struct tp *tp, enum tp_track_type type, const char *name,
 	t->utid = t->upid = t->cpu = TP_NULL;
 	t->dim_set = TP_NULL;
 	t->source_arg_set_id = TP_NULL;
+	t->machine = tp->machine;
 	t->multiplier = 1;
 	switch (type) {
 	case TT_THREAD:
@@ -226,8 +227,10 @@ tp_track_intern_key(struct tp *tp, enum tp_track_type type, const char *name,
 	uint64_t key, *v;
 	int64_t id;
 
+	/* Each machine has its own tracks. */
 	key = tp_hash_bytes((uint64_t)type * 0x9e3779b97f4a7c15ULL ^
-	    (uint64_t)scope ^ discr * 0xc2b2ae3d27d4eb4fULL, name ? name : "",
+	    (uint64_t)scope ^ discr * 0xc2b2ae3d27d4eb4fULL ^
+	    (uint64_t)tp->machine << 40, name ? name : "",
 	    name ? strlen(name) + 1 : 0);
 	if ((v = tp_hash_get(&tp->track_keys, key)) != NULL)
 		return (int64_t)*v;
@@ -377,6 +380,7 @@ tp_slice_begin(struct tp *tp, int64_t track, int64_t ts, const char *cat,
 		return -1;
 	tp_seen_ts(tp, ts);
 	stack_unwind(tp, track, ts, -1);
+	name = tp_translate_slice_name(tp, name);
 	if ((s = stack_push(tp, track, ts, cat, name, arg_set_id,
 	    thread_ts)) == NULL)
 		return -1;
@@ -426,6 +430,7 @@ tp_slice_complete(struct tp *tp, int64_t track, int64_t ts, int64_t dur,
 	if (t->depth > 0 && t->stack[t->depth - 1].end >= 0 &&
 	    ts + dur > t->stack[t->depth - 1].end)
 		tp->overhang = 1;
+	name = tp_translate_slice_name(tp, name);
 	if ((s = stack_push(tp, track, ts, cat, name, arg_set_id,
 	    thread_ts)) == NULL)
 		return -1;

@@ -571,7 +571,9 @@ static const char *const dumped[] = {
 	"SELECT * FROM process ORDER BY upid",
 	"SELECT * FROM track ORDER BY id",
 	"SELECT * FROM cpu ORDER BY id",
-	"SELECT * FROM stats ORDER BY name, idx",
+	/* the time spent parsing differs from run to run */
+	"SELECT * FROM stats WHERE name NOT GLOB '*_duration_ns'"
+	" ORDER BY name, idx",
 	"SELECT * FROM trace_bounds",
 };
 
@@ -597,12 +599,36 @@ assert_tables_equal(struct tp *full, struct tp *inc, const char *when)
 	}
 }
 
+/* Replaces the counts of the *_duration_ns stats in a text rendering
+ * by "#": the time spent parsing differs from run to run. */
+static void
+mask_durations(char *txt)
+{
+	char *p = txt, *c, *e;
+
+	while ((p = strstr(p, "_duration_ns\"")) != NULL) {
+		if ((c = strstr(p, "count: ")) == NULL)
+			break;
+		c += 7;
+		for (e = c; *e >= '0' && *e <= '9'; e++)
+			;
+		if (e > c) {
+			*c = '#';
+			memmove(c + 1, e, strlen(e) + 1);
+		}
+		p = c;
+	}
+}
+
 /* The live metrics render the same on both; returns inc's (free it). */
 static char *
 assert_metrics_equal(struct metrics *mx, struct tp *full, struct tp *inc)
 {
 	char *a = run(mx, full, live_set, METRICS_TEXT, NULL, NULL);
 	char *b = run(mx, inc, live_set, METRICS_TEXT, NULL, NULL);
+
+	mask_durations(a);
+	mask_durations(b);
 
 	ck_assert_msg(strcmp(a, b) == 0, "full:\n%s\nincremental:\n%s", a, b);
 	free(a);

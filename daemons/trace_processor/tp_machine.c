@@ -1,0 +1,158 @@
+/*
+ * Machines: the host, id 0, and the remote machines whose packets say
+ * which they are (TracePacket.machine_id, a raw id), numbered in the order
+ * their first packet comes, as upstream. As upstream too, when a remote
+ * machine's packet comes before any of the host's, the trace is that
+ * machine's: it takes id 0, and the host is never seen.
+ *
+ * tp->machine is the machine of the data at hand: set for each packet
+ * as it is tokenized, and carried by the sorter to its parse. Tracks,
+ * cpus and metadata record it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_int.h"
+
+struct machine {
+	uint32_t	 raw;
+	int64_t		 num_cpus;	/* TP_NULL: unknown */
+};
+
+struct tp_machines {
+	struct tp_hash	 by_raw;	/* raw id -> machine id */
+	struct machine	*m;		/* by machine id */
+	size_t		 n, cap;
+	/* The cpus remote machines' data came from: machine << 32 | cpu
+	 * (the host's are tp->cpus_seen). */
+	struct tp_hash	 cpus;
+	int		 host_used;	/* a packet of the host was seen */
+};
+
+static struct tp_machines *
+machines_get(struct tp *tp)
+{
+	struct tp_machines *m = tp->machines;
+
+	if (m != NULL)
+		return m;
+	if ((m = calloc(1, sizeof(*m))) == NULL ||
+	    tp_grow((void **)&m->m, &m->cap, 0, sizeof(*m->m)) == -1) {
+		free(m);
+		return NULL;
+	}
+	/* the host, raw id 0 */
+	m->m[0] = (struct machine){ 0, TP_NULL };
+	m->n = 1;
+	tp->machines = m;
+	return m;
+}
+
+uint32_t
+tp_machine_of_packet(struct tp *tp, int has_raw, uint32_t raw)
+{
+	struct tp_machines *m = machines_get(tp);
+	uint64_t *v;
+
+	if (m == NULL)
+		return 0;
+	if (!has_raw || raw == 0) {
+		m->host_used = 1;
+		return 0;
+	}
+	if ((v = tp_hash_get(&m->by_raw, raw)) != NULL)
+		return (uint32_t)*v;
+	if (!m->host_used && m->m[0].raw == 0) {
+		/* Adopted: the trace is this machine's. */
+		m->m[0].raw = raw;
+		(void)tp_hash_put(&m->by_raw, raw, 0);
+		return 0;
+	}
+	if (tp_grow((void **)&m->m, &m->cap, m->n, sizeof(*m->m)) == -1 ||
+	    tp_hash_put(&m->by_raw, raw, m->n) == -1)
+		return 0;
+	m->m[m->n] = (struct machine){ raw, TP_NULL };
+	return (uint32_t)m->n++;
+}
+
+void
+tp_machine_cpu_seen(struct tp *tp, int64_t cpu)
+{
+	struct tp_machines *m = machines_get(tp);
+
+	if (m != NULL && cpu >= 0 && cpu <= UINT32_MAX)
+		(void)tp_hash_put(&m->cpus, (uint64_t)tp->machine << 32 |
+		    (uint64_t)cpu, 1);
+}
+
+size_t
+tp_machine_ncpus(struct tp *tp)
+{
+	return tp->machines != NULL ? tp->machines->cpus.count : 0;
+}
+
+int
+tp_machine_cpu_next(struct tp *tp, size_t *iter, uint32_t *machine,
+    int64_t *cpu)
+{
+	struct tp_machines *m = tp->machines;
+
+	for (; m != NULL && *iter < m->cpus.cap; (*iter)++) {
+		if (!m->cpus.used[*iter])
+			continue;
+		*machine = (uint32_t)(m->cpus.slots[*iter].key >> 32);
+		*cpu = (int64_t)(m->cpus.slots[*iter].key & 0xffffffff);
+		(*iter)++;
+		return 1;
+	}
+	return 0;
+}
+
+void
+tp_machine_set_num_cpus(struct tp *tp, int64_t n)
+{
+	struct tp_machines *m = machines_get(tp);
+
+	if (m != NULL && tp->machine < m->n)
+		m->m[tp->machine].num_cpus = n;
+}
+
+int
+tp_machines_write(struct tp *tp)
+{
+	struct tp_machines *m = tp->machines;
+	sqlite3_stmt *st;
+	size_t i;
+
+	if (m == NULL)
+		return 0;
+	if (sqlite3_prepare_v2(tp->db, "INSERT OR REPLACE INTO"
+	    " __machine(id, raw_id, num_cpus) VALUES(?, ?, ?)", -1, &st,
+	    NULL) !=
+	    SQLITE_OK)
+		return tp_seterr(tp, "%s: %s", __func__,
+		    sqlite3_errmsg(tp->db));
+	for (i = 0; i < m->n; i++) {
+		sqlite3_bind_int64(st, 1, (int64_t)i);
+		sqlite3_bind_int64(st, 2, m->m[i].raw);
+		if (m->m[i].num_cpus != TP_NULL)
+			sqlite3_bind_int64(st, 3, m->m[i].num_cpus);
+		(void)tp_step_done(tp, st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+void
+tp_machines_free(struct tp *tp)
+{
+	struct tp_machines *m = tp->machines;
+
+	if (m == NULL)
+		return;
+	tp_hash_free(&m->by_raw);
+	tp_hash_free(&m->cpus);
+	free(m->m);
+	free(m);
+	tp->machines = NULL;
+}
