@@ -1066,7 +1066,8 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		    !tp_ftrace_virtio_gpu_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_virtio_video_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_gpu_ftrace_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_cros_event(tp, ts, cpu, pid, evid, &e))
+		    !tp_ftrace_cros_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_binder_event(tp, ts, cpu, pid, evid, &e))
 			(void)tp_ftrace_net_event(tp, ts, cpu, pid, evid, &e);
 		break;
 	}
@@ -1551,6 +1552,7 @@ tp_ftrace_free(struct tp *tp)
 	tp_ftrace_drm_free(tp);
 	tp_ftrace_v4l2_free(tp);
 	tp_ftrace_virtio_gpu_free(tp);
+	tp_ftrace_binder_free(tp);
 	if (tp->ftrace == NULL)
 		return;
 	free(tp->ftrace->cpus);

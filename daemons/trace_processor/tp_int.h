@@ -340,6 +340,7 @@ struct tp_gecko;
 struct tp_gen;
 struct tp_flows;
 struct tp_clocks;
+struct tp_fbinder;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -468,6 +469,7 @@ struct tp {
 	struct tp_fperf		*fperf;
 	struct tp_heapprof	*heapprof;
 	struct tp_gecko		*gecko;
+	struct tp_fbinder	*fbinder;
 };
 
 /* tp_engine.c */
@@ -685,6 +687,15 @@ int64_t	 tp_slice_end_matching(struct tp *, int64_t track, int64_t ts,
 /* The slice open on track at ts (-1: none) and its start. */
 int64_t	 tp_slice_top(struct tp *, int64_t track, int64_t ts,
 	    int64_t *start);
+/* The innermost slice open on track (complete ones aside) whose category
+ * and name match (NULL: any; a slice without a name matches any name), as
+ * its depth in the stack, or -1. */
+int64_t	 tp_slice_find_open(struct tp *, int64_t track, const char *cat,
+	    const char *name);
+/* That slice's arg set, made if it has none, so args can join it before
+ * it ends; TP_NULL when none matches. */
+int64_t	 tp_slice_open_args(struct tp *, int64_t track, const char *cat,
+	    const char *name);
 void	 tp_slices_close_all(struct tp *);
 /* Writes the open slices as they stand (dur -1); they stay open. */
 void	 tp_slices_write_open(struct tp *);
@@ -1010,6 +1021,27 @@ int	 tp_gpu_ftrace_event(struct tp *, int64_t ts, uint32_t cpu,
 void	 tp_gpus_free(struct tp *);
 int	 tp_ftrace_net_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+/* tp_ftrace_binder.c: binder transactions, from proto or text events. */
+struct tp_binder_txn {
+	int64_t		 id, dest_node, dest_tgid, dest_tid;
+	int		 reply;
+	uint32_t	 flags;
+	const char	*code;		/* the code arg's text */
+};
+void	 tp_binder_transaction(struct tp *, int64_t ts, int64_t tid,
+	    const struct tp_binder_txn *);
+void	 tp_binder_received(struct tp *, int64_t ts, int64_t tid, int64_t id);
+void	 tp_binder_command(struct tp *, int64_t tid, uint32_t cmd);
+void	 tp_binder_return(struct tp *, int64_t ts, int64_t tid, uint32_t cmd);
+void	 tp_binder_alloc_buf(struct tp *, int64_t tid, uint64_t data_size,
+	    uint64_t offsets_size);
+#define TP_BINDER_LOCK		1
+#define TP_BINDER_LOCKED	2
+#define TP_BINDER_UNLOCK	3
+void	 tp_binder_lock(struct tp *, int64_t ts, int64_t tid, int what);
+int	 tp_ftrace_binder_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+void	 tp_ftrace_binder_free(struct tp *);
 /* A cpu's frequency limits (either may be NULL: not known). */
 void	 tp_ftrace_cpu_freq_limits(struct tp *, int64_t ts, int64_t cpu,
 	    const double *max, const double *min);
