@@ -924,11 +924,14 @@ void	 tp_ftrace_blocked_reason(struct tp *, int64_t tid, int64_t io_wait,
 	    const char *fn, size_t fn_len);
 void	 tp_ftrace_print(struct tp *, int64_t ts, int64_t tid,
 	    const char *buf, size_t len);
-/* tp_proto_sysprop.c: counters of Android's that atrace and system
- * properties both write, on global tracks. */
+/* tp_proto_sysprop.c: Android's state that atrace and system properties
+ * both write, on global tracks. */
 void	 tp_battery_stats_counter(struct tp *, int64_t ts, const char *name,
 	    double v);
 void	 tp_screen_state_counter(struct tp *, int64_t ts, double v);
+/* An instant on the DeviceStateChanged track, named by the state. */
+void	 tp_device_state_slice(struct tp *, int64_t ts, const char *state,
+	    size_t len);
 /* kind: upstream's track type ("cpu_frequency"); name: the track's. */
 void	 tp_ftrace_cpu_counter(struct tp *, int64_t ts, const char *kind,
 	    const char *name, int64_t cpu, double v);
