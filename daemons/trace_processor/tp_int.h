@@ -341,6 +341,7 @@ struct tp_gen;
 struct tp_flows;
 struct tp_clocks;
 struct tp_fbinder;
+struct tp_cpu_uid;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -470,6 +471,7 @@ struct tp {
 	struct tp_heapprof	*heapprof;
 	struct tp_gecko		*gecko;
 	struct tp_fbinder	*fbinder;
+	struct tp_cpu_uid	*cpu_uid;
 };
 
 /* tp_engine.c */
@@ -799,6 +801,7 @@ enum tp_sort_kind {
 	SK_SYSTRACE,		/* one text line */
 	SK_STRACE,		/* one strace line */
 	SK_POWER_RAIL,		/* one power rail sample (tp_proto_power.c) */
+	SK_COUNTER,		/* a counter sample (tp_proto_cpu_per_uid.c) */
 };
 
 struct tp_sort_blk;
