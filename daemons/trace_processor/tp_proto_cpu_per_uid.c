@@ -12,10 +12,18 @@
  *
  * A packet gives a uid's times as totals the first time the uid shows on
  * its sequence, as increments after that (until the sequence's state is
- * cleared). Every packet samples every track known; as upstream, a
- * sample equal to the one before is written only when the next differs
- * (so the counter still steps there), which happens here, before the
- * sorter, at the packet's time.
+ * cleared). Upstream samples every track at every packet and writes a
+ * sample only when the value moves, with the last equal sample before it
+ * (so the counter still steps there). Sampling every track at every packet
+ * costs tracks times packets; here a track is visited only when its value
+ * may move, and the last equal sample is found from when the track was
+ * last sampled: at the previous packet for the totals and ranges, at the
+ * previous packet of its sequence (or the last one before that sequence's
+ * state was cleared) for a uid. The same uid sent on two sequences at once
+ * is the one case this does not follow sample by sample.
+ *
+ * This happens as packets are read, in file order, like the sequence
+ * state it depends on; the samples go through the sorter (SK_COUNTER).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,32 +36,43 @@
 #define FIRST_APP_UID	10000
 #define NAME_LEN	64
 
-/* uint64 -> uint64, iterated in insertion order. */
+/* uint64 -> uint64 in insertion order, with the entries the current
+ * packet touched. */
 struct omap {
 	struct tp_hash	 idx;		/* key -> index */
 	uint64_t	*key, *val;
+	uint64_t	*stamp;		/* packet that last touched it */
 	size_t		 n, cap;
+	size_t		*touched;	/* indexes, this packet */
+	size_t		 ntouched, captouched;
 };
 
-/* What one sequence has said (reset with its incremental state). */
+/* What one sequence has said, since its state was last cleared. */
 struct uid_seq {
-	uint32_t	 id;
-	struct tp_gen	*gen;		/* the state's generation, held */
+	struct tp_gen	*gen;		/* that state's generation, held */
 	uint32_t	 clusters;
 	struct omap	 times;		/* uid << 32 | cluster -> time */
+	uint32_t	 gen_no;	/* generations seen before this one */
+	int64_t		 cur_j, cur_ts;	/* its last packet: number, time */
+	/* the last packet of each generation before this one */
+	int64_t		*end_j, *end_ts;
+	size_t		 capend;
 };
 
-/* A track's last sample, for writing only the samples that matter. */
+/* What was last written of a track. */
 struct sparse {
 	double		 value;
-	int64_t		 ts;
-	int		 written;
+	int64_t		 pushed;	/* packet number, in owner's count */
+	int64_t		 owner;		/* sequence index; -1: all packets */
+	uint32_t	 gen_no;	/* the owner's generation then */
 };
 
 struct tp_cpu_uid {
 	struct uid_seq	*seqs;
 	size_t		 nseqs, capseqs;
 	struct tp_hash	 seq_idx;	/* sequence id -> index in seqs */
+	uint64_t	 k;		/* packets read */
+	int64_t		 prev_ts;	/* time of the packet before */
 	struct omap	 last;		/* key -> last time, any sequence */
 	struct omap	 cumul;		/* grouped uid key -> sum of gains */
 	struct omap	 sys, apps;	/* cluster -> sum of gains */
@@ -66,6 +85,22 @@ struct sorted_counter {
 	int64_t		 track;
 	double		 value;
 };
+
+static int
+grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap;
+	void *np;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	if ((np = realloc(*p, ncap * size)) == NULL)
+		return -1;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
 
 static void
 omap_init(struct omap *m)
@@ -80,37 +115,54 @@ omap_free(struct omap *m)
 	tp_hash_free(&m->idx);
 	free(m->key);
 	free(m->val);
+	free(m->stamp);
+	free(m->touched);
 	memset(m, 0, sizeof(*m));
 }
 
-/* The value of key, inserted as v when new (*isnew says); NULL when out
- * of memory. */
+/* The value of key, inserted as v when new (*isnew says), marked touched
+ * by packet k; NULL when out of memory. */
 static uint64_t *
-omap_at(struct omap *m, uint64_t key, uint64_t v, int *isnew)
+omap_at(struct omap *m, uint64_t key, uint64_t v, uint64_t k, int *isnew)
 {
-	uint64_t *i = tp_hash_get(&m->idx, key);
+	uint64_t *ip = tp_hash_get(&m->idx, key);
+	size_t i, cap;
 
 	if (isnew != NULL)
-		*isnew = i == NULL;
-	if (i != NULL)
-		return &m->val[*i];
-	if (m->n == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 16;
-		uint64_t *k = realloc(m->key, ncap * sizeof(*k)), *nv;
-
-		if (k == NULL)
+		*isnew = ip == NULL;
+	if (ip == NULL) {
+		if (m->n == m->cap) {
+			cap = m->cap;
+			if (grow((void **)&m->key, &cap, m->n,
+			    sizeof(*m->key)) == -1)
+				return NULL;
+			cap = m->cap;
+			if (grow((void **)&m->val, &cap, m->n,
+			    sizeof(*m->val)) == -1)
+				return NULL;
+			cap = m->cap;
+			if (grow((void **)&m->stamp, &cap, m->n,
+			    sizeof(*m->stamp)) == -1)
+				return NULL;
+			m->cap = cap;
+		}
+		if (tp_hash_put(&m->idx, key, m->n) == -1)
 			return NULL;
-		m->key = k;
-		if ((nv = realloc(m->val, ncap * sizeof(*nv))) == NULL)
-			return NULL;
-		m->val = nv;
-		m->cap = ncap;
+		m->key[m->n] = key;
+		m->val[m->n] = v;
+		m->stamp[m->n] = 0;
+		i = m->n++;
+	} else {
+		i = (size_t)*ip;
 	}
-	if (tp_hash_put(&m->idx, key, m->n) == -1)
-		return NULL;
-	m->key[m->n] = key;
-	m->val[m->n] = v;
-	return &m->val[m->n++];
+	if (m->stamp[i] != k) {
+		if (grow((void **)&m->touched, &m->captouched, m->ntouched,
+		    sizeof(*m->touched)) == -1)
+			return NULL;
+		m->touched[m->ntouched++] = i;
+		m->stamp[i] = k;
+	}
+	return &m->val[i];
 }
 
 static int
@@ -137,36 +189,42 @@ state_get(struct tp *tp)
 	return c;
 }
 
-/* The sequence's state, emptied when its generation changed. */
-static struct uid_seq *
+/* The sequence's index; its state starts again when its generation
+ * changed, remembering where the one before ended. -1: out of memory. */
+static int64_t
 seq_get(struct tp_cpu_uid *c, uint32_t id, struct tp_gen *gen)
 {
-	uint64_t *i = tp_hash_get(&c->seq_idx, id);
+	uint64_t *ip = tp_hash_get(&c->seq_idx, id);
 	struct uid_seq *s;
 
-	if (i == NULL) {
-		if (c->nseqs == c->capseqs) {
-			size_t ncap = c->capseqs ? c->capseqs * 2 : 4;
-			void *p = realloc(c->seqs, ncap * sizeof(*s));
-
-			if (p == NULL)
-				return NULL;
-			c->seqs = p;
-			c->capseqs = ncap;
-		}
-		if (tp_hash_put(&c->seq_idx, id, c->nseqs) == -1)
-			return NULL;
-		s = &c->seqs[c->nseqs++];
+	if (ip == NULL) {
+		if (grow((void **)&c->seqs, &c->capseqs, c->nseqs,
+		    sizeof(*s)) == -1 || tp_hash_put(&c->seq_idx, id,
+		    c->nseqs) == -1)
+			return -1;
+		s = &c->seqs[c->nseqs];
 		memset(s, 0, sizeof(*s));
-		s->id = id;
 		omap_init(&s->times);
 		s->gen = gen;
 		if (gen != NULL)
 			gen->refs++;
-		return s;
+		return (int64_t)c->nseqs++;
 	}
-	s = &c->seqs[*i];
+	s = &c->seqs[*ip];
 	if (s->gen != gen) {
+		size_t cap = s->capend;
+
+		if (grow((void **)&s->end_j, &cap, s->gen_no,
+		    sizeof(*s->end_j)) == -1)
+			return -1;
+		cap = s->capend;
+		if (grow((void **)&s->end_ts, &cap, s->gen_no,
+		    sizeof(*s->end_ts)) == -1)
+			return -1;
+		s->capend = cap;
+		s->end_j[s->gen_no] = s->cur_j;
+		s->end_ts[s->gen_no] = s->cur_ts;
+		s->gen_no++;
 		omap_free(&s->times);
 		omap_init(&s->times);
 		s->clusters = 0;
@@ -175,7 +233,7 @@ seq_get(struct tp_cpu_uid *c, uint32_t id, struct tp_gen *gen)
 		if (gen != NULL)
 			gen->refs++;
 	}
-	return s;
+	return (int64_t)*ip;
 }
 
 static void
@@ -186,46 +244,72 @@ sorted_push(struct tp *tp, int64_t ts, int64_t track, double v)
 	(void)tp_sorter_push(tp, ts, SK_COUNTER, 0, NULL, &sc, sizeof(sc));
 }
 
-/* A sample of track: written if it differs from the one before, and
- * then that one too if it was held back. */
+/* When the track was last sampled, in its owner's packet count. */
+static void
+last_sample(const struct tp_cpu_uid *c, const struct sparse *sp,
+    int64_t *j, int64_t *ts)
+{
+	const struct uid_seq *o;
+
+	if (sp->owner < 0) {
+		*j = (int64_t)c->k - 1;
+		*ts = c->prev_ts;
+		return;
+	}
+	o = &c->seqs[sp->owner];
+	if (o->gen_no == sp->gen_no) {
+		*j = o->cur_j;
+		*ts = o->cur_ts;
+	} else {
+		*j = o->end_j[sp->gen_no];
+		*ts = o->end_ts[sp->gen_no];
+	}
+}
+
+/*
+ * A sample of track at ts, sampled by sequence owner (-1: by every
+ * packet) at its packet j: written if it differs from the one before,
+ * and then that one too at its own time if it was not written.
+ */
 static void
 sample(struct tp *tp, struct tp_cpu_uid *c, int64_t ts, int64_t track,
-    double v)
+    double v, int64_t owner, int64_t j)
 {
-	uint64_t *i = tp_hash_get(&c->sparse_idx, (uint64_t)track);
-	struct sparse *s;
+	uint64_t *ip = tp_hash_get(&c->sparse_idx, (uint64_t)track);
+	uint32_t gen_no = owner >= 0 ? c->seqs[owner].gen_no : 0;
+	struct sparse *sp;
+	int64_t lj, lts;
 
 	if (track < 0)
 		return;
-	if (i == NULL) {
-		if (c->nsparse == c->capsparse) {
-			size_t ncap = c->capsparse ? c->capsparse * 2 : 16;
-			void *p = realloc(c->sparse, ncap * sizeof(*s));
-
-			if (p == NULL)
-				return;
-			c->sparse = p;
-			c->capsparse = ncap;
-		}
-		if (tp_hash_put(&c->sparse_idx, (uint64_t)track,
-		    c->nsparse) == -1)
+	if (ip == NULL) {
+		if (grow((void **)&c->sparse, &c->capsparse, c->nsparse,
+		    sizeof(*sp)) == -1 || tp_hash_put(&c->sparse_idx,
+		    (uint64_t)track, c->nsparse) == -1)
 			return;
-		s = &c->sparse[c->nsparse++];
+		sp = &c->sparse[c->nsparse++];
 		sorted_push(tp, ts, track, v);
-		s->written = 1;
 	} else {
-		s = &c->sparse[*i];
-		if (s->value != v) {
-			if (!s->written)
-				sorted_push(tp, s->ts, track, s->value);
-			sorted_push(tp, ts, track, v);
-			s->written = 1;
-		} else {
-			s->written = 0;
+		sp = &c->sparse[*ip];
+		if (sp->value == v) {
+			/* Sampled again: by someone else, it is no longer
+			 * written at its last sample. */
+			if (sp->owner != owner || sp->gen_no != gen_no) {
+				sp->owner = owner;
+				sp->gen_no = gen_no;
+				sp->pushed = -1;
+			}
+			return;
 		}
+		last_sample(c, sp, &lj, &lts);
+		if (sp->pushed < lj)
+			sorted_push(tp, lts, track, sp->value);
+		sorted_push(tp, ts, track, v);
 	}
-	s->value = v;
-	s->ts = ts;
+	sp->value = v;
+	sp->owner = owner;
+	sp->gen_no = gen_no;
+	sp->pushed = j;
 }
 
 static int64_t
@@ -252,25 +336,33 @@ counter_track(struct tp *tp, const char *name, const char *kind,
 
 static void
 uid_sample(struct tp *tp, struct tp_cpu_uid *c, int64_t ts, uint64_t key,
-    uint64_t v)
+    uint64_t v, int64_t owner, int64_t j)
 {
 	char name[NAME_LEN];
 	uint32_t uid = (uint32_t)(key >> 32), cl = (uint32_t)key;
 
 	snprintf(name, sizeof(name), "CPU for UID %u CL%u", uid, cl);
 	sample(tp, c, ts, counter_track(tp, name, "android_cpu_per_uid",
-	    "uid", NULL, uid, cl), (double)v);
+	    "uid", NULL, uid, cl), (double)v, owner, j);
 }
 
+/* The touched totals of one kind ("System", "Apps"). */
 static void
-total_sample(struct tp *tp, struct tp_cpu_uid *c, int64_t ts,
-    const char *who, uint32_t cl, uint64_t v)
+totals_sample(struct tp *tp, struct tp_cpu_uid *c, int64_t ts,
+    const char *who, const struct omap *m)
 {
 	char name[NAME_LEN];
+	size_t i, e;
 
-	snprintf(name, sizeof(name), "CPU for %s CL%u", who, cl);
-	sample(tp, c, ts, counter_track(tp, name,
-	    "android_cpu_per_uid_totals", "type", who, 0, cl), (double)v);
+	for (i = 0; i < m->ntouched; i++) {
+		e = m->touched[i];
+		snprintf(name, sizeof(name), "CPU for %s CL%u", who,
+		    (uint32_t)m->key[e]);
+		sample(tp, c, ts, counter_track(tp, name,
+		    "android_cpu_per_uid_totals", "type", who, 0,
+		    (uint32_t)m->key[e]), (double)m->val[e], -1,
+		    (int64_t)c->k);
+	}
 }
 
 /* One time of a (uid, cluster): the sequence's total, and what the uid
@@ -283,35 +375,28 @@ add_time(struct tp_cpu_uid *c, struct uid_seq *s, uint32_t uid,
 	uint32_t g = grouped(uid) ? uid - uid % 10000 : uid;
 	int isnew;
 
-	if ((t = omap_at(&s->times, key, raw, &isnew)) == NULL)
+	if ((t = omap_at(&s->times, key, raw, c->k, &isnew)) == NULL)
 		return;
 	if (!isnew)
 		*t += raw;
-	if ((last = omap_at(&c->last, key, *t, NULL)) == NULL)
+	if ((last = omap_at(&c->last, key, *t, c->k, NULL)) == NULL)
 		return;
 	if (*t > *last)
 		gain = *t - *last;
 	*last = *t;
-	if ((sum = omap_at(&c->cumul, (uint64_t)g << 32 | cl, 0, NULL)) !=
-	    NULL)
+	if ((sum = omap_at(&c->cumul, (uint64_t)g << 32 | cl, 0, c->k,
+	    NULL)) != NULL)
 		*sum += gain;
 	if ((sum = omap_at(g % UIDS_PER_USER < FIRST_APP_UID ? &c->sys :
-	    &c->apps, cl, 0, NULL)) != NULL)
+	    &c->apps, cl, 0, c->k, NULL)) != NULL)
 		*sum += gain;
 }
 
 static int
 append(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
 {
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		void *p = realloc(*a, ncap * sizeof(**a));
-
-		if (p == NULL)
-			return -1;
-		*a = p;
-		*cap = ncap;
-	}
+	if (grow((void **)a, cap, *n, sizeof(**a)) == -1)
+		return -1;
 	(*a)[(*n)++] = v;
 	return 0;
 }
@@ -335,12 +420,10 @@ varints_untrusted(const struct pb_field *f, uint64_t **a, size_t *n,
 	return pk.err ? -1 : 0;
 }
 
-void
-tp_proto_cpu_per_uid(struct tp *tp, uint32_t seq, struct tp_gen *gen,
-    int64_t ts, const uint8_t *buf, size_t len)
+static void
+packet_times(struct tp *tp, struct tp_cpu_uid *c, struct uid_seq *s,
+    const uint8_t *buf, size_t len)
 {
-	struct tp_cpu_uid *c = state_get(tp);
-	struct uid_seq *s;
 	struct pb it;
 	struct pb_field f;
 	uint64_t *uids = NULL, *times = NULL;
@@ -348,8 +431,6 @@ tp_proto_cpu_per_uid(struct tp *tp, uint32_t seq, struct tp_gen *gen,
 	uint32_t cl = 0;
 	int err = 0;
 
-	if (c == NULL || (s = seq_get(c, seq, gen)) == NULL)
-		return;
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.id == 1 && f.wire == PB_VARINT)
@@ -377,18 +458,45 @@ tp_proto_cpu_per_uid(struct tp *tp, uint32_t seq, struct tp_gen *gen,
 	}
 	free(uids);
 	free(times);
-	for (i = 0; i < c->sys.n; i++)
-		total_sample(tp, c, ts, "System", (uint32_t)c->sys.key[i],
-		    c->sys.val[i]);
-	for (i = 0; i < c->apps.n; i++)
-		total_sample(tp, c, ts, "Apps", (uint32_t)c->apps.key[i],
-		    c->apps.val[i]);
-	for (i = 0; i < c->cumul.n; i++)
-		if (grouped((uint32_t)(c->cumul.key[i] >> 32)))
-			uid_sample(tp, c, ts, c->cumul.key[i], c->cumul.val[i]);
-	for (i = 0; i < s->times.n; i++)
-		if (!grouped((uint32_t)(s->times.key[i] >> 32)))
-			uid_sample(tp, c, ts, s->times.key[i], s->times.val[i]);
+}
+
+void
+tp_proto_cpu_per_uid(struct tp *tp, uint32_t seq, struct tp_gen *gen,
+    int64_t ts, const uint8_t *buf, size_t len)
+{
+	struct tp_cpu_uid *c = state_get(tp);
+	struct uid_seq *s;
+	struct omap *m;
+	int64_t q, j;
+	size_t i, e;
+
+	if (c == NULL || (q = seq_get(c, seq, gen)) < 0)
+		return;
+	s = &c->seqs[q];
+	c->k++;
+	j = s->cur_j + 1;
+	c->sys.ntouched = c->apps.ntouched = c->cumul.ntouched = 0;
+	c->last.ntouched = s->times.ntouched = 0;
+	packet_times(tp, c, s, buf, len);
+	/* The totals, then the ranges, then the uids, as upstream. */
+	totals_sample(tp, c, ts, "System", &c->sys);
+	totals_sample(tp, c, ts, "Apps", &c->apps);
+	m = &c->cumul;
+	for (i = 0; i < m->ntouched; i++) {
+		e = m->touched[i];
+		if (grouped((uint32_t)(m->key[e] >> 32)))
+			uid_sample(tp, c, ts, m->key[e], m->val[e], -1,
+			    (int64_t)c->k);
+	}
+	m = &s->times;
+	for (i = 0; i < m->ntouched; i++) {
+		e = m->touched[i];
+		if (!grouped((uint32_t)(m->key[e] >> 32)))
+			uid_sample(tp, c, ts, m->key[e], m->val[e], q, j);
+	}
+	c->prev_ts = ts;
+	s->cur_j = j;
+	s->cur_ts = ts;
 }
 
 void
@@ -412,6 +520,8 @@ tp_proto_cpu_per_uid_free(struct tp *tp)
 		return;
 	for (i = 0; i < c->nseqs; i++) {
 		omap_free(&c->seqs[i].times);
+		free(c->seqs[i].end_j);
+		free(c->seqs[i].end_ts);
 		tp_proto_unref(c->seqs[i].gen);
 	}
 	free(c->seqs);
