@@ -18,6 +18,7 @@
  * (transactions nest: a receiver may call out before it replies), so a
  * BR_*_REPLY failure ends the sender's slice that would stay open.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,11 @@ struct tp_fbinder {
 	size_t		 nstacks;
 	struct tp_hash	 lock_wait;	/* tid -> ts of binder_lock */
 	struct tp_hash	 lock_held;	/* tid -> ts of binder_locked */
+	/* the args of open binder slices: arg set -> index in args */
+	struct tp_hash	 args_of;
+	struct bargs	*args;
+	size_t		 nargs, capargs;
+	size_t		 free_args;	/* a free entry, SIZE_MAX: none */
 };
 
 static struct tp_fbinder *
@@ -116,6 +122,8 @@ binder_state(struct tp *tp)
 		tp_hash_init(&b->txns);
 		tp_hash_init(&b->lock_wait);
 		tp_hash_init(&b->lock_held);
+		tp_hash_init(&b->args_of);
+		b->free_args = SIZE_MAX;
 	}
 	return b;
 }
@@ -184,6 +192,126 @@ frame_pop(struct tp *tp, struct tp_fbinder *b, int64_t tid)
 		s->n--;
 }
 
+/*
+ * The args binder gives its slices. A key given again to a slice still
+ * open (a reply ending the wrong slice when events were lost, a buffer
+ * size for a slice called back into) takes its place, as upstream.
+ */
+enum bkey {
+	K_TXN_ID, K_DEST_NODE, K_DEST_PROC, K_REPLY, K_FLAGS, K_CODE,
+	K_CALLING_TID, K_DEST_THREAD, K_DEST_NAME, K_DATA_SIZE,
+	K_OFFSETS_SIZE, K_COUNT
+};
+
+static const char *const bkey_names[K_COUNT] = {
+	[K_TXN_ID] = "transaction id",
+	[K_DEST_NODE] = "destination node",
+	[K_DEST_PROC] = "destination process",
+	[K_REPLY] = "reply transaction?",
+	[K_FLAGS] = "flags",
+	[K_CODE] = "code",
+	[K_CALLING_TID] = "calling tid",
+	[K_DEST_THREAD] = "destination thread",
+	[K_DEST_NAME] = "destination name",
+	[K_DATA_SIZE] = "data size",
+	[K_OFFSETS_SIZE] = "offsets size",
+};
+
+/* The arg ids of one slice's keys (-1: not given); a free entry keeps
+ * the next free one's index in its first. */
+struct bargs {
+	int64_t		 id[K_COUNT];
+};
+
+/* The set's record, made if asked; NULL when none. */
+static struct bargs *
+bargs_of(struct tp_fbinder *b, int64_t set, int make)
+{
+	uint64_t *ip;
+	size_t i, k;
+
+	if (b == NULL || set == TP_NULL)
+		return NULL;
+	if ((ip = tp_hash_get(&b->args_of, (uint64_t)set)) != NULL)
+		return &b->args[*ip];
+	if (!make)
+		return NULL;
+	if (b->free_args != SIZE_MAX) {
+		i = b->free_args;
+		b->free_args = (size_t)b->args[i].id[0];
+	} else {
+		if (b->nargs == b->capargs) {
+			size_t ncap = b->capargs ? b->capargs * 2 : 16;
+			void *p = realloc(b->args, ncap * sizeof(*b->args));
+
+			if (p == NULL)
+				return NULL;
+			b->args = p;
+			b->capargs = ncap;
+		}
+		i = b->nargs++;
+	}
+	if (tp_hash_put(&b->args_of, (uint64_t)set, i) == -1) {
+		b->args[i].id[0] = (int64_t)b->free_args;
+		b->free_args = i;
+		return NULL;
+	}
+	for (k = 0; k < K_COUNT; k++)
+		b->args[i].id[k] = -1;
+	return &b->args[i];
+}
+
+/* The slice of set has ended: its keys can no longer be given again. */
+static void
+bargs_drop(struct tp_fbinder *b, int64_t set)
+{
+	uint64_t *ip;
+	size_t i;
+
+	if (b == NULL || (ip = tp_hash_get(&b->args_of, (uint64_t)set)) ==
+	    NULL)
+		return;
+	i = (size_t)*ip;
+	(void)tp_hash_del(&b->args_of, (uint64_t)set);
+	b->args[i].id[0] = (int64_t)b->free_args;
+	b->free_args = i;
+}
+
+static void
+barg_int(struct tp *tp, int64_t set, enum bkey k, int64_t v,
+    const char *type)
+{
+	struct bargs *r = bargs_of(tp->fbinder, set, 1);
+	int64_t id = tp_arg_int_at(tp, r != NULL ? r->id[k] : -1, set,
+	    bkey_names[k], bkey_names[k], v, type);
+
+	if (r != NULL && id >= 0)
+		r->id[k] = id;
+}
+
+static void
+barg_str(struct tp *tp, int64_t set, enum bkey k, const char *v)
+{
+	struct bargs *r = bargs_of(tp->fbinder, set, 1);
+	int64_t id = tp_arg_str_at(tp, r != NULL ? r->id[k] : -1, set,
+	    bkey_names[k], bkey_names[k], v, strlen(v));
+
+	if (r != NULL && id >= 0)
+		r->id[k] = id;
+}
+
+/* Ends the thread's innermost open slice, as a reply or failure does. */
+static void
+end_top(struct tp *tp, int64_t track, int64_t ts)
+{
+	int64_t d = tp_slice_find_open(tp, track, NULL, NULL);
+
+	if (d < 0)
+		return;
+	bargs_drop(tp->fbinder, tp->tracks[track].stack[d].arg_set_id);
+	(void)tp_slice_end_matching(tp, track, ts, NULL, NULL, TP_NULL, NULL);
+}
+
 /* The flags arg: hex, then what the bits mean. */
 static void
 flags_arg(struct tp *tp, int64_t set, uint32_t flags)
@@ -198,7 +326,7 @@ flags_arg(struct tp *tp, int64_t set, uint32_t flags)
 	    flags & TF_ACCEPT_FDS ?
 	    "allow replies with file descriptors; " : "",
 	    flags == 0 ? "No Flags Set" : "");
-	tp_arg_str(tp, set, "flags", "flags", buf, strlen(buf), NULL);
+	barg_str(tp, set, K_FLAGS, buf);
 }
 
 static void
@@ -206,16 +334,13 @@ txn_args(struct tp *tp, int64_t set, const struct txn *t)
 {
 	if (set == TP_NULL)
 		return;
-	tp_arg_int(tp, set, "transaction id", "transaction id", t->id, "int");
-	tp_arg_int(tp, set, "destination node", "destination node",
-	    t->dest_node, "int");
-	tp_arg_int(tp, set, "destination process", "destination process",
-	    t->dest_tgid, "int");
-	tp_arg_int(tp, set, "reply transaction?", "reply transaction?",
-	    t->reply, "bool");
+	barg_int(tp, set, K_TXN_ID, t->id, "int");
+	barg_int(tp, set, K_DEST_NODE, t->dest_node, "int");
+	barg_int(tp, set, K_DEST_PROC, t->dest_tgid, "int");
+	barg_int(tp, set, K_REPLY, t->reply, "bool");
 	flags_arg(tp, set, t->flags);
-	tp_arg_str(tp, set, "code", "code", t->code, strlen(t->code), NULL);
-	tp_arg_int(tp, set, "calling tid", "calling tid", t->tid, "uint");
+	barg_str(tp, set, K_CODE, t->code);
+	barg_int(tp, set, K_CALLING_TID, t->tid, "uint");
 }
 
 /* The receiving thread as args of a slice: its tid, and its name when
@@ -228,11 +353,9 @@ dest_args(struct tp *tp, int64_t set, int64_t utid, int64_t tid,
 
 	if (set == TP_NULL)
 		return;
-	tp_arg_int(tp, set, "destination thread", "destination thread", tid,
-	    type);
+	barg_int(tp, set, K_DEST_THREAD, tid, type);
 	if (name != NULL)
-		tp_arg_str(tp, set, "destination name", "destination name", name,
-		    strlen(name), NULL);
+		barg_str(tp, set, K_DEST_NAME, name);
 }
 
 static void
@@ -275,14 +398,19 @@ tp_binder_transaction(struct tp *tp, int64_t ts, int64_t tid,
 		(void)tp_slice_end_matching(tp, track, ts, NULL, NULL, TP_NULL,
 		    &set);
 		txn_args(tp, set, t);
+		bargs_drop(b, set);
 		t->send_slice = -1;
 	} else {
 		set = tp_arg_set_new(tp);
 		txn_args(tp, set, t);
-		t->send_slice = t->oneway ?
-		    tp_slice_complete(tp, track, ts, 0, CAT, N_TXN_ASYNC, set,
-		    TP_NULL, TP_NULL) :
-		    tp_slice_begin(tp, track, ts, CAT, N_TXN, set, TP_NULL);
+		if (t->oneway) {
+			t->send_slice = tp_slice_complete(tp, track, ts, 0, CAT,
+			    N_TXN_ASYNC, set, TP_NULL, TP_NULL);
+			bargs_drop(b, set);
+		} else {
+			t->send_slice = tp_slice_begin(tp, track, ts, CAT,
+			    N_TXN, set, TP_NULL);
+		}
 	}
 	/* A transaction id seen again replaces the one before. */
 	if ((slot = tp_hash_get(&b->txns, (uint64_t)in->id)) != NULL) {
@@ -337,8 +465,7 @@ tp_binder_received(struct tp *tp, int64_t ts, int64_t tid, int64_t id)
 	}
 	if (t->reply) {
 		/* The reply ends the sender's "binder transaction". */
-		(void)tp_slice_end_matching(tp, track, ts, NULL, NULL, TP_NULL,
-		    NULL);
+		end_top(tp, track, ts);
 		txn_free(t);
 		return;
 	}
@@ -347,6 +474,7 @@ tp_binder_received(struct tp *tp, int64_t ts, int64_t tid, int64_t id)
 		txn_args(tp, set, t);
 		rcv = tp_slice_complete(tp, track, ts, 0, CAT, N_ASYNC_RCV, set,
 		    TP_NULL, TP_NULL);
+		bargs_drop(b, set);
 	} else {
 		dest_args(tp, tp_slice_open_args(tp, t->send_track, CAT, N_TXN),
 		    utid, tid, "uint");
@@ -390,9 +518,8 @@ return_failed(struct tp *tp, struct tp_fbinder *b, int64_t ts, int64_t tid,
 	case RCV_AFTER_TRANSACTION:
 	case SND_AFTER_BR_TRANSACTION_COMPLETE:
 		if (f->has_txn && !f->oneway && !f->reply)
-			(void)tp_slice_end_matching(tp,
-			    tp_thread_track(tp, tp_thread_get(tp, tid)), ts,
-			    NULL, NULL, TP_NULL, NULL);
+			end_top(tp, tp_thread_track(tp, tp_thread_get(tp, tid)),
+			    ts);
 		break;
 	default:
 		/* Still waiting on the other side: the frame stays. */
@@ -454,15 +581,15 @@ void
 tp_binder_alloc_buf(struct tp *tp, int64_t tid, uint64_t data_size,
     uint64_t offsets_size)
 {
-	int64_t track = tp_thread_track(tp, tp_thread_get(tp, tid));
-	int64_t set = tp_slice_open_args(tp, track, CAT, N_TXN);
+	int64_t track, set;
 
-	if (set == TP_NULL)
+	if (binder_state(tp) == NULL)
 		return;
-	tp_arg_int(tp, set, "data size", "data size", (int64_t)data_size,
-	    "uint");
-	tp_arg_int(tp, set, "offsets size", "offsets size",
-	    (int64_t)offsets_size, "uint");
+	track = tp_thread_track(tp, tp_thread_get(tp, tid));
+	if ((set = tp_slice_open_args(tp, track, CAT, N_TXN)) == TP_NULL)
+		return;
+	barg_int(tp, set, K_DATA_SIZE, (int64_t)data_size, "uint");
+	barg_int(tp, set, K_OFFSETS_SIZE, (int64_t)offsets_size, "uint");
 }
 
 /*
@@ -473,20 +600,22 @@ void
 tp_binder_lock(struct tp *tp, int64_t ts, int64_t tid, int what)
 {
 	struct tp_fbinder *b = binder_state(tp);
-	int64_t track;
+	int64_t utid, track;
 
 	if (b == NULL)
 		return;
-	track = tp_thread_track(tp, tp_thread_get(tp, tid));
+	utid = tp_thread_get(tp, tid);
 	switch (what) {
 	case TP_BINDER_LOCK:
 		(void)tp_hash_put(&b->lock_wait, (uint64_t)tid, (uint64_t)ts);
-		(void)tp_slice_begin(tp, track, ts, CAT, N_LOCK_WAIT, TP_NULL,
-		    TP_NULL);
+		(void)tp_slice_begin(tp, tp_thread_track(tp, utid), ts, CAT,
+		    N_LOCK_WAIT, TP_NULL, TP_NULL);
 		break;
 	case TP_BINDER_LOCKED:
+		/* Locked without a lock seen: no track is made. */
 		if (tp_hash_get(&b->lock_wait, (uint64_t)tid) == NULL)
 			break;
+		track = tp_thread_track(tp, utid);
 		(void)tp_slice_end_matching(tp, track, ts, NULL, NULL, TP_NULL,
 		    NULL);
 		(void)tp_slice_begin(tp, track, ts, CAT, N_LOCK_HELD, TP_NULL,
@@ -497,8 +626,8 @@ tp_binder_lock(struct tp *tp, int64_t ts, int64_t tid, int what)
 	case TP_BINDER_UNLOCK:
 		if (tp_hash_get(&b->lock_held, (uint64_t)tid) == NULL)
 			break;
-		(void)tp_slice_end_matching(tp, track, ts, CAT, N_LOCK_HELD,
-		    TP_NULL, NULL);
+		(void)tp_slice_end_matching(tp, tp_thread_track(tp, utid), ts,
+		    CAT, N_LOCK_HELD, TP_NULL, NULL);
 		(void)tp_hash_del(&b->lock_held, (uint64_t)tid);
 		break;
 	}
@@ -571,6 +700,8 @@ tp_ftrace_binder_free(struct tp *tp)
 	free(b->stacks);
 	tp_hash_free(&b->lock_wait);
 	tp_hash_free(&b->lock_held);
+	tp_hash_free(&b->args_of);
+	free(b->args);
 	free(b);
 	tp->fbinder = NULL;
 }

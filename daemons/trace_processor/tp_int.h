@@ -512,6 +512,13 @@ void	 tp_arg_real(struct tp *, int64_t set, const char *flat,
 	    const char *key, double v);
 void	 tp_arg_str(struct tp *, int64_t set, const char *flat, const char *key,
 	    const char *s, size_t len, const char *type);
+/* An arg written under id, replacing the arg of that id (-1: a new one);
+ * returns its id, or -1. For upstream's update of a key a set already
+ * has, in its place. */
+int64_t	 tp_arg_int_at(struct tp *, int64_t id, int64_t set, const char *flat,
+	    const char *key, int64_t v, const char *type);
+int64_t	 tp_arg_str_at(struct tp *, int64_t id, int64_t set, const char *flat,
+	    const char *key, const char *s, size_t len);
 /* A string arg whose value is NULL (upstream's null StringId). */
 void	 tp_arg_str_null(struct tp *, int64_t set, const char *key);
 void	 tp_counter_insert(struct tp *, int64_t ts, int64_t track, double v,
