@@ -312,25 +312,22 @@ sample(struct tp *tp, struct tp_cpu_uid *c, int64_t ts, int64_t track,
 	sp->pushed = j;
 }
 
+/* A track of kind by its first dimension (k1: s1 if not NULL, else i1)
+ * and cluster, in milliseconds. */
 static int64_t
 counter_track(struct tp *tp, const char *name, const char *kind,
     const char *k1, const char *s1, int64_t i1, uint32_t cluster)
 {
-	size_t n = tp->ntracks;
-	int64_t track = tp_track_intern(tp, TT_COUNTER, name, TP_NULL);
-	struct tp_track *t;
+	struct tp_dim dims[2] = {
+		s1 != NULL ? TP_DIM_STR(k1, s1) : TP_DIM_INT(k1, i1),
+		TP_DIM_INT("cluster", cluster),
+	};
+	int created = 0;
+	int64_t track = tp_track_intern_dimv(tp, TT_COUNTER, kind, name,
+	    TP_NULL, dims, 2, &created);
 
-	if (track < 0 || tp->ntracks == n)
-		return track;
-	tp_track_kind(tp, track, kind);
-	tp_track_unit(tp, track, "ms");
-	t = &tp->tracks[track];
-	t->dim_set = tp_arg_set_new(tp);
-	if (s1 != NULL)
-		tp_arg_str(tp, t->dim_set, k1, k1, s1, strlen(s1), NULL);
-	else
-		tp_arg_int(tp, t->dim_set, k1, k1, i1, "int");
-	tp_arg_int(tp, t->dim_set, "cluster", "cluster", cluster, "int");
+	if (created)
+		tp_track_unit(tp, track, "ms");
 	return track;
 }
 
