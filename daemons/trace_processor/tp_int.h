@@ -553,6 +553,8 @@ void	 tp_metadata_str_multi(struct tp *, const char *name, const char *v);
 void	 tp_metadata_append(struct tp *, const char *name, const char *s,
 	    int64_t v);
 int	 tp_write_final_tables(struct tp *);
+/* tp_proto_cpu_per_uid.c: its track table, written with the final ones. */
+int	 tp_proto_cpu_per_uid_write(struct tp *);
 void	 tp_cpu_seen(struct tp *, int64_t cpu);
 void	 tp_bounds_add(struct tp *, int64_t ts, int64_t dur);
 /* What a CpuInfo packet says of a cpu (tp_cpu_info.c). */

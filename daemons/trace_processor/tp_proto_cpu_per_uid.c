@@ -496,6 +496,72 @@ tp_proto_cpu_per_uid(struct tp *tp, uint32_t seq, struct tp_gen *gen,
 	s->cur_ts = ts;
 }
 
+struct uid_row {
+	int64_t		 track;
+	uint64_t	 key, total;
+};
+
+static int
+uid_row_cmp(const void *a, const void *b)
+{
+	const struct uid_row *x = a, *y = b;
+
+	return x->track < y->track ? -1 : x->track > y->track;
+}
+
+/*
+ * __intrinsic_android_cpu_per_uid_track: what each uid (a range, for the
+ * grouped ones) and cluster gained in the trace, by track, as upstream
+ * writes it once the trace is read; rewritten at each checkpoint.
+ */
+int
+tp_proto_cpu_per_uid_write(struct tp *tp)
+{
+	struct tp_cpu_uid *c = tp->cpu_uid;
+	struct uid_row *rows;
+	sqlite3_stmt *st = NULL;
+	char name[NAME_LEN];
+	size_t i;
+	int rc = 0;
+
+	if (c == NULL || c->cumul.n == 0)
+		return 0;
+	if ((rows = calloc(c->cumul.n, sizeof(*rows))) == NULL)
+		return tp_seterr(tp, "%s: out of memory", __func__);
+	for (i = 0; i < c->cumul.n; i++) {
+		uint64_t key = c->cumul.key[i];
+
+		snprintf(name, sizeof(name), "CPU for UID %u CL%u",
+		    (uint32_t)(key >> 32), (uint32_t)key);
+		rows[i].track = counter_track(tp, name, "android_cpu_per_uid",
+		    "uid", NULL, (uint32_t)(key >> 32), (uint32_t)key);
+		rows[i].key = key;
+		rows[i].total = c->cumul.val[i];
+	}
+	qsort(rows, c->cumul.n, sizeof(*rows), uid_row_cmp);
+	if (sqlite3_exec(tp->db, "DELETE FROM"
+	    " __intrinsic_android_cpu_per_uid_track", NULL, NULL, NULL) !=
+	    SQLITE_OK || sqlite3_prepare_v2(tp->db, "INSERT INTO"
+	    " __intrinsic_android_cpu_per_uid_track(id, track_id, uid, cluster,"
+	    " total_cpu_millis) VALUES(?,?,?,?,?)", -1, &st, NULL) !=
+	    SQLITE_OK)
+		rc = tp_seterr(tp, "%s: %s", __func__, sqlite3_errmsg(tp->db));
+	for (i = 0; rc == 0 && i < c->cumul.n; i++) {
+		sqlite3_bind_int64(st, 1, (int64_t)i);
+		sqlite3_bind_int64(st, 2, rows[i].track);
+		sqlite3_bind_int64(st, 3, (int64_t)(rows[i].key >> 32));
+		sqlite3_bind_int64(st, 4, (int64_t)(uint32_t)rows[i].key);
+		sqlite3_bind_int64(st, 5, (int64_t)rows[i].total);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = tp_seterr(tp, "%s: %s", __func__,
+			    sqlite3_errmsg(tp->db));
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	free(rows);
+	return rc;
+}
+
 void
 tp_proto_cpu_per_uid_sorted(struct tp *tp, const struct tp_sort_item *it)
 {

@@ -294,6 +294,9 @@ static const char schema_sql[] =
 	" reference_set_id INTEGER, owner_id INTEGER, owned_id INTEGER,"
 	" field_name TEXT, field_type_name TEXT,"
 	" deobfuscated_field_name TEXT);"
+	"CREATE TABLE __intrinsic_android_cpu_per_uid_track("
+	" id INTEGER PRIMARY KEY, track_id INTEGER, uid INTEGER,"
+	" cluster INTEGER, total_cpu_millis INTEGER);"
 	"CREATE TABLE package_list(id INTEGER PRIMARY KEY, package_name TEXT,"
 	" uid INTEGER, debuggable INTEGER, profileable_from_shell INTEGER,"
 	" version_code INTEGER);"
@@ -1373,7 +1376,8 @@ tp_write_final_tables(struct tp *tp)
 {
 	char sql[160];
 
-	if (tp_rows_flush(tp) == -1)
+	/* Before the tracks: its rows may name new ones. */
+	if (tp_rows_flush(tp) == -1 || tp_proto_cpu_per_uid_write(tp) == -1)
 		return -1;
 	if (write_threads(tp) == -1 || write_processes(tp) == -1 ||
 	    write_tracks(tp) == -1 || write_cpus(tp) == -1)
