@@ -330,7 +330,7 @@ binder_line(struct tp *tp, int64_t ts, int64_t tid, const char *name,
 	struct tp_binder_txn t;
 	const struct kv *c;
 	int64_t v, w;
-	char code[64];
+	char code[256];
 	size_t len;
 
 	if (strcmp(name, "binder_transaction") == 0) {
