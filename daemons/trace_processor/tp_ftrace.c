@@ -592,7 +592,7 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 		return;
 	ph = *p++;
 	if (ph != 'B' && ph != 'E' && ph != 'C' && ph != 'S' && ph != 'F' &&
-	    ph != 'I')
+	    ph != 'I' && ph != 'N')
 		return;
 	if (ph == 'E' && p == end) {
 		tp_slice_end(tp, tp_thread_track(tp, tp_thread_get(tp, tid)),
@@ -629,6 +629,24 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 			tp_stat_inc(tp, ST_SYSTRACE_PARSE_FAILURE, 1);
 			return;
 		}
+	}
+	if (ph == 'N') {
+		/* "N|tgid|track|name": of the tracks, only Android's
+		 * DeviceStateChanged is known. */
+		const char *bar = memchr(name, '|', (size_t)(end - name));
+		const char *inst = bar != NULL ? bar + 1 : end, *iend = inst;
+
+		while (iend < end && *iend != '|')
+			iend++;
+		if (bar == NULL || bar == name || iend == inst) {
+			tp_stat_inc(tp, ST_SYSTRACE_PARSE_FAILURE, 1);
+			return;
+		}
+		if (bar - name == 18 && memcmp(name, "DeviceStateChanged",
+		    18) == 0)
+			tp_device_state_slice(tp, ts, inst,
+			    (size_t)(iend - inst));
+		return;
 	}
 	snprintf(nbuf, sizeof(nbuf), "%.*s", (int)(name_end - name), name);
 	switch (ph) {
@@ -1086,7 +1104,8 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		    !tp_ftrace_virtio_gpu_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_ftrace_virtio_video_event(tp, ts, cpu, pid, evid, &e) &&
 		    !tp_gpu_ftrace_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_cros_event(tp, ts, cpu, pid, evid, &e))
+		    !tp_ftrace_cros_event(tp, ts, cpu, pid, evid, &e) &&
+		    !tp_ftrace_binder_event(tp, ts, cpu, pid, evid, &e))
 			(void)tp_ftrace_net_event(tp, ts, cpu, pid, evid, &e);
 		break;
 	}
@@ -1571,6 +1590,7 @@ tp_ftrace_free(struct tp *tp)
 	tp_ftrace_drm_free(tp);
 	tp_ftrace_v4l2_free(tp);
 	tp_ftrace_virtio_gpu_free(tp);
+	tp_ftrace_binder_free(tp);
 	if (tp->ftrace == NULL)
 		return;
 	free(tp->ftrace->cpus);

@@ -343,6 +343,8 @@ struct tp_gecko;
 struct tp_gen;
 struct tp_flows;
 struct tp_clocks;
+struct tp_fbinder;
+struct tp_cpu_uid;
 
 enum tp_format {
 	FMT_UNKNOWN,
@@ -479,6 +481,8 @@ struct tp {
 	struct tp_fperf		*fperf;
 	struct tp_heapprof	*heapprof;
 	struct tp_gecko		*gecko;
+	struct tp_fbinder	*fbinder;
+	struct tp_cpu_uid	*cpu_uid;
 };
 
 /* tp_engine.c */
@@ -519,6 +523,13 @@ void	 tp_arg_real(struct tp *, int64_t set, const char *flat,
 	    const char *key, double v);
 void	 tp_arg_str(struct tp *, int64_t set, const char *flat, const char *key,
 	    const char *s, size_t len, const char *type);
+/* An arg written under id, replacing the arg of that id (-1: a new one);
+ * returns its id, or -1. For upstream's update of a key a set already
+ * has, in its place. */
+int64_t	 tp_arg_int_at(struct tp *, int64_t id, int64_t set, const char *flat,
+	    const char *key, int64_t v, const char *type);
+int64_t	 tp_arg_str_at(struct tp *, int64_t id, int64_t set, const char *flat,
+	    const char *key, const char *s, size_t len);
 /* A string arg whose value is NULL (upstream's null StringId). */
 void	 tp_arg_str_null(struct tp *, int64_t set, const char *key);
 void	 tp_counter_insert(struct tp *, int64_t ts, int64_t track, double v,
@@ -553,6 +564,8 @@ void	 tp_metadata_str_multi(struct tp *, const char *name, const char *v);
 void	 tp_metadata_append(struct tp *, const char *name, const char *s,
 	    int64_t v);
 int	 tp_write_final_tables(struct tp *);
+/* tp_proto_cpu_per_uid.c: its track table, written with the final ones. */
+int	 tp_proto_cpu_per_uid_write(struct tp *);
 void	 tp_cpu_seen(struct tp *, int64_t cpu);
 void	 tp_bounds_add(struct tp *, int64_t ts, int64_t dur);
 /* What a CpuInfo packet says of a cpu (tp_cpu_info.c). */
@@ -745,6 +758,15 @@ int64_t	 tp_slice_end_matching(struct tp *, int64_t track, int64_t ts,
 /* The slice open on track at ts (-1: none) and its start. */
 int64_t	 tp_slice_top(struct tp *, int64_t track, int64_t ts,
 	    int64_t *start);
+/* The innermost slice open on track (complete ones aside) whose category
+ * and name match (NULL: any; a slice without a name matches any name), as
+ * its depth in the stack, or -1. */
+int64_t	 tp_slice_find_open(struct tp *, int64_t track, const char *cat,
+	    const char *name);
+/* That slice's arg set, made if it has none, so args can join it before
+ * it ends; TP_NULL when none matches. */
+int64_t	 tp_slice_open_args(struct tp *, int64_t track, const char *cat,
+	    const char *name);
 void	 tp_slices_close_all(struct tp *);
 /* Writes the open slices as they stand (dur -1); they stay open. */
 void	 tp_slices_write_open(struct tp *);
@@ -851,6 +873,7 @@ enum tp_sort_kind {
 	SK_SYSTRACE,		/* one text line */
 	SK_STRACE,		/* one strace line */
 	SK_POWER_RAIL,		/* one power rail sample (tp_proto_power.c) */
+	SK_COUNTER,		/* a counter sample (tp_proto_cpu_per_uid.c) */
 };
 
 struct tp_sort_blk;
@@ -977,11 +1000,14 @@ void	 tp_ftrace_blocked_reason(struct tp *, int64_t tid, int64_t io_wait,
 	    const char *fn, size_t fn_len);
 void	 tp_ftrace_print(struct tp *, int64_t ts, int64_t tid,
 	    const char *buf, size_t len);
-/* tp_proto_sysprop.c: counters of Android's that atrace and system
- * properties both write, on global tracks. */
+/* tp_proto_sysprop.c: Android's state that atrace and system properties
+ * both write, on global tracks. */
 void	 tp_battery_stats_counter(struct tp *, int64_t ts, const char *name,
 	    double v);
 void	 tp_screen_state_counter(struct tp *, int64_t ts, double v);
+/* An instant on the DeviceStateChanged track, named by the state. */
+void	 tp_device_state_slice(struct tp *, int64_t ts, const char *state,
+	    size_t len);
 /* kind: upstream's track type ("cpu_frequency"); name: the track's. */
 void	 tp_ftrace_cpu_counter(struct tp *, int64_t ts, const char *kind,
 	    const char *name, int64_t cpu, double v);
@@ -1074,6 +1100,27 @@ int	 tp_gpu_ftrace_event(struct tp *, int64_t ts, uint32_t cpu,
 void	 tp_gpus_free(struct tp *);
 int	 tp_ftrace_net_event(struct tp *, int64_t ts, uint32_t cpu,
 	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+/* tp_ftrace_binder.c: binder transactions, from proto or text events. */
+struct tp_binder_txn {
+	int64_t		 id, dest_node, dest_tgid, dest_tid;
+	int		 reply;
+	uint32_t	 flags;
+	const char	*code;		/* the code arg's text */
+};
+void	 tp_binder_transaction(struct tp *, int64_t ts, int64_t tid,
+	    const struct tp_binder_txn *);
+void	 tp_binder_received(struct tp *, int64_t ts, int64_t tid, int64_t id);
+void	 tp_binder_command(struct tp *, int64_t tid, uint32_t cmd);
+void	 tp_binder_return(struct tp *, int64_t ts, int64_t tid, uint32_t cmd);
+void	 tp_binder_alloc_buf(struct tp *, int64_t tid, uint64_t data_size,
+	    uint64_t offsets_size);
+#define TP_BINDER_LOCK		1
+#define TP_BINDER_LOCKED	2
+#define TP_BINDER_UNLOCK	3
+void	 tp_binder_lock(struct tp *, int64_t ts, int64_t tid, int what);
+int	 tp_ftrace_binder_event(struct tp *, int64_t ts, uint32_t cpu,
+	    int64_t pid, uint32_t evid, const struct tp_ftrace_ev *);
+void	 tp_ftrace_binder_free(struct tp *);
 /* A cpu's frequency limits (either may be NULL: not known). */
 void	 tp_ftrace_cpu_freq_limits(struct tp *, int64_t ts, int64_t cpu,
 	    const double *max, const double *min);

@@ -1406,6 +1406,10 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 			    &d, 1);
 		break;
 	}
+	case 119:	/* cpu_per_uid_data: incremental, in file order */
+		tp_proto_cpu_per_uid(tp, pk.seq, g, ts, pk.data.data,
+		    pk.data.len);
+		break;
 	case 1:		/* ftrace_events: kernel_symbols live in g */
 		tp_proto_ftrace_bundle(tp, g, pk.data.data, pk.data.len);
 		break;
@@ -1606,6 +1610,7 @@ tp_proto_free(struct tp *tp)
 	size_t i;
 
 	tp_proto_power_free(tp);
+	tp_proto_cpu_per_uid_free(tp);
 	if (p == NULL)
 		return;
 	for (i = 0; i < p->seqs.cap; i++) {
@@ -1674,6 +1679,9 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case SK_COMPACT_WAKING:
 		tp_ftrace_compact_waking(tp, it->ts, it->aux, it->data,
 		    it->len);
+		return;
+	case SK_COUNTER:
+		tp_proto_cpu_per_uid_sorted(tp, it);
 		return;
 	case SK_FTRACE_PART: {
 		int64_t raw_ts;

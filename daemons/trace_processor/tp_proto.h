@@ -166,6 +166,13 @@ void	 tp_proto_chrome_trigger(struct tp *, int64_t ts, const uint8_t *,
 void	 tp_proto_loss_packet(struct tp_seq *, uint32_t dropped);
 void	 tp_proto_loss_stats(struct tp *, const uint8_t *, size_t);
 struct tp_seq *tp_proto_seq_find(struct tp *, uint32_t id);
+/* tp_proto_cpu_per_uid.c: a CpuPerUidData packet of sequence seq (gen:
+ * its incremental state), read as it is tokenized; its samples come back
+ * sorted (SK_COUNTER). */
+void	 tp_proto_cpu_per_uid(struct tp *, uint32_t seq, struct tp_gen *,
+	    int64_t ts, const uint8_t *, size_t);
+void	 tp_proto_cpu_per_uid_sorted(struct tp *, const struct tp_sort_item *);
+void	 tp_proto_cpu_per_uid_free(struct tp *);
 /* tp_proto_battery.c: a BatteryCounters packet. */
 void	 tp_proto_battery(struct tp *, int64_t ts, const uint8_t *, size_t);
 

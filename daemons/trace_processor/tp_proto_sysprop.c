@@ -36,6 +36,22 @@ tp_screen_state_counter(struct tp *tp, int64_t ts, double v)
 		tp_counter_insert(tp, ts, track, v, TP_NULL);
 }
 
+void
+tp_device_state_slice(struct tp *tp, int64_t ts, const char *state,
+    size_t len)
+{
+	int64_t track = tp_track_intern_dimv(tp, TT_TRACK,
+	    "android_device_state", "DeviceStateChanged", TP_NULL, NULL, 0,
+	    NULL);
+	char *name;
+
+	if (track < 0 || (name = tp_strndup(state, len)) == NULL)
+		return;
+	(void)tp_slice_complete(tp, track, ts, 0, NULL, name, TP_NULL,
+	    TP_NULL, TP_NULL);
+	free(name);
+}
+
 /* A property's counter of its own, known by its full name. */
 static void
 sysprop_counter(struct tp *tp, int64_t ts, const char *prop,
@@ -70,19 +86,13 @@ static void
 property(struct tp *tp, int64_t ts, const char *name, const char *value)
 {
 	const char *key;
-	int64_t track;
 	int32_t v;
 
 	if (strncmp(name, PROP_PREFIX, strlen(PROP_PREFIX)) != 0)
 		return;
 	key = name + strlen(PROP_PREFIX);
 	if (strcmp(key, "device_state") == 0) {
-		track = tp_track_intern_dimv(tp, TT_TRACK,
-		    "android_device_state", "DeviceStateChanged", TP_NULL,
-		    NULL, 0, NULL);
-		if (track >= 0)
-			(void)tp_slice_complete(tp, track, ts, 0, NULL, value,
-			    TP_NULL, TP_NULL, TP_NULL);
+		tp_device_state_slice(tp, ts, value, strlen(value));
 		return;
 	}
 	if (strcmp(key, "wallpaper.package_name") == 0 ||

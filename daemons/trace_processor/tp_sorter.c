@@ -161,6 +161,7 @@ item_dispatch(struct tp *tp, struct tp_sort_item *it)
 	case SK_COMPACT_WAKING:
 	case SK_FTRACE_PART:
 	case SK_POWER_RAIL:
+	case SK_COUNTER:
 		tp_proto_parse_sorted(tp, it);
 		break;
 	case SK_ETW:

@@ -288,6 +288,9 @@ static const char schema_sql[] =
 	" reference_set_id INTEGER, owner_id INTEGER, owned_id INTEGER,"
 	" field_name TEXT, field_type_name TEXT,"
 	" deobfuscated_field_name TEXT);"
+	"CREATE TABLE __intrinsic_android_cpu_per_uid_track("
+	" id INTEGER PRIMARY KEY, track_id INTEGER, uid INTEGER,"
+	" cluster INTEGER, total_cpu_millis INTEGER);"
 	"CREATE TABLE package_list(id INTEGER PRIMARY KEY, package_name TEXT,"
 	" uid INTEGER, debuggable INTEGER, profileable_from_shell INTEGER,"
 	" version_code INTEGER);"
@@ -378,8 +381,9 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[SQ_COUNTER] = "INSERT INTO counter(id, ts, track_id, value,"
 	    " arg_set_id) VALUES(?,?,?,?,?)",
-	[SQ_ARG] = "INSERT INTO __args(id, arg_set_id, key_id, int_value,"
-	    " string_value, real_value) VALUES(?,?,?,?,?,?)",
+	/* OR REPLACE: an arg written again under its id (tp_arg_*_at). */
+	[SQ_ARG] = "INSERT OR REPLACE INTO __args(id, arg_set_id, key_id,"
+	    " int_value, string_value, real_value) VALUES(?,?,?,?,?,?)",
 	[SQ_ARG_KEY] = "INSERT INTO __arg_keys(id, flat_key, key, value_type)"
 	    " VALUES(?,?,?,?)",
 	[SQ_FLOW] = "INSERT INTO flow(id, slice_out, slice_in, trace_id,"
@@ -774,24 +778,53 @@ arg_key_id(struct tp *tp, const char *flat, const char *key,
 	return id;
 }
 
-static void
-arg_insert(struct tp *tp, int64_t set, const char *flat, const char *key,
-    int64_t iv, const char *str, size_t slen, const double *rv,
-    const char *type)
+/* Writes arg id (a new one when id is -1); returns its id, or -1 when
+ * its key could not be had. */
+static int64_t
+arg_write(struct tp *tp, int64_t id, int64_t set, const char *flat,
+    const char *key, int64_t iv, const char *str, size_t slen,
+    const double *rv, const char *type)
 {
 	int64_t kid = arg_key_id(tp, flat, key, type);
 	struct tp_val *r;
 
 	if (kid < 0)
-		return;
+		return -1;
+	if (id < 0)
+		id = tp->next_arg++;
 	r = tp_row_new(tp, SQ_ARG);
-	tp_val_int(&r[0], tp->next_arg++);
+	tp_val_int(&r[0], id);
 	tp_val_int(&r[1], set);
 	tp_val_int(&r[2], kid);
 	tp_val_i64n(&r[3], iv);
 	(void)tp_val_str(tp, SQ_ARG, &r[4], str, slen);
 	if (rv != NULL)
 		tp_val_real(&r[5], *rv);
+	return id;
+}
+
+static void
+arg_insert(struct tp *tp, int64_t set, const char *flat, const char *key,
+    int64_t iv, const char *str, size_t slen, const double *rv,
+    const char *type)
+{
+	(void)arg_write(tp, -1, set, flat, key, iv, str, slen, rv, type);
+}
+
+int64_t
+tp_arg_int_at(struct tp *tp, int64_t id, int64_t set, const char *flat,
+    const char *key, int64_t v, const char *type)
+{
+	return arg_write(tp, id, set, flat, key, v, NULL, 0, NULL,
+	    type ? type : "int");
+}
+
+int64_t
+tp_arg_str_at(struct tp *tp, int64_t id, int64_t set, const char *flat,
+    const char *key, const char *s, size_t len)
+{
+	return arg_write(tp, id, set, flat, key, TP_NULL, s ? s : "",
+	    s ? len : 0, NULL, "string");
 }
 
 void
@@ -1407,7 +1440,8 @@ tp_write_final_tables(struct tp *tp)
 {
 	char sql[160];
 
-	if (tp_rows_flush(tp) == -1)
+	/* Before the tracks: its rows may name new ones. */
+	if (tp_rows_flush(tp) == -1 || tp_proto_cpu_per_uid_write(tp) == -1)
 		return -1;
 	if (write_threads(tp) == -1 || write_processes(tp) == -1 ||
 	    write_tracks(tp) == -1 || write_cpus(tp) == -1 ||

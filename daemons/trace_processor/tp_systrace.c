@@ -299,6 +299,84 @@ freq_limits(struct tp *tp, int64_t ts, const struct kv *kv, size_t n)
 	    hmin ? &min : NULL);
 }
 
+/* A field's first word (what follows "cmd=0x7206 BR_..." is a name) as an
+ * integer in base (0: as C spells it) within [lo, hi]: 0, or -1. */
+static int
+kv_word(const struct kv *kv, size_t n, const char *k, int base, int64_t lo,
+    int64_t hi, int64_t *v)
+{
+	const struct kv *e = kv_get(kv, n, k);
+	char buf[32], *end;
+	size_t len;
+
+	if (e == NULL)
+		return -1;
+	for (len = 0; len < e->vlen && e->v[len] != ' '; len++)
+		;
+	if (len == 0 || len >= sizeof(buf) || e->v[0] == '-')
+		return -1;
+	memcpy(buf, e->v, len);
+	buf[len] = '\0';
+	*v = (int64_t)strtoull(buf, &end, base);
+	return *end == '\0' && *v >= lo && *v <= hi ? 0 : -1;
+}
+
+/* The binder driver's events; 1 when name is one of them. A line missing
+ * a field the tracker needs is left out. */
+static int
+binder_line(struct tp *tp, int64_t ts, int64_t tid, const char *name,
+    const struct kv *kv, size_t n)
+{
+	struct tp_binder_txn t;
+	const struct kv *c;
+	int64_t v, w;
+	char code[256];
+	size_t len;
+
+	if (strcmp(name, "binder_transaction") == 0) {
+		c = kv_get(kv, n, "code");
+		for (len = 0; c != NULL && len < c->vlen && c->v[len] != ' ';
+		    len++)
+			;
+		snprintf(code, sizeof(code), "%.*s Java Layer Dependent",
+		    (int)len, c != NULL ? c->v : "");
+		t.code = code;
+		t.flags = kv_word(kv, n, "flags", 16, 0, INT64_MAX, &v) == 0 ?
+		    (uint32_t)v : 0;
+		if (kv_word(kv, n, "transaction", 10, 0, INT32_MAX, &t.id) ==
+		    0 && kv_word(kv, n, "dest_node", 10, 0, INT32_MAX,
+		    &t.dest_node) == 0 && kv_word(kv, n, "dest_proc", 10, 0,
+		    UINT32_MAX, &t.dest_tgid) == 0 && kv_word(kv, n,
+		    "dest_thread", 10, 0, UINT32_MAX, &t.dest_tid) == 0 &&
+		    kv_word(kv, n, "reply", 10, 0, INT32_MAX, &v) == 0) {
+			t.reply = v == 1;
+			tp_binder_transaction(tp, ts, tid, &t);
+		}
+	} else if (strcmp(name, "binder_transaction_received") == 0) {
+		if (kv_word(kv, n, "transaction", 10, 0, INT32_MAX, &v) == 0)
+			tp_binder_received(tp, ts, tid, v);
+	} else if (strcmp(name, "binder_command") == 0) {
+		if (kv_word(kv, n, "cmd", 0, 0, UINT32_MAX, &v) == 0)
+			tp_binder_command(tp, tid, (uint32_t)v);
+	} else if (strcmp(name, "binder_return") == 0) {
+		if (kv_word(kv, n, "cmd", 0, 0, UINT32_MAX, &v) == 0)
+			tp_binder_return(tp, ts, tid, (uint32_t)v);
+	} else if (strcmp(name, "binder_transaction_alloc_buf") == 0) {
+		if (kv_word(kv, n, "data_size", 10, 0, INT64_MAX, &v) == 0 &&
+		    kv_word(kv, n, "offsets_size", 10, 0, INT64_MAX, &w) == 0)
+			tp_binder_alloc_buf(tp, tid, (uint64_t)v, (uint64_t)w);
+	} else if (strcmp(name, "binder_lock") == 0) {
+		tp_binder_lock(tp, ts, tid, TP_BINDER_LOCK);
+	} else if (strcmp(name, "binder_locked") == 0) {
+		tp_binder_lock(tp, ts, tid, TP_BINDER_LOCKED);
+	} else if (strcmp(name, "binder_unlock") == 0) {
+		tp_binder_lock(tp, ts, tid, TP_BINDER_UNLOCK);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 void
 tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 {
@@ -328,6 +406,9 @@ tp_systrace_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		return;
 	}
 	n = split_kv(args, argslen, kv, MAX_FIELDS);
+	if (strncmp(name, "binder_", 7) == 0 &&
+	    binder_line(tp, ts, tid, name, kv, n))
+		return;
 	if (strcmp(name, "sched_switch") == 0) {
 		const struct kv *pc = kv_get(kv, n, "prev_comm");
 		const struct kv *nc = kv_get(kv, n, "next_comm");

@@ -499,28 +499,16 @@ int64_t
 tp_slice_end_matching(struct tp *tp, int64_t track, int64_t ts,
     const char *cat, const char *name, int64_t thread_ts, int64_t *set)
 {
-	struct tp_track *t;
+	int64_t d = tp_slice_find_open(tp, track, cat, name);
 	size_t i, above = 0;
 
 	if (set != NULL)
 		*set = TP_NULL;
-	if (track < 0)
+	if (d < 0)
 		return -1;
-	t = &tp->tracks[track];
-	for (i = t->depth; i > 0; i--) {
-		struct tp_open_slice *s = &t->stack[i - 1];
-
-		/* Complete slices are not ended by an end event. */
-		if (s->end >= 0)
-			continue;
-		if ((cat == NULL || (s->cat != NULL &&
-		    strcmp(s->cat, cat) == 0)) && (name == NULL ||
-		    s->name == NULL || strcmp(s->name, name) == 0))
-			break;
-		above++;
-	}
-	if (i == 0)
-		return -1;
+	for (i = (size_t)d + 1; i < tp->tracks[track].depth; i++)
+		if (tp->tracks[track].stack[i].end < 0)
+			above++;
 	if (above > 0)
 		tp_stat_inc(tp, ST_MISPLACED_END_EVENT, 1);
 	/* Each call ends the innermost open slice. */
@@ -542,6 +530,45 @@ tp_slice_top(struct tp *tp, int64_t track, int64_t ts, int64_t *start)
 		return -1;
 	*start = t->stack[t->depth - 1].ts;
 	return t->stack[t->depth - 1].id;
+}
+
+int64_t
+tp_slice_find_open(struct tp *tp, int64_t track, const char *cat,
+    const char *name)
+{
+	struct tp_track *t;
+	size_t i;
+
+	if (track < 0)
+		return -1;
+	t = &tp->tracks[track];
+	for (i = t->depth; i > 0; i--) {
+		struct tp_open_slice *s = &t->stack[i - 1];
+
+		/* Complete slices are not ended by an end event. */
+		if (s->end >= 0)
+			continue;
+		if ((cat == NULL || (s->cat != NULL &&
+		    strcmp(s->cat, cat) == 0)) && (name == NULL ||
+		    s->name == NULL || strcmp(s->name, name) == 0))
+			return (int64_t)(i - 1);
+	}
+	return -1;
+}
+
+int64_t
+tp_slice_open_args(struct tp *tp, int64_t track, const char *cat,
+    const char *name)
+{
+	int64_t d = tp_slice_find_open(tp, track, cat, name);
+	struct tp_open_slice *s;
+
+	if (d < 0)
+		return TP_NULL;
+	s = &tp->tracks[track].stack[d];
+	if (s->arg_set_id == TP_NULL)
+		s->arg_set_id = tp_arg_set_new(tp);
+	return s->arg_set_id;
 }
 
 void
