@@ -1350,6 +1350,8 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	if (pk.data.id == 6)
 		tp_clock_snapshot_untrusted(tp, pk.seq, pk.data.data,
 		    pk.data.len);
+	else if (pk.data.id == 107)	/* remote_clock_sync */
+		tp_clock_remote_sync_untrusted(tp, pk.data.data, pk.data.len);
 	ts = pk.ts;
 	if (pk.has_ts) {
 		uint32_t clock = pk.has_clock ? pk.clock_id :

@@ -130,6 +130,9 @@ void	 tp_clock_snapshot_untrusted(struct tp *, uint32_t seq,
 	    const uint8_t *, size_t);
 /* A packet's time in clock id (0: the trace's default) of sequence seq;
  * -1 (counted) when it cannot be converted. */
+/* A remote machine's RemoteClockSync: its clocks tied to the host's. */
+void	 tp_clock_remote_sync_untrusted(struct tp *, const uint8_t *,
+	    size_t);
 int	 tp_clock_to_trace(struct tp *, uint32_t seq, uint32_t id, int64_t ts,
 	    int64_t *out);
 /* A legacy (Chrome) time, in MONOTONIC; -1 when it cannot be converted

@@ -27,6 +27,10 @@
 #define MAX_EDGES		4096
 #define MAX_HOPS		4
 #define MAX_PATHS		64	/* paths cached, by source clock */
+#define MAX_SYNCED		64	/* remote machines with a clock sync */
+#define SYNC_IDS		16	/* builtin clocks a sync aligns */
+#define SYNC_ROUNDS		64
+#define SYNC_ROUND_NS		(30ULL * 1000000000)
 
 struct clock_pt {
 	int64_t		 src, dst;	/* ns */
@@ -62,6 +66,10 @@ struct tp_clocks {
 	int		 used;		/* a time was converted: the trace
 					 * clock stays */
 	int64_t		 nsnapshots;	/* clock_snapshot.snapshot_id */
+	int		 snapshot_read;	/* any ClockSnapshot, valid or not */
+	uint32_t	 synced[MAX_SYNCED];	/* machines a RemoteClockSync
+						 * tied to the host */
+	size_t		 nsynced;
 	/*
 	 * Upstream's conversion cache, kept only to count its misses the
 	 * same way: 8 paths, each valid between two snapshots of its clock,
@@ -84,18 +92,30 @@ clocks_get(struct tp *tp)
 	return tp->clocks;
 }
 
+static int
+machine_synced(const struct tp_clocks *c, uint32_t machine)
+{
+	size_t i;
+
+	for (i = 0; c != NULL && i < c->nsynced; i++)
+		if (c->synced[i] == machine)
+			return 1;
+	return 0;
+}
+
 /*
  * Ids 64..127 are private to the sequence. A remote machine's clocks are
  * its own (tagged with the machine: a hash with the top bit set), but
- * for its BOOTTIME, which is the host's trace time as long as no clock
- * sync says otherwise (upstream's offset 0).
+ * for its BOOTTIME, which is the host's trace time until a RemoteClockSync
+ * of that machine says how far apart they are (upstream's offset 0).
  */
 static uint64_t
 clock_key(struct tp *tp, uint32_t seq, uint32_t id)
 {
 	uint64_t key = id >= 64 && id < 128 ? (uint64_t)seq << 32 | id : id;
 
-	if (tp->machine == 0 || id == CLOCK_BOOTTIME)
+	if (tp->machine == 0 || (id == CLOCK_BOOTTIME &&
+	    !machine_synced(tp->clocks, tp->machine)))
 		return key;
 	return tp_hash_bytes(key * 0x9e3779b97f4a7c15ULL, &tp->machine,
 	    sizeof(tp->machine)) | 1ULL << 63;
@@ -276,6 +296,21 @@ clock_builtin_name(uint32_t id)
 
 static int convert(struct tp *, uint64_t key, int64_t ns, int64_t *out);
 
+/* A point on the edge of every pair of the n clocks read together. */
+static void
+edges_add_snapshot(struct tp_clocks *c, const uint64_t *keys,
+    const int64_t *ns, size_t n)
+{
+	struct clock_edge *e;
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (j != i && keys[j] != keys[i] &&
+			    (e = edge_find(c, keys[i], keys[j], 1)) != NULL)
+				edge_add(e, ns[i], ns[j]);
+}
+
 void
 tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
     size_t len)
@@ -287,13 +322,16 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 		uint32_t id; uint64_t key; int64_t ts, ns; int inc;
 		int64_t mult;
 	} cl[64];
-	size_t n = 0, i, j;
+	uint64_t keys[64];
+	int64_t ns[64];
+	size_t n = 0, i;
 	int has_boot = 0, has_file = 0, has_instant = 0;
 	uint64_t primary = 0;
 	int64_t instant = 0;
 
 	if (c == NULL)
 		return;
+	c->snapshot_read = 1;
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.id == 2 && f.wire == PB_VARINT)
@@ -345,16 +383,10 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 			a->mult = cl[i].mult;
 			a->last = cl[i].ts;
 		}
-		for (j = 0; j < n; j++) {
-			struct clock_edge *e;
-
-			if (j == i || cl[j].key == cl[i].key ||
-			    (e = edge_find(c, cl[i].key, cl[j].key, 1)) ==
-			    NULL)
-				continue;
-			edge_add(e, cl[i].ns, cl[j].ns);
-		}
+		keys[i] = cl[i].key;
+		ns[i] = cl[i].ns;
 	}
+	edges_add_snapshot(c, keys, ns, n);
 	/* The snapshot's instant in trace time, for its table. */
 	for (i = 0; i < n && !has_instant; i++)
 		if (cl[i].key == c->trace_clock) {
@@ -437,7 +469,14 @@ tp_clock_to_trace(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 	if (c == NULL)
 		return -1;
 	c->used = 1;
-	key = id == 0 ? c->trace_clock : clock_key(tp, seq, id);
+	/* No clock given: the trace clock, of the packet's machine once a
+	 * sync set that machine's clocks apart. */
+	if (id != 0)
+		key = clock_key(tp, seq, id);
+	else if (machine_synced(c, tp->machine) && c->trace_clock < 64)
+		key = clock_key(tp, seq, (uint32_t)c->trace_clock);
+	else
+		key = c->trace_clock;
 	if (key == c->trace_clock) {
 		*out = ts;
 		return 0;
@@ -505,4 +544,131 @@ tp_clock_free(struct tp *tp)
 	free(c->attrs);
 	free(c);
 	tp->clocks = NULL;
+}
+
+/* A ClockSnapshot's builtin clocks (ids below SYNC_IDS) into v; -1 when
+ * it does not decode. */
+static int
+sync_clocks_read(const uint8_t *buf, size_t len, uint64_t *v)
+{
+	struct pb it, ct;
+	struct pb_field f, cf;
+
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		uint64_t id = 0, ts = 0;
+
+		if (f.id != 1 || f.wire != PB_LEN)
+			continue;
+		pb_init(&ct, f.data, f.len);
+		while (pb_next_untrusted(&ct, &cf) == 1)
+			if (cf.id == 1 && cf.wire == PB_VARINT)
+				id = cf.u;
+			else if (cf.id == 2 && cf.wire == PB_VARINT)
+				ts = cf.u;
+		if (ct.err)
+			return -1;
+		if (id < SYNC_IDS)
+			v[id] = ts;
+	}
+	return it.err ? -1 : 0;
+}
+
+/*
+ * A RemoteClockSync of the packet's (remote) machine, as upstream reads
+ * it: rounds of client then host snapshots; two rounds less than 30 s
+ * apart give, per clock, two offset estimates (the client's round trip
+ * and the host's), and the clock's offset is their mean over the
+ * message. The machine's clock is then tied to the host's by one point
+ * at the last host reading, and its clocks to each other by the client
+ * snapshots.
+ */
+void
+tp_clock_remote_sync_untrusted(struct tp *tp, const uint8_t *buf,
+    size_t len)
+{
+	struct tp_clocks *c = clocks_get(tp);
+	struct { uint64_t host[SYNC_IDS], client[SYNC_IDS]; } *r;
+	struct pb it, sc;
+	struct pb_field f, sf;
+	size_t n = 0, i, k;
+	int err = 0;
+
+	if (c == NULL || (r = calloc(SYNC_ROUNDS, sizeof(*r))) == NULL)
+		return;
+	pb_init(&it, buf, len);
+	while (!err && n < SYNC_ROUNDS && pb_next_untrusted(&it, &f) == 1) {
+		if (f.id != 1 || f.wire != PB_LEN)
+			continue;
+		pb_init(&sc, f.data, f.len);
+		while (!err && pb_next_untrusted(&sc, &sf) == 1)
+			if (sf.wire == PB_LEN && (sf.id == 2 || sf.id == 3))
+				err = sync_clocks_read(sf.data, sf.len,
+				    sf.id == 2 ? r[n].client : r[n].host);
+		err |= sc.err;
+		n++;
+	}
+	if (err || it.err) {
+		tp_stat_inc(tp, ST_INVALID_CLOCK_SNAPSHOTS, 1);
+		free(r);
+		return;
+	}
+	/*
+	 * The host's own clocks need no sync; nor, as upstream has it, does
+	 * a trace whose host sent no ClockSnapshot before (its times are
+	 * all taken as trace time).
+	 */
+	if (tp->machine == 0 || !c->snapshot_read ||
+	    (!machine_synced(c, tp->machine) &&
+	    c->nsynced == MAX_SYNCED)) {
+		free(r);
+		return;
+	}
+	if (!machine_synced(c, tp->machine)) {
+		c->synced[c->nsynced++] = tp->machine;
+		c->npaths = 0;
+	}
+	for (k = 0; k < SYNC_IDS; k++) {
+		__int128 sum = 0;
+		int64_t cnt = 0, offset, anchor = 0;
+		struct clock_edge *e;
+
+		for (i = 1; i < n; i++) {
+			uint64_t t1h = r[i - 1].host[k], t1c = r[i - 1].client[k];
+			uint64_t t2h = r[i].host[k], t2c = r[i].client[k];
+
+			if (r[i].client[CLOCK_BOOTTIME] -
+			    r[i - 1].client[CLOCK_BOOTTIME] >= SYNC_ROUND_NS ||
+			    !t1h || !t1c || !t2h || !t2c)
+				continue;
+			sum += (int64_t)(t1c + t2c) / 2 - (int64_t)t1h;
+			sum += (int64_t)t2c - (int64_t)(t1h + t2h) / 2;
+			cnt += 2;
+		}
+		for (i = 0; i < n; i++)
+			if (r[i].host[k] != 0)
+				anchor = (int64_t)r[i].host[k];
+		if (cnt == 0 || (offset = (int64_t)(sum / cnt),
+		    __builtin_add_overflow(anchor, offset, &offset)))
+			continue;
+		(void)attr_find(c, clock_key(tp, 0, (uint32_t)k), 1);
+		if ((e = edge_find(c, clock_key(tp, 0, (uint32_t)k),
+		    (uint64_t)k, 1)) != NULL)
+			edge_add(e, offset, anchor);
+	}
+	/* The machine's clocks to each other, as a snapshot would. */
+	for (i = 0; i < n; i++) {
+		uint64_t keys[SYNC_IDS];
+		int64_t ns[SYNC_IDS];
+		size_t m = 0;
+
+		for (k = 0; k < SYNC_IDS; k++)
+			if (r[i].client[k] != 0 &&
+			    r[i].client[k] <= (uint64_t)INT64_MAX) {
+				keys[m] = clock_key(tp, 0, (uint32_t)k);
+				ns[m++] = (int64_t)r[i].client[k];
+			}
+		edges_add_snapshot(c, keys, ns, m);
+	}
+	free(r);
 }

@@ -278,6 +278,7 @@ rail_sample_untrusted(struct tp *tp, int64_t ts, uint64_t session,
 	struct pb_field f;
 	struct rail_sample s;
 	int64_t at = ts;
+	int has_ms = 0;
 
 	memset(&s, 0, sizeof(s));
 	s.session = session;
@@ -290,16 +291,23 @@ rail_sample_untrusted(struct tp *tp, int64_t ts, uint64_t session,
 			s.index = (uint32_t)f.u;
 		else if (f.id == 3)
 			s.energy = f.u;
-		else if (f.id == 2)
-			/* Boot time in ms, trace time here. Wrapped as
-			 * upstream's signed product wraps: a time past the
-			 * range comes out negative and the sorter drops it. */
+		else if (f.id == 2) {
+			/* Boot time in ms (of the packet's machine). Wrapped
+			 * as upstream's signed product wraps: a time past
+			 * the range comes out negative and the sorter drops
+			 * it. */
 			at = (int64_t)(f.u * 1000000u);
+			has_ms = 1;
+		}
 	}
 	if (it.err) {
 		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
 		return;
 	}
+	/* Into trace time; without a way there, dropped (counted). */
+	if (has_ms && tp_clock_to_trace(tp, 0, 6 /* BOOTTIME */, at,
+	    &at) == -1)
+		return;
 	(void)tp_sorter_push(tp, at, SK_POWER_RAIL, 0, NULL, &s, sizeof(s));
 }
 
