@@ -534,7 +534,8 @@ process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 {
 	struct pb pt;
 	struct pb_field pf;
-	int64_t pid = -1, ppid = -1, uid = TP_NULL, upid, utid, parent;
+	/* No ppid reads as 0 (the idle task's process), as upstream. */
+	int64_t pid = -1, ppid = 0, uid = TP_NULL, upid, utid, parent;
 	int64_t start = TP_NULL, kthread = TP_NULL;
 	const uint8_t *argv0 = NULL;
 	size_t argv0len = 0, cl = 0, nargs = 0;

@@ -1443,8 +1443,11 @@ tp_write_final_tables(struct tp *tp)
 	/* Before the tracks: its rows may name new ones. */
 	if (tp_rows_flush(tp) == -1 || tp_proto_cpu_per_uid_write(tp) == -1)
 		return -1;
-	if (write_threads(tp) == -1 || write_processes(tp) == -1 ||
-	    write_tracks(tp) == -1 || write_cpus(tp) == -1 ||
+	/* An empty file is no trace: not even the idle task, as upstream. */
+	if (tp->bytes_in > 0 && (write_threads(tp) == -1 ||
+	    write_processes(tp) == -1))
+		return -1;
+	if (write_tracks(tp) == -1 || write_cpus(tp) == -1 ||
 	    tp_machines_write(tp) == -1)
 		return -1;
 	if (tp->bound_lo <= tp->bound_hi)
