@@ -227,7 +227,8 @@ args_add(struct tp *tp, const struct tp_jdom *j, int64_t set, int node,
 	case J_NUM:
 		if (memchr(n->s, '.', n->slen) == NULL &&
 		    memchr(n->s, 'e', n->slen) == NULL &&
-		    memchr(n->s, 'E', n->slen) == NULL && tp_jdom_int(n, &v) == 0) {
+		    memchr(n->s, 'E', n->slen) == NULL &&
+		    tp_jdom_int(n, &v) == 0) {
 			tp_arg_int(tp, set, flat, key, v, "int");
 		} else {
 			char buf[64];
@@ -343,7 +344,8 @@ static int
 async_key(const struct tp_jdom *j, const struct tp_jnode *r, uint64_t *key,
     int *global)
 {
-	const struct tp_jnode *id = tp_jdom_get(j, r, "id"), *id2 = tp_jdom_get(j, r, "id2");
+	const struct tp_jnode *id = tp_jdom_get(j, r, "id");
+	const struct tp_jnode *id2 = tp_jdom_get(j, r, "id2");
 	const struct tp_jnode *cat = tp_jdom_get(j, r, "cat");
 	uint64_t h;
 
@@ -399,7 +401,8 @@ static void
 flow_v1(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
     char ph, int64_t track, int64_t ts, const char *cat, const char *name)
 {
-	const struct tp_jnode *id = tp_jdom_get(j, r, "id"), *bp = tp_jdom_get(j, r, "bp");
+	const struct tp_jnode *id = tp_jdom_get(j, r, "id");
+	const struct tp_jnode *bp = tp_jdom_get(j, r, "bp");
 	uint64_t key;
 	int bind;
 
@@ -419,7 +422,8 @@ static void
 counter_event(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
     int64_t ts, int64_t pid, const char *name)
 {
-	const struct tp_jnode *args = tp_jdom_get(j, r, "args"), *id = tp_jdom_get(j, r, "id");
+	const struct tp_jnode *args = tp_jdom_get(j, r, "args");
+	const struct tp_jnode *id = tp_jdom_get(j, r, "id");
 	char prefix[512], cname[1024], idb[128];
 	int c;
 
@@ -428,10 +432,10 @@ counter_event(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
 		return;
 	}
 	if (id != NULL && node_str(id, idb, sizeof(idb)) != NULL)
-		snprintf(prefix, sizeof(prefix), "%s id: %s", name ? name : "",
-		    idb);
+		snprintf(prefix, sizeof(prefix), "%.360s id: %s",
+		    name ? name : "", idb);
 	else
-		snprintf(prefix, sizeof(prefix), "%s", name ? name : "");
+		snprintf(prefix, sizeof(prefix), "%.500s", name ? name : "");
 	for (c = args->child; c >= 0; c = j->nodes[c].next) {
 		const struct tp_jnode *v = &j->nodes[c];
 		char buf[512];
@@ -452,8 +456,8 @@ counter_event(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
 			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
 			continue;
 		}
-		snprintf(cname, sizeof(cname), "%s %.*s", prefix, (int)v->keylen,
-		    v->key);
+		snprintf(cname, sizeof(cname), "%s %.*s", prefix,
+		    (int)v->keylen, v->key);
 		tp_counter_pending(tp, ts, tp_process_get(tp, pid), cname,
 		    "json_counter", d);
 	}
@@ -596,14 +600,15 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 			(void)event_args(tp, j, n, set);
 		break;
 	case 'X':
-		if ((n = tp_jdom_get(j, r, "dur")) == NULL || us_to_ns(n, &dur) == -1)
+		if ((n = tp_jdom_get(j, r, "dur")) == NULL ||
+		    us_to_ns(n, &dur) == -1)
 			dur = 0;
 		if (tp_slice_overlaps(tp, track, ts, dur) &&
 		    (track = overlap_track(tp, utid, ts, dur)) < 0)
 			break;
 		set = event_args(tp, j, tp_jdom_get(j, r, "args"), TP_NULL);
-		id = tp_slice_complete(tp, track, ts, dur, pcat, pname, set, tts,
-		    tdur);
+		id = tp_slice_complete(tp, track, ts, dur, pcat, pname, set,
+		    tts, tdur);
 		break;
 	case 'I':
 	case 'i':
@@ -622,12 +627,13 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		break;
 	}
 	case 'T':
-		if ((n = tp_jdom_get(j, r, "dur")) == NULL || us_to_ns(n, &dur) == -1) {
+		if ((n = tp_jdom_get(j, r, "dur")) == NULL ||
+		    us_to_ns(n, &dur) == -1) {
 			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
 			break;
 		}
-		thread_state_event(tp, j, tp_jdom_get(j, r, "args"), ts, dur, utid,
-		    pname);
+		thread_state_event(tp, j, tp_jdom_get(j, r, "args"), ts, dur,
+		    utid, pname);
 		break;
 	case 'C':
 		counter_event(tp, j, r, ts, pid, pname);
@@ -742,12 +748,14 @@ object_done(struct tp *tp, struct tp_json *js, uint64_t at)
 		return 0;
 	}
 	if (us_to_ns(tp_jdom_get(j, r, "ts"), &ts) == -1 ||
-	    !time_ok(tp_jdom_get(j, r, "dur")) || !time_ok(tp_jdom_get(j, r, "tts")) ||
+	    !time_ok(tp_jdom_get(j, r, "dur")) ||
+	    !time_ok(tp_jdom_get(j, r, "tts")) ||
 	    !time_ok(tp_jdom_get(j, r, "tdur"))) {
 		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
 		return 0;
 	}
-	tp_sorter_push_json(tp, ts, json_order_key(phs[0], tp_jdom_get(j, r, "dur")),
+	tp_sorter_push_json(tp, ts,
+	    json_order_key(phs[0], tp_jdom_get(j, r, "dur")),
 	    js->obj, js->objlen);
 	return 0;
 }

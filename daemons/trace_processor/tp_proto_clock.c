@@ -634,7 +634,8 @@ tp_clock_remote_sync_untrusted(struct tp *tp, const uint8_t *buf,
 		struct clock_edge *e;
 
 		for (i = 1; i < n; i++) {
-			uint64_t t1h = r[i - 1].host[k], t1c = r[i - 1].client[k];
+			uint64_t t1h = r[i - 1].host[k];
+			uint64_t t1c = r[i - 1].client[k];
 			uint64_t t2h = r[i].host[k], t2c = r[i].client[k];
 
 			if (r[i].client[CLOCK_BOOTTIME] -

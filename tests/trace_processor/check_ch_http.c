@@ -25,7 +25,7 @@ struct fake {
 	const char	*answers[MAX_ANSWERS];
 	char		*request[MAX_ANSWERS];	/* each request's body */
 	size_t		 request_len[MAX_ANSWERS];
-	int		 close_after;		/* close after the last answer */
+	int		 close_after;	/* close after the last answer */
 	pthread_t	 th;
 };
 
