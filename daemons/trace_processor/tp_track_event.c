@@ -872,14 +872,14 @@ counter_push(struct tp *tp, struct tp_gen *g, uint64_t uuid, int64_t track,
 /* A legacy per-thread value (thread time, instruction count) of an
  * event on a thread's track, kept as a counter of that thread. */
 static void
-thread_value_counter(struct tp *tp, int64_t track, const char *kind,
-    int64_t ts, int64_t v)
+thread_value_counter(struct tp *tp, int64_t track, const char *name,
+    const char *kind, int64_t ts, int64_t v)
 {
 	int64_t ct;
 
 	if (v == TP_NULL || track < 0 || tp->tracks[track].utid == TP_NULL)
 		return;
-	ct = tp_track_intern(tp, TT_THREAD_COUNTER, kind,
+	ct = tp_track_intern(tp, TT_THREAD_COUNTER, name,
 	    tp->tracks[track].utid);
 	tp_track_kind(tp, ct, kind);
 	if (ct >= 0)
@@ -1103,9 +1103,10 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	 * thread_instruction_count_* fields) are also counters of the
 	 * event's thread, as upstream keeps them. */
 	if (e.has_type || e.phase != 0) {
-		thread_value_counter(tp, track, "thread_time", ts, thread_ts);
-		thread_value_counter(tp, track, "thread_instruction_count", ts,
-		    tv[1]);
+		thread_value_counter(tp, track, "thread_time", "thread_time",
+		    ts, thread_ts);
+		thread_value_counter(tp, track, "thread_instruction_count",
+		    "thread_instructions", ts, tv[1]);
 	}
 
 	/* Extra counters first: their values may give thread time. */
