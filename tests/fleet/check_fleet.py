@@ -8,6 +8,7 @@ loaded is refused until tools/fleet purge removes its rows.
 Skipped (exit 77) where clickhouse-server or protoc is not installed.
 """
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -172,11 +173,33 @@ def main():
                 check("fleet query %s (%d rows)" % (q, len(want[q])),
                       got, want[q])
             check_partial(work, traces_dir, traces[0][1])
+            check_escapes(work, port)
         finally:
             fleet(work, "stop")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failures else 0
+
+
+def check_escapes(work, port):
+    """Names with tabs, newlines, backslashes, quotes, a NUL and UTF-8
+    reach ClickHouse byte for byte (TabSeparated escaping)."""
+    names = ["tab\there", "line\nbreak", "back\\slash", "quote'\"s",
+             "nul\u0000end", "caf\u00e9 \u2713", "\\N", ""]
+    path = os.path.join(work, "escapes.json")
+    with open(path, "w") as f:
+        json.dump([{"ph": "X", "ts": i + 1, "dur": 1, "pid": 7, "tid": 7,
+                    "name": n} for i, n in enumerate(names)], f)
+    fleet(work, "load", path)
+    uuid = tp_rows(path, "select str_value from metadata "
+                   "where name = 'trace_uuid'")[0][0]
+    want = [r[0] for r in tp_rows(path, "select hex(name) from slice "
+                                  "order by ts")]
+    got = run("clickhouse-client", "--port", str(port + 1), "--query",
+              "SELECT hex(ifNull(name, '')) FROM slice WHERE trace_id = "
+              "'%s' ORDER BY ts" % uuid).split("\n")[:-1]
+    check("awkward names arrive byte for byte (%d)" % len(want),
+          [g.upper() for g in got], want)
 
 
 def check_partial(work, traces_dir, path):
