@@ -1500,9 +1500,11 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 	 * orders records of one time by the queues they came first to. */
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1)
-		if (f.id == 4 && f.wire == PB_LEN)
+		if (f.id == 4 && f.wire == PB_LEN) {
+			tp_clock_first_use(tp);
 			compact_sched_untrusted(tp, cpu, offset, f.data,
 			    f.len);
+		}
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		int64_t ts = -1;
@@ -1519,6 +1521,7 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 			tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
 			continue;
 		}
+		tp_clock_first_use(tp);
 		if (tp_ftrace_adreno_tokenize(tp, g, cpu, ts + offset, f.data,
 		    f.len))
 			continue;

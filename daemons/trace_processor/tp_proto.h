@@ -130,6 +130,8 @@ void	 tp_clock_snapshot_untrusted(struct tp *, uint32_t seq,
 	    const uint8_t *, size_t);
 /* A packet's time in clock id (0: the trace's default) of sequence seq;
  * -1 (counted) when it cannot be converted. */
+/* A time of a named clock is about to be converted (upstream's stats). */
+void	 tp_clock_first_use(struct tp *);
 /* A remote machine's RemoteClockSync: its clocks tied to the host's. */
 void	 tp_clock_remote_sync_untrusted(struct tp *, const uint8_t *,
 	    size_t);

@@ -67,6 +67,7 @@ struct tp_clocks {
 					 * clock stays */
 	int64_t		 nsnapshots;	/* clock_snapshot.snapshot_id */
 	int		 snapshot_read;	/* any ClockSnapshot, valid or not */
+	int		 bridged;	/* a time of a named clock was read */
 	uint32_t	 synced[MAX_SYNCED];	/* machines a RemoteClockSync
 						 * tied to the host */
 	size_t		 nsynced;
@@ -456,6 +457,24 @@ convert(struct tp *tp, uint64_t key, int64_t v, int64_t *out)
 	return 0;
 }
 
+/*
+ * Upstream bridges the file's clock to trace time when the first time of
+ * a named clock (a packet's own or default clock, an ftrace event's) is
+ * converted; before any ClockSnapshot, that bridge costs its conversion
+ * cache two misses. Counted the same way here, once.
+ */
+void
+tp_clock_first_use(struct tp *tp)
+{
+	struct tp_clocks *c = clocks_get(tp);
+
+	if (c == NULL || c->bridged)
+		return;
+	c->bridged = 1;
+	if (!c->snapshot_read)
+		tp_stat_inc(tp, ST_CLOCK_SYNC_CACHE_MISS, 2);
+}
+
 int
 tp_clock_to_trace(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
     int64_t *out)
@@ -468,6 +487,8 @@ tp_clock_to_trace(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 
 	if (c == NULL)
 		return -1;
+	if (id != 0)
+		tp_clock_first_use(tp);
 	c->used = 1;
 	/* No clock given: the trace clock, of the packet's machine once a
 	 * sync set that machine's clocks apart. */

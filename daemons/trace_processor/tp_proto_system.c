@@ -555,7 +555,7 @@ process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 			is_comm = pf.u != 0;
 		else if (pf.id == 7 && pf.wire == PB_VARINT &&
 		    pf.u <= INT64_MAX)
-			start = (int64_t)pf.u;	/* boot time: trace time */
+			start = (int64_t)pf.u;	/* boot time */
 		else if (pf.id == 8 && pf.wire == PB_VARINT)
 			kthread = pf.u != 0;
 		else if (pf.id == 3 && pf.wire == PB_LEN) {
@@ -581,7 +581,10 @@ process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 		tp->procs[upid].parent_upid = parent;
 	if (uid != TP_NULL)
 		tp->procs[upid].uid = uid;
-	if (start != TP_NULL && tp->procs[upid].start_ts == TP_NULL)
+	/* Boot time into trace time, as any clock's (the trace's clock may
+	 * be another, the machine a remote one). */
+	if (start != TP_NULL && tp_clock_to_trace(tp, 0, 6 /* BOOTTIME */,
+	    start, &start) == 0 && tp->procs[upid].start_ts == TP_NULL)
 		tp->procs[upid].start_ts = start;
 	/* Linux 6.4+ says whether it is a kernel thread. */
 	if (kthread != TP_NULL && tp->procs[upid].arg_set_id == TP_NULL) {
