@@ -1458,7 +1458,7 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 	struct pb_field f, ef;
 	uint32_t cpu = 0;
 	int64_t offset = 0, ftrace_ts = 0, boot_ts = 0, start = -1;
-	int clock = 0;
+	int clock = 0, used = 0;	/* used: a time of the bundle read */
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
@@ -1501,7 +1501,8 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1)
 		if (f.id == 4 && f.wire == PB_LEN) {
-			tp_clock_first_use(tp);
+			if (!used && (used = 1))
+				tp_clock_first_use(tp);
 			compact_sched_untrusted(tp, cpu, offset, f.data,
 			    f.len);
 		}
@@ -1521,7 +1522,8 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 			tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
 			continue;
 		}
-		tp_clock_first_use(tp);
+		if (!used && (used = 1))
+			tp_clock_first_use(tp);
 		if (tp_ftrace_adreno_tokenize(tp, g, cpu, ts + offset, f.data,
 		    f.len))
 			continue;

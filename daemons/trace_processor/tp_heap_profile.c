@@ -16,7 +16,6 @@
 #include "tp_int.h"
 #include "tp_proto.h"
 
-#define CLOCK_MONOTONIC_COARSE	4
 #define HEAP_NAME_LEN		128
 #define MAX_PENDING		(1 << 20)	/* samples awaiting their dump */
 #define ART_HEAP		"com.android.art"	/* reports no frees */
@@ -280,11 +279,11 @@ dump(struct tp *tp, struct tp_heapprof *h, struct tp_gen *g, uint32_t seq,
 			}
 		}
 	}
-	if (it.err || tp_clock_to_trace(tp, seq, CLOCK_MONOTONIC_COARSE,
+	if (it.err || tp_clock_to_trace(tp, seq, TP_CLOCK_MONOTONIC_COARSE,
 	    (int64_t)end, &tend) == -1)
 		return;
 	tstart = tend;
-	if (has_start && tp_clock_to_trace(tp, seq, CLOCK_MONOTONIC_COARSE,
+	if (has_start && tp_clock_to_trace(tp, seq, TP_CLOCK_MONOTONIC_COARSE,
 	    (int64_t)start, &tstart) == -1)
 		tstart = tend;
 	memset(&a, 0, sizeof(a));

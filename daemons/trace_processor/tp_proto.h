@@ -125,16 +125,20 @@ void	 tp_te_active_processes_untrusted(struct tp *, int64_t set,
 	    const uint8_t *, size_t);
 
 /* tp_proto_clock.c: clock snapshots and conversion to trace time. */
-#define TP_CLOCK_MONOTONIC	3
+/* Builtin clock ids (BuiltinClock), as the trace names them. */
+#define TP_CLOCK_MONOTONIC		3
+#define TP_CLOCK_MONOTONIC_COARSE	4
+#define TP_CLOCK_BOOTTIME		6
+#define TP_CLOCK_TRACE_FILE		11
 void	 tp_clock_snapshot_untrusted(struct tp *, uint32_t seq,
 	    const uint8_t *, size_t);
-/* A packet's time in clock id (0: the trace's default) of sequence seq;
- * -1 (counted) when it cannot be converted. */
 /* A time of a named clock is about to be converted (upstream's stats). */
 void	 tp_clock_first_use(struct tp *);
 /* A remote machine's RemoteClockSync: its clocks tied to the host's. */
 void	 tp_clock_remote_sync_untrusted(struct tp *, const uint8_t *,
 	    size_t);
+/* A packet's time in clock id (0: the trace's default) of sequence seq;
+ * -1 (counted) when it cannot be converted. */
 int	 tp_clock_to_trace(struct tp *, uint32_t seq, uint32_t id, int64_t ts,
 	    int64_t *out);
 /* A legacy (Chrome) time, in MONOTONIC; -1 when it cannot be converted

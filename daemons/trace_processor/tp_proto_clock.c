@@ -21,8 +21,6 @@
 #include "tp_int.h"
 #include "tp_proto.h"
 
-#define CLOCK_BOOTTIME		6
-#define CLOCK_TRACE_FILE	11
 #define MAX_CLOCKS		1024	/* beyond: not tracked */
 #define MAX_EDGES		4096
 #define MAX_HOPS		4
@@ -89,7 +87,7 @@ clocks_get(struct tp *tp)
 {
 	if (tp->clocks == NULL &&
 	    (tp->clocks = calloc(1, sizeof(*tp->clocks))) != NULL)
-		tp->clocks->trace_clock = CLOCK_BOOTTIME;
+		tp->clocks->trace_clock = TP_CLOCK_BOOTTIME;
 	return tp->clocks;
 }
 
@@ -115,7 +113,7 @@ clock_key(struct tp *tp, uint32_t seq, uint32_t id)
 {
 	uint64_t key = id >= 64 && id < 128 ? (uint64_t)seq << 32 | id : id;
 
-	if (tp->machine == 0 || (id == CLOCK_BOOTTIME &&
+	if (tp->machine == 0 || (id == TP_CLOCK_BOOTTIME &&
 	    !machine_synced(tp->clocks, tp->machine)))
 		return key;
 	return tp_hash_bytes(key * 0x9e3779b97f4a7c15ULL, &tp->machine,
@@ -358,8 +356,8 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 			break;
 		}
 		cl[n].key = clock_key(tp, seq, cl[n].id);
-		has_boot |= cl[n].id == CLOCK_BOOTTIME;
-		has_file |= cl[n].id == CLOCK_TRACE_FILE;
+		has_boot |= cl[n].id == TP_CLOCK_BOOTTIME;
+		has_file |= cl[n].id == TP_CLOCK_TRACE_FILE;
 		n++;
 	}
 	if (it.err || n == 0) {
@@ -370,7 +368,7 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 	 * upstream: the one named, else boot time for a snapshot with it. */
 	if (!c->used && (primary != 0 || (has_boot && !has_file))) {
 		c->trace_clock = primary != 0 ?
-		    clock_key(tp, 0, (uint32_t)primary) : CLOCK_BOOTTIME;
+		    clock_key(tp, 0, (uint32_t)primary) : TP_CLOCK_BOOTTIME;
 		c->npaths = 0;
 		tp_metadata_int(tp, "trace_time_clock_id",
 		    (int64_t)c->trace_clock);
@@ -659,8 +657,8 @@ tp_clock_remote_sync_untrusted(struct tp *tp, const uint8_t *buf,
 			uint64_t t1c = r[i - 1].client[k];
 			uint64_t t2h = r[i].host[k], t2c = r[i].client[k];
 
-			if (r[i].client[CLOCK_BOOTTIME] -
-			    r[i - 1].client[CLOCK_BOOTTIME] >= SYNC_ROUND_NS ||
+			if (r[i].client[TP_CLOCK_BOOTTIME] -
+			    r[i - 1].client[TP_CLOCK_BOOTTIME] >= SYNC_ROUND_NS ||
 			    !t1h || !t1c || !t2h || !t2c)
 				continue;
 			sum += (int64_t)(t1c + t2c) / 2 - (int64_t)t1h;

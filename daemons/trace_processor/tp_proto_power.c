@@ -305,7 +305,7 @@ rail_sample_untrusted(struct tp *tp, int64_t ts, uint64_t session,
 		return;
 	}
 	/* Into trace time; without a way there, dropped (counted). */
-	if (has_ms && tp_clock_to_trace(tp, 0, 6 /* BOOTTIME */, at,
+	if (has_ms && tp_clock_to_trace(tp, 0, TP_CLOCK_BOOTTIME, at,
 	    &at) == -1)
 		return;
 	(void)tp_sorter_push(tp, at, SK_POWER_RAIL, 0, NULL, &s, sizeof(s));

@@ -583,7 +583,7 @@ process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 		tp->procs[upid].uid = uid;
 	/* Boot time into trace time, as any clock's (the trace's clock may
 	 * be another, the machine a remote one). */
-	if (start != TP_NULL && tp_clock_to_trace(tp, 0, 6 /* BOOTTIME */,
+	if (start != TP_NULL && tp_clock_to_trace(tp, 0, TP_CLOCK_BOOTTIME,
 	    start, &start) == 0 && tp->procs[upid].start_ts == TP_NULL)
 		tp->procs[upid].start_ts = start;
 	/* Linux 6.4+ says whether it is a kernel thread. */
