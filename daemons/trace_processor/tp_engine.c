@@ -118,7 +118,8 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 		tp_seterr(tp, "%s: SQL guard: %s", __func__, cause);
 		goto fail;
 	}
-	if (tp_schema_create(tp) == -1 || tp_stmts_prepare(tp) == -1)
+	if (tp_tables_create(tp) == -1 || tp_schema_create(tp) == -1 ||
+	    tp_stmts_prepare(tp) == -1)
 		goto fail;
 	if (tp_ops_register(tp->db, &msg) != 0) {
 		tp_seterr(tp, "%s: operators: %s", __func__, msg ? msg : "?");
@@ -198,6 +199,8 @@ tp_free(struct tp *tp)
 		psql_forget(tp->db);
 		sqlite3_close(tp->db);
 	}
+	/* After SQLite, whose virtual tables hold them. */
+	tp_tables_free(tp);
 	tp_sql_guard_free(tp->guard);
 	free(tp);
 }
@@ -420,7 +423,7 @@ int
 tp_eof(struct tp *tp)
 {
 	int rc = 0;
-	double t0 = cpu_now(), t1, t2;
+	double t0 = cpu_now();
 
 	if (tp->eof_done)
 		return 0;
@@ -461,14 +464,9 @@ tp_eof(struct tp *tp)
 	tp_metadata_int(tp, "trace_size_bytes", (int64_t)tp->bytes_in);
 	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)
 		rc = -1;
-	if (tp_txn_commit(tp) == -1)
+	if (tp_txn_commit(tp) == -1 || tp_tables_check(tp) == -1)
 		rc = -1;
-	t1 = cpu_now();
-	if (tp_schema_index(tp) == -1)
-		rc = -1;
-	t2 = cpu_now();
-	log_debug("%s: flush %.3f s, indexes %.3f s (cpu)", __func__, t1 - t0,
-	    t2 - t1);
+	log_debug("%s: flush %.3f s (cpu)", __func__, cpu_now() - t0);
 	return rc;
 }
 
@@ -498,16 +496,13 @@ tp_checkpoint(struct tp *tp, int64_t upto)
 	tp_generic_kernel_write_open(tp);
 	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)
 		rc = -1;
-	/* From the first checkpoint on, the index is kept up as rows come. */
-	if (tp_schema_index(tp) == -1)
-		rc = -1;
-	if (tp_txn_commit(tp) == -1)
+	if (tp_txn_commit(tp) == -1 || tp_tables_check(tp) == -1)
 		rc = -1;
 	return rc;
 }
 
-/* Bytes of table pages in use (freed pages are reused, not counted) and
- * of the records the sorter holds. */
+/* Bytes of the columnar tables, of SQLite's table pages in use (freed
+ * pages are reused, not counted) and of the records the sorter holds. */
 size_t
 tp_mem_bytes(struct tp *tp)
 {
@@ -523,7 +518,8 @@ tp_mem_bytes(struct tp *tp)
 				v[i] = sqlite3_column_int64(st, i);
 		sqlite3_finalize(st);
 	}
-	return (size_t)((v[0] - v[1]) * v[2]) + tp->sorter.bytes;
+	return (size_t)((v[0] - v[1]) * v[2]) + tp->sorter.bytes +
+	    tp_tables_bytes(tp);
 }
 
 int

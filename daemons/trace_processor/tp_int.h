@@ -264,15 +264,29 @@ struct tp_process {
 	uint64_t	 pub;		/* hash of the row last written */
 };
 
+/* The columnar tables (storage/tp_tables.c). */
+enum tp_table {
+	TB_SLICE,
+	TB_COUNTER,
+	TB_ARGS,
+	TB_FLOW,
+	TB_SCHED,
+	TB_TSTATE,
+	TB_FTRACE,
+	TB_COUNT
+};
+
+/* A slice row; TP_NULL for a NULL cell. */
+struct tp_slice_row {
+	int64_t		 id, ts, dur, track_id;
+	const char	*cat, *name;
+	int64_t		 depth, stack_id, parent_stack_id, parent_id;
+	int64_t		 arg_set_id, thread_ts, thread_dur;
+};
+
+/* Tables of few rows stay SQLite's, written by prepared statements. */
 enum tp_stmt {
-	SQ_SLICE,
-	SQ_COUNTER,
-	SQ_ARG,
 	SQ_ARG_KEY,
-	SQ_FLOW,
-	SQ_SCHED,
-	SQ_THREAD_STATE,
-	SQ_FTRACE,
 	SQ_METADATA,
 	SQ_CLOCK_SNAPSHOT,
 	SQ_GPU,
@@ -385,9 +399,16 @@ struct tp_sorter {
 	uint64_t		 mark;		/* seq at the previous read */
 };
 
+struct cs_pool;
+struct cs_table;
+struct cs_db;
+
 struct tp {
 	sqlite3			*db;
 	struct tp_sql_guard	*guard;
+	struct cs_pool		*pool;		/* the tables' strings */
+	struct cs_table		*tab[TB_COUNT];
+	struct cs_db		*cdb;		/* what SQLite is served */
 	sqlite3_stmt		*stmt[SQ_COUNT];
 	struct tp_batch		*batch[SQ_COUNT];	/* NULL: not batched */
 	struct tp_config	 cfg;
@@ -441,7 +462,6 @@ struct tp {
 		int64_t		 arg_set_id;	/* TP_NULL: none */
 	}			*cpu_desc;
 	size_t			 ncpu_desc;
-	int			 indexed;	/* slice_stack exists */
 	int64_t			 evicted_before; /* tp_evict_before's */
 	int			 overhang;	/* a slice outlived its parent */
 
@@ -509,9 +529,21 @@ void	 tp_counter_pending(struct tp *, int64_t ts, int64_t upid,
 int	 tp_pending_resolve(struct tp *);
 void	 tp_pending_free(struct tp *);
 
-/* tp_storage.c: table writers. */
+/* tp_tables.c: the columnar tables and their writers. */
+int	 tp_tables_create(struct tp *);
+void	 tp_tables_free(struct tp *);
+int	 tp_tables_check(struct tp *);
+size_t	 tp_tables_bytes(const struct tp *);
+/* While on, SQL may delete rows (eviction); off again frees what went. */
+void	 tp_tables_deletable(struct tp *, int on);
+void	 tp_slice_write(struct tp *, const struct tp_slice_row *);
+void	 tp_counter_set_track(struct tp *, int64_t id, int64_t track);
+/* Arg row id (replacing the one there): one value of int, str, real. */
+void	 tp_arg_row_write(struct tp *, int64_t id, int64_t set, int64_t key_id,
+	    int64_t iv, const char *str, size_t slen, const double *rv);
+
+/* tp_storage.c: the schema and the writers of SQLite's tables. */
 int	 tp_schema_create(struct tp *);
-int	 tp_schema_index(struct tp *);
 int	 tp_stmts_prepare(struct tp *);
 void	 tp_stmts_finalize(struct tp *);
 int	 tp_txn_begin(struct tp *);

@@ -105,9 +105,7 @@ tp_pending_resolve(struct tp *tp)
 {
 	struct tp_pending *p = tp->pending;
 	struct pending_key *k;
-	sqlite3_stmt *st;
 	size_t i;
-	int rc = 0;
 
 	if (p == NULL || p->nrows == 0)
 		return 0;
@@ -119,21 +117,11 @@ tp_pending_resolve(struct tp *tp)
 			tp_track_kind(tp, k->track, k->kind);
 		}
 	}
-	if (tp_rows_flush(tp) == -1 || sqlite3_prepare_v2(tp->db,
-	    "UPDATE counter SET track_id = ?1 WHERE id = ?2", -1, &st,
-	    NULL) != SQLITE_OK)
-		return -1;
-	for (i = 0; i < p->nrows && rc == 0; i++) {
-		sqlite3_bind_int64(st, 1, p->keys[p->rows[i].key].track);
-		sqlite3_bind_int64(st, 2, p->rows[i].counter);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = tp_seterr(tp, "%s: %s", __func__,
-			    sqlite3_errmsg(tp->db));
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
+	for (i = 0; i < p->nrows; i++)
+		tp_counter_set_track(tp, p->rows[i].counter,
+		    p->keys[p->rows[i].key].track);
 	p->nrows = 0;
-	return rc;
+	return 0;
 }
 
 void

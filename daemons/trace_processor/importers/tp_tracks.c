@@ -281,26 +281,17 @@ slice_write(struct tp *tp, int64_t track, struct tp_open_slice *s,
     size_t depth, int64_t dur, int64_t thread_dur)
 {
 	struct tp_track *t = &tp->tracks[track];
-	struct tp_val *r = tp_row_new(tp, SQ_SLICE);
+	struct tp_slice_row row = {
+		.id = s->id, .ts = s->ts, .dur = dur, .track_id = track,
+		.cat = s->cat, .name = s->name, .depth = (int64_t)depth,
+		.stack_id = s->stack_id,
+		.parent_stack_id = depth > 0 ? t->stack[depth - 1].stack_id : 0,
+		.parent_id = depth > 0 ? t->stack[depth - 1].id : TP_NULL,
+		.arg_set_id = s->arg_set_id, .thread_ts = s->thread_ts,
+		.thread_dur = thread_dur,
+	};
 
-	tp_val_int(&r[0], s->id);
-	tp_val_int(&r[1], s->ts);
-	tp_val_int(&r[2], dur);
-	tp_val_int(&r[3], track);
-	tp_bounds_add(tp, s->ts, dur);
-	if (s->cat != NULL)
-		(void)tp_val_str(tp, SQ_SLICE, &r[4], s->cat, strlen(s->cat));
-	if (s->name != NULL)
-		(void)tp_val_str(tp, SQ_SLICE, &r[5], s->name,
-		    strlen(s->name));
-	tp_val_int(&r[6], (int64_t)depth);
-	tp_val_int(&r[7], s->stack_id);
-	tp_val_int(&r[8], depth > 0 ? t->stack[depth - 1].stack_id : 0);
-	if (depth > 0)
-		tp_val_i64n(&r[9], t->stack[depth - 1].id);
-	tp_val_i64n(&r[10], s->arg_set_id);
-	tp_val_i64n(&r[11], s->thread_ts);
-	tp_val_i64n(&r[12], thread_dur);
+	tp_slice_write(tp, &row);
 	s->done = 1;
 }
 

@@ -156,6 +156,7 @@ tp_evict_before(struct tp *tp, int64_t ts)
 	/* Queued rows may be among those that go. */
 	if (tp_rows_flush(tp) == -1)
 		rc = -1;
+	tp_tables_deletable(tp, 1);
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]) && rc == 0; i++) {
 		struct evict_table tt = tables[i], *t = &tt;
 		int64_t bound = evict_bound(tp, t->name, ts);
@@ -191,6 +192,7 @@ tp_evict_before(struct tp *tp, int64_t ts)
 		if (rc == 0 && strcmp(t->name, "__intrinsic_slice") == 0)
 			evict_flows(tp, bound);
 	}
+	tp_tables_deletable(tp, 0);
 	if (rc == 0) {
 		tp->evicted_before = ts;
 		/* The trace now starts at the horizon. */

@@ -79,12 +79,7 @@ static const char schema_sql[] =
 
 	/* The stack ids serve the *_by_stack operators; upstream's slice
 	 * does not show them. */
-	"CREATE TABLE __intrinsic_slice("
-	" id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER,"
-	" category TEXT, name TEXT, depth INTEGER, stack_id INTEGER,"
-	" parent_stack_id INTEGER, parent_id INTEGER, arg_set_id INTEGER,"
-	" thread_ts INTEGER, thread_dur INTEGER,"
-	" thread_instruction_count INTEGER, thread_instruction_delta INTEGER);"
+	"CREATE VIRTUAL TABLE __intrinsic_slice USING __cs;"
 	/* upstream's aliases (cat, slice_id) computed, never stored */
 	"CREATE VIEW slice AS SELECT id, ts, dur, track_id, category, name,"
 	" depth, parent_id, arg_set_id, thread_ts, thread_dur,"
@@ -94,24 +89,17 @@ static const char schema_sql[] =
 	/* upstream's prelude view of the instants (slices of no duration) */
 	"CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id"
 	" FROM slice WHERE dur = 0;"
-	"CREATE TABLE flow(id INTEGER PRIMARY KEY, slice_out INTEGER,"
-	" slice_in INTEGER, trace_id INTEGER, arg_set_id INTEGER);"
-	"CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER,"
-	" track_id INTEGER, value REAL, arg_set_id INTEGER);"
+	"CREATE VIRTUAL TABLE flow USING __cs;"
+	"CREATE VIRTUAL TABLE counter USING __cs;"
 	"CREATE VIEW counters AS SELECT v.*, t.name, t.unit FROM counter v"
 	" JOIN counter_track t ON v.track_id = t.id ORDER BY ts;"
 	/*
 	 * Keys and value types repeat on every row: each (flat_key, key,
-	 * value_type) is stored once, args is a view. Rows are clustered by
-	 * set: sets are read whole (EXTRACT_ARG, joins on arg_set_id), and
-	 * the clustering spares a second b-tree (an index on the set) that
-	 * every arg would otherwise be inserted into.
+	 * value_type) is stored once, args is a view.
 	 */
 	"CREATE TABLE __arg_keys(id INTEGER PRIMARY KEY, flat_key TEXT,"
 	" key TEXT, value_type TEXT);"
-	"CREATE TABLE __args(arg_set_id INTEGER, id INTEGER,"
-	" key_id INTEGER, int_value INTEGER, string_value TEXT,"
-	" real_value REAL, PRIMARY KEY(arg_set_id, id)) WITHOUT ROWID;"
+	"CREATE VIRTUAL TABLE __args USING __cs;"
 	"CREATE VIEW args AS SELECT a.id AS id, a.arg_set_id AS arg_set_id,"
 	" k.flat_key AS flat_key, k.key AS key, a.int_value AS int_value,"
 	" a.string_value AS string_value, a.real_value AS real_value,"
@@ -127,16 +115,7 @@ static const char schema_sql[] =
 	" WHEN 'json' THEN a.string_value ELSE NULL END AS display_value"
 	" FROM __args a JOIN __arg_keys k ON k.id = a.key_id;"
 
-	/*
-	 * Indexes whose keys arrive nearly in order (set ids, per-track
-	 * timestamps) are cheaper to keep up while loading than to build
-	 * by sorting afterwards.
-	 */
 	"CREATE INDEX arg_keys_key ON __arg_keys(key);"
-	"CREATE INDEX slice_track_ts ON __intrinsic_slice(track_id, ts);"
-	"CREATE INDEX counter_track_ts ON counter(track_id, ts);"
-	"CREATE INDEX flow_out ON flow(slice_out);"
-	"CREATE INDEX flow_in ON flow(slice_in);"
 	/* One machine: its id is 0, as upstream's for the traced host. */
 	"CREATE TABLE thread(utid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (utid) VIRTUAL, tid INTEGER, name TEXT,"
@@ -150,18 +129,10 @@ static const char schema_sql[] =
 	" cmdline TEXT, arg_set_id INTEGER,"
 	" machine_id INTEGER AS (0) VIRTUAL);"
 
-	"CREATE TABLE sched_slice(id INTEGER PRIMARY KEY, ts INTEGER,"
-	" dur INTEGER, cpu INTEGER, utid INTEGER, end_state TEXT,"
-	" priority INTEGER, ucpu INTEGER AS (cpu) VIRTUAL);"
+	"CREATE VIRTUAL TABLE sched_slice USING __cs;"
 	"CREATE VIEW sched AS SELECT *, ts + dur AS ts_end FROM sched_slice;"
-	"CREATE TABLE thread_state(id INTEGER PRIMARY KEY, ts INTEGER,"
-	" dur INTEGER, cpu INTEGER, utid INTEGER, state TEXT,"
-	" io_wait INTEGER, blocked_function TEXT, waker_utid INTEGER,"
-	" waker_id INTEGER, irq_context INTEGER,"
-	" ucpu INTEGER AS (cpu) VIRTUAL);"
-	"CREATE TABLE ftrace_event(id INTEGER PRIMARY KEY, ts INTEGER,"
-	" name TEXT, cpu INTEGER, utid INTEGER, arg_set_id INTEGER,"
-	" common_flags INTEGER, ucpu INTEGER AS (cpu) VIRTUAL);"
+	"CREATE VIRTUAL TABLE thread_state USING __cs;"
+	"CREATE VIRTUAL TABLE ftrace_event USING __cs;"
 	"CREATE VIEW raw AS SELECT * FROM ftrace_event;"
 
 	/* A stat is the machine's and the trace's but for the few upstream
@@ -362,39 +333,9 @@ static const char schema_sql[] =
 	" (SELECT start_ts FROM __trace_bounds) AS start_ts,"
 	" (SELECT end_ts FROM __trace_bounds) AS end_ts;";
 
-/*
- * The index built once the bulk load is over: stack ids are hashes, in
- * random order, cheaper to sort once than to insert one by one. (The
- * others, created with the schema, serve EXTRACT_ARG, the operator tables
- * and per-track lookups.)
- */
-static const char index_sql[] =
-	"CREATE INDEX IF NOT EXISTS slice_stack ON __intrinsic_slice(stack_id);";
-
 static const char *const stmt_sql[SQ_COUNT] = {
-	/* Rows written while still open (tp_checkpoint) are replaced when
-	 * they close: slices, sched and thread_state. */
-	[SQ_SLICE] = "INSERT OR REPLACE INTO __intrinsic_slice(id, ts, dur,"
-	    " track_id,"
-	    " category, name, depth, stack_id, parent_stack_id, parent_id,"
-	    " arg_set_id, thread_ts, thread_dur)"
-	    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[SQ_COUNTER] = "INSERT INTO counter(id, ts, track_id, value,"
-	    " arg_set_id) VALUES(?,?,?,?,?)",
-	/* OR REPLACE: an arg written again under its id (tp_arg_*_at). */
-	[SQ_ARG] = "INSERT OR REPLACE INTO __args(id, arg_set_id, key_id,"
-	    " int_value, string_value, real_value) VALUES(?,?,?,?,?,?)",
 	[SQ_ARG_KEY] = "INSERT INTO __arg_keys(id, flat_key, key, value_type)"
 	    " VALUES(?,?,?,?)",
-	[SQ_FLOW] = "INSERT INTO flow(id, slice_out, slice_in, trace_id,"
-	    " arg_set_id) VALUES(?,?,?,?,?)",
-	[SQ_SCHED] = "INSERT OR REPLACE INTO sched_slice(id, ts, dur, cpu,"
-	    " utid, end_state, priority) VALUES(?,?,?,?,?,?,?)",
-	[SQ_THREAD_STATE] = "INSERT OR REPLACE INTO thread_state(id, ts, dur,"
-	    " cpu, utid, state, io_wait, waker_utid, blocked_function,"
-	    " waker_id, irq_context) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-	[SQ_FTRACE] = "INSERT INTO ftrace_event(id, ts, name, cpu, utid,"
-	    " arg_set_id, common_flags) VALUES(?,?,?,?,?,?,?)",
 	[SQ_METADATA] = "INSERT INTO metadata(id, name, key_type, int_value,"
 	    " str_value, machine_id, trace_id) VALUES(?,?,?,?,?,?,?)",
 	/* Ids from 0 as upstream's; the rows are few. */
@@ -440,27 +381,8 @@ tp_schema_create(struct tp *tp)
 	return 0;
 }
 
-int
-tp_schema_index(struct tp *tp)
-{
-	char *msg = NULL;
-
-	if (tp->indexed)
-		return 0;
-	tp->indexed = 1;
-
-	if (sqlite3_exec(tp->db, index_sql, NULL, NULL, &msg) != SQLITE_OK) {
-		tp_seterr(tp, "%s: %s", __func__, msg ? msg : "?");
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
-}
-
 /* The tables whose rows are queued (tp_row_new) rather than written one by one. */
 static const int batched[SQ_COUNT] = {
-	[SQ_SLICE] = 1, [SQ_COUNTER] = 1, [SQ_ARG] = 1, [SQ_FLOW] = 1,
-	[SQ_SCHED] = 1, [SQ_THREAD_STATE] = 1, [SQ_FTRACE] = 1,
 	[SQ_SP_MAPPING] = 1, [SQ_SP_FRAME] = 1, [SQ_SP_CALLSITE] = 1,
 	[SQ_SP_SYMBOL] = 1,
 	[SQ_PERF_SESSION] = 1, [SQ_PERF_SAMPLE] = 1, [SQ_HEAP_PROFILE] = 1,
@@ -786,20 +708,12 @@ arg_write(struct tp *tp, int64_t id, int64_t set, const char *flat,
     const double *rv, const char *type)
 {
 	int64_t kid = arg_key_id(tp, flat, key, type);
-	struct tp_val *r;
 
 	if (kid < 0)
 		return -1;
 	if (id < 0)
 		id = tp->next_arg++;
-	r = tp_row_new(tp, SQ_ARG);
-	tp_val_int(&r[0], id);
-	tp_val_int(&r[1], set);
-	tp_val_int(&r[2], kid);
-	tp_val_i64n(&r[3], iv);
-	(void)tp_val_str(tp, SQ_ARG, &r[4], str, slen);
-	if (rv != NULL)
-		tp_val_real(&r[5], *rv);
+	tp_arg_row_write(tp, id, set, kid, iv, str, slen, rv);
 	return id;
 }
 
@@ -853,103 +767,6 @@ void
 tp_arg_str_null(struct tp *tp, int64_t set, const char *key)
 {
 	arg_insert(tp, set, key, key, TP_NULL, NULL, 0, NULL, "string");
-}
-
-void
-tp_counter_insert(struct tp *tp, int64_t ts, int64_t track, double v,
-    int64_t arg_set_id)
-{
-	struct tp_val *r = tp_row_new(tp, SQ_COUNTER);
-
-	tp_seen_ts(tp, ts);
-	tp_bounds_add(tp, ts, 0);
-	tp_val_int(&r[0], tp->next_counter++);
-	tp_val_int(&r[1], ts);
-	tp_val_int(&r[2], track);
-	tp_val_real(&r[3], v);
-	tp_val_i64n(&r[4], arg_set_id);
-}
-
-/* Queued: a failure shows when the rows are written (tp_rows_flush). */
-int64_t
-tp_sched_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
-    int64_t cpu, int64_t utid, const char *end_state, int64_t prio)
-{
-	struct tp_val *r = tp_row_new(tp, SQ_SCHED);
-
-	tp_cpu_seen(tp, cpu);
-	tp_val_int(&r[0], id);
-	tp_bounds_add(tp, ts, dur);
-	tp_val_int(&r[1], ts);
-	tp_val_int(&r[2], dur);
-	tp_val_int(&r[3], cpu);
-	tp_val_int(&r[4], utid);
-	if (end_state != NULL &&
-	    tp_val_str(tp, SQ_SCHED, &r[5], end_state, strlen(end_state)) == -1)
-		return -1;
-	tp_val_i64n(&r[6], prio);
-	return 0;
-}
-
-void
-tp_thread_state_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
-    int64_t cpu, int64_t utid, const char *state, int64_t io_wait,
-    int64_t waker_utid, int64_t waker_id, int64_t irq_context,
-    const char *blocked_function)
-{
-	struct tp_val *r = tp_row_new(tp, SQ_THREAD_STATE);
-
-	tp_val_int(&r[0], id);
-	tp_bounds_add(tp, ts, dur);
-	tp_val_int(&r[1], ts);
-	tp_val_int(&r[2], dur);
-	tp_val_i64n(&r[3], cpu);
-	tp_val_int(&r[4], utid);
-	if (state != NULL)
-		(void)tp_val_str(tp, SQ_THREAD_STATE, &r[5], state,
-		    strlen(state));
-	tp_val_i64n(&r[6], io_wait);
-	tp_val_i64n(&r[7], waker_utid);
-	if (blocked_function != NULL)
-		(void)tp_val_str(tp, SQ_THREAD_STATE, &r[8], blocked_function,
-		    strlen(blocked_function));
-	tp_val_i64n(&r[9], waker_id);
-	tp_val_i64n(&r[10], irq_context);
-}
-
-int64_t
-tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
-    int64_t utid, int64_t arg_set_id, int64_t flags)
-{
-	struct tp_val *r = tp_row_new(tp, SQ_FTRACE);
-	int64_t id = tp->next_ftrace++;
-
-	tp_seen_ts(tp, ts);
-	tp_bounds_add(tp, ts, 0);
-	tp_cpu_seen(tp, cpu);
-	tp_val_int(&r[0], id);
-	tp_val_int(&r[1], ts);
-	if (name != NULL)
-		(void)tp_val_str(tp, SQ_FTRACE, &r[2], name, strlen(name));
-	tp_val_int(&r[3], cpu);
-	tp_val_int(&r[4], utid);
-	tp_val_i64n(&r[5], arg_set_id);
-	/* Not given is 0, as upstream's column has no NULL. */
-	tp_val_int(&r[6], flags != TP_NULL ? flags : 0);
-	return id;
-}
-
-void
-tp_flow_insert(struct tp *tp, int64_t out, int64_t in, int64_t trace_id,
-    int64_t arg_set_id)
-{
-	struct tp_val *r = tp_row_new(tp, SQ_FLOW);
-
-	tp_val_int(&r[0], tp->next_flow++);
-	tp_val_int(&r[1], out);
-	tp_val_int(&r[2], in);
-	tp_val_i64n(&r[3], trace_id);
-	tp_val_i64n(&r[4], arg_set_id);
 }
 
 /* One clock of a snapshot; few and rare, so written at once. */

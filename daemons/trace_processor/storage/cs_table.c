@@ -1,0 +1,682 @@
+/*
+ * Columnar tables (see cs_table.h): blocks of typed cells per column, a
+ * bitmap of absent rows per block, and the lookup helpers computed on
+ * demand and dropped when the table's version moves.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_pool.h"
+#include "cs_table.h"
+
+#define NULL_I32	INT32_MIN
+#define BLK(r)		((r) >> CS_BLOCK_SHIFT)
+#define OFF(r)		((r) & (CS_BLOCK - 1))
+
+struct cs_col {
+	enum cs_type	 type;		/* as stored: never CS_ALIAS */
+	void		**blocks;	/* NULL: every cell NULL */
+	uint64_t	 sorted_ver;	/* version sorted was found at */
+	int		 sorted;
+	struct cs_index	*idx;
+};
+
+struct cs_table {
+	char			*name;
+	const struct cs_coldef	*defs;
+	size_t			 ncols;
+	struct cs_col		*cols;
+	struct cs_pool		*pool;
+	uint32_t		 nrows;
+	size_t			 nblocks, capblocks;
+	uint64_t		**absent;	/* per block; NULL: none */
+	uint16_t		*nabsent;
+	uint64_t		 version;
+	size_t			 bytes;
+	int			 failed;
+};
+
+/* Whether column c has cells of its own. */
+static int
+col_stored(const struct cs_table *t, size_t c)
+{
+	return t->defs[c].type != CS_ALIAS && t->defs[c].type != CS_ID;
+}
+
+struct cs_table *
+cs_table_new(const char *name, const struct cs_coldef *defs, size_t ncols,
+    struct cs_pool *pool)
+{
+	struct cs_table *t = calloc(1, sizeof(*t));
+	size_t i;
+
+	if (t == NULL)
+		return NULL;
+	if ((t->name = strdup(name)) == NULL ||
+	    (t->cols = calloc(ncols, sizeof(*t->cols))) == NULL) {
+		cs_table_free(t);
+		return NULL;
+	}
+	t->defs = defs;
+	t->ncols = ncols;
+	t->pool = pool;
+	t->version = 1;
+	for (i = 0; i < ncols; i++)
+		t->cols[i].type = defs[i].type;
+	return t;
+}
+
+void
+cs_table_free(struct cs_table *t)
+{
+	size_t c, b;
+
+	if (t == NULL)
+		return;
+	for (c = 0; c < t->ncols && t->cols != NULL; c++) {
+		if (!col_stored(t, c))
+			continue;
+		for (b = 0; b < t->nblocks && t->cols[c].blocks; b++)
+			free(t->cols[c].blocks[b]);
+		free(t->cols[c].blocks);
+		cs_index_unref(t->cols[c].idx);
+	}
+	for (b = 0; b < t->nblocks; b++)
+		free(t->absent[b]);
+	free(t->absent);
+	free(t->nabsent);
+	free(t->cols);
+	free(t->name);
+	free(t);
+}
+
+const char *
+cs_table_name(const struct cs_table *t)
+{
+	return t->name;
+}
+
+size_t
+cs_table_ncols(const struct cs_table *t)
+{
+	return t->ncols;
+}
+
+const struct cs_coldef *
+cs_table_col(const struct cs_table *t, size_t col)
+{
+	return &t->defs[col];
+}
+
+struct cs_pool *
+cs_table_pool(const struct cs_table *t)
+{
+	return t->pool;
+}
+
+size_t
+cs_table_rows(const struct cs_table *t)
+{
+	return t->nrows;
+}
+
+int
+cs_table_failed(const struct cs_table *t)
+{
+	return t->failed;
+}
+
+size_t
+cs_table_bytes(const struct cs_table *t)
+{
+	return t->bytes;
+}
+
+size_t
+cs_col_base(const struct cs_table *t, size_t col)
+{
+	return t->defs[col].type == CS_ALIAS ? (size_t)t->defs[col].alias :
+	    col;
+}
+
+static size_t
+cell_size(enum cs_type type)
+{
+	return type == CS_I32 || type == CS_STR ? 4 : 8;
+}
+
+/* Room for the blocks of rows up to r in every per-block array. */
+static int
+blocks_grow(struct cs_table *t, uint32_t r)
+{
+	size_t need = BLK((size_t)r) + 1, cap, c;
+	void *p;
+
+	if (need <= t->nblocks)
+		return 0;
+	if (need > t->capblocks) {
+		cap = t->capblocks ? t->capblocks : 16;
+		while (cap < need)
+			cap *= 2;
+		for (c = 0; c < t->ncols; c++) {
+			if (!col_stored(t, c))
+				continue;
+			if ((p = realloc(t->cols[c].blocks,
+			    cap * sizeof(void *))) == NULL)
+				return -1;
+			t->cols[c].blocks = p;
+		}
+		if ((p = realloc(t->absent, cap * sizeof(*t->absent))) == NULL)
+			return -1;
+		t->absent = p;
+		if ((p = realloc(t->nabsent, cap * sizeof(*t->nabsent))) ==
+		    NULL)
+			return -1;
+		t->nabsent = p;
+		t->capblocks = cap;
+	}
+	for (; t->nblocks < need; t->nblocks++) {
+		for (c = 0; c < t->ncols; c++)
+			if (col_stored(t, c))
+				t->cols[c].blocks[t->nblocks] = NULL;
+		t->absent[t->nblocks] = NULL;
+		t->nabsent[t->nblocks] = 0;
+	}
+	return 0;
+}
+
+static void
+absent_set(struct cs_table *t, uint32_t r, int absent)
+{
+	uint64_t **bm = &t->absent[BLK(r)], bit = 1ULL << (OFF(r) % 64);
+	uint64_t *w;
+
+	if (*bm == NULL) {
+		if (!absent)
+			return;
+		if ((*bm = calloc(CS_BLOCK / 64, sizeof(uint64_t))) == NULL) {
+			t->failed = 1;
+			return;
+		}
+		t->bytes += CS_BLOCK / 8;
+	}
+	w = &(*bm)[OFF(r) / 64];
+	if (absent && !(*w & bit)) {
+		*w |= bit;
+		t->nabsent[BLK(r)]++;
+	} else if (!absent && (*w & bit)) {
+		*w &= ~bit;
+		t->nabsent[BLK(r)]--;
+	}
+}
+
+int
+cs_row_present(const struct cs_table *t, uint32_t r)
+{
+	const uint64_t *bm;
+
+	if (r >= t->nrows)
+		return 0;
+	bm = t->absent[BLK(r)];
+	return bm == NULL || !(bm[OFF(r) / 64] & (1ULL << (OFF(r) % 64)));
+}
+
+int
+cs_row_put(struct cs_table *t, uint32_t r)
+{
+	t->version++;
+	if (r < t->nrows) {
+		absent_set(t, r, 0);
+		return 0;
+	}
+	if (r == UINT32_MAX || blocks_grow(t, r) == -1) {
+		t->failed = 1;
+		return -1;
+	}
+	while (t->nrows < r)
+		absent_set(t, t->nrows++, 1);
+	t->nrows = r + 1;
+	return 0;
+}
+
+void
+cs_row_delete(struct cs_table *t, uint32_t r)
+{
+	if (r < t->nrows) {
+		absent_set(t, r, 1);
+		t->version++;
+	}
+}
+
+void
+cs_table_compact(struct cs_table *t)
+{
+	size_t b, c;
+
+	/* The last block may still grow. */
+	for (b = 0; b + 1 < t->nblocks; b++) {
+		if (t->nabsent[b] != CS_BLOCK)
+			continue;
+		for (c = 0; c < t->ncols; c++) {
+			struct cs_col *col = &t->cols[c];
+
+			if (!col_stored(t, c) || col->blocks[b] == NULL)
+				continue;
+			free(col->blocks[b]);
+			col->blocks[b] = NULL;
+			t->bytes -= CS_BLOCK * cell_size(col->type);
+			t->version++;
+		}
+	}
+}
+
+/* The block of row r of a column, made (all NULL) if it was not. */
+static void *
+col_block(struct cs_table *t, struct cs_col *col, uint32_t r)
+{
+	void **bp = &col->blocks[BLK(r)];
+	size_t i;
+
+	if (*bp != NULL)
+		return *bp;
+	if ((*bp = malloc(CS_BLOCK * cell_size(col->type))) == NULL) {
+		t->failed = 1;
+		return NULL;
+	}
+	t->bytes += CS_BLOCK * cell_size(col->type);
+	switch (col->type) {
+	case CS_I32:
+		for (i = 0; i < CS_BLOCK; i++)
+			((int32_t *)*bp)[i] = NULL_I32;
+		break;
+	case CS_I64:
+		for (i = 0; i < CS_BLOCK; i++)
+			((int64_t *)*bp)[i] = CS_NULL_I64;
+		break;
+	case CS_F64:
+		for (i = 0; i < CS_BLOCK; i++)
+			((double *)*bp)[i] = NAN;
+		break;
+	default:
+		memset(*bp, 0, CS_BLOCK * 4);
+		break;
+	}
+	return *bp;
+}
+
+/* A 32-bit column given a value it cannot hold becomes a 64-bit one. */
+static int
+col_widen(struct cs_table *t, struct cs_col *col)
+{
+	size_t b, i;
+
+	for (b = 0; b < t->nblocks; b++) {
+		int32_t *old = col->blocks[b];
+		int64_t *nb;
+
+		if (old == NULL)
+			continue;
+		if ((nb = malloc(CS_BLOCK * sizeof(*nb))) == NULL) {
+			t->failed = 1;
+			return -1;
+		}
+		for (i = 0; i < CS_BLOCK; i++)
+			nb[i] = old[i] == NULL_I32 ? CS_NULL_I64 : old[i];
+		free(old);
+		col->blocks[b] = nb;
+		t->bytes += CS_BLOCK * 4;
+	}
+	col->type = CS_I64;
+	return 0;
+}
+
+void
+cs_set_int(struct cs_table *t, size_t c, uint32_t r, int64_t v)
+{
+	struct cs_col *col = &t->cols[c];
+	void *blk;
+
+	if (r >= t->nrows || col->type == CS_ID)
+		return;
+	t->version++;
+	if (col->type == CS_I32 && v != CS_NULL_I64 &&
+	    (v <= NULL_I32 || v > INT32_MAX) && col_widen(t, col) == -1)
+		return;
+	if (col->type == CS_F64) {
+		cs_set_real(t, c, r, v == CS_NULL_I64 ? NAN : (double)v);
+		return;
+	}
+	if (v == CS_NULL_I64 && col->blocks[BLK(r)] == NULL)
+		return;
+	if ((blk = col_block(t, col, r)) == NULL)
+		return;
+	if (col->type == CS_I32)
+		((int32_t *)blk)[OFF(r)] = v == CS_NULL_I64 ? NULL_I32 :
+		    (int32_t)v;
+	else if (col->type == CS_I64)
+		((int64_t *)blk)[OFF(r)] = v;
+}
+
+void
+cs_set_real(struct cs_table *t, size_t c, uint32_t r, double v)
+{
+	struct cs_col *col = &t->cols[c];
+	void *blk;
+
+	if (r >= t->nrows || col->type != CS_F64)
+		return;
+	t->version++;
+	if (isnan(v) && col->blocks[BLK(r)] == NULL)
+		return;
+	if ((blk = col_block(t, col, r)) != NULL)
+		((double *)blk)[OFF(r)] = v;
+}
+
+void
+cs_set_str(struct cs_table *t, size_t c, uint32_t r, const char *s,
+    size_t len)
+{
+	struct cs_col *col = &t->cols[c];
+	uint32_t id = 0;
+	void *blk;
+
+	if (r >= t->nrows || col->type != CS_STR)
+		return;
+	t->version++;
+	if (s != NULL && (id = cs_pool_intern(t->pool, s, len)) == 0) {
+		t->failed = 1;
+		return;
+	}
+	if (id == 0 && col->blocks[BLK(r)] == NULL)
+		return;
+	if ((blk = col_block(t, col, r)) != NULL)
+		((uint32_t *)blk)[OFF(r)] = id;
+}
+
+void
+cs_set_null(struct cs_table *t, size_t c, uint32_t r)
+{
+	switch (t->cols[c].type) {
+	case CS_F64:
+		cs_set_real(t, c, r, NAN);
+		break;
+	case CS_STR:
+		cs_set_str(t, c, r, NULL, 0);
+		break;
+	default:
+		cs_set_int(t, c, r, CS_NULL_I64);
+		break;
+	}
+}
+
+int
+cs_get(const struct cs_table *t, size_t c, uint32_t r, int64_t *i,
+    double *d, const char **s, size_t *len)
+{
+	const struct cs_col *col = &t->cols[cs_col_base(t, c)];
+	const void *blk;
+
+	if (col->type == CS_ID && r < t->nrows) {
+		*i = r;
+		return CS_I64;
+	}
+	if (r >= t->nrows || (blk = col->blocks[BLK(r)]) == NULL)
+		return -1;
+	switch (col->type) {
+	case CS_I32:
+		if (((const int32_t *)blk)[OFF(r)] == NULL_I32)
+			return -1;
+		*i = ((const int32_t *)blk)[OFF(r)];
+		return CS_I64;
+	case CS_I64:
+		if ((*i = ((const int64_t *)blk)[OFF(r)]) == CS_NULL_I64)
+			return -1;
+		return CS_I64;
+	case CS_F64:
+		if (isnan(*d = ((const double *)blk)[OFF(r)]))
+			return -1;
+		return CS_F64;
+	default:
+		*s = cs_pool_get(t->pool, ((const uint32_t *)blk)[OFF(r)], len);
+		return *s == NULL ? -1 : CS_STR;
+	}
+}
+
+/* An integer cell, or a string cell's pool id; CS_NULL_I64 for NULL. */
+static int64_t
+cell_key(const struct cs_table *t, const struct cs_col *col, uint32_t r)
+{
+	const void *blk;
+	int32_t v;
+
+	if (col->type == CS_ID)
+		return r;
+	if ((blk = col->blocks[BLK(r)]) == NULL)
+		return CS_NULL_I64;
+	switch (col->type) {
+	case CS_I32:
+		v = ((const int32_t *)blk)[OFF(r)];
+		return v == NULL_I32 ? CS_NULL_I64 : v;
+	case CS_I64:
+		return ((const int64_t *)blk)[OFF(r)];
+	case CS_STR:
+		v = (int32_t)((const uint32_t *)blk)[OFF(r)];
+		return v == 0 ? CS_NULL_I64 : (int64_t)(uint32_t)v;
+	default:
+		(void)t;
+		return CS_NULL_I64;
+	}
+}
+
+int64_t
+cs_get_int(const struct cs_table *t, size_t c, uint32_t r)
+{
+	const struct cs_col *col = &t->cols[cs_col_base(t, c)];
+
+	if (r >= t->nrows || col->type == CS_STR || col->type == CS_F64)
+		return CS_NULL_I64;
+	return cell_key(t, col, r);
+}
+
+/* The first present row from r on, or hi. */
+static uint32_t
+next_present(const struct cs_table *t, uint32_t r, uint32_t hi)
+{
+	while (r < hi && !cs_row_present(t, r)) {
+		/* A block with none present is passed over whole. */
+		if (OFF(r) == 0 && t->nabsent[BLK(r)] == CS_BLOCK)
+			r += CS_BLOCK;
+		else
+			r++;
+	}
+	return r < hi ? r : hi;
+}
+
+int
+cs_col_sorted(struct cs_table *t, size_t c)
+{
+	struct cs_col *col = &t->cols[cs_col_base(t, c)];
+	int64_t prev = INT64_MIN, v;
+	uint32_t r;
+
+	if (col->type == CS_ID)
+		return 1;
+	if (col->type != CS_I32 && col->type != CS_I64)
+		return 0;
+	if (col->sorted_ver == t->version)
+		return col->sorted;
+	col->sorted_ver = t->version;
+	col->sorted = 1;
+	for (r = next_present(t, 0, t->nrows); r < t->nrows;
+	    r = next_present(t, r + 1, t->nrows)) {
+		v = cell_key(t, col, r);
+		if (v == CS_NULL_I64 || v < prev) {
+			col->sorted = 0;
+			break;
+		}
+		prev = v;
+	}
+	return col->sorted;
+}
+
+/* The first row from which every present row's value is >= x. */
+static uint32_t
+lower_bound(const struct cs_table *t, const struct cs_col *col, int64_t x,
+    int strict)
+{
+	uint32_t lo = 0, hi = t->nrows, mid, m;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((m = next_present(t, mid, hi)) == hi) {
+			hi = mid;
+			continue;
+		}
+		if (strict ? cell_key(t, col, m) <= x : cell_key(t, col, m) < x)
+			lo = m + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void
+cs_col_range(const struct cs_table *t, size_t c, int64_t min, int64_t max,
+    uint32_t *lo, uint32_t *hi)
+{
+	const struct cs_col *col = &t->cols[cs_col_base(t, c)];
+
+	*lo = lower_bound(t, col, min, 0);
+	*hi = lower_bound(t, col, max, 1);
+	if (*hi < *lo)
+		*hi = *lo;
+}
+
+void
+cs_index_unref(struct cs_index *idx)
+{
+	if (idx != NULL && --idx->refs == 0)
+		free(idx);
+}
+
+/*
+ * Keys (value biased to sort as unsigned) with their rows, sorted by an
+ * LSD radix sort on the key bytes, which keeps the rows of one value in
+ * id order. Returns the array that holds the sorted rows (r or r2).
+ */
+static uint32_t *
+radix_sort(uint64_t *k, uint32_t *r, uint64_t *k2, uint32_t *r2, size_t n)
+{
+	size_t count[256], i, shift;
+
+	for (shift = 0; shift < 64; shift += 8) {
+		size_t sum = 0;
+		uint64_t *tk;
+		uint32_t *tr;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(k[i] >> shift) & 0xff]++;
+		/* A byte that is the same in every key orders nothing. */
+		if (count[(k[0] >> shift) & 0xff] == n)
+			continue;
+		for (i = 0; i < 256; i++) {
+			size_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++) {
+			size_t at = count[(k[i] >> shift) & 0xff]++;
+
+			k2[at] = k[i];
+			r2[at] = r[i];
+		}
+		tk = k, k = k2, k2 = tk;
+		tr = r, r = r2, r2 = tr;
+	}
+	return r;
+}
+
+struct cs_index *
+cs_col_index(struct cs_table *t, size_t c)
+{
+	struct cs_col *col = &t->cols[cs_col_base(t, c)];
+	struct cs_index *idx;
+	uint64_t *k = NULL, *k2 = NULL;
+	uint32_t *r2 = NULL, r;
+	size_t n = 0;
+
+	if (col->idx != NULL && col->idx->version == t->version) {
+		col->idx->refs++;
+		return col->idx;
+	}
+	if (col->type == CS_F64)
+		return NULL;
+	idx = malloc(sizeof(*idx) + (t->nrows + 1) * sizeof(uint32_t));
+	k = malloc((t->nrows + 1) * sizeof(*k));
+	k2 = malloc((t->nrows + 1) * sizeof(*k2));
+	r2 = malloc((t->nrows + 1) * sizeof(*r2));
+	if (idx == NULL || k == NULL || k2 == NULL || r2 == NULL) {
+		free(idx);
+		idx = NULL;
+		goto out;
+	}
+	/* NULL equals nothing: it is left out. */
+	for (r = 0; r < t->nrows; r++) {
+		int64_t v = cell_key(t, col, r);
+
+		if (v == CS_NULL_I64)
+			continue;
+		k[n] = (uint64_t)v ^ (1ULL << 63);
+		idx->rows[n++] = r;
+	}
+	if (n > 0) {
+		uint32_t *sorted = radix_sort(k, idx->rows, k2, r2, n);
+
+		if (sorted != idx->rows)
+			memcpy(idx->rows, sorted, n * sizeof(*sorted));
+	}
+	idx->n = n;
+	idx->refs = 1;
+	idx->version = t->version;
+	cs_index_unref(col->idx);
+	col->idx = idx;
+	idx->refs++;
+out:
+	free(k);
+	free(k2);
+	free(r2);
+	return idx;
+}
+
+void
+cs_index_find(const struct cs_table *t, size_t c, const struct cs_index *idx,
+    int64_t v, size_t *lo, size_t *hi)
+{
+	const struct cs_col *col = &t->cols[cs_col_base(t, c)];
+	uint64_t x = (uint64_t)v ^ (1ULL << 63);
+	size_t a = 0, b = idx->n, m;
+
+	/* Keys compare as the index sorted them: biased, unsigned. */
+	while (a < b) {
+		m = a + (b - a) / 2;
+		if (((uint64_t)cell_key(t, col, idx->rows[m]) ^ (1ULL << 63)) <
+		    x)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	b = idx->n;
+	while (a < b) {
+		m = a + (b - a) / 2;
+		if (((uint64_t)cell_key(t, col, idx->rows[m]) ^ (1ULL << 63)) <=
+		    x)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*hi = a;
+}

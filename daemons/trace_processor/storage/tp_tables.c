@@ -1,0 +1,312 @@
+/*
+ * The engine's bulk tables, held as columnar tables (cs_table.h) and
+ * served to SQLite (cs_vtab.h), and their typed writers: an importer
+ * hands a row's values, never SQL or a column number.
+ *
+ * Row ids are the table's ids. A row written again under its id (a
+ * slice, sched or thread state shown open at a checkpoint, then closed;
+ * an arg updated in place) replaces the one there.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_int.h"
+#include "cs_pool.h"
+#include "cs_table.h"
+#include "cs_vtab.h"
+
+#define ID(n)		{ n, CS_ID, 0 }
+#define I32(n)		{ n, CS_I32, 0 }
+#define I64(n)		{ n, CS_I64, 0 }
+#define F64(n)		{ n, CS_F64, 0 }
+#define STR(n)		{ n, CS_STR, 0 }
+#define ALIAS(n, c)	{ n, CS_ALIAS, c }
+
+/* Columns in upstream's order; the comments name the index. */
+enum { SL_ID, SL_TS, SL_DUR, SL_TRACK, SL_CAT, SL_NAME, SL_DEPTH,
+	SL_STACK, SL_PSTACK, SL_PARENT, SL_ARGS, SL_TTS, SL_TDUR };
+static const struct cs_coldef slice_cols[] = {
+	ID("id"), I64("ts"), I64("dur"), I32("track_id"), STR("category"),
+	STR("name"), I32("depth"), I64("stack_id"), I64("parent_stack_id"),
+	I32("parent_id"), I32("arg_set_id"), I64("thread_ts"),
+	I64("thread_dur"), I64("thread_instruction_count"),
+	I64("thread_instruction_delta"),
+};
+enum { CT_ID, CT_TS, CT_TRACK, CT_VALUE, CT_ARGS };
+static const struct cs_coldef counter_cols[] = {
+	ID("id"), I64("ts"), I32("track_id"), F64("value"), I32("arg_set_id"),
+};
+enum { AR_ID, AR_SET, AR_KEY, AR_INT, AR_STR, AR_REAL };
+static const struct cs_coldef arg_cols[] = {
+	ID("id"), I32("arg_set_id"), I32("key_id"), I64("int_value"),
+	STR("string_value"), F64("real_value"),
+};
+enum { FL_ID, FL_OUT, FL_IN, FL_TRACE, FL_ARGS };
+static const struct cs_coldef flow_cols[] = {
+	ID("id"), I32("slice_out"), I32("slice_in"), I64("trace_id"),
+	I32("arg_set_id"),
+};
+enum { SC_ID, SC_TS, SC_DUR, SC_CPU, SC_UTID, SC_END_STATE, SC_PRIO };
+static const struct cs_coldef sched_cols[] = {
+	ID("id"), I64("ts"), I64("dur"), I32("cpu"), I32("utid"),
+	STR("end_state"), I32("priority"), ALIAS("ucpu", SC_CPU),
+};
+enum { TS_ID, TS_TS, TS_DUR, TS_CPU, TS_UTID, TS_STATE, TS_IO_WAIT,
+	TS_BLOCKED, TS_WAKER_UTID, TS_WAKER_ID, TS_IRQ };
+static const struct cs_coldef tstate_cols[] = {
+	ID("id"), I64("ts"), I64("dur"), I32("cpu"), I32("utid"),
+	STR("state"), I32("io_wait"), STR("blocked_function"),
+	I32("waker_utid"), I32("waker_id"), I32("irq_context"),
+	ALIAS("ucpu", TS_CPU),
+};
+enum { FT_ID, FT_TS, FT_NAME, FT_CPU, FT_UTID, FT_ARGS, FT_FLAGS };
+static const struct cs_coldef ftrace_cols[] = {
+	ID("id"), I64("ts"), STR("name"), I32("cpu"), I32("utid"),
+	I32("arg_set_id"), I32("common_flags"), ALIAS("ucpu", FT_CPU),
+};
+
+static const struct {
+	const char		*name;
+	const struct cs_coldef	*cols;
+	size_t			 ncols;
+} table_defs[TB_COUNT] = {
+#define DEF(k, n, c)	[k] = { n, c, sizeof(c) / sizeof(c[0]) }
+	DEF(TB_SLICE, "__intrinsic_slice", slice_cols),
+	DEF(TB_COUNTER, "counter", counter_cols),
+	DEF(TB_ARGS, "__args", arg_cols),
+	DEF(TB_FLOW, "flow", flow_cols),
+	DEF(TB_SCHED, "sched_slice", sched_cols),
+	DEF(TB_TSTATE, "thread_state", tstate_cols),
+	DEF(TB_FTRACE, "ftrace_event", ftrace_cols),
+#undef DEF
+};
+
+int
+tp_tables_create(struct tp *tp)
+{
+	size_t i;
+
+	if ((tp->pool = cs_pool_new()) == NULL ||
+	    (tp->cdb = calloc(1, sizeof(*tp->cdb))) == NULL)
+		return tp_seterr(tp, "%s: out of memory", __func__);
+	for (i = 0; i < TB_COUNT; i++)
+		if ((tp->tab[i] = cs_table_new(table_defs[i].name,
+		    table_defs[i].cols, table_defs[i].ncols, tp->pool)) ==
+		    NULL)
+			return tp_seterr(tp, "%s: out of memory", __func__);
+	tp->cdb->tables = tp->tab;
+	tp->cdb->ntables = TB_COUNT;
+	if (cs_vtab_register(tp->db, tp->cdb) != SQLITE_OK)
+		return tp_seterr(tp, "%s: %s", __func__,
+		    sqlite3_errmsg(tp->db));
+	return 0;
+}
+
+void
+tp_tables_free(struct tp *tp)
+{
+	size_t i;
+
+	for (i = 0; i < TB_COUNT; i++)
+		cs_table_free(tp->tab[i]);
+	cs_pool_free(tp->pool);
+	free(tp->cdb);
+}
+
+/* A write that failed for want of memory is reported once, here. */
+int
+tp_tables_check(struct tp *tp)
+{
+	size_t i;
+
+	for (i = 0; i < TB_COUNT; i++)
+		if (tp->tab[i] != NULL && cs_table_failed(tp->tab[i]))
+			return tp_seterr(tp, "table %s: out of memory",
+			    cs_table_name(tp->tab[i]));
+	return 0;
+}
+
+size_t
+tp_tables_bytes(const struct tp *tp)
+{
+	size_t i, n = tp->pool != NULL ? cs_pool_bytes(tp->pool) : 0;
+
+	for (i = 0; i < TB_COUNT; i++)
+		if (tp->tab[i] != NULL)
+			n += cs_table_bytes(tp->tab[i]);
+	return n;
+}
+
+void
+tp_tables_deletable(struct tp *tp, int on)
+{
+	size_t i;
+
+	tp->cdb->deletable = on;
+	if (!on)
+		for (i = 0; i < TB_COUNT; i++)
+			cs_table_compact(tp->tab[i]);
+}
+
+/* Row id of table k, present; NULL-filled when new. */
+static struct cs_table *
+row_put(struct tp *tp, enum tp_table k, int64_t id)
+{
+	struct cs_table *t = tp->tab[k];
+
+	if (id < 0 || id >= UINT32_MAX || cs_row_put(t, (uint32_t)id) == -1)
+		return NULL;
+	return t;
+}
+
+static void
+set_cstr(struct cs_table *t, size_t col, uint32_t r, const char *s)
+{
+	cs_set_str(t, col, r, s, s != NULL ? strlen(s) : 0);
+}
+
+void
+tp_slice_write(struct tp *tp, const struct tp_slice_row *s)
+{
+	struct cs_table *t = row_put(tp, TB_SLICE, s->id);
+	uint32_t r = (uint32_t)s->id;
+
+	if (t == NULL)
+		return;
+	tp_bounds_add(tp, s->ts, s->dur);
+	cs_set_int(t, SL_TS, r, s->ts);
+	cs_set_int(t, SL_DUR, r, s->dur);
+	cs_set_int(t, SL_TRACK, r, s->track_id);
+	set_cstr(t, SL_CAT, r, s->cat);
+	set_cstr(t, SL_NAME, r, s->name);
+	cs_set_int(t, SL_DEPTH, r, s->depth);
+	cs_set_int(t, SL_STACK, r, s->stack_id);
+	cs_set_int(t, SL_PSTACK, r, s->parent_stack_id);
+	cs_set_int(t, SL_PARENT, r, s->parent_id);
+	cs_set_int(t, SL_ARGS, r, s->arg_set_id);
+	cs_set_int(t, SL_TTS, r, s->thread_ts);
+	cs_set_int(t, SL_TDUR, r, s->thread_dur);
+}
+
+void
+tp_counter_insert(struct tp *tp, int64_t ts, int64_t track, double v,
+    int64_t arg_set_id)
+{
+	int64_t id = tp->next_counter++;
+	struct cs_table *t = row_put(tp, TB_COUNTER, id);
+
+	tp_seen_ts(tp, ts);
+	tp_bounds_add(tp, ts, 0);
+	if (t == NULL)
+		return;
+	cs_set_int(t, CT_TS, (uint32_t)id, ts);
+	cs_set_int(t, CT_TRACK, (uint32_t)id, track);
+	cs_set_real(t, CT_VALUE, (uint32_t)id, v);
+	cs_set_int(t, CT_ARGS, (uint32_t)id, arg_set_id);
+}
+
+void
+tp_counter_set_track(struct tp *tp, int64_t id, int64_t track)
+{
+	if (id >= 0 && cs_row_present(tp->tab[TB_COUNTER], (uint32_t)id))
+		cs_set_int(tp->tab[TB_COUNTER], CT_TRACK, (uint32_t)id, track);
+}
+
+int64_t
+tp_sched_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
+    int64_t cpu, int64_t utid, const char *end_state, int64_t prio)
+{
+	struct cs_table *t = row_put(tp, TB_SCHED, id);
+	uint32_t r = (uint32_t)id;
+
+	tp_cpu_seen(tp, cpu);
+	tp_bounds_add(tp, ts, dur);
+	if (t == NULL)
+		return -1;
+	cs_set_int(t, SC_TS, r, ts);
+	cs_set_int(t, SC_DUR, r, dur);
+	cs_set_int(t, SC_CPU, r, cpu);
+	cs_set_int(t, SC_UTID, r, utid);
+	set_cstr(t, SC_END_STATE, r, end_state);
+	cs_set_int(t, SC_PRIO, r, prio);
+	return 0;
+}
+
+void
+tp_thread_state_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
+    int64_t cpu, int64_t utid, const char *state, int64_t io_wait,
+    int64_t waker_utid, int64_t waker_id, int64_t irq_context,
+    const char *blocked_function)
+{
+	struct cs_table *t = row_put(tp, TB_TSTATE, id);
+	uint32_t r = (uint32_t)id;
+
+	tp_bounds_add(tp, ts, dur);
+	if (t == NULL)
+		return;
+	cs_set_int(t, TS_TS, r, ts);
+	cs_set_int(t, TS_DUR, r, dur);
+	cs_set_int(t, TS_CPU, r, cpu);
+	cs_set_int(t, TS_UTID, r, utid);
+	set_cstr(t, TS_STATE, r, state);
+	cs_set_int(t, TS_IO_WAIT, r, io_wait);
+	set_cstr(t, TS_BLOCKED, r, blocked_function);
+	cs_set_int(t, TS_WAKER_UTID, r, waker_utid);
+	cs_set_int(t, TS_WAKER_ID, r, waker_id);
+	cs_set_int(t, TS_IRQ, r, irq_context);
+}
+
+int64_t
+tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
+    int64_t utid, int64_t arg_set_id, int64_t flags)
+{
+	int64_t id = tp->next_ftrace++;
+	struct cs_table *t = row_put(tp, TB_FTRACE, id);
+	uint32_t r = (uint32_t)id;
+
+	tp_seen_ts(tp, ts);
+	tp_bounds_add(tp, ts, 0);
+	tp_cpu_seen(tp, cpu);
+	if (t == NULL)
+		return id;
+	cs_set_int(t, FT_TS, r, ts);
+	set_cstr(t, FT_NAME, r, name);
+	cs_set_int(t, FT_CPU, r, cpu);
+	cs_set_int(t, FT_UTID, r, utid);
+	cs_set_int(t, FT_ARGS, r, arg_set_id);
+	/* Not given is 0, as upstream's column has no NULL. */
+	cs_set_int(t, FT_FLAGS, r, flags != TP_NULL ? flags : 0);
+	return id;
+}
+
+void
+tp_flow_insert(struct tp *tp, int64_t out, int64_t in, int64_t trace_id,
+    int64_t arg_set_id)
+{
+	int64_t id = tp->next_flow++;
+	struct cs_table *t = row_put(tp, TB_FLOW, id);
+
+	if (t == NULL)
+		return;
+	cs_set_int(t, FL_OUT, (uint32_t)id, out);
+	cs_set_int(t, FL_IN, (uint32_t)id, in);
+	cs_set_int(t, FL_TRACE, (uint32_t)id, trace_id);
+	cs_set_int(t, FL_ARGS, (uint32_t)id, arg_set_id);
+}
+
+void
+tp_arg_row_write(struct tp *tp, int64_t id, int64_t set, int64_t key_id,
+    int64_t iv, const char *str, size_t slen, const double *rv)
+{
+	struct cs_table *t = row_put(tp, TB_ARGS, id);
+	uint32_t r = (uint32_t)id;
+
+	if (t == NULL)
+		return;
+	cs_set_int(t, AR_SET, r, set);
+	cs_set_int(t, AR_KEY, r, key_id);
+	cs_set_int(t, AR_INT, r, iv);
+	cs_set_str(t, AR_STR, r, str, slen);
+	cs_set_real(t, AR_REAL, r, rv != NULL ? *rv : NAN);
+}
