@@ -131,11 +131,16 @@ uint64_t
 tp_hash_bytes(uint64_t seed, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	uint64_t h = (seed ^ 0x9e3779b97f4a7c15ULL) + len, w;
 
-	while (len--) {
-		h ^= *p++;
-		h *= 0x100000001b3ULL;
+	/* Eight bytes a step: strings are hashed on every row's path. */
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
 	}
-	return h;
+	w = 0;
+	memcpy(&w, p, len);
+	h = (h ^ w ^ (uint64_t)len << 56) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ h >> 29;
 }

@@ -30,7 +30,7 @@ uint64_t *tp_hash_get(const struct tp_hash *, uint64_t key);
 int	 tp_hash_put(struct tp_hash *, uint64_t key, uint64_t val);
 int	 tp_hash_del(struct tp_hash *, uint64_t key);
 
-/* FNV-1a, for keys made of strings. */
+/* A hash of bytes, for keys made of strings (never shown: it may change). */
 uint64_t tp_hash_bytes(uint64_t seed, const void *, size_t);
 
 #endif
