@@ -269,6 +269,7 @@ enum tp_table {
 	TB_SLICE,
 	TB_COUNTER,
 	TB_ARGS,
+	TB_ARG_KEYS,
 	TB_FLOW,
 	TB_SCHED,
 	TB_TSTATE,
@@ -286,7 +287,6 @@ struct tp_slice_row {
 
 /* Tables of few rows stay SQLite's, written by prepared statements. */
 enum tp_stmt {
-	SQ_ARG_KEY,
 	SQ_METADATA,
 	SQ_CLOCK_SNAPSHOT,
 	SQ_GPU,
@@ -538,6 +538,8 @@ size_t	 tp_tables_bytes(const struct tp *);
 void	 tp_tables_deletable(struct tp *, int on);
 void	 tp_slice_write(struct tp *, const struct tp_slice_row *);
 void	 tp_counter_set_track(struct tp *, int64_t id, int64_t track);
+void	 tp_arg_key_write(struct tp *, int64_t id, const char *flat,
+	    const char *key, const char *type);
 /* Arg row id (replacing the one there): one value of int, str, real. */
 void	 tp_arg_row_write(struct tp *, int64_t id, int64_t set, int64_t key_id,
 	    int64_t iv, const char *str, size_t slen, const double *rv);

@@ -207,3 +207,21 @@ cs_pool_bytes(const struct cs_pool *p)
 	return p->bytes + p->capstrs * sizeof(*p->strs) +
 	    p->cap * sizeof(*p->slots);
 }
+
+size_t
+cs_pool_count(const struct cs_pool *p)
+{
+	return p->nstrs;
+}
+
+int
+cs_pool_cmp(const struct cs_pool *p, uint32_t a, const char *b, size_t blen)
+{
+	size_t alen;
+	const char *as = cs_pool_get(p, a, &alen);
+	int c = memcmp(as, b, alen < blen ? alen : blen);
+
+	if (c != 0)
+		return c;
+	return alen < blen ? -1 : alen > blen;
+}

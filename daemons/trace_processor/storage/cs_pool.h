@@ -23,5 +23,10 @@ uint32_t	 cs_pool_find(const struct cs_pool *, const char *s, size_t len);
 /* The string of id (NUL-terminated), with its length; NULL for id 0. */
 const char	*cs_pool_get(const struct cs_pool *, uint32_t id, size_t *len);
 size_t		 cs_pool_bytes(const struct cs_pool *);
+/* Ids given so far: every id is below it. */
+size_t		 cs_pool_count(const struct cs_pool *);
+/* Compares two pooled strings as SQLite's BINARY collation does. */
+int		 cs_pool_cmp(const struct cs_pool *, uint32_t a, const char *b,
+		    size_t blen);
 
 #endif

@@ -35,13 +35,15 @@ struct cs_table {
 	uint64_t		 version;
 	size_t			 bytes;
 	int			 failed;
+	struct cs_table		*ref;		/* what CS_REF columns read */
 };
 
 /* Whether column c has cells of its own. */
 static int
 col_stored(const struct cs_table *t, size_t c)
 {
-	return t->defs[c].type != CS_ALIAS && t->defs[c].type != CS_ID;
+	return t->defs[c].type != CS_ALIAS && t->defs[c].type != CS_ID &&
+	    t->defs[c].type != CS_REF;
 }
 
 struct cs_table *
@@ -75,12 +77,12 @@ cs_table_free(struct cs_table *t)
 	if (t == NULL)
 		return;
 	for (c = 0; c < t->ncols && t->cols != NULL; c++) {
+		cs_index_unref(t->cols[c].idx);
 		if (!col_stored(t, c))
 			continue;
 		for (b = 0; b < t->nblocks && t->cols[c].blocks; b++)
 			free(t->cols[c].blocks[b]);
 		free(t->cols[c].blocks);
-		cs_index_unref(t->cols[c].idx);
 	}
 	for (b = 0; b < t->nblocks; b++)
 		free(t->absent[b]);
@@ -131,6 +133,40 @@ size_t
 cs_table_bytes(const struct cs_table *t)
 {
 	return t->bytes;
+}
+
+void
+cs_table_set_ref(struct cs_table *t, struct cs_table *ref)
+{
+	t->ref = ref;
+}
+
+enum cs_type
+cs_col_type(const struct cs_table *t, size_t c)
+{
+	c = cs_col_base(t, c);
+	if (t->defs[c].type == CS_REF)
+		return t->ref != NULL ? cs_col_type(t->ref,
+		    (size_t)t->defs[c].ref_col) : CS_I64;
+	return t->cols[c].type;
+}
+
+/* The row of the reference a CS_REF cell reads, or -1. */
+static int64_t
+ref_row(const struct cs_table *t, size_t c, uint32_t r)
+{
+	int64_t k = cs_get_int(t, (size_t)t->defs[c].alias, r);
+
+	return t->ref == NULL || k < 0 || k >= t->ref->nrows ? -1 : k;
+}
+
+/* A version that moves when the column's values may have: a reference
+ * column's move with its reference. */
+static uint64_t
+col_version(const struct cs_table *t, size_t c)
+{
+	return t->version + (t->defs[c].type == CS_REF && t->ref != NULL ?
+	    t->ref->version * 0x9e3779b97f4a7c15ULL : 0);
 }
 
 size_t
@@ -337,7 +373,7 @@ cs_set_int(struct cs_table *t, size_t c, uint32_t r, int64_t v)
 	struct cs_col *col = &t->cols[c];
 	void *blk;
 
-	if (r >= t->nrows || col->type == CS_ID)
+	if (r >= t->nrows || col->type == CS_ID || col->type == CS_REF)
 		return;
 	t->version++;
 	if (col->type == CS_I32 && v != CS_NULL_I64 &&
@@ -416,7 +452,14 @@ cs_get(const struct cs_table *t, size_t c, uint32_t r, int64_t *i,
 {
 	const struct cs_col *col = &t->cols[cs_col_base(t, c)];
 	const void *blk;
+	int64_t rr;
 
+	if (col->type == CS_REF) {
+		if ((rr = ref_row(t, cs_col_base(t, c), r)) < 0)
+			return -1;
+		return cs_get(t->ref, (size_t)t->defs[cs_col_base(t, c)].ref_col,
+		    (uint32_t)rr, i, d, s, len);
+	}
 	if (col->type == CS_ID && r < t->nrows) {
 		*i = r;
 		return CS_I64;
@@ -599,71 +642,148 @@ radix_sort(uint64_t *k, uint32_t *r, uint64_t *k2, uint32_t *r2, size_t n)
 	return r;
 }
 
+/* cell_key of any column, references followed. */
+static int64_t
+key_at(const struct cs_table *t, size_t c, uint32_t r)
+{
+	int64_t rr;
+
+	c = cs_col_base(t, c);
+	if (t->defs[c].type != CS_REF)
+		return cell_key(t, &t->cols[c], r);
+	if ((rr = ref_row(t, c, r)) < 0)
+		return CS_NULL_I64;
+	return key_at(t->ref, (size_t)t->defs[c].ref_col, (uint32_t)rr);
+}
+
+static const struct cs_pool *sort_pool;	/* for qsort's comparison */
+
+static int
+pool_order(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	size_t ylen;
+	const char *ys = cs_pool_get(sort_pool, y, &ylen);
+
+	return cs_pool_cmp(sort_pool, x, ys, ylen);
+}
+
+/*
+ * Ranks of the strings a text column holds, in BINARY order, by pool id
+ * (others 0): the keys that sort its rows. NULL when out of memory.
+ */
+static uint32_t *
+str_ranks(const struct cs_table *t, size_t c)
+{
+	size_t np = cs_pool_count(t->pool), nd = 0, i;
+	uint32_t *rank = calloc(np + 1, sizeof(*rank)), *ids, r;
+
+	if (rank == NULL)
+		return NULL;
+	for (r = 0; r < t->nrows; r++) {
+		int64_t id = key_at(t, c, r);
+
+		if (id != CS_NULL_I64 && rank[id] == 0) {
+			rank[id] = 1;
+			nd++;
+		}
+	}
+	if ((ids = malloc((nd + 1) * sizeof(*ids))) == NULL) {
+		free(rank);
+		return NULL;
+	}
+	for (i = 0, nd = 0; i < np; i++)
+		if (rank[i])
+			ids[nd++] = (uint32_t)i;
+	sort_pool = t->pool;
+	qsort(ids, nd, sizeof(*ids), pool_order);
+	for (i = 0; i < nd; i++)
+		rank[ids[i]] = (uint32_t)i;
+	free(ids);
+	return rank;
+}
+
 struct cs_index *
 cs_col_index(struct cs_table *t, size_t c)
 {
 	struct cs_col *col = &t->cols[cs_col_base(t, c)];
+	uint64_t ver = col_version(t, cs_col_base(t, c));
 	struct cs_index *idx;
 	uint64_t *k = NULL, *k2 = NULL;
-	uint32_t *r2 = NULL, r;
-	size_t n = 0;
+	uint32_t *r2 = NULL, *rank = NULL, r;
+	size_t n = 0, nnull = 0;
 
-	if (col->idx != NULL && col->idx->version == t->version) {
+	if (col->idx != NULL && col->idx->version == ver) {
 		col->idx->refs++;
 		return col->idx;
 	}
-	if (col->type == CS_F64)
+	if (cs_col_type(t, c) == CS_F64)
 		return NULL;
 	idx = malloc(sizeof(*idx) + (t->nrows + 1) * sizeof(uint32_t));
 	k = malloc((t->nrows + 1) * sizeof(*k));
 	k2 = malloc((t->nrows + 1) * sizeof(*k2));
 	r2 = malloc((t->nrows + 1) * sizeof(*r2));
-	if (idx == NULL || k == NULL || k2 == NULL || r2 == NULL) {
+	if (idx == NULL || k == NULL || k2 == NULL || r2 == NULL ||
+	    (cs_col_type(t, c) == CS_STR && (rank = str_ranks(t, c)) ==
+	    NULL)) {
 		free(idx);
 		idx = NULL;
 		goto out;
 	}
-	/* NULL equals nothing: it is left out. */
+	/* NULLs first, in id order: they equal nothing, but group. */
+	for (r = 0; r < t->nrows; r++)
+		if (key_at(t, c, r) == CS_NULL_I64)
+			idx->rows[nnull++] = r;
 	for (r = 0; r < t->nrows; r++) {
-		int64_t v = cell_key(t, col, r);
+		int64_t v = key_at(t, c, r);
 
 		if (v == CS_NULL_I64)
 			continue;
-		k[n] = (uint64_t)v ^ (1ULL << 63);
-		idx->rows[n++] = r;
+		k[n] = rank != NULL ? rank[v] : (uint64_t)v ^ (1ULL << 63);
+		r2[n++] = r;
 	}
 	if (n > 0) {
-		uint32_t *sorted = radix_sort(k, idx->rows, k2, r2, n);
+		uint32_t *sorted = radix_sort(k, r2, k2, idx->rows + nnull, n);
 
-		if (sorted != idx->rows)
-			memcpy(idx->rows, sorted, n * sizeof(*sorted));
+		if (sorted != idx->rows + nnull)
+			memcpy(idx->rows + nnull, sorted, n * sizeof(*sorted));
 	}
-	idx->n = n;
+	idx->n = nnull + n;
+	idx->nnull = nnull;
 	idx->refs = 1;
-	idx->version = t->version;
+	idx->version = ver;
 	cs_index_unref(col->idx);
 	col->idx = idx;
 	idx->refs++;
 out:
+	free(rank);
 	free(k);
 	free(k2);
 	free(r2);
 	return idx;
 }
 
+/* Row r's value against the one sought: <0, 0, >0. */
+static int
+cmp_at(const struct cs_table *t, size_t c, uint32_t r, int64_t v,
+    const char *s, size_t len)
+{
+	int64_t k = key_at(t, c, r);
+
+	if (s != NULL)
+		return cs_pool_cmp(t->pool, (uint32_t)k, s, len);
+	return k < v ? -1 : k > v;
+}
+
 void
 cs_index_find(const struct cs_table *t, size_t c, const struct cs_index *idx,
-    int64_t v, size_t *lo, size_t *hi)
+    int64_t v, const char *s, size_t len, size_t *lo, size_t *hi)
 {
-	const struct cs_col *col = &t->cols[cs_col_base(t, c)];
-	uint64_t x = (uint64_t)v ^ (1ULL << 63);
-	size_t a = 0, b = idx->n, m;
+	size_t a = idx->nnull, b = idx->n, m;
 
-	/* Keys compare as the index sorted them: biased, unsigned. */
 	while (a < b) {
 		m = a + (b - a) / 2;
-		if (((uint64_t)cell_key(t, col, idx->rows[m]) ^ (1ULL << 63)) <
-		    x)
+		if (cmp_at(t, c, idx->rows[m], v, s, len) < 0)
 			a = m + 1;
 		else
 			b = m;
@@ -672,8 +792,7 @@ cs_index_find(const struct cs_table *t, size_t c, const struct cs_index *idx,
 	b = idx->n;
 	while (a < b) {
 		m = a + (b - a) / 2;
-		if (((uint64_t)cell_key(t, col, idx->rows[m]) ^ (1ULL << 63)) <=
-		    x)
+		if (cmp_at(t, c, idx->rows[m], v, s, len) <= 0)
 			a = m + 1;
 		else
 			b = m;

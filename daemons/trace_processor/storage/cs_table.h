@@ -36,20 +36,25 @@ enum cs_type {
 	CS_F64,
 	CS_STR,		/* a cs_pool id */
 	CS_ALIAS,	/* another column under a second name */
+	CS_REF,		/* a cell of the reference table (cs_table_set_ref)
+			 * at the row another column names */
 };
 
 struct cs_coldef {
 	const char	*name;
 	enum cs_type	 type;
-	int		 alias;		/* CS_ALIAS: the column it shows */
+	int		 alias;		/* CS_ALIAS: the column it shows;
+					 * CS_REF: the column of the row */
+	int		 ref_col;	/* CS_REF: the reference's column */
 };
 
-/* Rows of one value, in id order: a slice of an index. */
+/* Every row of a column, NULLs first, then by (value, row): texts in
+ * SQLite's BINARY order, so that the index serves ORDER BY as well. */
 struct cs_index {
 	unsigned	 refs;
 	uint64_t	 version;	/* the table's when built */
-	size_t		 n;
-	uint32_t	 rows[];	/* sorted by (value, row) */
+	size_t		 n, nnull;
+	uint32_t	 rows[];
 };
 
 struct cs_pool;
@@ -61,6 +66,10 @@ void		 cs_table_free(struct cs_table *);
 const char	*cs_table_name(const struct cs_table *);
 size_t		 cs_table_ncols(const struct cs_table *);
 const struct cs_coldef *cs_table_col(const struct cs_table *, size_t col);
+/* What a column holds, aliases and references resolved. */
+enum cs_type	 cs_col_type(const struct cs_table *, size_t col);
+/* The table CS_REF columns read (sharing the pool). */
+void		 cs_table_set_ref(struct cs_table *, struct cs_table *ref);
 struct cs_pool	*cs_table_pool(const struct cs_table *);
 /* Ids given so far (present or absent rows). */
 size_t		 cs_table_rows(const struct cs_table *);
@@ -106,9 +115,10 @@ void		 cs_col_range(const struct cs_table *, size_t col, int64_t min,
  * drops with cs_index_unref(); NULL when out of memory. */
 struct cs_index	*cs_col_index(struct cs_table *, size_t col);
 void		 cs_index_unref(struct cs_index *);
-/* The slice [*lo, *hi) of the index's rows whose value is v (integers;
- * a string column's v is the pool id). */
+/* The slice [*lo, *hi) of the index's rows whose value is v (integer
+ * columns) or s (text columns: len bytes). */
 void		 cs_index_find(const struct cs_table *, size_t col,
-		    const struct cs_index *, int64_t v, size_t *lo, size_t *hi);
+		    const struct cs_index *, int64_t v, const char *s,
+		    size_t len, size_t *lo, size_t *hi);
 
 #endif

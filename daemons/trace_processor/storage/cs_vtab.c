@@ -3,7 +3,9 @@
  * access path and encodes it in idxNum:
  *
  *   bits 0-2	plan: a scan of every row, a range of ids, a range of
- *		values of a sorted column, the rows of one value (index)
+ *		values of a sorted column, the rows of one value (index),
+ *		every row in the order of a column's index (ORDER BY,
+ *		GROUP BY)
  *   bits 8-15	the column of the plan
  *   bits 16-21	which of argv[] holds a lower bound, an upper bound (and
  *		whether strict), an equality; descending order
@@ -21,7 +23,7 @@
 #include "cs_table.h"
 #include "cs_vtab.h"
 
-enum plan { P_SCAN, P_IDS, P_SORTED, P_INDEX };
+enum plan { P_SCAN, P_IDS, P_SORTED, P_INDEX, P_GROUP };
 
 #define F_LO		(1 << 16)
 #define F_LO_STRICT	(1 << 17)
@@ -69,11 +71,11 @@ vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	sql = sqlite3_str_new(db);
 	sqlite3_str_appendall(sql, "CREATE TABLE x(");
 	for (i = 0, n = cs_table_ncols(t); i < n; i++) {
-		const struct cs_coldef *d = cs_table_col(t, cs_col_base(t, i));
+		enum cs_type type = cs_col_type(t, i);
 
 		sqlite3_str_appendf(sql, "%s\"%w\" %s", i ? ", " : "",
-		    cs_table_col(t, i)->name, d->type == CS_STR ? "TEXT" :
-		    d->type == CS_F64 ? "REAL" : "INTEGER");
+		    cs_table_col(t, i)->name, type == CS_STR ? "TEXT" :
+		    type == CS_F64 ? "REAL" : "INTEGER");
 	}
 	sqlite3_str_appendall(sql, ")");
 	if ((decl = sqlite3_str_finish(sql)) == NULL)
@@ -131,7 +133,7 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 		if (!k->usable || k->iColumn < 0)
 			continue;
 		c = cs_col_base(t, c);
-		type = cs_table_col(t, c)->type;
+		type = cs_col_type(t, c);
 		if (k->op == SQLITE_INDEX_CONSTRAINT_EQ) {
 			const char *coll = sqlite3_vtab_collation(info, i);
 
@@ -161,8 +163,8 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 			if (!k->usable || k->iColumn < 0)
 				continue;
 			c = cs_col_base(t, (size_t)k->iColumn);
-			if (cs_table_col(t, c)->type == CS_STR ||
-			    cs_table_col(t, c)->type == CS_F64 ||
+			if (cs_col_type(t, c) == CS_STR ||
+			    cs_col_type(t, c) == CS_F64 ||
 			    !col_is_sorted(t, c) ||
 			    (lo >= 0 || hi >= 0 ? (int)c != col : 0))
 				continue;
@@ -183,7 +185,7 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 			col = (int)c;
 		}
 		if (lo >= 0 || hi >= 0) {
-			plan = cs_table_col(t, (size_t)col)->type == CS_ID ?
+			plan = cs_col_type(t, (size_t)col) == CS_ID ?
 			    P_IDS : P_SORTED;
 			best = log2n((size_t)n) + n / (lo >= 0 && hi >= 0 ?
 			    16 : 4);
@@ -219,12 +221,23 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 	 * sort. Not under an equality, which may be an IN list whose values
 	 * are filtered one after the other.
 	 */
-	if (info->nOrderBy == 1 && !has_eq && info->aOrderBy[0].iColumn >= 0 &&
-	    col_is_sorted(t, (size_t)info->aOrderBy[0].iColumn) &&
-	    cs_table_col(t, cs_col_base(t,
-	    (size_t)info->aOrderBy[0].iColumn))->type != CS_STR) {
-		info->orderByConsumed = 1;
-		if (info->aOrderBy[0].desc)
+	if (info->nOrderBy == 1 && !has_eq && info->aOrderBy[0].iColumn >= 0) {
+		size_t oc = (size_t)info->aOrderBy[0].iColumn;
+		enum cs_type type = cs_col_type(t, oc);
+
+		if (col_is_sorted(t, oc) && type != CS_STR) {
+			info->orderByConsumed = 1;
+		} else if (plan == P_SCAN && type != CS_F64) {
+			/*
+			 * The index of the column gives its rows NULLs first,
+			 * then by value (texts in BINARY order): cheaper than
+			 * SQLite's sort of every row.
+			 */
+			info->idxNum = P_GROUP | (int)cs_col_base(t, oc) << 8;
+			info->orderByConsumed = 1;
+			info->estimatedCost = n + 1;
+		}
+		if (info->orderByConsumed && info->aOrderBy[0].desc)
 			info->idxNum |= F_DESC;
 	}
 	return SQLITE_OK;
@@ -293,6 +306,8 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 	struct cs_table *t = cur->t;
 	int plan = idxNum & 7, col = (idxNum >> 8) & 0xff, a = 0;
 	int64_t min = INT64_MIN, max = INT64_MAX, v;
+	const char *str = NULL;
+	size_t slen = 0;
 	uint32_t n = (uint32_t)cs_table_rows(t);
 
 	(void)idxStr;
@@ -303,6 +318,13 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 	cur->desc = (idxNum & F_DESC) != 0;
 	cur->lo = 0;
 	cur->hi = n;
+	if (plan == P_GROUP) {
+		if ((cur->idx = cs_col_index(t, (size_t)col)) == NULL)
+			return SQLITE_NOMEM;
+		cur->ilo = cur->i = 0;
+		cur->ihi = cur->idx->n;
+		goto settle;
+	}
 	if (plan == P_SCAN)
 		goto settle;
 	if (idxNum & F_EQ) {
@@ -311,17 +333,18 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 			cur->hi = 0;
 			goto settle;
 		}
-		if (plan == P_INDEX &&
-		    cs_table_col(t, (size_t)col)->type == CS_STR) {
+		if (plan == P_INDEX && cs_col_type(t, (size_t)col) == CS_STR) {
 			if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
 				goto settle;
-			v = cs_pool_find(cs_table_pool(t),
-			    (const char *)sqlite3_value_text(argv[0]),
-			    (size_t)sqlite3_value_bytes(argv[0]));
-			if (v == 0) {
+			str = (const char *)sqlite3_value_text(argv[0]);
+			slen = (size_t)sqlite3_value_bytes(argv[0]);
+			/* A text never interned is in no row. */
+			if (str == NULL || cs_pool_find(cs_table_pool(t), str,
+			    slen) == 0) {
 				cur->hi = 0;
 				goto settle;
 			}
+			v = 0;
 		} else if (!arg_int(argv[0], &v))
 			goto settle;
 		min = max = v;
@@ -357,8 +380,8 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 	case P_INDEX:
 		if ((cur->idx = cs_col_index(t, (size_t)col)) == NULL)
 			return SQLITE_NOMEM;
-		cs_index_find(t, (size_t)col, cur->idx, min, &cur->ilo,
-		    &cur->ihi);
+		cs_index_find(t, (size_t)col, cur->idx, min, str, slen,
+		    &cur->ilo, &cur->ihi);
 		cur->i = cur->ilo;
 		break;
 	}

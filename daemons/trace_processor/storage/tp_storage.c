@@ -93,29 +93,21 @@ static const char schema_sql[] =
 	"CREATE VIRTUAL TABLE counter USING __cs;"
 	"CREATE VIEW counters AS SELECT v.*, t.name, t.unit FROM counter v"
 	" JOIN counter_track t ON v.track_id = t.id ORDER BY ts;"
-	/*
-	 * Keys and value types repeat on every row: each (flat_key, key,
-	 * value_type) is stored once, args is a view.
-	 */
-	"CREATE TABLE __arg_keys(id INTEGER PRIMARY KEY, flat_key TEXT,"
-	" key TEXT, value_type TEXT);"
+	"CREATE VIRTUAL TABLE __arg_keys USING __cs;"
 	"CREATE VIRTUAL TABLE __args USING __cs;"
-	"CREATE VIEW args AS SELECT a.id AS id, a.arg_set_id AS arg_set_id,"
-	" k.flat_key AS flat_key, k.key AS key, a.int_value AS int_value,"
-	" a.string_value AS string_value, a.real_value AS real_value,"
-	" k.value_type AS value_type,"
+	"CREATE VIEW args AS SELECT id, arg_set_id, flat_key, key, int_value,"
+	" string_value, real_value, value_type,"
 	/* a value as upstream shows one, whatever its type */
-	" CASE k.value_type WHEN 'int' THEN CAST(a.int_value AS TEXT)"
-	" WHEN 'uint' THEN printf('%u', a.int_value)"
-	" WHEN 'string' THEN a.string_value"
-	" WHEN 'real' THEN CAST(a.real_value AS TEXT)"
-	" WHEN 'pointer' THEN printf('0x%x', a.int_value)"
-	" WHEN 'bool' THEN (CASE WHEN a.int_value != 0 THEN 'true'"
+	" CASE value_type WHEN 'int' THEN CAST(int_value AS TEXT)"
+	" WHEN 'uint' THEN printf('%u', int_value)"
+	" WHEN 'string' THEN string_value"
+	" WHEN 'real' THEN CAST(real_value AS TEXT)"
+	" WHEN 'pointer' THEN printf('0x%x', int_value)"
+	" WHEN 'bool' THEN (CASE WHEN int_value != 0 THEN 'true'"
 	" ELSE 'false' END)"
-	" WHEN 'json' THEN a.string_value ELSE NULL END AS display_value"
-	" FROM __args a JOIN __arg_keys k ON k.id = a.key_id;"
+	" WHEN 'json' THEN string_value ELSE NULL END AS display_value"
+	" FROM __args;"
 
-	"CREATE INDEX arg_keys_key ON __arg_keys(key);"
 	/* One machine: its id is 0, as upstream's for the traced host. */
 	"CREATE TABLE thread(utid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (utid) VIRTUAL, tid INTEGER, name TEXT,"
@@ -334,8 +326,6 @@ static const char schema_sql[] =
 	" (SELECT end_ts FROM __trace_bounds) AS end_ts;";
 
 static const char *const stmt_sql[SQ_COUNT] = {
-	[SQ_ARG_KEY] = "INSERT INTO __arg_keys(id, flat_key, key, value_type)"
-	    " VALUES(?,?,?,?)",
 	[SQ_METADATA] = "INSERT INTO metadata(id, name, key_type, int_value,"
 	    " str_value, machine_id, trace_id) VALUES(?,?,?,?,?,?,?)",
 	/* Ids from 0 as upstream's; the rows are few. */
@@ -684,19 +674,14 @@ arg_key_id(struct tp *tp, const char *flat, const char *key,
 	size_t fl = strlen(flat), kl = strlen(key), tl = strlen(type);
 	uint64_t h = tp_hash_bytes(tp_hash_bytes(tp_hash_bytes(0, flat,
 	    fl + 1), key, kl + 1), type, tl), *v;
-	sqlite3_stmt *st = tp->stmt[SQ_ARG_KEY];
 	int64_t id;
 
 	if ((v = tp_hash_get(&tp->arg_keys, h)) != NULL)
 		return (int64_t)*v;
 	id = (int64_t)tp->arg_keys.count;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, flat, (int)fl, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, key, (int)kl, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, type, (int)tl, SQLITE_STATIC);
-	if (tp_step_done(tp, st) == -1 ||
-	    tp_hash_put(&tp->arg_keys, h, (uint64_t)id) == -1)
+	if (tp_hash_put(&tp->arg_keys, h, (uint64_t)id) == -1)
 		return -1;
+	tp_arg_key_write(tp, id, flat, key, type);
 	return id;
 }
 

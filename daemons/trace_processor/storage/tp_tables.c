@@ -16,12 +16,13 @@
 #include "cs_table.h"
 #include "cs_vtab.h"
 
-#define ID(n)		{ n, CS_ID, 0 }
-#define I32(n)		{ n, CS_I32, 0 }
-#define I64(n)		{ n, CS_I64, 0 }
-#define F64(n)		{ n, CS_F64, 0 }
-#define STR(n)		{ n, CS_STR, 0 }
-#define ALIAS(n, c)	{ n, CS_ALIAS, c }
+#define ID(n)		{ n, CS_ID, 0, 0 }
+#define I32(n)		{ n, CS_I32, 0, 0 }
+#define I64(n)		{ n, CS_I64, 0, 0 }
+#define F64(n)		{ n, CS_F64, 0, 0 }
+#define STR(n)		{ n, CS_STR, 0, 0 }
+#define ALIAS(n, c)	{ n, CS_ALIAS, c, 0 }
+#define REF(n, c, rc)	{ n, CS_REF, c, rc }
 
 /* Columns in upstream's order; the comments name the index. */
 enum { SL_ID, SL_TS, SL_DUR, SL_TRACK, SL_CAT, SL_NAME, SL_DEPTH,
@@ -37,10 +38,18 @@ enum { CT_ID, CT_TS, CT_TRACK, CT_VALUE, CT_ARGS };
 static const struct cs_coldef counter_cols[] = {
 	ID("id"), I64("ts"), I32("track_id"), F64("value"), I32("arg_set_id"),
 };
+/* Keys and value types repeat on every arg: each (flat_key, key,
+ * value_type) is a row of __arg_keys, which args read through key_id. */
+enum { AK_ID, AK_FLAT, AK_KEY, AK_TYPE };
+static const struct cs_coldef arg_key_cols[] = {
+	ID("id"), STR("flat_key"), STR("key"), STR("value_type"),
+};
 enum { AR_ID, AR_SET, AR_KEY, AR_INT, AR_STR, AR_REAL };
 static const struct cs_coldef arg_cols[] = {
 	ID("id"), I32("arg_set_id"), I32("key_id"), I64("int_value"),
 	STR("string_value"), F64("real_value"),
+	REF("flat_key", AR_KEY, AK_FLAT), REF("key", AR_KEY, AK_KEY),
+	REF("value_type", AR_KEY, AK_TYPE),
 };
 enum { FL_ID, FL_OUT, FL_IN, FL_TRACE, FL_ARGS };
 static const struct cs_coldef flow_cols[] = {
@@ -75,6 +84,7 @@ static const struct {
 	DEF(TB_SLICE, "__intrinsic_slice", slice_cols),
 	DEF(TB_COUNTER, "counter", counter_cols),
 	DEF(TB_ARGS, "__args", arg_cols),
+	DEF(TB_ARG_KEYS, "__arg_keys", arg_key_cols),
 	DEF(TB_FLOW, "flow", flow_cols),
 	DEF(TB_SCHED, "sched_slice", sched_cols),
 	DEF(TB_TSTATE, "thread_state", tstate_cols),
@@ -95,6 +105,7 @@ tp_tables_create(struct tp *tp)
 		    table_defs[i].cols, table_defs[i].ncols, tp->pool)) ==
 		    NULL)
 			return tp_seterr(tp, "%s: out of memory", __func__);
+	cs_table_set_ref(tp->tab[TB_ARGS], tp->tab[TB_ARG_KEYS]);
 	tp->cdb->tables = tp->tab;
 	tp->cdb->ntables = TB_COUNT;
 	if (cs_vtab_register(tp->db, tp->cdb) != SQLITE_OK)
@@ -309,4 +320,17 @@ tp_arg_row_write(struct tp *tp, int64_t id, int64_t set, int64_t key_id,
 	cs_set_int(t, AR_INT, r, iv);
 	cs_set_str(t, AR_STR, r, str, slen);
 	cs_set_real(t, AR_REAL, r, rv != NULL ? *rv : NAN);
+}
+
+void
+tp_arg_key_write(struct tp *tp, int64_t id, const char *flat,
+    const char *key, const char *type)
+{
+	struct cs_table *t = row_put(tp, TB_ARG_KEYS, id);
+
+	if (t == NULL)
+		return;
+	set_cstr(t, AK_FLAT, (uint32_t)id, flat);
+	set_cstr(t, AK_KEY, (uint32_t)id, key);
+	set_cstr(t, AK_TYPE, (uint32_t)id, type);
 }
