@@ -538,8 +538,11 @@ size_t	 tp_tables_bytes(const struct tp *);
 void	 tp_tables_deletable(struct tp *, int on);
 void	 tp_slice_write(struct tp *, const struct tp_slice_row *);
 void	 tp_counter_set_track(struct tp *, int64_t id, int64_t track);
+/* What an arg holds (enum cs_kind): a string if str, a real if rv, else
+ * an int. A key id stands for its flat key, key, type and kind. */
+int	 tp_arg_kind(const char *str, const double *rv);
 void	 tp_arg_key_write(struct tp *, int64_t id, const char *flat,
-	    const char *key, const char *type);
+	    const char *key, const char *type, int kind);
 /* Arg row id (replacing the one there): one value of int, str, real. */
 void	 tp_arg_row_write(struct tp *, int64_t id, int64_t set, int64_t key_id,
 	    int64_t iv, const char *str, size_t slen, const double *rv);

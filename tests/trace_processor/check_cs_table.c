@@ -17,14 +17,14 @@
 
 enum { C_ID, C_TS, C_K, C_S, C_V, C_A, C_RN };
 static const struct cs_coldef cols[] = {
-	{ "id", CS_ID, 0, 0 }, { "ts", CS_I64, 0, 0 }, { "k", CS_I32, 0, 0 },
-	{ "s", CS_STR, 0, 0 }, { "v", CS_F64, 0, 0 },
-	{ "a", CS_ALIAS, C_K, 0 }, { "rn", CS_REF, C_K, 1 },
+	{ "id", CS_ID, 0, 0, 0 }, { "ts", CS_I64, 0, 0, 0 }, { "k", CS_I32, 0, 0, 0 },
+	{ "s", CS_STR, 0, 0, 0 }, { "v", CS_F64, 0, 0, 0 },
+	{ "a", CS_ALIAS, C_K, 0, 0 }, { "rn", CS_REF, C_K, 1, 0 },
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 /* The reference: 97 rows named u0 to u6 (names repeat). */
 static const struct cs_coldef ucols[] = {
-	{ "id", CS_ID, 0, 0 }, { "name", CS_STR, 0, 0 },
+	{ "id", CS_ID, 0, 0, 0 }, { "name", CS_STR, 0, 0, 0 },
 };
 #define NREF 97
 

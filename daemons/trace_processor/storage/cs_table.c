@@ -43,7 +43,7 @@ static int
 col_stored(const struct cs_table *t, size_t c)
 {
 	return t->defs[c].type != CS_ALIAS && t->defs[c].type != CS_ID &&
-	    t->defs[c].type != CS_REF;
+	    t->defs[c].type != CS_REF && t->defs[c].type != CS_VARIANT;
 }
 
 struct cs_table *
@@ -148,6 +148,9 @@ cs_col_type(const struct cs_table *t, size_t c)
 	if (t->defs[c].type == CS_REF)
 		return t->ref != NULL ? cs_col_type(t->ref,
 		    (size_t)t->defs[c].ref_col) : CS_I64;
+	if (t->defs[c].type == CS_VARIANT)
+		return t->defs[c].ref_col == CS_KIND_STR ? CS_STR :
+		    t->defs[c].ref_col == CS_KIND_REAL ? CS_F64 : CS_I64;
 	return t->cols[c].type;
 }
 
@@ -165,7 +168,8 @@ ref_row(const struct cs_table *t, size_t c, uint32_t r)
 static uint64_t
 col_version(const struct cs_table *t, size_t c)
 {
-	return t->version + (t->defs[c].type == CS_REF && t->ref != NULL ?
+	return t->version + ((t->defs[c].type == CS_REF ||
+	    t->defs[c].type == CS_VARIANT) && t->ref != NULL ?
 	    t->ref->version * 0x9e3779b97f4a7c15ULL : 0);
 }
 
@@ -373,7 +377,8 @@ cs_set_int(struct cs_table *t, size_t c, uint32_t r, int64_t v)
 	struct cs_col *col = &t->cols[c];
 	void *blk;
 
-	if (r >= t->nrows || col->type == CS_ID || col->type == CS_REF)
+	if (r >= t->nrows || col->type == CS_ID || col->type == CS_REF ||
+	    col->type == CS_VARIANT)
 		return;
 	t->version++;
 	if (col->type == CS_I32 && v != CS_NULL_I64 &&
@@ -446,6 +451,66 @@ cs_set_null(struct cs_table *t, size_t c, uint32_t r)
 	}
 }
 
+static int64_t key_at(const struct cs_table *, size_t, uint32_t);
+static int64_t cell_key(const struct cs_table *, const struct cs_col *,
+    uint32_t);
+
+/* A CS_VARIANT cell: its value if the row's kind is the column's. */
+static int
+variant_get(const struct cs_table *t, size_t c, uint32_t r, int64_t *i,
+    double *d, const char **s, size_t *len)
+{
+	const struct cs_coldef *def = &t->defs[c];
+	int64_t v;
+
+	if (key_at(t, (size_t)def->kind_col, r) != def->ref_col ||
+	    (v = cell_key(t, &t->cols[def->alias], r)) == CS_NULL_I64)
+		return -1;
+	switch (def->ref_col) {
+	case CS_KIND_STR:
+		*s = cs_pool_get(t->pool, (uint32_t)v, len);
+		return *s == NULL ? -1 : CS_STR;
+	case CS_KIND_REAL:
+		memcpy(d, &v, sizeof(*d));
+		return CS_F64;
+	default:
+		*i = v;
+		return CS_I64;
+	}
+}
+
+void
+cs_set_variant(struct cs_table *t, size_t c, uint32_t r, enum cs_kind k,
+    int64_t i, const char *s, size_t len, double d)
+{
+	int64_t v = CS_NULL_I64;
+	uint32_t id;
+
+	switch (k) {
+	case CS_KIND_STR:
+		if (s != NULL) {
+			if ((id = cs_pool_intern(t->pool, s, len)) == 0) {
+				t->failed = 1;
+				return;
+			}
+			v = id;
+		}
+		break;
+	case CS_KIND_REAL:
+		/* NaN is SQLite's NULL; -0.0 would be the NULL pattern. */
+		if (!isnan(d)) {
+			if (d == 0)
+				d = 0;
+			memcpy(&v, &d, sizeof(v));
+		}
+		break;
+	default:
+		v = i;
+		break;
+	}
+	cs_set_int(t, c, r, v);
+}
+
 int
 cs_get(const struct cs_table *t, size_t c, uint32_t r, int64_t *i,
     double *d, const char **s, size_t *len)
@@ -454,6 +519,8 @@ cs_get(const struct cs_table *t, size_t c, uint32_t r, int64_t *i,
 	const void *blk;
 	int64_t rr;
 
+	if (col->type == CS_VARIANT)
+		return variant_get(t, cs_col_base(t, c), r, i, d, s, len);
 	if (col->type == CS_REF) {
 		if ((rr = ref_row(t, cs_col_base(t, c), r)) < 0)
 			return -1;
@@ -649,6 +716,11 @@ key_at(const struct cs_table *t, size_t c, uint32_t r)
 	int64_t rr;
 
 	c = cs_col_base(t, c);
+	/* Integers as themselves, strings by pool id. */
+	if (t->defs[c].type == CS_VARIANT)
+		return key_at(t, (size_t)t->defs[c].kind_col, r) ==
+		    t->defs[c].ref_col ? cell_key(t,
+		    &t->cols[t->defs[c].alias], r) : CS_NULL_I64;
 	if (t->defs[c].type != CS_REF)
 		return cell_key(t, &t->cols[c], r);
 	if ((rr = ref_row(t, c, r)) < 0)

@@ -38,14 +38,23 @@ enum cs_type {
 	CS_ALIAS,	/* another column under a second name */
 	CS_REF,		/* a cell of the reference table (cs_table_set_ref)
 			 * at the row another column names */
+	CS_VARIANT,	/* one of an int, a string or a real held in an
+			 * I64 column, shown when the row's kind is this
+			 * column's (one cell for three exclusive columns) */
 };
+
+/* The kinds of value a CS_VARIANT column shows. */
+enum cs_kind { CS_KIND_INT, CS_KIND_STR, CS_KIND_REAL };
 
 struct cs_coldef {
 	const char	*name;
 	enum cs_type	 type;
 	int		 alias;		/* CS_ALIAS: the column it shows;
 					 * CS_REF: the column of the row */
-	int		 ref_col;	/* CS_REF: the reference's column */
+	int		 ref_col;	/* CS_REF: the reference's column;
+					 * CS_VARIANT: its enum cs_kind */
+	int		 kind_col;	/* CS_VARIANT: the column holding
+					 * the row's enum cs_kind */
 };
 
 /* Every row of a column, NULLs first, then by (value, row): texts in
@@ -96,6 +105,10 @@ void		 cs_set_real(struct cs_table *, size_t col, uint32_t r,
 void		 cs_set_str(struct cs_table *, size_t col, uint32_t r,
 		    const char *s, size_t len);	/* s NULL: NULL */
 void		 cs_set_null(struct cs_table *, size_t col, uint32_t r);
+/* The I64 cell of a CS_VARIANT column set to a value of kind k. */
+void		 cs_set_variant(struct cs_table *, size_t col, uint32_t r,
+		    enum cs_kind k, int64_t i, const char *s, size_t len,
+		    double d);
 
 /* What a cell holds: its type as an enum cs_type, or -1 for NULL. */
 int		 cs_get(const struct cs_table *, size_t col, uint32_t r,

@@ -669,11 +669,11 @@ tp_arg_set_new(struct tp *tp)
 /* The id of a (flat_key, key, value_type), written on first use. */
 static int64_t
 arg_key_id(struct tp *tp, const char *flat, const char *key,
-    const char *type)
+    const char *type, int kind)
 {
 	size_t fl = strlen(flat), kl = strlen(key), tl = strlen(type);
-	uint64_t h = tp_hash_bytes(tp_hash_bytes(tp_hash_bytes(0, flat,
-	    fl + 1), key, kl + 1), type, tl), *v;
+	uint64_t h = tp_hash_bytes(tp_hash_bytes(tp_hash_bytes((uint64_t)kind,
+	    flat, fl + 1), key, kl + 1), type, tl), *v;
 	int64_t id;
 
 	if ((v = tp_hash_get(&tp->arg_keys, h)) != NULL)
@@ -681,7 +681,7 @@ arg_key_id(struct tp *tp, const char *flat, const char *key,
 	id = (int64_t)tp->arg_keys.count;
 	if (tp_hash_put(&tp->arg_keys, h, (uint64_t)id) == -1)
 		return -1;
-	tp_arg_key_write(tp, id, flat, key, type);
+	tp_arg_key_write(tp, id, flat, key, type, kind);
 	return id;
 }
 
@@ -692,7 +692,7 @@ arg_write(struct tp *tp, int64_t id, int64_t set, const char *flat,
     const char *key, int64_t iv, const char *str, size_t slen,
     const double *rv, const char *type)
 {
-	int64_t kid = arg_key_id(tp, flat, key, type);
+	int64_t kid = arg_key_id(tp, flat, key, type, tp_arg_kind(str, rv));
 
 	if (kid < 0)
 		return -1;

@@ -16,13 +16,14 @@
 #include "cs_table.h"
 #include "cs_vtab.h"
 
-#define ID(n)		{ n, CS_ID, 0, 0 }
-#define I32(n)		{ n, CS_I32, 0, 0 }
-#define I64(n)		{ n, CS_I64, 0, 0 }
-#define F64(n)		{ n, CS_F64, 0, 0 }
-#define STR(n)		{ n, CS_STR, 0, 0 }
-#define ALIAS(n, c)	{ n, CS_ALIAS, c, 0 }
-#define REF(n, c, rc)	{ n, CS_REF, c, rc }
+#define ID(n)		{ n, CS_ID, 0, 0, 0 }
+#define I32(n)		{ n, CS_I32, 0, 0, 0 }
+#define I64(n)		{ n, CS_I64, 0, 0, 0 }
+#define F64(n)		{ n, CS_F64, 0, 0, 0 }
+#define STR(n)		{ n, CS_STR, 0, 0, 0 }
+#define ALIAS(n, c)	{ n, CS_ALIAS, c, 0, 0 }
+#define REF(n, c, rc)	{ n, CS_REF, c, rc, 0 }
+#define VARIANT(n, v, k, kc)	{ n, CS_VARIANT, v, k, kc }
 
 /* Columns in upstream's order; the comments name the index. */
 enum { SL_ID, SL_TS, SL_DUR, SL_TRACK, SL_CAT, SL_NAME, SL_DEPTH,
@@ -40,14 +41,24 @@ static const struct cs_coldef counter_cols[] = {
 };
 /* Keys and value types repeat on every arg: each (flat_key, key,
  * value_type) is a row of __arg_keys, which args read through key_id. */
-enum { AK_ID, AK_FLAT, AK_KEY, AK_TYPE };
+enum { AK_ID, AK_FLAT, AK_KEY, AK_TYPE, AK_KIND };
 static const struct cs_coldef arg_key_cols[] = {
 	ID("id"), STR("flat_key"), STR("key"), STR("value_type"),
+	I32("value_kind"),
 };
-enum { AR_ID, AR_SET, AR_KEY, AR_INT, AR_STR, AR_REAL };
+/*
+ * An arg holds an int, a string or a real, never two: one 8-byte cell
+ * (value) shows as int_value, string_value or real_value as its key's
+ * value_kind says.
+ */
+enum { AR_ID, AR_SET, AR_KEY, AR_VALUE, AR_KIND, AR_INT, AR_STR, AR_REAL,
+	AR_FLAT, AR_KEYNAME, AR_TYPE };
 static const struct cs_coldef arg_cols[] = {
-	ID("id"), I32("arg_set_id"), I32("key_id"), I64("int_value"),
-	STR("string_value"), F64("real_value"),
+	ID("id"), I32("arg_set_id"), I32("key_id"), I64("value"),
+	REF("value_kind", AR_KEY, AK_KIND),
+	VARIANT("int_value", AR_VALUE, CS_KIND_INT, AR_KIND),
+	VARIANT("string_value", AR_VALUE, CS_KIND_STR, AR_KIND),
+	VARIANT("real_value", AR_VALUE, CS_KIND_REAL, AR_KIND),
 	REF("flat_key", AR_KEY, AK_FLAT), REF("key", AR_KEY, AK_KEY),
 	REF("value_type", AR_KEY, AK_TYPE),
 };
@@ -306,6 +317,14 @@ tp_flow_insert(struct tp *tp, int64_t out, int64_t in, int64_t trace_id,
 	cs_set_int(t, FL_ARGS, (uint32_t)id, arg_set_id);
 }
 
+int
+tp_arg_kind(const char *str, const double *rv)
+{
+	return str != NULL ? CS_KIND_STR : rv != NULL ? CS_KIND_REAL :
+	    CS_KIND_INT;
+}
+
+/* The key's kind is the value's (tp_arg_kind): the key id says both. */
 void
 tp_arg_row_write(struct tp *tp, int64_t id, int64_t set, int64_t key_id,
     int64_t iv, const char *str, size_t slen, const double *rv)
@@ -317,14 +336,14 @@ tp_arg_row_write(struct tp *tp, int64_t id, int64_t set, int64_t key_id,
 		return;
 	cs_set_int(t, AR_SET, r, set);
 	cs_set_int(t, AR_KEY, r, key_id);
-	cs_set_int(t, AR_INT, r, iv);
-	cs_set_str(t, AR_STR, r, str, slen);
-	cs_set_real(t, AR_REAL, r, rv != NULL ? *rv : NAN);
+	cs_set_variant(t, AR_VALUE, r, (enum cs_kind)tp_arg_kind(str, rv),
+	    iv, str, slen,
+	    rv != NULL ? *rv : NAN);
 }
 
 void
 tp_arg_key_write(struct tp *tp, int64_t id, const char *flat,
-    const char *key, const char *type)
+    const char *key, const char *type, int kind)
 {
 	struct cs_table *t = row_put(tp, TB_ARG_KEYS, id);
 
@@ -333,4 +352,5 @@ tp_arg_key_write(struct tp *tp, int64_t id, const char *flat,
 	set_cstr(t, AK_FLAT, (uint32_t)id, flat);
 	set_cstr(t, AK_KEY, (uint32_t)id, key);
 	set_cstr(t, AK_TYPE, (uint32_t)id, type);
+	cs_set_int(t, AK_KIND, (uint32_t)id, kind);
 }
