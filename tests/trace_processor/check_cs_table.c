@@ -283,6 +283,26 @@ START_TEST(test_cells)
 	ck_assert_int_eq(cs_get_int(f.t, C_K, 0), -5);
 	ck_assert_int_eq(cs_get_int(f.t, C_K, 1), (int64_t)1 << 40);
 	ck_assert_int_eq(cs_get_int(f.t, C_A, 1), (int64_t)1 << 40);
+	/* Offsets from a block's base until one does not fit, then full
+	 * values; the extremes of int64 (but INT64_MIN, NULL) survive. */
+	{
+		static const int64_t vals[] = { 10000000000000LL,
+		    10000000000005LL, 9999999999999LL, 5, INT64_MAX,
+		    INT64_MIN + 1, -1 };
+		uint32_t r;
+
+		for (r = 0; r < 7; r++) {
+			ck_assert_int_eq(cs_row_put(f.t, 100 + r), 0);
+			cs_set_int(f.t, C_TS, 100 + r, vals[r]);
+			ck_assert_int_eq(cs_get_int(f.t, C_TS, 100 + r),
+			    vals[r]);
+		}
+		for (r = 0; r < 7; r++)
+			ck_assert_int_eq(cs_get_int(f.t, C_TS, 100 + r),
+			    vals[r]);
+		cs_set_int(f.t, C_TS, 101, CS_NULL_I64);
+		ck_assert_int_eq(cs_get(f.t, C_TS, 101, &i, &d, &s, &len), -1);
+	}
 	/* Interned once. */
 	ck_assert_uint_eq(cs_pool_intern(f.pool, "x", 1),
 	    cs_pool_intern(f.pool, "x", 1));

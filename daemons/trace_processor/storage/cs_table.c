@@ -14,6 +14,38 @@
 #define BLK(r)		((r) >> CS_BLOCK_SHIFT)
 #define OFF(r)		((r) & (CS_BLOCK - 1))
 
+/*
+ * A block of an integer column: offsets from a base in 32 bits while
+ * every value fits (times of one stretch of a trace, ids, counts), full
+ * 64-bit values from the first one that does not.
+ */
+struct int_blk {
+	int64_t		 base;
+	uint32_t	 wide;
+	uint32_t	 pad;
+	unsigned char	 cells[];	/* int32_t or int64_t [CS_BLOCK] */
+};
+
+#define IBLK_BYTES(wide)	(sizeof(struct int_blk) + CS_BLOCK * \
+				    ((wide) ? 8u : 4u))
+
+static int
+is_int(enum cs_type type)
+{
+	return type == CS_I32 || type == CS_I64;
+}
+
+static int64_t
+iblk_get(const struct int_blk *b, size_t off)
+{
+	int32_t n;
+
+	if (b->wide)
+		return ((const int64_t *)(const void *)b->cells)[off];
+	n = ((const int32_t *)(const void *)b->cells)[off];
+	return n == NULL_I32 ? CS_NULL_I64 : b->base + n;
+}
+
 struct cs_col {
 	enum cs_type	 type;		/* as stored: never CS_ALIAS */
 	void		**blocks;	/* NULL: every cell NULL */
@@ -180,10 +212,13 @@ cs_col_base(const struct cs_table *t, size_t col)
 	    col;
 }
 
+/* Bytes of a block of the column (an integer one as it stands). */
 static size_t
-cell_size(enum cs_type type)
+block_size(const struct cs_col *col, const void *blk)
 {
-	return type == CS_I32 || type == CS_STR ? 4 : 8;
+	if (is_int(col->type))
+		return IBLK_BYTES(((const struct int_blk *)blk)->wide);
+	return CS_BLOCK * (col->type == CS_STR ? 4u : 8u);
 }
 
 /* Room for the blocks of rows up to r in every per-block array. */
@@ -303,100 +338,99 @@ cs_table_compact(struct cs_table *t)
 
 			if (!col_stored(t, c) || col->blocks[b] == NULL)
 				continue;
+			t->bytes -= block_size(col, col->blocks[b]);
 			free(col->blocks[b]);
 			col->blocks[b] = NULL;
-			t->bytes -= CS_BLOCK * cell_size(col->type);
 			t->version++;
 		}
 	}
 }
 
-/* The block of row r of a column, made (all NULL) if it was not. */
+/* The block of row r of a column, made (all NULL) if it was not; an
+ * integer block is made narrow, around base. */
 static void *
-col_block(struct cs_table *t, struct cs_col *col, uint32_t r)
+col_block(struct cs_table *t, struct cs_col *col, uint32_t r, int64_t base)
 {
 	void **bp = &col->blocks[BLK(r)];
-	size_t i;
+	size_t i, sz;
 
 	if (*bp != NULL)
 		return *bp;
-	if ((*bp = malloc(CS_BLOCK * cell_size(col->type))) == NULL) {
+	sz = is_int(col->type) ? IBLK_BYTES(0) : CS_BLOCK *
+	    (col->type == CS_STR ? 4u : 8u);
+	if ((*bp = malloc(sz)) == NULL) {
 		t->failed = 1;
 		return NULL;
 	}
-	t->bytes += CS_BLOCK * cell_size(col->type);
+	t->bytes += sz;
 	switch (col->type) {
 	case CS_I32:
-		for (i = 0; i < CS_BLOCK; i++)
-			((int32_t *)*bp)[i] = NULL_I32;
-		break;
 	case CS_I64:
+		((struct int_blk *)*bp)->base = base;
+		((struct int_blk *)*bp)->wide = 0;
 		for (i = 0; i < CS_BLOCK; i++)
-			((int64_t *)*bp)[i] = CS_NULL_I64;
+			((int32_t *)(void *)((struct int_blk *)*bp)->cells)[i] =
+			    NULL_I32;
 		break;
 	case CS_F64:
 		for (i = 0; i < CS_BLOCK; i++)
 			((double *)*bp)[i] = NAN;
 		break;
 	default:
-		memset(*bp, 0, CS_BLOCK * 4);
+		memset(*bp, 0, sz);
 		break;
 	}
 	return *bp;
 }
 
-/* A 32-bit column given a value it cannot hold becomes a 64-bit one. */
-static int
-col_widen(struct cs_table *t, struct cs_col *col)
+/* A narrow block given a value it cannot hold becomes a wide one. */
+static struct int_blk *
+iblk_widen(struct cs_table *t, struct cs_col *col, uint32_t r)
 {
-	size_t b, i;
+	struct int_blk *old = col->blocks[BLK(r)], *nb;
+	size_t i;
 
-	for (b = 0; b < t->nblocks; b++) {
-		int32_t *old = col->blocks[b];
-		int64_t *nb;
-
-		if (old == NULL)
-			continue;
-		if ((nb = malloc(CS_BLOCK * sizeof(*nb))) == NULL) {
-			t->failed = 1;
-			return -1;
-		}
-		for (i = 0; i < CS_BLOCK; i++)
-			nb[i] = old[i] == NULL_I32 ? CS_NULL_I64 : old[i];
-		free(old);
-		col->blocks[b] = nb;
-		t->bytes += CS_BLOCK * 4;
+	if ((nb = malloc(IBLK_BYTES(1))) == NULL) {
+		t->failed = 1;
+		return NULL;
 	}
-	col->type = CS_I64;
-	return 0;
+	nb->base = 0;
+	nb->wide = 1;
+	for (i = 0; i < CS_BLOCK; i++)
+		((int64_t *)(void *)nb->cells)[i] = iblk_get(old, i);
+	t->bytes += IBLK_BYTES(1) - IBLK_BYTES(0);
+	free(old);
+	col->blocks[BLK(r)] = nb;
+	return nb;
 }
 
 void
 cs_set_int(struct cs_table *t, size_t c, uint32_t r, int64_t v)
 {
 	struct cs_col *col = &t->cols[c];
-	void *blk;
+	struct int_blk *blk;
+	int64_t d;
 
-	if (r >= t->nrows || col->type == CS_ID || col->type == CS_REF ||
-	    col->type == CS_VARIANT)
-		return;
-	t->version++;
-	if (col->type == CS_I32 && v != CS_NULL_I64 &&
-	    (v <= NULL_I32 || v > INT32_MAX) && col_widen(t, col) == -1)
-		return;
-	if (col->type == CS_F64) {
-		cs_set_real(t, c, r, v == CS_NULL_I64 ? NAN : (double)v);
+	if (r >= t->nrows || !is_int(col->type)) {
+		if (r < t->nrows && col->type == CS_F64)
+			cs_set_real(t, c, r, v == CS_NULL_I64 ? NAN :
+			    (double)v);
 		return;
 	}
+	t->version++;
 	if (v == CS_NULL_I64 && col->blocks[BLK(r)] == NULL)
 		return;
-	if ((blk = col_block(t, col, r)) == NULL)
+	if ((blk = col_block(t, col, r, v == CS_NULL_I64 ? 0 : v)) == NULL)
 		return;
-	if (col->type == CS_I32)
-		((int32_t *)blk)[OFF(r)] = v == CS_NULL_I64 ? NULL_I32 :
-		    (int32_t)v;
-	else if (col->type == CS_I64)
-		((int64_t *)blk)[OFF(r)] = v;
+	if (!blk->wide && v != CS_NULL_I64 &&
+	    (__builtin_sub_overflow(v, blk->base, &d) || d <= NULL_I32 ||
+	    d > INT32_MAX) && (blk = iblk_widen(t, col, r)) == NULL)
+		return;
+	if (blk->wide)
+		((int64_t *)(void *)blk->cells)[OFF(r)] = v;
+	else
+		((int32_t *)(void *)blk->cells)[OFF(r)] = v == CS_NULL_I64 ?
+		    NULL_I32 : (int32_t)(v - blk->base);
 }
 
 void
@@ -410,7 +444,7 @@ cs_set_real(struct cs_table *t, size_t c, uint32_t r, double v)
 	t->version++;
 	if (isnan(v) && col->blocks[BLK(r)] == NULL)
 		return;
-	if ((blk = col_block(t, col, r)) != NULL)
+	if ((blk = col_block(t, col, r, 0)) != NULL)
 		((double *)blk)[OFF(r)] = v;
 }
 
@@ -431,7 +465,7 @@ cs_set_str(struct cs_table *t, size_t c, uint32_t r, const char *s,
 	}
 	if (id == 0 && col->blocks[BLK(r)] == NULL)
 		return;
-	if ((blk = col_block(t, col, r)) != NULL)
+	if ((blk = col_block(t, col, r, 0)) != NULL)
 		((uint32_t *)blk)[OFF(r)] = id;
 }
 
@@ -535,12 +569,8 @@ cs_get(const struct cs_table *t, size_t c, uint32_t r, int64_t *i,
 		return -1;
 	switch (col->type) {
 	case CS_I32:
-		if (((const int32_t *)blk)[OFF(r)] == NULL_I32)
-			return -1;
-		*i = ((const int32_t *)blk)[OFF(r)];
-		return CS_I64;
 	case CS_I64:
-		if ((*i = ((const int64_t *)blk)[OFF(r)]) == CS_NULL_I64)
+		if ((*i = iblk_get(blk, OFF(r))) == CS_NULL_I64)
 			return -1;
 		return CS_I64;
 	case CS_F64:
@@ -566,10 +596,8 @@ cell_key(const struct cs_table *t, const struct cs_col *col, uint32_t r)
 		return CS_NULL_I64;
 	switch (col->type) {
 	case CS_I32:
-		v = ((const int32_t *)blk)[OFF(r)];
-		return v == NULL_I32 ? CS_NULL_I64 : v;
 	case CS_I64:
-		return ((const int64_t *)blk)[OFF(r)];
+		return iblk_get(blk, OFF(r));
 	case CS_STR:
 		v = (int32_t)((const uint32_t *)blk)[OFF(r)];
 		return v == 0 ? CS_NULL_I64 : (int64_t)(uint32_t)v;

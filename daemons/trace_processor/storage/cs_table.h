@@ -9,8 +9,10 @@
  *   growing never copies what is stored.
  * - NULL is a value of the column's own type (INT32_MIN, INT64_MIN
  *   (TP_NULL), any NaN, string id 0): no per-cell flag.
- * - A 32-bit column takes any 64-bit value: it widens itself the first
- *   time one does not fit.
+ * - An integer block holds 32-bit offsets from a base while its values
+ *   fit (times close together, ids, small counts): half the memory of
+ *   64-bit cells. It widens itself the first time a value does not fit.
+ *   (CS_I32 and CS_I64 differ only in what they say of the column.)
  * - A row is present or absent: absent while it is only reserved (a row
  *   written later, beyond the end) or once deleted (eviction). Scans skip
  *   absent rows.
