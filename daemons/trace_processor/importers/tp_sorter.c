@@ -20,7 +20,7 @@
  * before it looks again.
  *
  * In a queue most records arrive in order: those go to a FIFO run
- * (O(1)); only records older than the run's newest go to a min-heap of
+ * (O(1), see RUN_SEG); only records older than the run's newest go to a min-heap of
  * (timestamp, arrival). A queue's head is the smaller of the two heads. A
  * record older than one already released cannot be placed any more: it is
  * dropped and counted (sorter_push_event_out_of_order).
@@ -47,11 +47,23 @@ enum {
 	Q_FIXED
 };
 
+/*
+ * The run is a FIFO of fixed segments: it grows without copying what it
+ * holds and without doubling its room, and gives memory back as it
+ * drains.
+ */
+#define RUN_SEG	512
+
+struct run_seg {
+	struct run_seg		*next;
+	struct tp_sort_item	 it[RUN_SEG];
+};
+
 struct tp_sort_queue {
 	struct tp_sort_item	*heap;		/* records that came late */
 	size_t			 n, cap;
-	struct tp_sort_item	*run;		/* in-order records, a ring */
-	size_t			 rhead, rn, rcap;
+	struct run_seg		*rfirst, *rlast; /* in-order records */
+	size_t			 rhead, rtail, rn; /* in rfirst, rlast */
 	int64_t			 run_max;	/* ts of the run's last record */
 	int64_t			 run_max_key;	/* and its key (item_key) */
 };
@@ -188,13 +200,68 @@ item_release(struct tp_sort_item *it)
 	blk_unref(it->blk);
 }
 
+/* The first record of the run; the run is not empty. */
+static struct tp_sort_item *
+run_front(struct tp_sort_queue *q)
+{
+	return &q->rfirst->it[q->rhead];
+}
+
+static struct tp_sort_item
+run_pop(struct tp_sort_queue *q)
+{
+	struct tp_sort_item it = q->rfirst->it[q->rhead];
+	struct run_seg *seg;
+
+	q->rhead++;
+	q->rn--;
+	if (q->rn == 0 && q->rfirst == q->rlast) {
+		/* Empty: the last segment stays for what comes next. */
+		q->rhead = q->rtail = 0;
+	} else if (q->rhead == RUN_SEG) {
+		seg = q->rfirst;
+		q->rfirst = seg->next;
+		free(seg);
+		q->rhead = 0;
+	}
+	return it;
+}
+
+/* Room for one more record at the end of the run (run_push keeps it);
+ * NULL when out of memory. */
+static struct tp_sort_item *
+run_slot(struct tp_sort_queue *q)
+{
+	struct run_seg *seg;
+
+	if (q->rlast == NULL || q->rtail == RUN_SEG) {
+		if ((seg = malloc(sizeof(*seg))) == NULL)
+			return NULL;
+		seg->next = NULL;
+		if (q->rlast != NULL)
+			q->rlast->next = seg;
+		else
+			q->rfirst = seg;
+		q->rlast = seg;
+		q->rtail = 0;
+	}
+	return &q->rlast->it[q->rtail];
+}
+
+static void
+run_push(struct tp_sort_queue *q)
+{
+	q->rtail++;
+	q->rn++;
+}
+
 /* The oldest record of a queue, or NULL. */
 static struct tp_sort_item *
 queue_head(struct tp_sort_queue *q)
 {
 	if (q->rn > 0 && (q->n == 0 ||
-	    item_less(&q->run[q->rhead], &q->heap[0])))
-		return &q->run[q->rhead];
+	    item_less(run_front(q), &q->heap[0])))
+		return run_front(q);
 	return q->n > 0 ? &q->heap[0] : NULL;
 }
 
@@ -204,10 +271,8 @@ queue_take(struct tp_sort_queue *q)
 	struct tp_sort_item it;
 
 	if (q->rn > 0 && (q->n == 0 ||
-	    item_less(&q->run[q->rhead], &q->heap[0]))) {
-		it = q->run[q->rhead];
-		q->rhead = (q->rhead + 1) % q->rcap;
-		q->rn--;
+	    item_less(run_front(q), &q->heap[0]))) {
+		it = run_pop(q);
 	} else {
 		it = q->heap[0];
 		q->heap[0] = q->heap[--q->n];
@@ -283,24 +348,6 @@ sorter_pop(struct tp *tp)
 	item_dispatch(tp, &it);
 	tp->machine = machine;
 	item_release(&it);
-}
-
-/* Doubles the ring, unwrapping it. */
-static int
-run_grow(struct tp_sort_queue *q)
-{
-	size_t ncap = q->rcap ? q->rcap * 2 : 1024, i;
-	struct tp_sort_item *n = malloc(ncap * sizeof(*n));
-
-	if (n == NULL)
-		return -1;
-	for (i = 0; i < q->rn; i++)
-		n[i] = q->run[(q->rhead + i) % q->rcap];
-	free(q->run);
-	q->run = n;
-	q->rcap = ncap;
-	q->rhead = 0;
-	return 0;
 }
 
 /* Appends empty queues up to n; -1 when out of memory. */
@@ -391,9 +438,8 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	to_heap = !(q->rn == 0 || ts > q->run_max || (ts == q->run_max &&
 	    k >= q->run_max_key));
 	if (!to_heap) {
-		if (q->rn == q->rcap && run_grow(q) == -1)
+		if ((it = run_slot(q)) == NULL)
 			return -1;
-		it = &q->run[(q->rhead + q->rn) % q->rcap];
 	} else {
 		if (q->n == q->cap) {
 			size_t ncap = q->cap ? q->cap * 2 : 1024;
@@ -429,7 +475,7 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	if (to_heap) {
 		heap_up(q->heap, q->n++);
 	} else {
-		q->rn++;
+		run_push(q);
 		q->run_max = ts;
 		q->run_max_key = k;
 	}
@@ -534,9 +580,12 @@ tp_sorter_free(struct tp *tp)
 		q = &s->qs[j];
 		for (i = 0; i < q->n; i++)
 			item_release(&q->heap[i]);
-		for (i = 0; i < q->rn; i++)
-			item_release(&q->run[(q->rhead + i) % q->rcap]);
-		free(q->run);
+		while (q->rn > 0) {
+			struct tp_sort_item it = run_pop(q);
+
+			item_release(&it);
+		}
+		free(q->rfirst);
 		free(q->heap);
 	}
 	for (j = 0; j < 4; j++)
