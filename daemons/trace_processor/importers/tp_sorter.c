@@ -20,8 +20,9 @@
  * before it looks again.
  *
  * In a queue most records arrive in order: those go to a FIFO run
- * (O(1), see RUN_SEG); only records older than the run's newest go to a min-heap of
- * (timestamp, arrival). A queue's head is the smaller of the two heads. A
+ * (O(1), see RUN_SEG); only records older than the run's newest go to
+ * the late records, sorted by (timestamp, arrival) when asked for (see
+ * LATE_SEG). A queue's head is the smaller of the two heads. A
  * record older than one already released cannot be placed any more: it is
  * dropped and counted (sorter_push_event_out_of_order).
  */
@@ -29,6 +30,7 @@
 #include <string.h>
 
 #include "tp_int.h"
+#include "storage/cs_radix.h"
 
 /*
  * Record copies are packed into 1 MiB blocks, each freed when its last
@@ -59,9 +61,36 @@ struct run_seg {
 	struct tp_sort_item	 it[RUN_SEG];
 };
 
+/*
+ * Records that came late are kept in arrival order, in segments, and
+ * sorted when the queue's head is asked for, LATE_RUN at a time by a
+ * radix sort on their times; the sorted runs are merged as records are
+ * taken, through a small heap of their heads. (A heap of millions of
+ * records costs a cache miss per level on every pop; one sort of them
+ * all, scratch memory as large as the records.) A segment goes once its
+ * records are all taken.
+ */
+#define LATE_SHIFT	10
+#define LATE_SEG	(1u << LATE_SHIFT)
+#define LATE_RUN	(1u << 16)
+
+struct late_seg {
+	size_t			 left;		/* records not taken */
+	struct tp_sort_item	 it[LATE_SEG];
+};
+
+struct late_run {
+	uint32_t		*pos;		/* sorted positions */
+	size_t			 head, n;
+};
+
 struct tp_sort_queue {
-	struct tp_sort_item	*heap;		/* records that came late */
-	size_t			 n, cap;
+	struct late_seg		**lsegs;	/* records that came late */
+	size_t			 n, nsegs, capsegs, ntaken;
+	size_t			 nsorted;	/* late [0, nsorted) in runs */
+	struct late_run		*runs;		/* a heap by head record */
+	size_t			 nruns, capruns;
+	int			 json;		/* holds JSON records */
 	struct run_seg		*rfirst, *rlast; /* in-order records */
 	size_t			 rhead, rtail, rn; /* in rfirst, rlast */
 	int64_t			 run_max;	/* ts of the run's last record */
@@ -127,40 +156,209 @@ item_less(const struct tp_sort_item *a, const struct tp_sort_item *b)
 	return a->seq < b->seq;
 }
 
-static void
-heap_up(struct tp_sort_item *h, size_t i)
+static struct tp_sort_item *
+late_at(const struct tp_sort_queue *q, size_t pos)
 {
-	struct tp_sort_item x = h[i];
+	return &q->lsegs[pos >> LATE_SHIFT]->it[pos & (LATE_SEG - 1)];
+}
 
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
+/* Room for one more late record (late_push keeps it); NULL: no memory. */
+static struct tp_sort_item *
+late_slot(struct tp_sort_queue *q)
+{
+	size_t seg = q->n >> LATE_SHIFT;
 
-		if (!item_less(&x, &h[p]))
-			break;
-		h[i] = h[p];
-		i = p;
+	if (q->n >= UINT32_MAX)
+		return NULL;
+	if (seg == q->nsegs) {
+		if (q->nsegs == q->capsegs) {
+			size_t cap = q->capsegs ? q->capsegs * 2 : 16;
+			void *p = realloc(q->lsegs, cap * sizeof(*q->lsegs));
+
+			if (p == NULL)
+				return NULL;
+			q->lsegs = p;
+			q->capsegs = cap;
+		}
+		if ((q->lsegs[seg] = malloc(sizeof(struct late_seg))) == NULL)
+			return NULL;
+		q->lsegs[seg]->left = 0;
+		q->nsegs++;
 	}
-	h[i] = x;
+	return late_at(q, q->n);
 }
 
 static void
-heap_down(struct tp_sort_item *h, size_t n, size_t i)
+late_push(struct tp_sort_queue *q)
 {
-	struct tp_sort_item x = h[i];
+	q->lsegs[q->n >> LATE_SHIFT]->left++;
+	if (late_at(q, q->n)->kind == SK_JSON)
+		q->json = 1;
+	q->n++;
+}
+
+/* Insertion sort of positions by item_less: ties of time, JSON keys. */
+static void
+late_sort_ties(const struct tp_sort_queue *q, uint32_t *p, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		uint32_t x = p[i];
+
+		for (j = i; j > 0 && item_less(late_at(q, x),
+		    late_at(q, p[j - 1])); j--)
+			p[j] = p[j - 1];
+		p[j] = x;
+	}
+}
+
+static struct tp_sort_item *
+run_head(const struct tp_sort_queue *q, const struct late_run *r)
+{
+	return late_at(q, r->pos[r->head]);
+}
+
+static void
+runs_down(struct tp_sort_queue *q, size_t i)
+{
+	struct late_run x = q->runs[i];
 
 	for (;;) {
 		size_t c = 2 * i + 1;
 
-		if (c >= n)
+		if (c >= q->nruns)
 			break;
-		if (c + 1 < n && item_less(&h[c + 1], &h[c]))
+		if (c + 1 < q->nruns && item_less(run_head(q, &q->runs[c + 1]),
+		    run_head(q, &q->runs[c])))
 			c++;
-		if (!item_less(&h[c], &x))
+		if (!item_less(run_head(q, &q->runs[c]), run_head(q, &x)))
 			break;
-		h[i] = h[c];
+		q->runs[i] = q->runs[c];
 		i = c;
 	}
-	h[i] = x;
+	q->runs[i] = x;
+}
+
+static void
+runs_up(struct tp_sort_queue *q, size_t i)
+{
+	struct late_run x = q->runs[i];
+
+	while (i > 0 && item_less(run_head(q, &x),
+	    run_head(q, &q->runs[(i - 1) / 2]))) {
+		q->runs[i] = q->runs[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	q->runs[i] = x;
+}
+
+/*
+ * Sorts the records pushed since the last sort into runs: by time,
+ * stably (arrival order breaks ties, as seq does), JSON keys put right
+ * among equal times. -1 when out of memory (the rest stays unsorted).
+ */
+static int
+late_sort(struct tp_sort_queue *q)
+{
+	size_t cap = q->n - q->nsorted < LATE_RUN ? q->n - q->nsorted :
+	    LATE_RUN, m, i, a, b;
+	uint64_t *k = malloc(cap * sizeof(*k)), *k2 = malloc(cap * sizeof(*k2));
+	uint32_t *v = malloc(cap * sizeof(*v)), *v2 = malloc(cap * sizeof(*v2));
+	uint32_t *srt;
+	int rc = -1;
+
+	if (k == NULL || k2 == NULL || v == NULL || v2 == NULL)
+		goto done;
+	while ((m = q->n - q->nsorted) > 0) {
+		struct late_run r;
+
+		if (m > cap)
+			m = cap;
+		if (q->nruns == q->capruns) {
+			size_t nc = q->capruns ? q->capruns * 2 : 16;
+			void *p = realloc(q->runs, nc * sizeof(*q->runs));
+
+			if (p == NULL)
+				goto done;
+			q->runs = p;
+			q->capruns = nc;
+		}
+		if ((r.pos = malloc(m * sizeof(*r.pos))) == NULL)
+			goto done;
+		for (i = 0; i < m; i++) {
+			k[i] = (uint64_t)late_at(q, q->nsorted + i)->ts;
+			v[i] = (uint32_t)(q->nsorted + i);
+		}
+		srt = cs_radix_sort(k, v, k2, v2, m);
+		if (q->json)
+			for (a = 0; a < m; a = b) {
+				for (b = a + 1; b < m && late_at(q,
+				    srt[b])->ts == late_at(q, srt[a])->ts; b++)
+					;
+				if (b - a > 1)
+					late_sort_ties(q, srt + a, b - a);
+			}
+		memcpy(r.pos, srt, m * sizeof(*r.pos));
+		r.head = 0;
+		r.n = m;
+		q->runs[q->nruns++] = r;
+		runs_up(q, q->nruns - 1);
+		q->nsorted += m;
+	}
+	rc = 0;
+done:
+	free(k);
+	free(k2);
+	free(v);
+	free(v2);
+	return rc;
+}
+
+/* The oldest late record, or NULL. */
+static struct tp_sort_item *
+late_head(struct tp_sort_queue *q)
+{
+	if (q->nsorted < q->n)
+		(void)late_sort(q);
+	return q->nruns > 0 ? run_head(q, &q->runs[0]) : NULL;
+}
+
+static void
+late_reset(struct tp_sort_queue *q)
+{
+	size_t i;
+
+	/* The first segment stays for what comes next. */
+	for (i = 1; i < q->nsegs; i++)
+		free(q->lsegs[i]);
+	q->nsegs = q->nsegs > 0 && q->lsegs[0] != NULL;
+	q->n = q->ntaken = q->nsorted = 0;
+	q->json = 0;
+}
+
+static struct tp_sort_item
+late_take(struct tp_sort_queue *q)
+{
+	struct late_run *r = &q->runs[0];
+	uint32_t pos = r->pos[r->head++];
+	struct tp_sort_item it = *late_at(q, pos);
+	struct late_seg **seg = &q->lsegs[pos >> LATE_SHIFT];
+
+	if (r->head == r->n) {
+		free(r->pos);
+		q->runs[0] = q->runs[--q->nruns];
+	}
+	if (q->nruns > 0)
+		runs_down(q, 0);
+	q->ntaken++;
+	if (q->ntaken == q->n)
+		late_reset(q);
+	else if (--(*seg)->left == 0 && (pos >> LATE_SHIFT) + 1 < q->nsegs) {
+		free(*seg);
+		*seg = NULL;
+	}
+	return it;
 }
 
 static void
@@ -259,27 +457,21 @@ run_push(struct tp_sort_queue *q)
 static struct tp_sort_item *
 queue_head(struct tp_sort_queue *q)
 {
-	if (q->rn > 0 && (q->n == 0 ||
-	    item_less(run_front(q), &q->heap[0])))
+	struct tp_sort_item *late = late_head(q);
+
+	if (q->rn > 0 && (late == NULL || item_less(run_front(q), late)))
 		return run_front(q);
-	return q->n > 0 ? &q->heap[0] : NULL;
+	return late;
 }
 
 static struct tp_sort_item
 queue_take(struct tp_sort_queue *q)
 {
-	struct tp_sort_item it;
+	struct tp_sort_item *late = late_head(q);
 
-	if (q->rn > 0 && (q->n == 0 ||
-	    item_less(run_front(q), &q->heap[0]))) {
-		it = run_pop(q);
-	} else {
-		it = q->heap[0];
-		q->heap[0] = q->heap[--q->n];
-		if (q->n > 0)
-			heap_down(q->heap, q->n, 0);
-	}
-	return it;
+	if (q->rn > 0 && (late == NULL || item_less(run_front(q), late)))
+		return run_pop(q);
+	return late_take(q);
 }
 
 /*
@@ -422,7 +614,7 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	struct tp_sort_queue *q;
 	struct tp_sort_item *it;
 	int64_t k = kind == SK_JSON ? key : TP_JSON_KEY_OTHER;
-	int to_heap;
+	int late;
 
 	if (ts < 0) {
 		tp_stat_inc(tp, ST_TRACE_SORTER_NEGATIVE_TS, 1);
@@ -435,22 +627,14 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	if (len > UINT32_MAX || (q = queue_of(s, kind, aux)) == NULL)
 		return -1;
 	/* The run stays in item_less order: equal ts, no smaller key. */
-	to_heap = !(q->rn == 0 || ts > q->run_max || (ts == q->run_max &&
+	late = !(q->rn == 0 || ts > q->run_max || (ts == q->run_max &&
 	    k >= q->run_max_key));
-	if (!to_heap) {
+	if (!late) {
 		if ((it = run_slot(q)) == NULL)
 			return -1;
 	} else {
-		if (q->n == q->cap) {
-			size_t ncap = q->cap ? q->cap * 2 : 1024;
-			void *p = realloc(q->heap, ncap * sizeof(*it));
-
-			if (p == NULL)
-				return -1;
-			q->heap = p;
-			q->cap = ncap;
-		}
-		it = &q->heap[q->n];
+		if ((it = late_slot(q)) == NULL)
+			return -1;
 	}
 	if ((it->data = blk_alloc(s, len, &it->blk)) == NULL)
 		return -1;
@@ -472,8 +656,8 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	if (!s->pushed_any || ts > s->newest)
 		s->newest = ts;
 	s->pushed_any = 1;
-	if (to_heap) {
-		heap_up(q->heap, q->n++);
+	if (late) {
+		late_push(q);
 	} else {
 		run_push(q);
 		q->run_max = ts;
@@ -578,15 +762,25 @@ tp_sorter_free(struct tp *tp)
 
 	for (j = 0; j < s->nq; j++) {
 		q = &s->qs[j];
-		for (i = 0; i < q->n; i++)
-			item_release(&q->heap[i]);
+		while (late_head(q) != NULL) {
+			struct tp_sort_item it = late_take(q);
+
+			item_release(&it);
+		}
+		/* What a sort without memory left behind. */
+		for (i = q->nsorted; i < q->n; i++)
+			item_release(late_at(q, i));
+		for (i = 0; i < q->nsegs; i++)
+			free(q->lsegs[i]);
+		free(q->lsegs);
+		free(q->runs);
 		while (q->rn > 0) {
 			struct tp_sort_item it = run_pop(q);
 
 			item_release(&it);
 		}
 		free(q->rfirst);
-		free(q->heap);
+
 	}
 	for (j = 0; j < 4; j++)
 		free(s->cpu_q[j]);

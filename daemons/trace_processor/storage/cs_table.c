@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cs_pool.h"
+#include "cs_radix.h"
 #include "cs_table.h"
 
 #define NULL_I32	INT32_MIN
@@ -698,45 +699,6 @@ cs_index_unref(struct cs_index *idx)
 		free(idx);
 }
 
-/*
- * Keys (value biased to sort as unsigned) with their rows, sorted by an
- * LSD radix sort on the key bytes, which keeps the rows of one value in
- * id order. Returns the array that holds the sorted rows (r or r2).
- */
-static uint32_t *
-radix_sort(uint64_t *k, uint32_t *r, uint64_t *k2, uint32_t *r2, size_t n)
-{
-	size_t count[256], i, shift;
-
-	for (shift = 0; shift < 64; shift += 8) {
-		size_t sum = 0;
-		uint64_t *tk;
-		uint32_t *tr;
-
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++)
-			count[(k[i] >> shift) & 0xff]++;
-		/* A byte that is the same in every key orders nothing. */
-		if (count[(k[0] >> shift) & 0xff] == n)
-			continue;
-		for (i = 0; i < 256; i++) {
-			size_t c = count[i];
-
-			count[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++) {
-			size_t at = count[(k[i] >> shift) & 0xff]++;
-
-			k2[at] = k[i];
-			r2[at] = r[i];
-		}
-		tk = k, k = k2, k2 = tk;
-		tr = r, r = r2, r2 = tr;
-	}
-	return r;
-}
-
 /* cell_key of any column, references followed. */
 static int64_t
 key_at(const struct cs_table *t, size_t c, uint32_t r)
@@ -843,7 +805,7 @@ cs_col_index(struct cs_table *t, size_t c)
 		r2[n++] = r;
 	}
 	if (n > 0) {
-		uint32_t *sorted = radix_sort(k, r2, k2, idx->rows + nnull, n);
+		uint32_t *sorted = cs_radix_sort(k, r2, k2, idx->rows + nnull, n);
 
 		if (sorted != idx->rows + nnull)
 			memcpy(idx->rows + nnull, sorted, n * sizeof(*sorted));
