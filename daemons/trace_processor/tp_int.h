@@ -517,6 +517,9 @@ char	*tp_strndup(const char *, size_t);
 /* Room for one more of n elements of elsz bytes in *arr (capacity *cap,
  * doubled as needed); -1 when out of memory. */
 int	 tp_grow(void **arr, size_t *cap, size_t n, size_t elsz);
+/* Copies len bytes of s (NULL: none) into dst (cap > 0 bytes), cut to
+ * fit, NUL-terminated: snprintf's "%.*s" without its cost per call. */
+void	 tp_strlcpy(char *dst, size_t cap, const char *s, size_t len);
 /* Replaces *dst with a copy of s (s may be NULL). */
 void	 tp_setstr(char **dst, const char *s, size_t len);
 

@@ -376,7 +376,7 @@ state_open(struct tp *tp, int64_t utid, struct open_state *s, int64_t ts,
 	s->cur.irq_context = flags == TP_NULL ? TP_NULL : (flags & 0x18) != 0;
 	s->cur.io_wait = TP_NULL;
 	s->cur.blocked_fn[0] = '\0';
-	snprintf(s->cur.state, sizeof(s->cur.state), "%s", st);
+	tp_strlcpy(s->cur.state, sizeof(s->cur.state), st, strlen(st));
 }
 
 /* sched_blocked_reason: why the thread blocked, for its last blocked row,
@@ -400,9 +400,7 @@ tp_ftrace_blocked_reason(struct tp *tp, int64_t tid, int64_t io_wait,
 		return;
 	r->io_wait = io_wait != 0;
 	if (fn != NULL)
-		snprintf(r->blocked_fn, sizeof(r->blocked_fn), "%.*s",
-		    (int)(fnlen < sizeof(r->blocked_fn) ? fnlen :
-		    sizeof(r->blocked_fn) - 1), fn);
+		tp_strlcpy(r->blocked_fn, sizeof(r->blocked_fn), fn, fnlen);
 }
 
 void
@@ -444,9 +442,7 @@ tp_ftrace_sched_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	c->utid = next_utid;
 	c->prio = next_prio;
 	c->pid = next_pid;
-	snprintf(c->comm, sizeof(c->comm), "%.*s",
-	    (int)(next_comm_len < COMM_MAX ? next_comm_len : COMM_MAX - 1),
-	    next_comm ? next_comm : "");
+	tp_strlcpy(c->comm, sizeof(c->comm), next_comm, next_comm_len);
 
 	/* The idle task has no thread states. */
 	/* A task switched out that was not running: its switch-in was
@@ -1255,9 +1251,9 @@ tp_ftrace_compact_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 		if (c->pid >= 0) {
 			prev_pid = c->pid;
 			utid = tp_thread_get(tp, prev_pid);
-			snprintf(prev_comm, sizeof(prev_comm), "%s",
-			    tp->threads[utid].name != NULL ?
-			    tp->threads[utid].name : "");
+			tp_strlcpy(prev_comm, sizeof(prev_comm),
+			    tp->threads[utid].name, tp->threads[utid].name ?
+			    strlen(tp->threads[utid].name) : 0);
 			switch_raw(tp, ts, cpu, prev_comm, strlen(prev_comm),
 			    prev_pid, c->prio, r.prev_state, comm, commlen,
 			    r.next_pid, r.next_prio);
@@ -1271,8 +1267,8 @@ tp_ftrace_compact_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	prev_prio = c->prio;
 	utid = tp_thread_get(tp, prev_pid);
 	/* The prev task's name now: it may have been renamed meanwhile. */
-	snprintf(prev_comm, sizeof(prev_comm), "%s",
-	    tp->threads[utid].name != NULL ? tp->threads[utid].name : "");
+	tp_strlcpy(prev_comm, sizeof(prev_comm), tp->threads[utid].name,
+	    tp->threads[utid].name ? strlen(tp->threads[utid].name) : 0);
 	tp_ftrace_switch_fields(tp, ts, cpu, prev_comm, strlen(prev_comm),
 	    prev_pid, prev_prio, r.prev_state, comm, commlen, r.next_pid,
 	    r.next_prio);

@@ -10,6 +10,17 @@
 
 #include "tp_int.h"
 
+void
+tp_strlcpy(char *dst, size_t cap, const char *s, size_t len)
+{
+	if (s == NULL)
+		len = 0;
+	if (len > cap - 1)
+		len = cap - 1;
+	memcpy(dst, s != NULL ? s : "", len);
+	dst[len] = '\0';
+}
+
 char *
 tp_strndup(const char *s, size_t len)
 {

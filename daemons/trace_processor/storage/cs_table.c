@@ -419,10 +419,11 @@ cs_set_int(struct cs_table *t, size_t c, uint32_t r, int64_t v)
 		return;
 	}
 	t->version++;
-	if (v == CS_NULL_I64 && col->blocks[BLK(r)] == NULL)
-		return;
-	if ((blk = col_block(t, col, r, v == CS_NULL_I64 ? 0 : v)) == NULL)
-		return;
+	if ((blk = col->blocks[BLK(r)]) == NULL) {
+		if (v == CS_NULL_I64 || (blk = col_block(t, col, r, v)) ==
+		    NULL)
+			return;
+	}
 	if (!blk->wide && v != CS_NULL_I64 &&
 	    (__builtin_sub_overflow(v, blk->base, &d) || d <= NULL_I32 ||
 	    d > INT32_MAX) && (blk = iblk_widen(t, col, r)) == NULL)
