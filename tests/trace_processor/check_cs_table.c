@@ -177,6 +177,12 @@ static const char *const queries[] = {
 	"SELECT id, ts FROM @ WHERE ts >= 9990 ORDER BY ts DESC, id DESC",
 	"SELECT id, ts FROM @ WHERE ts < 12.5 ORDER BY id",
 	"SELECT id FROM @ WHERE k = 7 ORDER BY id",
+	"SELECT id FROM @ WHERE k = 7 AND ts BETWEEN 1500 AND 3000 ORDER BY id",
+	"SELECT id FROM @ WHERE k = 7 AND ts > 1500 ORDER BY id",
+	"SELECT id FROM @ WHERE s = 'name5' AND ts >= 2000 AND ts < 2100"
+	" ORDER BY id",
+	"SELECT id FROM @ WHERE ts = 2000 AND k > 5 ORDER BY id",
+	"SELECT id FROM @ WHERE k = 7 AND id > 5000 ORDER BY id",
 	"SELECT id FROM @ WHERE a = 7 ORDER BY id",
 	"SELECT id FROM @ WHERE k = '7' ORDER BY id",
 	"SELECT id FROM @ WHERE k = 7.0 ORDER BY id",

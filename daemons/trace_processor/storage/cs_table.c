@@ -648,9 +648,15 @@ cs_col_sorted(struct cs_table *t, size_t c)
 		return col->sorted;
 	col->sorted_ver = t->version;
 	col->sorted = 1;
-	for (r = next_present(t, 0, t->nrows); r < t->nrows;
-	    r = next_present(t, r + 1, t->nrows)) {
+	/*
+	 * Deleted rows count (an index still lists them, and binary searches
+	 * step on them); only the NULL of a row never written (or freed)
+	 * does not.
+	 */
+	for (r = 0; r < t->nrows; r++) {
 		v = cell_key(t, col, r);
+		if (v == CS_NULL_I64 && !cs_row_present(t, r))
+			continue;
 		if (v == CS_NULL_I64 || v < prev) {
 			col->sorted = 0;
 			break;
@@ -660,12 +666,13 @@ cs_col_sorted(struct cs_table *t, size_t c)
 	return col->sorted;
 }
 
-/* The first row from which every present row's value is >= x. */
+/* The first row of [lo, hi) from which every present row's value is
+ * >= x (> x if strict). */
 static uint32_t
 lower_bound(const struct cs_table *t, const struct cs_col *col, int64_t x,
-    int strict)
+    int strict, uint32_t lo, uint32_t hi)
 {
-	uint32_t lo = 0, hi = t->nrows, mid, m;
+	uint32_t mid, m;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -686,11 +693,10 @@ cs_col_range(const struct cs_table *t, size_t c, int64_t min, int64_t max,
     uint32_t *lo, uint32_t *hi)
 {
 	const struct cs_col *col = &t->cols[cs_col_base(t, c)];
+	uint32_t from = *lo, to = *hi < t->nrows ? *hi : t->nrows;
 
-	*lo = lower_bound(t, col, min, 0);
-	*hi = lower_bound(t, col, max, 1);
-	if (*hi < *lo)
-		*hi = *lo;
+	*lo = lower_bound(t, col, min, 0, from, to);
+	*hi = lower_bound(t, col, max, 1, *lo, to);
 }
 
 void
@@ -856,6 +862,32 @@ cs_index_find(const struct cs_table *t, size_t c, const struct cs_index *idx,
 	while (a < b) {
 		m = a + (b - a) / 2;
 		if (cmp_at(t, c, idx->rows[m], v, s, len) <= 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*hi = a;
+}
+
+void
+cs_index_narrow(const struct cs_table *t, size_t c,
+    const struct cs_index *idx, int64_t min, int64_t max, size_t *lo,
+    size_t *hi)
+{
+	size_t a = *lo, b = *hi, m;
+
+	while (a < b) {
+		m = a + (b - a) / 2;
+		if (key_at(t, c, idx->rows[m]) < min)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	b = *hi;
+	while (a < b) {
+		m = a + (b - a) / 2;
+		if (key_at(t, c, idx->rows[m]) <= max)
 			a = m + 1;
 		else
 			b = m;

@@ -119,11 +119,11 @@ int64_t		 cs_get_int(const struct cs_table *, size_t col, uint32_t r);
 
 /* The column an alias shows (itself when none). */
 size_t		 cs_col_base(const struct cs_table *, size_t col);
-/* Whether the present rows' values rise (never fall) with id, with no
- * NULL: integer columns only. */
+/* Whether the rows' values rise (never fall) with id, with no NULL but
+ * in rows never written (or freed): integer columns only. */
 int		 cs_col_sorted(struct cs_table *, size_t col);
 /* The rows [*lo, *hi) whose values of a sorted column are within
- * [min, max]. */
+ * [min, max], looked for within [*lo, *hi). */
 void		 cs_col_range(const struct cs_table *, size_t col, int64_t min,
 		    int64_t max, uint32_t *lo, uint32_t *hi);
 /* The index of an integer or string column, with a reference the caller
@@ -135,5 +135,10 @@ void		 cs_index_unref(struct cs_index *);
 void		 cs_index_find(const struct cs_table *, size_t col,
 		    const struct cs_index *, int64_t v, const char *s,
 		    size_t len, size_t *lo, size_t *hi);
+/* Narrows a slice [*lo, *hi) of an index's rows (in id order) to those
+ * whose values of sorted column col are within [min, max]. */
+void		 cs_index_narrow(const struct cs_table *, size_t col,
+		    const struct cs_index *, int64_t min, int64_t max,
+		    size_t *lo, size_t *hi);
 
 #endif

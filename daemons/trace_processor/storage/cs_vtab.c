@@ -120,7 +120,7 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 {
 	struct cs_table *t = ((struct cs_vtab *)v)->t;
 	double n = (double)cs_table_rows(t) + 1, best = n;
-	int plan = P_SCAN, col = 0, eq = -1, lo = -1, hi = -1, i;
+	int plan = P_SCAN, col = 0, eq = -1, lo = -1, hi = -1, rc = 0, i;
 	int has_eq = 0;
 
 	/* The cheapest single column plan; ties go to the first found. */
@@ -153,8 +153,9 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 			has_eq = 1;
 		}
 	}
-	/* A range on a sorted column, if no equality did better. */
-	if (eq < 0) {
+	/* A range on a sorted column: alone, or beside an equality that is
+	 * not on the id, on another column. */
+	if (eq < 0 || plan == P_SORTED || plan == P_INDEX) {
 		for (i = 0; i < info->nConstraint; i++) {
 			const struct sqlite3_index_constraint *k =
 			    &info->aConstraint[i];
@@ -166,7 +167,8 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 			if (cs_col_type(t, c) == CS_STR ||
 			    cs_col_type(t, c) == CS_F64 ||
 			    !col_is_sorted(t, c) ||
-			    (lo >= 0 || hi >= 0 ? (int)c != col : 0))
+			    (eq >= 0 && (int)c == col) ||
+			    (lo >= 0 || hi >= 0 ? (int)c != rc : 0))
 				continue;
 			switch (k->op) {
 			case SQLITE_INDEX_CONSTRAINT_GT:
@@ -182,9 +184,12 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 			default:
 				continue;
 			}
-			col = (int)c;
+			rc = (int)c;
 		}
-		if (lo >= 0 || hi >= 0) {
+		if ((lo >= 0 || hi >= 0) && eq >= 0) {
+			best /= 2;
+		} else if (lo >= 0 || hi >= 0) {
+			col = rc;
 			plan = cs_col_type(t, (size_t)col) == CS_ID ?
 			    P_IDS : P_SORTED;
 			best = log2n((size_t)n) + n / (lo >= 0 && hi >= 0 ?
@@ -192,11 +197,14 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 		}
 	}
 	info->idxNum = plan | col << 8;
+	if (eq >= 0 && (lo >= 0 || hi >= 0))
+		info->idxNum |= (rc + 1) << 24;
 	if (eq >= 0) {
 		info->aConstraintUsage[eq].argvIndex = 1;
 		info->idxNum |= F_EQ;
-	} else {
-		int arg = 1;
+	}
+	{
+		int arg = eq >= 0 ? 2 : 1;
 
 		if (lo >= 0) {
 			info->aConstraintUsage[lo].argvIndex = arg++;
@@ -298,14 +306,41 @@ arg_int(sqlite3_value *v, int64_t *out)
 	return 1;
 }
 
+/*
+ * The range of the lower and upper bounds idxNum says argv holds from
+ * argv[a]: 0, or -1 when no value can be within it. A bound that is not
+ * an integer is no bound (SQLite checks it).
+ */
+static int
+arg_range(int idxNum, int argc, sqlite3_value **argv, int a, int64_t *min,
+    int64_t *max)
+{
+	int64_t v;
+
+	*min = INT64_MIN;
+	*max = INT64_MAX;
+	if ((idxNum & F_LO) && a < argc && arg_int(argv[a++], &v)) {
+		if ((idxNum & F_LO_STRICT) && v == INT64_MAX)
+			return -1;
+		*min = idxNum & F_LO_STRICT ? v + 1 : v;
+	}
+	if ((idxNum & F_HI) && a < argc && arg_int(argv[a], &v)) {
+		if ((idxNum & F_HI_STRICT) && v == INT64_MIN)
+			return -1;
+		*max = idxNum & F_HI_STRICT ? v - 1 : v;
+	}
+	return 0;
+}
+
 static int
 vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
     sqlite3_value **argv)
 {
 	struct cs_cursor *cur = (struct cs_cursor *)c;
 	struct cs_table *t = cur->t;
-	int plan = idxNum & 7, col = (idxNum >> 8) & 0xff, a = 0;
-	int64_t min = INT64_MIN, max = INT64_MAX, v;
+	int plan = idxNum & 7, col = (idxNum >> 8) & 0xff;
+	int rcol = ((idxNum >> 24) & 0xff) - 1;
+	int64_t min = INT64_MIN, max = INT64_MAX, rmin, rmax, v;
 	const char *str = NULL;
 	size_t slen = 0;
 	uint32_t n = (uint32_t)cs_table_rows(t);
@@ -348,22 +383,17 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 		} else if (!arg_int(argv[0], &v))
 			goto settle;
 		min = max = v;
-	} else {
-		if ((idxNum & F_LO) && a < argc && arg_int(argv[a++], &v)) {
-			if ((idxNum & F_LO_STRICT) && v == INT64_MAX) {
-				cur->hi = 0;
-				goto settle;
-			}
-			min = idxNum & F_LO_STRICT ? v + 1 : v;
-		}
-		if ((idxNum & F_HI) && a < argc && arg_int(argv[a], &v)) {
-			if ((idxNum & F_HI_STRICT) && v == INT64_MIN) {
-				cur->hi = 0;
-				goto settle;
-			}
-			max = idxNum & F_HI_STRICT ? v - 1 : v;
-		}
+	} else if (arg_range(idxNum, argc, argv, 0, &min, &max) == -1) {
+		cur->hi = 0;
+		goto settle;
 	}
+	/* The range of another sorted column beside an equality. */
+	if (rcol >= 0 && arg_range(idxNum, argc, argv, 1, &rmin, &rmax) == -1) {
+		cur->hi = 0;
+		goto settle;
+	}
+	if (rcol >= 0 && !cs_col_sorted(t, (size_t)rcol))
+		rcol = -1;
 	switch (plan) {
 	case P_IDS:
 		cur->lo = min < 0 ? 0 : min > n ? n : (uint32_t)min;
@@ -376,12 +406,18 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 		if (cs_col_sorted(t, (size_t)col))
 			cs_col_range(t, (size_t)col, min, max, &cur->lo,
 			    &cur->hi);
+		if (rcol >= 0)
+			cs_col_range(t, (size_t)rcol, rmin, rmax, &cur->lo,
+			    &cur->hi);
 		break;
 	case P_INDEX:
 		if ((cur->idx = cs_col_index(t, (size_t)col)) == NULL)
 			return SQLITE_NOMEM;
 		cs_index_find(t, (size_t)col, cur->idx, min, str, slen,
 		    &cur->ilo, &cur->ihi);
+		if (rcol >= 0)
+			cs_index_narrow(t, (size_t)rcol, cur->idx, rmin, rmax,
+			    &cur->ilo, &cur->ihi);
 		cur->i = cur->ilo;
 		break;
 	}
