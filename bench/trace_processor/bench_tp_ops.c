@@ -133,7 +133,7 @@ main(int argc, char **argv)
 	if (scale < 1)
 		scale = 1;
 	if (sqlite3_open(":memory:", &db) != SQLITE_OK ||
-	    tp_ops_register(db, &err) != 0) {
+	    tp_ops_register(db, NULL, &err) != 0) {
 		fprintf(stderr, "bench_tp_ops: %s\n", err ? err : "open");
 		return 1;
 	}

@@ -121,7 +121,7 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 	if (tp_tables_create(tp) == -1 || tp_schema_create(tp) == -1 ||
 	    tp_stmts_prepare(tp) == -1)
 		goto fail;
-	if (tp_ops_register(tp->db, &msg) != 0) {
+	if (tp_ops_register(tp->db, tp_tables_hooks(tp), &msg) != 0) {
 		tp_seterr(tp, "%s: operators: %s", __func__, msg ? msg : "?");
 		sqlite3_free(msg);
 		goto fail;
@@ -197,6 +197,7 @@ tp_free(struct tp *tp)
 	tp_stmts_finalize(tp);
 	if (tp->db != NULL) {
 		psql_forget(tp->db);
+		tp_ops_forget(tp->db);
 		sqlite3_close(tp->db);
 	}
 	/* After SQLite, whose virtual tables hold them. */

@@ -22,6 +22,7 @@
 
 #include "tp.h"
 #include "tp_hash.h"
+#include "ops/tp_ops.h"
 
 #define TP_NULL		INT64_MIN	/* a NULL integer cell */
 #define TP_MAX_CPUS	4096		/* cpus the cpu table can list */
@@ -409,6 +410,7 @@ struct tp {
 	struct cs_pool		*pool;		/* the tables' strings */
 	struct cs_table		*tab[TB_COUNT];
 	struct cs_db		*cdb;		/* what SQLite is served */
+	struct tp_ops_hooks	 hooks;		/* tp_tables_hooks */
 	sqlite3_stmt		*stmt[SQ_COUNT];
 	struct tp_batch		*batch[SQ_COUNT];	/* NULL: not batched */
 	struct tp_config	 cfg;
@@ -539,6 +541,8 @@ int	 tp_tables_check(struct tp *);
 size_t	 tp_tables_bytes(const struct tp *);
 /* While on, SQL may delete rows (eviction); off again frees what went. */
 void	 tp_tables_deletable(struct tp *, int on);
+/* What the operators may read straight from the tables (ops/tp_ops.h). */
+const struct tp_ops_hooks *tp_tables_hooks(struct tp *);
 void	 tp_slice_write(struct tp *, const struct tp_slice_row *);
 void	 tp_counter_set_track(struct tp *, int64_t id, int64_t track);
 /* What an arg holds (enum cs_kind): a string if str, a real if rv, else

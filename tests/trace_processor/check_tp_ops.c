@@ -29,7 +29,7 @@ db_new(void)
 	char	*err = NULL;
 
 	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
-	if (tp_ops_register(db, &err) != 0)
+	if (tp_ops_register(db, NULL, &err) != 0)
 		ck_abort_msg("tp_ops_register: %s", err ? err : "?");
 	return db;
 }

@@ -36,6 +36,7 @@
 #include <sqlite3.h>
 
 #include "ops_int.h"
+#include "tp_ops.h"
 
 static const char extract_arg_sql[] =
     "SELECT value_type, int_value, string_value, real_value FROM args"
@@ -57,6 +58,7 @@ static void
 fn_extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	sqlite3		*db = sqlite3_context_db_handle(ctx);
+	const struct tp_ops_hooks *hooks = sqlite3_user_data(ctx);
 	sqlite3_stmt	*st;
 	const char	*vt;
 	int		 rc, i;
@@ -71,6 +73,12 @@ fn_extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (sqlite3_value_type(argv[1]) != SQLITE_TEXT) {
 		sqlite3_result_error(ctx,
 		    "EXTRACT_ARG: 2nd argument should be key", -1);
+		return;
+	}
+	if (hooks != NULL && hooks->extract_arg != NULL) {
+		hooks->extract_arg(hooks->ctx, sqlite3_value_int64(argv[0]),
+		    (const char *)sqlite3_value_text(argv[1]),
+		    (size_t)sqlite3_value_bytes(argv[1]), ctx);
 		return;
 	}
 	/*
@@ -530,7 +538,9 @@ ops_funcs_register(sqlite3 *db, char **err)
 		/* EXTRACT_ARG reads a table: its result is not a constant. */
 		if (sqlite3_create_function_v2(db, scalar_fns[i].name,
 		    scalar_fns[i].nargs, flags | (scalar_fns[i].fn ==
-		    fn_extract_arg ? 0 : SQLITE_DETERMINISTIC), NULL,
+		    fn_extract_arg ? 0 : SQLITE_DETERMINISTIC),
+		    scalar_fns[i].fn == fn_extract_arg ?
+		    (void *)ops_hooks_of(db) : NULL,
 		    scalar_fns[i].fn, NULL, NULL, NULL) != SQLITE_OK)
 			goto fail;
 	}

@@ -11,6 +11,10 @@
 
 #include <sqlite3.h>
 
+struct tp_ops_hooks;
+/* The hooks tp_ops_register was given for db, or NULL. */
+const struct tp_ops_hooks *ops_hooks_of(sqlite3 *);
+
 /* Per-file registration; each returns 0 or -1 with *errmsg set. */
 int	ops_funcs_register(sqlite3 *, char **);
 int	ops_span_join_register(sqlite3 *, char **);
@@ -80,8 +84,9 @@ enum {
 	OPS_Q_COUNT
 };
 struct ops_walk {
-	sqlite3		*db;
-	struct ops_stmt	 q[OPS_Q_COUNT];
+	sqlite3			*db;
+	struct ops_stmt		 q[OPS_Q_COUNT];
+	const struct tp_ops_hooks *hooks;	/* the engine's, or NULL */
 };
 void	ops_walk_init(struct ops_walk *, sqlite3 *);
 void	ops_walk_fini(struct ops_walk *);

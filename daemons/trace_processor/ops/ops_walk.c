@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 
 #include "ops_int.h"
+#include "tp_ops.h"
 
 /*
  * Longest parent chain followed before the data is declared looping; real
@@ -49,6 +50,7 @@ ops_walk_init(struct ops_walk *w, sqlite3 *db)
 
 	memset(w, 0, sizeof(*w));
 	w->db = db;
+	w->hooks = ops_hooks_of(db);
 	for (i = 0; i < OPS_Q_COUNT; i++)
 		w->q[i].sql = walk_sql[i];
 }
@@ -102,6 +104,11 @@ walk_parent(struct ops_walk *w, int64_t id, int64_t *parent, int64_t *depth,
 	sqlite3_stmt	*st;
 	int		 rc;
 
+	if (w->hooks != NULL && w->hooks->slice_parent != NULL) {
+		*found = w->hooks->slice_parent(w->hooks->ctx, id, parent,
+		    depth);
+		return *found && *parent != TP_OPS_NONE;
+	}
 	if ((st = ops_stmt_get(w->db, &w->q[OPS_Q_SLICE_PARENT], err)) == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);

@@ -44,10 +44,32 @@
 #include <sqlite3.h>
 
 /*
- * Registers every function and operator on db. Returns 0, or -1 with
- * *errmsg set to a message allocated with sqlite3_malloc (free it with
+ * What an engine may offer in place of SQL for the lookups operators make
+ * once per row or per step, when it can answer them straight from its
+ * storage. NULL members (or no hooks): the SQL above.
+ */
+struct tp_ops_hooks {
+	void	*ctx;
+	/* EXTRACT_ARG: sets *out to the value of key in arg set `set`
+	 * (left NULL when there is none). */
+	void	(*extract_arg)(void *ctx, int64_t set, const char *key,
+		    size_t keylen, sqlite3_context *out);
+	/* Slice id's parent (TP_OPS_NONE for a root) and depth: 1, or 0
+	 * when there is no such slice. */
+	int	(*slice_parent)(void *ctx, int64_t id, int64_t *parent,
+		    int64_t *depth);
+};
+#define TP_OPS_NONE	INT64_MIN
+
+/*
+ * Registers every function and operator on db, with the engine's hooks
+ * (may be NULL; kept until tp_ops_forget). Returns 0, or -1 with *errmsg
+ * set to a message allocated with sqlite3_malloc (free it with
  * sqlite3_free). Calling it again on a connection registers them afresh.
  */
-int	tp_ops_register(sqlite3 *db, char **errmsg);
+int	tp_ops_register(sqlite3 *db, const struct tp_ops_hooks *hooks,
+	    char **errmsg);
+/* Before db closes: its hooks are forgotten. */
+void	tp_ops_forget(sqlite3 *db);
 
 #endif

@@ -894,3 +894,9 @@ cs_index_narrow(const struct cs_table *t, size_t c,
 	}
 	*hi = a;
 }
+
+int64_t
+cs_get_key(const struct cs_table *t, size_t c, uint32_t r)
+{
+	return r < t->nrows ? key_at(t, c, r) : CS_NULL_I64;
+}

@@ -116,6 +116,9 @@ void		 cs_set_variant(struct cs_table *, size_t col, uint32_t r,
 int		 cs_get(const struct cs_table *, size_t col, uint32_t r,
 		    int64_t *i, double *d, const char **s, size_t *len);
 int64_t		 cs_get_int(const struct cs_table *, size_t col, uint32_t r);
+/* A cell as an index compares it: an integer, a string's pool id (any
+ * column, references followed); CS_NULL_I64 for NULL. */
+int64_t		 cs_get_key(const struct cs_table *, size_t col, uint32_t r);
 
 /* The column an alias shows (itself when none). */
 size_t		 cs_col_base(const struct cs_table *, size_t col);

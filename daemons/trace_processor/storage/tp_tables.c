@@ -15,6 +15,7 @@
 #include "cs_pool.h"
 #include "cs_table.h"
 #include "cs_vtab.h"
+#include "ops/tp_ops.h"
 
 #define ID(n)		{ n, CS_ID, 0, 0, 0 }
 #define I32(n)		{ n, CS_I32, 0, 0, 0 }
@@ -353,4 +354,93 @@ tp_arg_key_write(struct tp *tp, int64_t id, const char *flat,
 	set_cstr(t, AK_KEY, (uint32_t)id, key);
 	set_cstr(t, AK_TYPE, (uint32_t)id, type);
 	cs_set_int(t, AK_KIND, (uint32_t)id, kind);
+}
+
+/* The rows of arg set `set`, as a range of rows or a slice of an index. */
+static void
+args_of_set(struct tp *tp, int64_t set, uint32_t *lo, uint32_t *hi,
+    struct cs_index **idx, size_t *ilo, size_t *ihi)
+{
+	struct cs_table *t = tp->tab[TB_ARGS];
+
+	*idx = NULL;
+	*lo = 0;
+	*hi = (uint32_t)cs_table_rows(t);
+	/* Sets are written one after the other: sorted but for updates. */
+	if (cs_col_sorted(t, AR_SET)) {
+		cs_col_range(t, AR_SET, set, set, lo, hi);
+	} else if ((*idx = cs_col_index(t, AR_SET)) != NULL) {
+		cs_index_find(t, AR_SET, *idx, set, NULL, 0, ilo, ihi);
+	} else {
+		*hi = 0;
+	}
+}
+
+/* EXTRACT_ARG: the first arg of the set with that key, in id order. */
+static void
+hook_extract_arg(void *ctx, int64_t set, const char *key, size_t keylen,
+    sqlite3_context *out)
+{
+	static const int kind_col[] = { [CS_KIND_INT] = AR_INT,
+	    [CS_KIND_STR] = AR_STR, [CS_KIND_REAL] = AR_REAL };
+	struct tp *tp = ctx;
+	struct cs_table *t = tp->tab[TB_ARGS];
+	int64_t kid = cs_pool_find(tp->pool, key, keylen), kind, iv;
+	struct cs_index *idx;
+	uint32_t lo, hi, r;
+	size_t ilo = 0, ihi = 0, n, i;
+	const char *s;
+	size_t len;
+	double d;
+
+	if (kid == 0 || set < 0)
+		return;
+	args_of_set(tp, set, &lo, &hi, &idx, &ilo, &ihi);
+	n = idx != NULL ? ihi - ilo : hi - lo;
+	for (i = 0; i < n; i++) {
+		r = idx != NULL ? idx->rows[ilo + i] : lo + (uint32_t)i;
+		if (!cs_row_present(t, r) || cs_get_key(t, AR_KEYNAME, r) != kid)
+			continue;
+		kind = cs_get_key(t, AR_KIND, r);
+		if (kind < 0 || kind > CS_KIND_REAL)
+			break;
+		switch (cs_get(t, (size_t)kind_col[kind], r, &iv, &d, &s,
+		    &len)) {
+		case CS_I64:
+			sqlite3_result_int64(out, iv);
+			break;
+		case CS_F64:
+			sqlite3_result_double(out, d);
+			break;
+		case CS_STR:
+			sqlite3_result_text(out, s, (int)len, SQLITE_STATIC);
+			break;
+		}
+		break;
+	}
+	cs_index_unref(idx);
+}
+
+static int
+hook_slice_parent(void *ctx, int64_t id, int64_t *parent, int64_t *depth)
+{
+	struct tp *tp = ctx;
+	struct cs_table *t = tp->tab[TB_SLICE];
+
+	if (id < 0 || id >= UINT32_MAX || !cs_row_present(t, (uint32_t)id))
+		return 0;
+	*parent = cs_get_int(t, SL_PARENT, (uint32_t)id);
+	*depth = cs_get_int(t, SL_DEPTH, (uint32_t)id);
+	if (*parent == CS_NULL_I64)
+		*parent = TP_OPS_NONE;
+	return 1;
+}
+
+const struct tp_ops_hooks *
+tp_tables_hooks(struct tp *tp)
+{
+	tp->hooks.ctx = tp;
+	tp->hooks.extract_arg = hook_extract_arg;
+	tp->hooks.slice_parent = hook_slice_parent;
+	return &tp->hooks;
 }
