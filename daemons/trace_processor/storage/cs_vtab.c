@@ -248,6 +248,24 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 		if (info->orderByConsumed && info->aOrderBy[0].desc)
 			info->idxNum |= F_DESC;
 	}
+	/*
+	 * ORDER BY a column, then a sorted one (SPAN_JOIN's partition, ts):
+	 * the first column's index lists each value's rows in id order, so
+	 * the second already rises within each.
+	 */
+	if (info->nOrderBy == 2 && !has_eq && plan == P_SCAN &&
+	    info->aOrderBy[0].iColumn >= 0 && info->aOrderBy[1].iColumn >= 0 &&
+	    !info->aOrderBy[0].desc && !info->aOrderBy[1].desc) {
+		size_t c1 = (size_t)info->aOrderBy[0].iColumn;
+		size_t c2 = (size_t)info->aOrderBy[1].iColumn;
+
+		if (cs_col_type(t, c1) != CS_F64 &&
+		    cs_col_type(t, c2) != CS_STR && col_is_sorted(t, c2)) {
+			info->idxNum = P_GROUP | (int)cs_col_base(t, c1) << 8;
+			info->orderByConsumed = 1;
+			info->estimatedCost = n + 1;
+		}
+	}
 	return SQLITE_OK;
 }
 
