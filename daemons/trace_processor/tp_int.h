@@ -929,8 +929,7 @@ struct tp_sort_item {
 		void	*ref;		/* importer context, refcounted */
 		int64_t	 key;		/* SK_JSON: order among equal ts */
 	};
-	struct tp_sort_blk *blk;	/* where data lives */
-	uint8_t		*data;
+	uint8_t		*data;		/* in a block (tp_sorter.c) */
 	uint32_t	 len;
 	uint32_t	 aux;
 	uint8_t		 kind;
@@ -941,6 +940,14 @@ void	 tp_sorter_free(struct tp *);
 /* Copies data. Returns -1 when dropped (counted). */
 int	 tp_sorter_push(struct tp *, int64_t ts, enum tp_sort_kind,
 	    uint32_t aux, void *ref, const void *data, size_t len);
+/* The same, hdr (hlen bytes) stored in front of data. */
+int	 tp_sorter_push_hdr(struct tp *, int64_t ts, enum tp_sort_kind,
+	    uint32_t aux, void *ref, const void *hdr, size_t hlen,
+	    const void *data, size_t len);
+/* SK_PACKET's aux: a track event (its own queue); the tokenizer's thread
+ * time and instruction count (two int64) in front of the packet. */
+#define TP_SORT_TRACK_EVENT	0x1u
+#define TP_SORT_THREAD_VALS	0x2u
 /*
  * A JSON event, placed among those of its timestamp as upstream places
  * them: key TP_JSON_KEY_END for an 'E', TP_JSON_KEY_OTHER - dur for an

@@ -1268,25 +1268,22 @@ push_packet(struct tp *tp, int64_t ts, struct tp_gen *g,
     const int64_t thread_vals[2], const uint8_t *buf, size_t len,
     int track_event)
 {
-	static const int64_t none[2] = { TP_NULL, TP_NULL };
-	uint8_t *tmp;
+	/* Track events have a queue of their own, as upstream's stream; the
+	 * tokenizer's thread time and instruction count go in front of the
+	 * packet when there are some. */
+	uint32_t aux = track_event ? TP_SORT_TRACK_EVENT : 0;
+	size_t hlen = 0;
 
-	/* SK_PACKET items carry the tokenizer's thread time and
-	 * instruction count in front. */
-	if (thread_vals == NULL)
-		thread_vals = none;
-	if ((tmp = malloc(len + 16)) == NULL)
-		return;
-	memcpy(tmp, thread_vals, 16);
-	memcpy(tmp + 16, buf, len);
+	if (thread_vals != NULL && (thread_vals[0] != TP_NULL ||
+	    thread_vals[1] != TP_NULL)) {
+		aux |= TP_SORT_THREAD_VALS;
+		hlen = 2 * sizeof(*thread_vals);
+	}
 	if (g != NULL)
 		g->refs++;
-	/* Track events have a queue of their own, as upstream's stream. */
-	if (tp_sorter_push(tp, ts, SK_PACKET, track_event, g, tmp,
-	    len + 16) == -1 &&
-	    g != NULL)
+	if (tp_sorter_push_hdr(tp, ts, SK_PACKET, aux, g, thread_vals, hlen,
+	    buf, len) == -1 && g != NULL)
 		tp_proto_unref(g);
-	free(tmp);
 }
 
 static void
@@ -1667,7 +1664,7 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	struct tp_pkt pk;
 	struct tp_desc d;
 	int64_t tv[2];
-	size_t i;
+	size_t i, hlen;
 
 	switch (it->kind) {
 	case SK_FTRACE:
@@ -1701,10 +1698,14 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	default:
 		break;
 	}
-	if (it->len < 16)
-		return;
-	memcpy(tv, it->data, 16);
-	if (packet_scan_untrusted(it->data + 16, it->len - 16, &pk) == -1)
+	tv[0] = tv[1] = TP_NULL;
+	if (it->aux & TP_SORT_THREAD_VALS) {
+		if (it->len < sizeof(tv))
+			return;
+		memcpy(tv, it->data, sizeof(tv));
+	}
+	hlen = it->aux & TP_SORT_THREAD_VALS ? sizeof(tv) : 0;
+	if (packet_scan_untrusted(it->data + hlen, it->len - hlen, &pk) == -1)
 		return;
 	for (i = 0; i < sizeof(timed) / sizeof(timed[0]); i++)
 		if (timed[i].field == pk.data.id) {

@@ -35,7 +35,9 @@
 /*
  * Record copies are packed into 1 MiB blocks, each freed when its last
  * record has been parsed: no allocation per record, and records that
- * arrive together (and mostly leave together) share their memory.
+ * arrive together (and mostly leave together) share their memory. Blocks
+ * are aligned on their size, so a record's block is found from its
+ * address (a longer record has a block of its own, as aligned).
  */
 #define BLK_SIZE	(1u << 20)
 
@@ -110,30 +112,42 @@ blk_unref(struct tp_sort_blk *b)
 		free(b);
 }
 
+static struct tp_sort_blk *
+blk_of(const uint8_t *data)
+{
+	return (struct tp_sort_blk *)((uintptr_t)data &
+	    ~(uintptr_t)(BLK_SIZE - 1));
+}
+
 /* Room for len bytes; NULL when out of memory. */
 static uint8_t *
-blk_alloc(struct tp_sorter *s, size_t len, struct tp_sort_blk **bp)
+blk_alloc(struct tp_sorter *s, size_t len)
 {
 	struct tp_sort_blk *b = s->blk;
 	uint8_t *p;
+	void *m;
 
-	/* Keep records 8-byte aligned for the structs some of them hold. */
-	len = (len + 7) & ~(size_t)7;
+	/* Keep records 8-byte aligned for the structs some of them hold;
+	 * an empty one still has a byte inside its block. */
+	len = len == 0 ? 8 : (len + 7) & ~(size_t)7;
 	if (b == NULL || b->cap - b->used < len) {
-		size_t cap = len > BLK_SIZE ? len : BLK_SIZE;
+		size_t total = sizeof(*b) + len;
 
-		if ((b = malloc(sizeof(*b) + cap)) == NULL)
+		if (len > SIZE_MAX - sizeof(*b) - BLK_SIZE)
 			return NULL;
+		total = (total + BLK_SIZE - 1) & ~(size_t)(BLK_SIZE - 1);
+		if (posix_memalign(&m, BLK_SIZE, total) != 0)
+			return NULL;
+		b = m;
 		b->refs = 1;
 		b->used = 0;
-		b->cap = cap;
+		b->cap = total - sizeof(*b);
 		blk_unref(s->blk);
 		s->blk = b;
 	}
 	p = b->data + b->used;
 	b->used += len;
 	b->refs++;
-	*bp = b;
 	return p;
 }
 
@@ -395,7 +409,7 @@ item_release(struct tp_sort_item *it)
 {
 	if (it->kind != SK_JSON && it->ref != NULL)
 		tp_proto_unref(it->ref);
-	blk_unref(it->blk);
+	blk_unref(blk_of(it->data));
 }
 
 /* The first record of the run; the run is not empty. */
@@ -584,7 +598,7 @@ queue_of(struct tp_sorter *s, enum tp_sort_kind kind, uint32_t aux)
 		break;
 	default:
 		/* A track event, or the systrace of a JSON trace. */
-		fixed = (kind == SK_PACKET && aux == 1) ||
+		fixed = (kind == SK_PACKET && (aux & TP_SORT_TRACK_EVENT)) ||
 		    kind == SK_SYSTRACE ? Q_SECOND : Q_MAIN;
 		if (queues_grow(s, Q_FIXED) == -1)
 			return NULL;
@@ -608,7 +622,8 @@ queue_of(struct tp_sorter *s, enum tp_sort_kind kind, uint32_t aux)
 
 static int
 sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
-    uint32_t aux, void *ref, int64_t key, const void *data, size_t len)
+    uint32_t aux, void *ref, int64_t key, const void *hdr, size_t hlen,
+    const void *data, size_t len)
 {
 	struct tp_sorter *s = &tp->sorter;
 	struct tp_sort_queue *q;
@@ -624,7 +639,7 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 		tp_stat_inc(tp, ST_SORTER_OUT_OF_ORDER, 1);
 		return -1;
 	}
-	if (len > UINT32_MAX || (q = queue_of(s, kind, aux)) == NULL)
+	if (len > UINT32_MAX - hlen || (q = queue_of(s, kind, aux)) == NULL)
 		return -1;
 	/* The run stays in item_less order: equal ts, no smaller key. */
 	late = !(q->rn == 0 || ts > q->run_max || (ts == q->run_max &&
@@ -636,20 +651,22 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 		if ((it = late_slot(q)) == NULL)
 			return -1;
 	}
-	if ((it->data = blk_alloc(s, len, &it->blk)) == NULL)
+	if ((it->data = blk_alloc(s, hlen + len)) == NULL)
 		return -1;
-	memcpy(it->data, data, len);
+	if (hlen > 0)
+		memcpy(it->data, hdr, hlen);
+	memcpy(it->data + hlen, data, len);
 	it->ts = ts;
 	it->seq = s->seq++;
 	if (kind == SK_JSON)
 		it->key = key;
 	else
 		it->ref = ref;
-	it->len = (uint32_t)len;
+	it->len = (uint32_t)(hlen + len);
 	it->aux = aux;
 	it->kind = (uint8_t)kind;
 	it->machine = tp->machine;
-	s->bytes += len + sizeof(*it);
+	s->bytes += hlen + len + sizeof(*it);
 	s->nitems++;
 	/* A new head may be older than the bound: look again. */
 	sorter_batch(s);
@@ -670,14 +687,22 @@ int
 tp_sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
     uint32_t aux, void *ref, const void *data, size_t len)
 {
-	return sorter_push(tp, ts, kind, aux, ref, 0, data, len);
+	return sorter_push(tp, ts, kind, aux, ref, 0, NULL, 0, data, len);
+}
+
+int
+tp_sorter_push_hdr(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
+    uint32_t aux, void *ref, const void *hdr, size_t hlen, const void *data,
+    size_t len)
+{
+	return sorter_push(tp, ts, kind, aux, ref, 0, hdr, hlen, data, len);
 }
 
 int
 tp_sorter_push_json(struct tp *tp, int64_t ts, int64_t key,
     const void *data, size_t len)
 {
-	return sorter_push(tp, ts, SK_JSON, 0, NULL, key, data, len);
+	return sorter_push(tp, ts, SK_JSON, 0, NULL, key, NULL, 0, data, len);
 }
 
 void
