@@ -18,12 +18,17 @@ no protobuf module is needed.
 import csv
 import http.client
 import os
-import socket
 import statistics
 import struct
 import subprocess
 import sys
 import time
+
+from http_load import free_port
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "fleet"))
+import synth  # noqa: E402  (protobuf fields by hand)
+from synth import put_varint, varint as read_varint  # noqa: E402
 
 # The ten queries. A query of several statements gives the rows of its last
 # one; the views are created once (IF NOT EXISTS) and the span join table
@@ -95,54 +100,21 @@ COUNT_TABLES = ["slice", "sched", "thread_state", "counter", "args",
 
 # --- protobuf by hand ---------------------------------------------------
 
-def varint(n):
-    out = bytearray()
-    n &= (1 << 64) - 1
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
 def query_args(sql):
     """QueryArgs { sql_query = 1 }."""
     b = sql.encode()
-    return b"\x0a" + varint(len(b)) + b
+    return b"\x0a" + put_varint(len(b)) + b
 
 
-def read_varint(buf, i):
-    n = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        n |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return n, i
-
-
-def fields(buf):
-    """Yields (field number, wire type, value) of one message."""
-    i = 0
-    while i < len(buf):
-        key, i = read_varint(buf, i)
-        num, wt = key >> 3, key & 7
+def values(buf):
+    """Yields (field number, wire type, value) of one message: an int for a
+    varint, the payload's bytes otherwise."""
+    for num, wt, raw, payload in synth.fields(buf):
+        _, i = read_varint(raw, 0)
         if wt == 0:
-            v, i = read_varint(buf, i)
-        elif wt == 1:
-            v, i = buf[i:i + 8], i + 8
-        elif wt == 2:
-            n, i = read_varint(buf, i)
-            v, i = buf[i:i + n], i + n
-        elif wt == 5:
-            v, i = buf[i:i + 4], i + 4
+            yield num, wt, read_varint(raw, i)[0]
         else:
-            raise ValueError("wire type %d" % wt)
-        yield num, wt, v
+            yield num, wt, payload if wt == 2 else raw[i:]
 
 
 def packed_varints(buf):
@@ -162,14 +134,14 @@ def decode_result(buf):
     QueryResults each; their concatenation parses as one."""
     cols, rows, err = [], [], ""
     cells = []
-    for num, wt, v in fields(buf):
+    for num, wt, v in values(buf):
         if num == 1:
             cols.append(v.decode())
         elif num == 2:
             err += v.decode(errors="replace")
         elif num == 3:
             types, ints, floats, blobs, strs = [], [], [], [], []
-            for n2, wt2, v2 in fields(v):
+            for n2, wt2, v2 in values(v):
                 if n2 == 1:
                     types += packed_varints(v2) if wt2 == 2 else [v2]
                 elif n2 == 2:
@@ -183,22 +155,14 @@ def decode_result(buf):
                 elif n2 == 5:
                     s = v2.decode(errors="replace")
                     strs += s.split("\0")[:-1] if s else []
-            ii = fi = bi = si = 0
+            # Each cell takes the next value of its type's list.
+            pools = {2: iter(ints), 3: iter(floats), 4: iter(strs),
+                     5: iter(blobs)}
             for t in types:
                 if t == 1:
                     cells.append(None)
-                elif t == 2:
-                    cells.append(ints[ii])
-                    ii += 1
-                elif t == 3:
-                    cells.append(floats[fi])
-                    fi += 1
-                elif t == 4:
-                    cells.append(strs[si])
-                    si += 1
-                elif t == 5:
-                    cells.append(blobs[bi])
-                    bi += 1
+                elif t in pools:
+                    cells.append(next(pools[t]))
                 else:
                     raise ValueError("cell type %d" % t)
     if cols:
@@ -208,14 +172,6 @@ def decode_result(buf):
 
 
 # --- the servers --------------------------------------------------------
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
 
 class Server:
     def __init__(self, binary, trace, log):
