@@ -334,8 +334,12 @@ def trace_tables(d):
         if o != u:
             diff.append(t)
     tables.append((["table", "ours rows", "upstream rows", ""], rows))
-    counts_line = ("row counts differ: " + ", ".join(diff)) if diff else \
-        "row counts: all equal"
+    if not co or not cu:
+        counts_line = "row counts: not measured"
+    elif diff:
+        counts_line = "row counts differ: " + ", ".join(diff)
+    else:
+        counts_line = "row counts: all equal"
     qpath = os.path.join(d, "queries.txt")
     if os.path.exists(qpath):
         rows = []
