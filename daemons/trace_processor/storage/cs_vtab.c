@@ -23,6 +23,8 @@
 #include "cs_table.h"
 #include "cs_vtab.h"
 
+#define SCAN_COST	1e6
+
 enum plan { P_SCAN, P_IDS, P_SORTED, P_INDEX, P_GROUP };
 
 #define F_LO		(1 << 16)
@@ -119,7 +121,14 @@ static int
 vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 {
 	struct cs_table *t = ((struct cs_vtab *)v)->t;
-	double n = (double)cs_table_rows(t) + 1, best = n;
+	/*
+	 * A scan is priced, and its rows counted, as SQLite does a table it
+	 * has no statistics of (a million rows), whatever its size: joins
+	 * then run from the engine's small SQLite tables (tracks, threads)
+	 * into these by their lookups, in the order of the FROM clause, as
+	 * upstream's do.
+	 */
+	double n = (double)cs_table_rows(t) + 1, best = n + SCAN_COST;
 	int plan = P_SCAN, col = 0, eq = -1, lo = -1, hi = -1, rc = 0, i;
 	int has_eq = 0;
 
@@ -141,7 +150,7 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 			    sqlite3_stricmp(coll, "BINARY") != 0))
 				continue;
 			cost = type == CS_ID ? 1 : col_is_sorted(t, c) ?
-			    10 + log2n((size_t)n) : 20 + log2n((size_t)n);
+			    1 + log2n((size_t)n) : 2 + log2n((size_t)n);
 			if (cost < best) {
 				best = cost;
 				plan = type == CS_ID ? P_IDS : type != CS_STR &&
@@ -220,7 +229,7 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 		}
 	}
 	info->estimatedCost = best;
-	info->estimatedRows = (sqlite3_int64)(plan == P_SCAN ? n :
+	info->estimatedRows = (sqlite3_int64)(plan == P_SCAN ? SCAN_COST :
 	    eq >= 0 ? (plan == P_IDS ? 1 : 10) : best);
 	if (plan == P_IDS && eq >= 0)
 		info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
@@ -243,7 +252,7 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 			 */
 			info->idxNum = P_GROUP | (int)cs_col_base(t, oc) << 8;
 			info->orderByConsumed = 1;
-			info->estimatedCost = n + 1;
+			info->estimatedCost = n + SCAN_COST;
 		}
 		if (info->orderByConsumed && info->aOrderBy[0].desc)
 			info->idxNum |= F_DESC;
@@ -263,7 +272,7 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 		    cs_col_type(t, c2) != CS_STR && col_is_sorted(t, c2)) {
 			info->idxNum = P_GROUP | (int)cs_col_base(t, c1) << 8;
 			info->orderByConsumed = 1;
-			info->estimatedCost = n + 1;
+			info->estimatedCost = n + SCAN_COST;
 		}
 	}
 	return SQLITE_OK;
