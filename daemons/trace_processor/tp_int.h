@@ -676,10 +676,11 @@ void	 tp_thread_set_sort_index(struct tp *, int64_t utid, int64_t v,
 /* At the end of the trace: the hints become process and thread args. */
 void	 tp_procs_sort_args(struct tp *);
 
-/* Thread-name sources, lowest first (as upstream ranks them). */
+/* Thread-name sources, lowest first (as upstream ranks them). Every
+ * ftrace event (sched, task_newtask, task_rename) is one source: the latest
+ * wins among them, and none replaces a name from a process tree. */
 #define TP_NAME_SCHED	1
 #define TP_NAME_TREE	2
-#define TP_NAME_RENAME	3
 #define TP_NAME_CHROME_TYPE	3
 #define TP_NAME_TRACK	4
 

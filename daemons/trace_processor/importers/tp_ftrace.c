@@ -518,7 +518,7 @@ task_new(struct tp *tp, int64_t ts, int64_t pid, int64_t child,
 	tp->threads[utid].upid = upid;
 	task_runnable(tp, utid, creator, ts);
 	if (comm != NULL)
-		tp_thread_set_name(tp, utid, comm, commlen, TP_NAME_RENAME);
+		tp_thread_set_name(tp, utid, comm, commlen, TP_NAME_SCHED);
 }
 
 static void
@@ -528,7 +528,7 @@ task_rename(struct tp *tp, int64_t tid, const char *comm, size_t len)
 
 	if (comm == NULL)
 		return;
-	tp_thread_set_name(tp, utid, comm, len, TP_NAME_RENAME);
+	tp_thread_set_name(tp, utid, comm, len, TP_NAME_SCHED);
 	/* A main thread's new comm names its process, as upstream. */
 	upid = tp->threads[utid].upid;
 	if (upid != TP_NULL && tp->procs[upid].pid == tid)
