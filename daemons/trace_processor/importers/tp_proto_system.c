@@ -1025,16 +1025,47 @@ cpu_times_untrusted(struct tp *tp, int64_t ts, const uint8_t *buf,
 	}
 }
 
-void
-tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
+/* One IRQ's or softirq's count: its own counter, the irq a dimension. */
+static void
+irq_count_untrusted(struct tp *tp, int64_t ts, const char *kind,
+    const uint8_t *buf, size_t len)
 {
 	struct pb it;
 	struct pb_field f;
-	uint64_t k, v;
-	int64_t cpu = 0;
+	int64_t irq = 0, track;
+	uint64_t count = 0;
+	struct tp_dim dim;
+	char name[64];
 
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.wire != PB_VARINT)
+			continue;
+		if (f.id == 1)
+			irq = (int64_t)(int32_t)f.u;
+		else if (f.id == 2)
+			count = f.u;
+	}
+	/* Upstream prints the irq unsigned. */
+	snprintf(name, sizeof(name), "%s (id: %" PRIu32 ")", kind,
+	    (uint32_t)irq);
+	dim = TP_DIM_INT("irq", (int64_t)(uint32_t)irq);
+	if ((track = tp_track_intern_dimv(tp, TT_COUNTER, NULL, name, TP_NULL,
+	    &dim, 1, NULL)) < 0)
+		return;
+	tp_track_kind(tp, track, kind);
+	tp_counter_insert(tp, ts, track, (double)count, TP_NULL);
+}
+
+/* One field of a SysStats; *cpu numbers cpufreq_khz's entries. */
+static void
+sys_stats_field(struct tp *tp, int64_t ts, const struct pb_field *fp,
+    int64_t *cpu)
+{
+	struct pb_field f = *fp;
+	uint64_t k, v;
+
+	{
 		switch (f.id) {
 		case 1:
 			if (f.wire != PB_LEN)
@@ -1085,6 +1116,12 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 			if (f.wire == PB_LEN)
 				cpuidle_untrusted(tp, ts, f.data, f.len);
 			break;
+		case 6:
+		case 8:
+			if (f.wire == PB_LEN)
+				irq_count_untrusted(tp, ts, f.id == 6 ?
+				    "num_irq" : "num_softirq", f.data, f.len);
+			break;
 		case 5:
 			global_counter(tp, ts, "num_irq_total", "num_irq_total",
 			    NULL, NULL, NULL, (double)f.u);
@@ -1107,7 +1144,7 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 		case 11:
 			if (f.wire == PB_VARINT) {
 				int64_t track = tp_track_intern(tp,
-				    TT_CPU_COUNTER, "cpufreq", cpu++);
+				    TT_CPU_COUNTER, "cpufreq", (*cpu)++);
 
 				tp_track_kind(tp, track, "cpu_frequency");
 				if (track >= 0)
@@ -1119,7 +1156,7 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 				pb_packed_init(&pk, &f);
 				while (pb_packed_varint_untrusted(&pk, &v)) {
 					int64_t track = tp_track_intern(tp,
-					    TT_CPU_COUNTER, "cpufreq", cpu++);
+					    TT_CPU_COUNTER, "cpufreq", (*cpu)++);
 
 					tp_track_kind(tp, track,
 					    "cpu_frequency");
@@ -1130,5 +1167,28 @@ tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
 			}
 			break;
 		}
+	}
+}
+
+/*
+ * A SysStats' counters in upstream's order, one kind of field after the
+ * other (not the order of the fields): the counters' ids and the tracks'
+ * follow it.
+ */
+void
+tp_proto_sys_stats(struct tp *tp, int64_t ts, const uint8_t *buf, size_t len)
+{
+	static const uint32_t order[] = { 1, 10, 11, 2, 3, 6, 8, 4, 5, 7, 12,
+	    13, 14, 15, 16, 17, 18 };
+	struct pb it;
+	struct pb_field f;
+	int64_t cpu = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		pb_init(&it, buf, len);
+		while (pb_next_untrusted(&it, &f) == 1)
+			if (f.id == order[i])
+				sys_stats_field(tp, ts, &f, &cpu);
 	}
 }
