@@ -1022,9 +1022,9 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		    (int32_t)e.v[6], (int32_t)e.v[7]);
 		break;
 	case EV_SCHED_WAKING:
-	case EV_SCHED_WAKEUP:
-	case EV_SCHED_WAKEUP_NEW:
-		/* As upstream, only compact wakings give irq_context. */
+		/* As upstream, only compact wakings give irq_context; and
+		 * sched_wakeup and sched_wakeup_new (waking's later twins)
+		 * stay raw events: a thread's state is its waking's. */
 		tp_ftrace_sched_waking(tp, ts, cpu, pid, (int32_t)e.v[2],
 		    e.s[1], e.slen[1], TP_NULL);
 		break;
