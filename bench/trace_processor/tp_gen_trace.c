@@ -2,13 +2,18 @@
  * tp_gen_trace: writes a large synthetic Perfetto trace for the
  * trace_processor benchmark.
  *
- *   tp_gen_trace trackevent|ftrace SIZE_MB OUT
+ *   tp_gen_trace trackevent|ftrace SIZE_MB OUT [MARK_MB]
  *
  * trackevent: 16 threads on their own sequences, nested slices with
  *   interned names and categories (as the SDK writes them), a debug
  *   annotation on one slice in four, a counter track sampled along.
  * ftrace: 8 cpus, bundles of 256 events: sched_switch, sched_waking and
  *   trace_marker prints among 300 tasks.
+ * MARK_MB: every MARK_MB of packets, a service event saying all data
+ *   sources flushed, then one saying a read of the buffers completed, as
+ *   a write_into_file session with periodic flushes writes them: the
+ *   sorter then releases during the load instead of sorting all at the
+ *   end (a ring-buffer trace, the default here).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +39,25 @@ rnd(void)
 	return rnd_state >> 8;
 }
 
+static uint64_t mark_every, next_mark;
+
+/* TracePackets of service_event (69): all_data_sources_flushed (3), then
+ * read_tracing_buffers_completed (4). */
+static void
+write_marks(FILE *f, uint64_t *written)
+{
+	static const uint8_t marks[] = {
+		0x0a, 0x05, 0xaa, 0x04, 0x02, 0x18, 0x01,
+		0x0a, 0x05, 0xaa, 0x04, 0x02, 0x20, 0x01,
+	};
+
+	if (fwrite(marks, 1, sizeof(marks), f) != sizeof(marks)) {
+		perror("fwrite");
+		exit(1);
+	}
+	*written += sizeof(marks);
+}
+
 static void
 flush_out(FILE *f, struct pbbuf *t, uint64_t *written)
 {
@@ -47,6 +71,10 @@ flush_out(FILE *f, struct pbbuf *t, uint64_t *written)
 	}
 	*written += t->len;
 	t->len = 0;
+	if (mark_every > 0 && *written >= next_mark) {
+		write_marks(f, written);
+		next_mark = *written + mark_every;
+	}
 }
 
 #define NTHREADS	16
@@ -219,12 +247,14 @@ main(int argc, char *argv[])
 	FILE *f;
 	uint64_t target;
 
-	if (argc != 4) {
+	if (argc != 4 && argc != 5) {
 		fprintf(stderr, "usage: tp_gen_trace trackevent|ftrace SIZE_MB"
-		    " OUT\n");
+		    " OUT [MARK_MB]\n");
 		return 1;
 	}
 	target = strtoull(argv[2], NULL, 10) << 20;
+	if (argc == 5)
+		next_mark = mark_every = strtoull(argv[4], NULL, 10) << 20;
 	if ((f = fopen(argv[3], "w")) == NULL) {
 		perror(argv[3]);
 		return 1;
