@@ -325,12 +325,12 @@ process_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 {
 	struct pb it;
 	struct pb_field f;
-	const uint8_t *name = NULL, *cmd = NULL;
-	size_t namelen = 0, cmdlen = 0;
-	char cmdline[4096];
-	size_t cl = 0;
+	const uint8_t *name = NULL;
+	size_t namelen = 0;
 	int64_t upid;
 
+	/* As upstream's, the cmdline is not read: a process's name is its
+	 * process_name, when not empty. */
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.id == 1 && f.wire == PB_VARINT) {
@@ -339,26 +339,14 @@ process_desc_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 		} else if (f.id == 6 && f.wire == PB_LEN) {
 			name = f.data;
 			namelen = f.len;
-		} else if (f.id == 2 && f.wire == PB_LEN) {
-			if (cmd == NULL) {
-				cmd = f.data;
-				cmdlen = f.len;
-			}
-			tp_cmdline_append(cmdline, sizeof(cmdline), &cl, f.data,
-			    f.len);
 		}
 	}
 	if (!d->has_process || !apply)
 		return;
 	upid = tp_process_get(tp, d->pid);
-	if (name != NULL)
+	if (name != NULL && namelen > 0)
 		tp_process_set_name(tp, upid, (const char *)name, namelen,
 		    TP_PNAME_DESCRIPTOR);
-	else if (cmd != NULL && tp->procs[upid].name == NULL)
-		tp_process_set_name(tp, upid, (const char *)cmd, cmdlen,
-		    TP_PNAME_DESCRIPTOR);
-	if (cl > 0)
-		tp_process_set_cmdline(tp, upid, cmdline, cl);
 }
 
 /* sandboxed: the descriptor's chrome_thread says the tid is only unique

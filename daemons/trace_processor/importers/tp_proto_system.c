@@ -540,9 +540,13 @@ process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 	const uint8_t *argv0 = NULL;
 	size_t argv0len = 0, cl = 0, nargs = 0;
 	int is_comm = 0;
-	char cmdline[4096];
+	/* The args joined are never longer than the message. */
+	char sbuf[4096], *cmdline = len < sizeof(sbuf) ? sbuf : malloc(len + 1);
+	size_t cap = len < sizeof(sbuf) ? sizeof(sbuf) : len + 1;
 	const char *cmd;
 
+	if (cmdline == NULL)
+		return;
 	pb_init(&pt, buf, len);
 	while (pb_next_untrusted(&pt, &pf) == 1) {
 		if (pf.id == 1)
@@ -564,16 +568,16 @@ process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 				argv0 = pf.data;
 				argv0len = pf.len;
 			}
-			tp_cmdline_append(cmdline, sizeof(cmdline), &cl,
-			    pf.data, pf.len);
+			tp_cmdline_append(cmdline, cap, &cl, pf.data,
+			    pf.len);
 		}
 	}
 	if (pid < 0 || pt.err) {
 		tp_stat_inc(tp, ST_PROCESS_TRACKER_ERRORS, 1);
-		return;
+		goto out;
 	}
 	if (nargs == 0)
-		return;
+		goto out;
 	/* The parent first, so upids come in upstream's order. */
 	parent = ppid >= 0 ? tp_process_get(tp, ppid) : TP_NULL;
 	upid = tp_process_get(tp, pid);
@@ -614,6 +618,9 @@ process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 		utid = tp_thread_get(tp, pid);
 		tp_thread_set_name(tp, utid, cmd, cl, TP_NAME_TREE);
 	}
+out:
+	if (cmdline != sbuf)
+		free(cmdline);
 }
 
 /* One ProcessTree.Thread: its process and name. */
