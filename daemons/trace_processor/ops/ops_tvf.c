@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "ops_int.h"
+#include "tp_ops.h"
 #include "ops_tvf.h"
 
 struct tvf_vtab {
@@ -29,6 +30,7 @@ struct tvf_vtab {
 	int			 ncols;		/* not counting the argument */
 	char			*fetch_sql;
 	struct ops_stmt		 fetch;
+	int			*handles;	/* the engine's, per column */
 	struct ops_walk		 walk;
 };
 
@@ -167,6 +169,43 @@ fail:
 	return -1;
 }
 
+/*
+ * The engine's handles on the source's columns, when it has one for
+ * every column (the rows are then read without SQL); -1: no memory.
+ */
+static int
+tvf_handles(struct tvf_vtab *t)
+{
+	const struct tp_ops_hooks *h = t->walk.hooks;
+	sqlite3_stmt *st;
+	int i = 0;
+
+	if (h == NULL || h->col_handle == NULL || t->def->cols != NULL ||
+	    sqlite3_prepare_v2(t->db, "SELECT name FROM pragma_table_info(?1)",
+	    -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if ((t->handles = sqlite3_malloc(t->ncols * (int)sizeof(int))) ==
+	    NULL) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, t->def->source, -1, SQLITE_STATIC);
+	while (i < t->ncols && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+
+		if (name == NULL || (t->handles[i] = h->col_handle(h->ctx,
+		    t->def->source, name)) < 0)
+			break;
+		i++;
+	}
+	sqlite3_finalize(st);
+	if (i < t->ncols) {
+		sqlite3_free(t->handles);
+		t->handles = NULL;
+	}
+	return 0;
+}
+
 static int
 tvf_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
     sqlite3_vtab **out, char **err)
@@ -179,7 +218,8 @@ tvf_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	t->db = db;
 	t->def = aux;
 	ops_walk_init(&t->walk, db);
-	if (tvf_build(t, err) == -1) {
+	if (tvf_build(t, err) == -1 || tvf_handles(t) == -1) {
+		sqlite3_free(t->fetch_sql);
 		sqlite3_free(t);
 		return SQLITE_ERROR;
 	}
@@ -195,6 +235,7 @@ tvf_disconnect(sqlite3_vtab *vt)
 
 	ops_stmt_fini(&t->fetch);
 	ops_walk_fini(&t->walk);
+	sqlite3_free(t->handles);
 	sqlite3_free(t->fetch_sql);
 	sqlite3_free(t);
 	return SQLITE_OK;
@@ -281,6 +322,14 @@ tvf_fail(struct tvf_vtab *t, char *msg)
 static int
 tvf_seek(struct tvf_vtab *t, struct tvf_cursor *c, char **err)
 {
+	const struct tp_ops_hooks *h = t->walk.hooks;
+
+	if (t->handles != NULL) {
+		while (c->pos < c->ids.n && !h->row_exists(h->ctx,
+		    t->handles[0], c->ids.v[c->pos]))
+			c->pos++;
+		return 0;
+	}
 	for (; c->pos < c->ids.n; c->pos++) {
 		sqlite3_reset(c->fetch);
 		sqlite3_bind_int64(c->fetch, 1, c->ids.v[c->pos]);
@@ -366,7 +415,12 @@ tvf_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 			sqlite3_result_value(ctx, c->arg);
 		return SQLITE_OK;
 	}
-	if (i >= 0 && i < t->ncols && c->pos < c->ids.n)
+	if (i < 0 || i >= t->ncols || c->pos >= c->ids.n)
+		return SQLITE_OK;
+	if (t->handles != NULL)
+		t->walk.hooks->cell(t->walk.hooks->ctx, t->handles[i],
+		    c->ids.v[c->pos], ctx);
+	else
 		sqlite3_result_value(ctx, sqlite3_column_value(c->fetch, i));
 	return SQLITE_OK;
 }

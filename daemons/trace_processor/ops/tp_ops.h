@@ -58,6 +58,13 @@ struct tp_ops_hooks {
 	 * when there is no such slice. */
 	int	(*slice_parent)(void *ctx, int64_t id, int64_t *parent,
 		    int64_t *depth);
+	/* The table functions' rows: a handle on column col of table
+	 * (-1: the engine has none, SQL then); whether row id is there;
+	 * the value of a cell of it into *out. */
+	int	(*col_handle)(void *ctx, const char *table, const char *col);
+	int	(*row_exists)(void *ctx, int handle, int64_t id);
+	void	(*cell)(void *ctx, int handle, int64_t id,
+		    sqlite3_context *out);
 };
 #define TP_OPS_NONE	INT64_MIN
 

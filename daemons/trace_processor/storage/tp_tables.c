@@ -35,6 +35,8 @@ static const struct cs_coldef slice_cols[] = {
 	I32("parent_id"), I32("arg_set_id"), I64("thread_ts"),
 	I64("thread_dur"), I64("thread_instruction_count"),
 	I64("thread_instruction_delta"),
+	/* upstream's aliases */
+	ALIAS("cat", SL_CAT), ALIAS("slice_id", SL_ID),
 };
 enum { CT_ID, CT_TS, CT_TRACK, CT_VALUE, CT_ARGS };
 static const struct cs_coldef counter_cols[] = {
@@ -436,11 +438,71 @@ hook_slice_parent(void *ctx, int64_t id, int64_t *parent, int64_t *depth)
 	return 1;
 }
 
+/* Handles are the table's number times 64 plus the column's. */
+#define HANDLE_COLS	64
+
+static int
+hook_col_handle(void *ctx, const char *table, const char *col)
+{
+	struct tp *tp = ctx;
+	struct cs_table *t;
+	size_t c;
+	int k;
+
+	/* The views the table functions read, by their tables. */
+	if (strcmp(table, "slice") == 0)
+		k = TB_SLICE;
+	else if (strcmp(table, "flow") == 0)
+		k = TB_FLOW;
+	else
+		return -1;
+	t = tp->tab[k];
+	for (c = 0; c < cs_table_ncols(t) && c < HANDLE_COLS; c++)
+		if (strcmp(cs_table_col(t, c)->name, col) == 0)
+			return k * HANDLE_COLS + (int)c;
+	return -1;
+}
+
+static int
+hook_row_exists(void *ctx, int handle, int64_t id)
+{
+	struct tp *tp = ctx;
+
+	return id >= 0 && id < UINT32_MAX &&
+	    cs_row_present(tp->tab[handle / HANDLE_COLS], (uint32_t)id);
+}
+
+static void
+hook_cell(void *ctx, int handle, int64_t id, sqlite3_context *out)
+{
+	struct tp *tp = ctx;
+	const char *s;
+	size_t len;
+	int64_t i;
+	double d;
+
+	switch (cs_get(tp->tab[handle / HANDLE_COLS],
+	    (size_t)(handle % HANDLE_COLS), (uint32_t)id, &i, &d, &s, &len)) {
+	case CS_I64:
+		sqlite3_result_int64(out, i);
+		break;
+	case CS_F64:
+		sqlite3_result_double(out, d);
+		break;
+	case CS_STR:
+		sqlite3_result_text(out, s, (int)len, SQLITE_STATIC);
+		break;
+	}
+}
+
 const struct tp_ops_hooks *
 tp_tables_hooks(struct tp *tp)
 {
 	tp->hooks.ctx = tp;
 	tp->hooks.extract_arg = hook_extract_arg;
 	tp->hooks.slice_parent = hook_slice_parent;
+	tp->hooks.col_handle = hook_col_handle;
+	tp->hooks.row_exists = hook_row_exists;
+	tp->hooks.cell = hook_cell;
 	return &tp->hooks;
 }
