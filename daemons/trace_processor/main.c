@@ -182,14 +182,15 @@ main_close(struct main_files *f)
 static int
 main_export(struct tp *tp, int fd, const char *path)
 {
-	sqlite3_int64 len;
+	int64_t len;
 	unsigned char *img;
 	size_t off = 0;
 	ssize_t n;
+	char *err;
 
-	if ((img = sqlite3_serialize(tp_db(tp), "main", &len, 0)) == NULL) {
-		fprintf(stderr, "trace_processor: %s: %s\n", path,
-		    sqlite3_errmsg(tp_db(tp)));
+	if ((img = tp_export_image(tp, &len, &err)) == NULL) {
+		fprintf(stderr, "trace_processor: %s: %s\n", path, err);
+		free(err);
 		return 1;
 	}
 	while (off < (size_t)len) {

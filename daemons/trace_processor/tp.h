@@ -106,6 +106,12 @@ const char	*tp_error(const struct tp *);
 
 /* The database, for queries; owned by the engine. */
 sqlite3		*tp_db(struct tp *);
+/*
+ * The database as the bytes of a SQLite file any SQLite reads (the
+ * columnar tables as ordinary ones), *len long, to free with sqlite3_free;
+ * NULL with *err set (free it) on failure.
+ */
+unsigned char	*tp_export_image(struct tp *, int64_t *len, char **err);
 
 /* Error and data-loss stats above zero (for the shell's import summary). */
 int64_t		 tp_error_stats(struct tp *);
