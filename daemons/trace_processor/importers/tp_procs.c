@@ -248,6 +248,14 @@ tp_procs_sort_args(struct tp *tp)
 		tp_arg_int(tp, t->arg_set_id, "thread_sort_index_hint",
 		    "thread_sort_index_hint", t->sort_index, "int");
 	}
+	/* Their args are all in: stored, processes' first, as upstream
+	 * stores them once the trace is read. */
+	for (i = 0; i < tp->nprocs; i++)
+		tp->procs[i].arg_set_id = tp_arg_set_done(tp,
+		    tp->procs[i].arg_set_id);
+	for (i = 0; i < tp->nthreads; i++)
+		tp->threads[i].arg_set_id = tp_arg_set_done(tp,
+		    tp->threads[i].arg_set_id);
 }
 
 void
