@@ -550,9 +550,11 @@ tp_slice_end(struct tp *tp, int64_t track, int64_t ts, const char *name,
 		slice_pop(tp, track);
 		return id;
 	}
-	/* Off the stack, its row waits for the end args. */
+	/* Off the stack, its row waits for the end args; its set is stored
+	 * before the next event's, as upstream stores it at the end. */
 	if (s->arg_set_id == TP_NULL)
 		s->arg_set_id = tp_arg_set_new(tp);
+	tp_arg_set_close_soon(tp, s->arg_set_id);
 	*arg_set_out = s->arg_set_id;
 	e->s = *s;
 	e->track = track;

@@ -120,8 +120,16 @@ tp_argsets_free(struct tp *tp)
 	if (as->debug) {
 		uint32_t live = 0;
 
-		for (i = 0; i < as->nsets; i++)
+		for (i = 0; i < as->nsets; i++) {
 			live += as->sets[i].live;
+			if (as->sets[i].live && as->sets[i].n > 0)
+				fprintf(stderr, "argset: pending %s%s\n",
+				    as->keys[as->sets[i].a[0].kid].key,
+				    as->sets[i].closed ? " (closed)" : "");
+			else if (as->sets[i].live)
+				fprintf(stderr, "argset: pending empty%s\n",
+				    as->sets[i].closed ? " (closed)" : "");
+		}
 		fprintf(stderr, "argset: %lld misused, %u never done\n",
 		    (long long)as->misuse, live);
 	}
@@ -554,7 +562,9 @@ tp_arg_set_stored(struct tp *tp, int64_t set)
 int64_t
 tp_arg_set_settle(struct tp *tp, int64_t *set)
 {
-	if (tp_arg_set_stored(tp, *set) != TP_NULL)
+	struct pset *ps = pset_of(tp->argsets, *set);
+
+	if (ps != NULL && ps->closed)
 		*set = tp_arg_set_done(tp, *set);
 	return tp_arg_set_stored(tp, *set);
 }
