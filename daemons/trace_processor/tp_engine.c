@@ -458,11 +458,13 @@ tp_eof(struct tp *tp)
 	tp_strace_flush(tp);
 	tp_ftrace_end(tp);
 	tp_generic_kernel_write_open(tp);
+	/* As upstream ends: processes' and threads' args stored, then
+	 * pending counters, then the slices still open. */
+	tp_proto_chrome_process_end(tp);
+	tp_procs_sort_args(tp);
 	if (tp_pending_resolve(tp) == -1)
 		rc = -1;
 	tp_slices_close_all(tp);
-	tp_proto_chrome_process_end(tp);
-	tp_procs_sort_args(tp);
 	tp_metadata_int(tp, "trace_size_bytes", (int64_t)tp->bytes_in);
 	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)
 		rc = -1;

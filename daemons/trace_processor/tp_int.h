@@ -714,8 +714,10 @@ void	 tp_process_set_sort_index(struct tp *, int64_t upid, int64_t v,
 void	 tp_thread_set_sort_index(struct tp *, int64_t utid, int64_t v,
 	    int prio);
 /* tp_hashorder.c: keys (unique) as upstream's hash map of integers
- * orders them, as indexes into keys; NULL when out of memory. */
-size_t	*tp_hashorder(const uint32_t *keys, size_t n);
+ * (typed: of typed ids) with entries of entry_bytes orders them, as
+ * indexes into keys; NULL when out of memory. */
+size_t	*tp_hashorder(const uint32_t *keys, size_t n, int typed,
+	    size_t entry_bytes);
 /* At the end of the trace: the hints become process and thread args. */
 void	 tp_procs_sort_args(struct tp *);
 

@@ -3,9 +3,9 @@
  * them (its FlatHashMap: open addressing from the key's hash, probed
  * quadratically, 1024 slots at first, 8 times more (2 from 1 MB of
  * entries) once 3/4 full, the old slots inserted again in order).
- * Upstream stores the args it keeps per process and per thread when it
- * clears such a map at the end of the trace, slot by slot: their arg set
- * ids follow this order.
+ * Upstream stores the args it keeps per process and per thread, then
+ * those of slices still open, when it clears such maps at the end of the
+ * trace, slot by slot: their arg set ids follow this order.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,9 +14,8 @@
 #include "tp_int.h"
 
 #define MIN_SLOTS	1024
-/* An entry of upstream's map of args by process or thread: the key and
- * its args' inserter. */
-#define ENTRY_BYTES	44
+/* The seed of upstream's hash combiner. */
+#define SEED		0xe17a1465ULL
 
 struct hmap {
 	int64_t		*slot;		/* index into keys, -1: free */
@@ -35,10 +34,20 @@ mix(uint64_t h)
 	return h;
 }
 
-static void
-place(struct hmap *m, uint32_t key, int64_t idx)
+/* A plain integer key is hashed alone; a typed id (a track's) through the
+ * combiner. */
+static uint64_t
+key_hash(uint32_t key, int typed)
 {
 	uint64_t h = mix(key);
+
+	return typed ? SEED ^ (h + 0x9e3779b9ULL + (SEED << 6) + (SEED >> 2)) :
+	    h;
+}
+
+static void
+place(struct hmap *m, uint64_t h, int64_t idx)
+{
 	size_t step, at;
 
 	for (step = 0; step < m->cap; step++) {
@@ -66,7 +75,7 @@ reset(struct hmap *m, size_t cap)
 }
 
 size_t *
-tp_hashorder(const uint32_t *keys, size_t n)
+tp_hashorder(const uint32_t *keys, size_t n, int typed, size_t entry_bytes)
 {
 	struct hmap m;
 	int64_t *old;
@@ -83,18 +92,19 @@ tp_hashorder(const uint32_t *keys, size_t n)
 			/* Grown: the old slots go in again, in order. */
 			old = m.slot;
 			oldcap = m.cap;
-			if (reset(&m, oldcap * (oldcap * ENTRY_BYTES < (1 << 20) ?
-			    8 : 2)) == -1) {
+			if (reset(&m, oldcap * (oldcap * entry_bytes <
+			    (1 << 20) ? 8 : 2)) == -1) {
 				free(old);
 				free(order);
 				return NULL;
 			}
 			for (k = 0; k < oldcap; k++)
 				if (old[k] >= 0)
-					place(&m, keys[old[k]], old[k]);
+					place(&m, key_hash(keys[old[k]],
+					    typed), old[k]);
 			free(old);
 		}
-		place(&m, keys[i], (int64_t)i);
+		place(&m, key_hash(keys[i], typed), (int64_t)i);
 	}
 	for (i = 0, k = 0; i < m.cap; i++)
 		if (m.slot[i] >= 0)

@@ -238,7 +238,8 @@ sets_done(struct tp *tp, int64_t *first, size_t stride, size_t n)
 		for (i = 0; i < n; i++)
 			if (*SET_OF(i) != TP_NULL)
 				keys[k++] = (uint32_t)i;
-		order = tp_hashorder(keys, k);
+		/* an entry: the id and its args' inserter */
+		order = tp_hashorder(keys, k, 0, 44);
 	}
 	/* Out of memory: in row order. */
 	if (order != NULL)

@@ -652,12 +652,27 @@ tp_slice_open_args(struct tp *tp, int64_t track, const char *cat,
 void
 tp_slices_close_all(struct tp *tp)
 {
-	size_t i;
+	uint32_t *keys;
+	size_t *order = NULL, i, n = 0;
 
 	tp_slice_end_done(tp);
+	/* In the order of upstream's map of the tracks that had slices
+	 * (an entry: the id and the track's stack). */
+	if ((keys = calloc(tp->ntracks + 1, sizeof(*keys))) != NULL) {
+		for (i = 0; i < tp->ntracks; i++)
+			if (tp->tracks[i].cap > 0)
+				keys[n++] = (uint32_t)i;
+		order = tp_hashorder(keys, n, 1, 52);
+	}
+	for (i = 0; order != NULL && i < n; i++)
+		while (tp->tracks[keys[order[i]]].depth > 0)
+			slice_pop(tp, (int64_t)keys[order[i]]);
+	/* Out of memory: in track order. */
 	for (i = 0; i < tp->ntracks; i++)
 		while (tp->tracks[i].depth > 0)
 			slice_pop(tp, (int64_t)i);
+	free(order);
+	free(keys);
 }
 
 void
