@@ -22,24 +22,13 @@ struct hmap {
 	size_t		 cap, n;
 };
 
-/* 64-bit finalizer of MurmurHash3: upstream's hash of an integer. */
-static uint64_t
-mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
 /* A plain integer key is hashed alone; a typed id (a track's) through the
  * combiner. */
 static uint64_t
 key_hash(uint32_t key, int typed)
 {
-	uint64_t h = mix(key);
+	/* upstream's hash of an integer */
+	uint64_t h = tp_hash_mix(key);
 
 	return typed ? SEED ^ (h + 0x9e3779b9ULL + (SEED << 6) + (SEED >> 2)) :
 	    h;
