@@ -558,20 +558,6 @@ int64_t	 tp_arg_set_stored(struct tp *, int64_t set);
 /* As tp_arg_set_stored; once stored, *set becomes the id (the handle's
  * memory is freed). */
 int64_t	 tp_arg_set_settle(struct tp *, int64_t *set);
-int64_t	 tp_args_count(struct tp *);
-/* An arg's value. */
-enum tp_argval_kind { TP_AV_INT, TP_AV_REAL, TP_AV_STR, TP_AV_NULL };
-struct tp_argval {
-	enum tp_argval_kind	 kind;
-	int64_t			 i;
-	double			 d;
-	const char		*s;
-	size_t			 len;
-};
-/* keep_first: a key the set has already keeps its value. */
-void	 tp_arg_add(struct tp *, int64_t set, const char *flat,
-	    const char *key, const char *type, const struct tp_argval *,
-	    int keep_first);
 void	 tp_arg_int(struct tp *, int64_t set, const char *flat, const char *key,
 	    int64_t v, const char *type);
 void	 tp_arg_real(struct tp *, int64_t set, const char *flat,

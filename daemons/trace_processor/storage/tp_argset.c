@@ -22,6 +22,16 @@
 
 #include "tp_int.h"
 
+/* An arg's value as given. */
+enum argval_kind { AV_INT, AV_REAL, AV_STR, AV_NULL };
+struct argval {
+	enum argval_kind	 kind;
+	int64_t			 i;
+	double			 d;
+	const char		*s;
+	size_t			 len;
+};
+
 /* A handle has this bit; stored arg_set_ids (row ids) never do. */
 #define PENDING		(INT64_C(1) << 62)
 #define GEN_MASK	0x3fffffffU
@@ -37,12 +47,11 @@ struct akey {
 	int		 kind;		/* storage's (tp_arg_kind) */
 	uint64_t	 khash;		/* the key alone: identity in a set */
 	uint64_t	 thash;		/* the value type */
-	int		 stored;	/* its row is written */
 };
 
 struct parg {
 	uint32_t	 kid;
-	uint32_t	 kind;		/* enum tp_argval_kind */
+	uint32_t	 kind;		/* enum argval_kind */
 	union {
 		int64_t	 i;
 		double	 d;
@@ -265,6 +274,8 @@ akey_id(struct tp *tp, const char *flat, const char *key, const char *type,
 	k->kind = kind;
 	k->khash = tp_hash_bytes(0, key, kl);
 	k->thash = tp_hash_bytes(0, type, tl);
+	/* Written now: key ids stay dense whatever sets are stored. */
+	tp_arg_key_write(tp, as->nkeys, flat, key, type, kind);
 	return (int64_t)as->nkeys++;
 }
 
@@ -301,20 +312,20 @@ pset_index(struct tp_argsets *as, struct pset *ps)
 
 /* The value's bytes, into the set's arena. */
 static int
-pset_value(struct pset *ps, struct parg *a, const struct tp_argval *v)
+pset_value(struct pset *ps, struct parg *a, const struct argval *v)
 {
 	a->kind = (uint32_t)v->kind;
 	switch (v->kind) {
-	case TP_AV_INT:
+	case AV_INT:
 		a->u.i = v->i;
 		return 0;
-	case TP_AV_REAL:
+	case AV_REAL:
 		a->u.d = v->d;
 		return 0;
-	case TP_AV_NULL:
+	case AV_NULL:
 		a->u.i = 0;
 		return 0;
-	case TP_AV_STR:
+	case AV_STR:
 		break;
 	}
 	if (v->len > UINT32_MAX - ps->slen)
@@ -338,9 +349,11 @@ pset_value(struct pset *ps, struct parg *a, const struct tp_argval *v)
 	return 0;
 }
 
-void
-tp_arg_add(struct tp *tp, int64_t set, const char *flat, const char *key,
-    const char *type, const struct tp_argval *v, int keep_first)
+/* Adds an arg to a pending set; a key the set has takes the new value
+ * (and flat key) in its place. */
+static void
+arg_add(struct tp *tp, int64_t set, const char *flat, const char *key,
+    const char *type, const struct argval *v)
 {
 	struct tp_argsets *as = tp->argsets;
 	struct pset *ps = pset_of(as, set);
@@ -355,11 +368,9 @@ tp_arg_add(struct tp *tp, int64_t set, const char *flat, const char *key,
 		return;
 	}
 	if ((kid = akey_id(tp, flat, key, type, tp_arg_kind(v->kind ==
-	    TP_AV_STR ? "" : NULL, v->kind == TP_AV_REAL ? &v->d : NULL))) < 0)
+	    AV_STR ? "" : NULL, v->kind == AV_REAL ? &v->d : NULL))) < 0)
 		return;
 	if ((a = pset_find(as, ps, (uint32_t)kid)) != NULL) {
-		if (keep_first)
-			return;
 		/* Its old string bytes stay in the arena until release. */
 		a->kid = (uint32_t)kid;
 		if (pset_value(ps, a, v) == -1)
@@ -410,13 +421,13 @@ pset_digest(const struct tp_argsets *as, const struct pset *ps)
 
 		h = mix(mix(mix(h, k->khash), k->thash), a->kind);
 		switch (a->kind) {
-		case TP_AV_INT:
+		case AV_INT:
 			x = (uint64_t)a->u.i;
 			break;
-		case TP_AV_REAL:
+		case AV_REAL:
 			memcpy(&x, &a->u.d, sizeof(x));
 			break;
-		case TP_AV_STR:
+		case AV_STR:
 			x = tp_hash_bytes(a->u.s.len, ps->str != NULL ?
 			    ps->str + a->u.s.off : "", a->u.s.len);
 			break;
@@ -456,19 +467,14 @@ pset_close(struct tp *tp, struct pset *ps)
 	ps->id = id;
 	for (i = 0; i < ps->n; i++) {
 		const struct parg *a = &ps->a[i];
-		struct akey *k = &as->keys[a->kid];
 
-		if (!k->stored)
-			tp_arg_key_write(tp, a->kid, k->flat, k->key, k->type,
-			    k->kind);
-		k->stored = 1;
 		/* Storage's one writer of an arg row. */
 		tp_arg_row_write(tp, as->next_id++, id, a->kid,
-		    a->kind == TP_AV_INT ? a->u.i : TP_NULL,
-		    a->kind == TP_AV_STR ? (ps->str != NULL ?
+		    a->kind == AV_INT ? a->u.i : TP_NULL,
+		    a->kind == AV_STR ? (ps->str != NULL ?
 		    ps->str + a->u.s.off : "") : NULL,
-		    a->kind == TP_AV_STR ? a->u.s.len : 0,
-		    a->kind == TP_AV_REAL ? &a->u.d : NULL);
+		    a->kind == AV_STR ? a->u.s.len : 0,
+		    a->kind == AV_REAL ? &a->u.d : NULL);
 	}
 out:
 	/* The args are stored: only the id is kept. */
@@ -569,45 +575,38 @@ tp_arg_set_settle(struct tp *tp, int64_t *set)
 	return tp_arg_set_stored(tp, *set);
 }
 
-/* The count of args stored: the args table's next row id. */
-int64_t
-tp_args_count(struct tp *tp)
-{
-	return tp->argsets->next_id;
-}
-
 void
 tp_arg_int(struct tp *tp, int64_t set, const char *flat, const char *key,
     int64_t v, const char *type)
 {
-	struct tp_argval av = { .kind = TP_AV_INT, .i = v };
+	struct argval av = { .kind = AV_INT, .i = v };
 
-	tp_arg_add(tp, set, flat, key, type ? type : "int", &av, 0);
+	arg_add(tp, set, flat, key, type ? type : "int", &av);
 }
 
 void
 tp_arg_real(struct tp *tp, int64_t set, const char *flat, const char *key,
     double v)
 {
-	struct tp_argval av = { .kind = TP_AV_REAL, .d = v };
+	struct argval av = { .kind = AV_REAL, .d = v };
 
-	tp_arg_add(tp, set, flat, key, "real", &av, 0);
+	arg_add(tp, set, flat, key, "real", &av);
 }
 
 void
 tp_arg_str(struct tp *tp, int64_t set, const char *flat, const char *key,
     const char *s, size_t len, const char *type)
 {
-	struct tp_argval av = { .kind = TP_AV_STR, .s = s ? s : "",
+	struct argval av = { .kind = AV_STR, .s = s ? s : "",
 	    .len = s ? len : 0 };
 
-	tp_arg_add(tp, set, flat, key, type ? type : "string", &av, 0);
+	arg_add(tp, set, flat, key, type ? type : "string", &av);
 }
 
 void
 tp_arg_str_null(struct tp *tp, int64_t set, const char *key)
 {
-	struct tp_argval av = { .kind = TP_AV_NULL };
+	struct argval av = { .kind = AV_NULL };
 
-	tp_arg_add(tp, set, key, key, "string", &av, 0);
+	arg_add(tp, set, key, key, "string", &av);
 }
