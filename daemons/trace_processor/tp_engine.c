@@ -100,8 +100,8 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 	tp_hash_init(&tp->flows);
 	tp_hash_init(&tp->flow_ts);
 	tp_hash_init(&tp->istats);
-	tp_hash_init(&tp->arg_keys);
 	tp_procs_init(tp);
+	tp->ended.track = -1;
 
 	if (sqlite3_open_v2(":memory:", &tp->db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
@@ -118,7 +118,8 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 		tp_seterr(tp, "%s: SQL guard: %s", __func__, cause);
 		goto fail;
 	}
-	if (tp_tables_create(tp) == -1 || tp_schema_create(tp) == -1 ||
+	if (tp_argsets_init(tp) == -1 || tp_tables_create(tp) == -1 ||
+	    tp_schema_create(tp) == -1 ||
 	    tp_stmts_prepare(tp) == -1)
 		goto fail;
 	if (tp_ops_register(tp->db, tp_tables_hooks(tp), &msg) != 0) {
@@ -193,7 +194,7 @@ tp_free(struct tp *tp)
 	tp_tracks_free(tp);
 	tp_procs_free(tp);
 	tp_hash_free(&tp->istats);
-	tp_hash_free(&tp->arg_keys);
+	tp_argsets_free(tp);
 	tp_stmts_finalize(tp);
 	if (tp->db != NULL) {
 		psql_forget(tp->db);
@@ -457,11 +458,13 @@ tp_eof(struct tp *tp)
 	tp_strace_flush(tp);
 	tp_ftrace_end(tp);
 	tp_generic_kernel_write_open(tp);
+	/* As upstream ends: processes' and threads' args stored, then
+	 * pending counters, then the slices still open. */
+	tp_proto_chrome_process_end(tp);
+	tp_procs_sort_args(tp);
 	if (tp_pending_resolve(tp) == -1)
 		rc = -1;
 	tp_slices_close_all(tp);
-	tp_proto_chrome_process_end(tp);
-	tp_procs_sort_args(tp);
 	tp_metadata_int(tp, "trace_size_bytes", (int64_t)tp->bytes_in);
 	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)
 		rc = -1;

@@ -10,12 +10,7 @@
 static inline size_t
 hash_mix(uint64_t k)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ULL;
-	k ^= k >> 33;
-	return (size_t)k;
+	return (size_t)tp_hash_mix(k);
 }
 
 void

@@ -30,6 +30,18 @@ uint64_t *tp_hash_get(const struct tp_hash *, uint64_t key);
 int	 tp_hash_put(struct tp_hash *, uint64_t key, uint64_t val);
 int	 tp_hash_del(struct tp_hash *, uint64_t key);
 
+/* MurmurHash3's 64-bit finalizer: spreads an integer key. */
+static inline uint64_t
+tp_hash_mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return k;
+}
+
 /* A hash of bytes, for keys made of strings (never shown: it may change). */
 uint64_t tp_hash_bytes(uint64_t seed, const void *, size_t);
 

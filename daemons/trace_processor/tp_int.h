@@ -207,10 +207,20 @@ struct tp_open_slice {
 	int64_t		 arg_set_id;	/* or TP_NULL */
 	int64_t		 thread_ts;	/* or TP_NULL */
 	int64_t		 stack_id;
+	int64_t		 dur;		/* -1 until known */
+	int64_t		 thread_dur;	/* or TP_NULL */
 	char		*name;
 	char		*cat;
-	int		 done;		/* row written already (complete) */
-	int		 shown;		/* written open (dur -1) already */
+	int		 shown;		/* written open (checkpoint) already */
+};
+
+/* A slice tp_slice_end took off its stack, its row waiting for the end
+ * args (tp_slice_end_done). */
+struct tp_ended_slice {
+	struct tp_open_slice	 s;
+	int64_t			 track;		/* -1: none */
+	size_t			 depth;
+	int64_t			 parent_id, parent_stack;
 };
 
 struct tp_track {
@@ -428,8 +438,8 @@ struct tp {
 	int			 kernel_version;
 
 	/* Next ids per table. */
-	int64_t			 next_slice, next_counter, next_arg,
-				 next_arg_set, next_flow, next_sched,
+	int64_t			 next_slice, next_counter, next_flow,
+				 next_sched,
 				 next_tstate, next_ftrace, next_meta;
 
 	struct tp_thread	*threads;
@@ -447,7 +457,8 @@ struct tp {
 	struct tp_hash		 flow_ts;	/* flow id -> its start */
 	struct tp_flows		*flowst;	/* tp_flow.c: v1 flows */
 	int64_t			 last_end_start; /* of tp_slice_end's slice */
-	struct tp_hash		 arg_keys;	/* hash of keys -> key id */
+	struct tp_ended_slice	 ended;
+	struct tp_argsets	*argsets;	/* tp_argset.c */
 
 	int64_t			 stats[ST_COUNT];
 	struct tp_hash		 istats;	/* stat << 32 | idx -> value */
@@ -525,6 +536,37 @@ void	 tp_strlcpy(char *dst, size_t cap, const char *s, size_t len);
 /* Replaces *dst with a copy of s (s may be NULL). */
 void	 tp_setstr(char **dst, const char *s, size_t len);
 
+/*
+ * tp_argset.c: arg sets. tp_arg_set_new gives a pending set (a handle);
+ * args join it (a key given again replaces its value in place); when its
+ * row is written, tp_arg_set_done stores it, or finds an equal set stored
+ * before, and gives the arg_set_id (TP_NULL: no args). Given a stored id
+ * or TP_NULL, tp_arg_set_done returns it. tp_arg_set_close_soon: the set
+ * is stored before the next set is done (its id fixed then), for a row
+ * written later; tp_argsets_flush stores those now.
+ */
+int	 tp_argsets_init(struct tp *);
+void	 tp_argsets_free(struct tp *);
+void	 tp_argsets_forget(struct tp *);
+int64_t	 tp_arg_set_new(struct tp *);
+int64_t	 tp_arg_set_done(struct tp *, int64_t set);
+void	 tp_arg_set_drop(struct tp *, int64_t set);
+void	 tp_arg_set_close_soon(struct tp *, int64_t set);
+void	 tp_argsets_flush(struct tp *);
+/* Its id if stored, TP_NULL while pending. */
+int64_t	 tp_arg_set_stored(struct tp *, int64_t set);
+/* As tp_arg_set_stored; once stored, *set becomes the id (the handle's
+ * memory is freed). */
+int64_t	 tp_arg_set_settle(struct tp *, int64_t *set);
+void	 tp_arg_int(struct tp *, int64_t set, const char *flat, const char *key,
+	    int64_t v, const char *type);
+void	 tp_arg_real(struct tp *, int64_t set, const char *flat,
+	    const char *key, double v);
+void	 tp_arg_str(struct tp *, int64_t set, const char *flat, const char *key,
+	    const char *s, size_t len, const char *type);
+/* A string arg whose value is NULL (upstream's null StringId). */
+void	 tp_arg_str_null(struct tp *, int64_t set, const char *key);
+
 /* tp_stats.c */
 int	 tp_stats_write(struct tp *);
 
@@ -560,22 +602,6 @@ int	 tp_stmts_prepare(struct tp *);
 void	 tp_stmts_finalize(struct tp *);
 int	 tp_txn_begin(struct tp *);
 int	 tp_txn_commit(struct tp *);
-int64_t	 tp_arg_set_new(struct tp *);
-void	 tp_arg_int(struct tp *, int64_t set, const char *flat, const char *key,
-	    int64_t v, const char *type);
-void	 tp_arg_real(struct tp *, int64_t set, const char *flat,
-	    const char *key, double v);
-void	 tp_arg_str(struct tp *, int64_t set, const char *flat, const char *key,
-	    const char *s, size_t len, const char *type);
-/* An arg written under id, replacing the arg of that id (-1: a new one);
- * returns its id, or -1. For upstream's update of a key a set already
- * has, in its place. */
-int64_t	 tp_arg_int_at(struct tp *, int64_t id, int64_t set, const char *flat,
-	    const char *key, int64_t v, const char *type);
-int64_t	 tp_arg_str_at(struct tp *, int64_t id, int64_t set, const char *flat,
-	    const char *key, const char *s, size_t len);
-/* A string arg whose value is NULL (upstream's null StringId). */
-void	 tp_arg_str_null(struct tp *, int64_t set, const char *key);
 void	 tp_counter_insert(struct tp *, int64_t ts, int64_t track, double v,
 	    int64_t arg_set_id);
 int	 tp_gpu_insert(struct tp *, int64_t ugpu, uint32_t gpu);
@@ -673,6 +699,11 @@ void	 tp_process_set_sort_index(struct tp *, int64_t upid, int64_t v,
 	    int prio);
 void	 tp_thread_set_sort_index(struct tp *, int64_t utid, int64_t v,
 	    int prio);
+/* tp_hashorder.c: keys (unique) as upstream's hash map of integers
+ * (typed: of typed ids) with entries of entry_bytes orders them, as
+ * indexes into keys; NULL when out of memory. */
+size_t	*tp_hashorder(const uint32_t *keys, size_t n, int typed,
+	    size_t entry_bytes);
 /* At the end of the trace: the hints become process and thread args. */
 void	 tp_procs_sort_args(struct tp *);
 
@@ -746,6 +777,10 @@ int64_t	 tp_thread_track(struct tp *, int64_t utid);
 int64_t	 tp_track_legacy_instants(struct tp *, int64_t upid);
 /* The track of this type and name whose integer dimension key is v (one
  * track per value), created on first use with that dimension arg. */
+/* The track's dimension and source arg sets, made on first use; their
+ * args are given right after the track is made. */
+int64_t	 tp_track_dim_set(struct tp *, int64_t track);
+int64_t	 tp_track_source_set(struct tp *, int64_t track);
 int64_t	 tp_track_intern_idim(struct tp *, enum tp_track_type,
 	    const char *name, int64_t scope, const char *key, int64_t v);
 const char *tp_track_type_name(enum tp_track_type);
@@ -791,9 +826,11 @@ int64_t	 tp_slice_complete(struct tp *, int64_t track, int64_t ts,
 	    int64_t dur, const char *cat, const char *name, int64_t arg_set_id,
 	    int64_t thread_ts, int64_t thread_dur);
 /* Closes the innermost open slice; returns its id, or -1. *args_out
- * gets its arg set (allocated if needed) so end args can be added. */
+ * gets its arg set (allocated if needed) so end args can be added; then
+ * tp_slice_end_done writes the slice (or the next slice call does). */
 int64_t	 tp_slice_end(struct tp *, int64_t track, int64_t ts,
 	    const char *name, int64_t thread_ts, int64_t *arg_set_out);
+void	 tp_slice_end_done(struct tp *);
 /* Ends the innermost open slice on track with this category and name
  * (NULL: any), and those open above it; its id, or -1 when none matched.
  * *set (if asked) gets its arg set, TP_NULL when none. */

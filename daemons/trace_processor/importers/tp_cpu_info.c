@@ -150,7 +150,8 @@ tp_cpu_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 			cluster++;
 		}
 		tp_cpu_set_info(tp, (int64_t)v[i].cpu, (const char *)v[i].proc,
-		    v[i].proclen, cluster, v[i].capacity, v[i].args);
+		    v[i].proclen, cluster, v[i].capacity,
+		    tp_arg_set_done(tp, v[i].args));
 	}
 	free(v);
 }

@@ -36,7 +36,6 @@ struct tp_flows {
 	struct tp_hash	 v1_keys;	/* key -> index in v1 */
 	struct v1_flow	*v1;
 	size_t		 nv1, capv1;
-	struct tp_hash	 v1_args;	/* hash(cat, name) -> arg set */
 	struct flow_wait *waits;
 	size_t		 nwaits, capwaits;
 };
@@ -48,7 +47,6 @@ flows_get(struct tp *tp)
 		if ((tp->flowst = calloc(1, sizeof(*tp->flowst))) == NULL)
 			return NULL;
 		tp_hash_init(&tp->flowst->v1_keys);
-		tp_hash_init(&tp->flowst->v1_args);
 	}
 	return tp->flowst;
 }
@@ -93,18 +91,12 @@ tp_flow_v1_key(struct tp *tp, uint64_t id, const char *cat, const char *name)
 	return key;
 }
 
-/* A v1 flow's args, one set per category and name (as upstream's args
- * of equal content share one set). */
+/* A v1 flow's args: its name and category. */
 static int64_t
 v1_args(struct tp *tp, const struct v1_flow *v)
 {
-	struct tp_flows *fs = tp->flowst;
-	uint64_t h = str_hash(str_hash(0x6172, v->cat), v->name), *set;
-	int64_t s;
+	int64_t s = tp_arg_set_new(tp);
 
-	if ((set = tp_hash_get(&fs->v1_args, h)) != NULL)
-		return (int64_t)*set;
-	s = tp_arg_set_new(tp);
 	if (v->name != NULL)
 		tp_arg_str(tp, s, "name", "name", v->name, strlen(v->name),
 		    NULL);
@@ -114,7 +106,6 @@ v1_args(struct tp *tp, const struct v1_flow *v)
 		tp_arg_str(tp, s, "cat", "cat", v->cat, strlen(v->cat), NULL);
 	else
 		tp_arg_str_null(tp, s, "cat");
-	(void)tp_hash_put(&fs->v1_args, h, (uint64_t)s);
 	return s;
 }
 
@@ -265,7 +256,6 @@ tp_flow_free(struct tp *tp)
 	free(fs->v1);
 	free(fs->waits);
 	tp_hash_free(&fs->v1_keys);
-	tp_hash_free(&fs->v1_args);
 	free(fs);
 	tp->flowst = NULL;
 }

@@ -240,7 +240,7 @@ ctx_track(struct tp *tp, struct tp_fadreno *a, uint32_t ctx, uint32_t prio,
 	if ((track = tp_track_new(tp, TT_TRACK, name, TP_NULL)) < 0)
 		return -1;
 	tp_track_kind(tp, track, "adreno_gpu_cmdbatch");
-	set = tp->tracks[track].dim_set = tp_arg_set_new(tp);
+	set = tp_track_dim_set(tp, track);
 	tp_arg_int(tp, set, "context_id", "context_id", ctx, "int");
 	tp_arg_int(tp, set, "prio", "prio", prio, "int");
 	tp_arg_int(tp, set, "track_compressor_idx", "track_compressor_idx",

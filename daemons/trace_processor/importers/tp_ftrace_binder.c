@@ -106,11 +106,6 @@ struct tp_fbinder {
 	size_t		 nstacks;
 	struct tp_hash	 lock_wait;	/* tid -> ts of binder_lock */
 	struct tp_hash	 lock_held;	/* tid -> ts of binder_locked */
-	/* the args of open binder slices: arg set -> index in args */
-	struct tp_hash	 args_of;
-	struct bargs	*args;
-	size_t		 nargs, capargs;
-	size_t		 free_args;	/* a free entry, SIZE_MAX: none */
 };
 
 static struct tp_fbinder *
@@ -122,8 +117,6 @@ binder_state(struct tp *tp)
 		tp_hash_init(&b->txns);
 		tp_hash_init(&b->lock_wait);
 		tp_hash_init(&b->lock_held);
-		tp_hash_init(&b->args_of);
-		b->free_args = SIZE_MAX;
 	}
 	return b;
 }
@@ -217,87 +210,19 @@ static const char *const bkey_names[K_COUNT] = {
 	[K_OFFSETS_SIZE] = "offsets size",
 };
 
-/* The arg ids of one slice's keys (-1: not given); a free entry keeps
- * the next free one's index in its first. */
-struct bargs {
-	int64_t		 id[K_COUNT];
-};
-
-/* The set's record, made if asked; NULL when none. */
-static struct bargs *
-bargs_of(struct tp_fbinder *b, int64_t set, int make)
-{
-	uint64_t *ip;
-	size_t i, k;
-
-	if (b == NULL || set == TP_NULL)
-		return NULL;
-	if ((ip = tp_hash_get(&b->args_of, (uint64_t)set)) != NULL)
-		return &b->args[*ip];
-	if (!make)
-		return NULL;
-	if (b->free_args != SIZE_MAX) {
-		i = b->free_args;
-		b->free_args = (size_t)b->args[i].id[0];
-	} else {
-		if (b->nargs == b->capargs) {
-			size_t ncap = b->capargs ? b->capargs * 2 : 16;
-			void *p = realloc(b->args, ncap * sizeof(*b->args));
-
-			if (p == NULL)
-				return NULL;
-			b->args = p;
-			b->capargs = ncap;
-		}
-		i = b->nargs++;
-	}
-	if (tp_hash_put(&b->args_of, (uint64_t)set, i) == -1) {
-		b->args[i].id[0] = (int64_t)b->free_args;
-		b->free_args = i;
-		return NULL;
-	}
-	for (k = 0; k < K_COUNT; k++)
-		b->args[i].id[k] = -1;
-	return &b->args[i];
-}
-
-/* The slice of set has ended: its keys can no longer be given again. */
-static void
-bargs_drop(struct tp_fbinder *b, int64_t set)
-{
-	uint64_t *ip;
-	size_t i;
-
-	if (b == NULL || (ip = tp_hash_get(&b->args_of, (uint64_t)set)) ==
-	    NULL)
-		return;
-	i = (size_t)*ip;
-	(void)tp_hash_del(&b->args_of, (uint64_t)set);
-	b->args[i].id[0] = (int64_t)b->free_args;
-	b->free_args = i;
-}
-
 static void
 barg_int(struct tp *tp, int64_t set, enum bkey k, int64_t v,
     const char *type)
 {
-	struct bargs *r = bargs_of(tp->fbinder, set, 1);
-	int64_t id = tp_arg_int_at(tp, r != NULL ? r->id[k] : -1, set,
-	    bkey_names[k], bkey_names[k], v, type);
-
-	if (r != NULL && id >= 0)
-		r->id[k] = id;
+	/* A key given again replaces its value, in its place. */
+	tp_arg_int(tp, set, bkey_names[k], bkey_names[k], v, type);
 }
 
 static void
 barg_str(struct tp *tp, int64_t set, enum bkey k, const char *v)
 {
-	struct bargs *r = bargs_of(tp->fbinder, set, 1);
-	int64_t id = tp_arg_str_at(tp, r != NULL ? r->id[k] : -1, set,
-	    bkey_names[k], bkey_names[k], v, strlen(v));
-
-	if (r != NULL && id >= 0)
-		r->id[k] = id;
+	tp_arg_str(tp, set, bkey_names[k], bkey_names[k], v, strlen(v),
+	    NULL);
 }
 
 /* Ends the thread's innermost open slice, as a reply or failure does. */
@@ -308,7 +233,6 @@ end_top(struct tp *tp, int64_t track, int64_t ts)
 
 	if (d < 0)
 		return;
-	bargs_drop(tp->fbinder, tp->tracks[track].stack[d].arg_set_id);
 	(void)tp_slice_end_matching(tp, track, ts, NULL, NULL, TP_NULL, NULL);
 }
 
@@ -398,7 +322,6 @@ tp_binder_transaction(struct tp *tp, int64_t ts, int64_t tid,
 		(void)tp_slice_end_matching(tp, track, ts, NULL, NULL, TP_NULL,
 		    &set);
 		txn_args(tp, set, t);
-		bargs_drop(b, set);
 		t->send_slice = -1;
 	} else {
 		set = tp_arg_set_new(tp);
@@ -406,7 +329,6 @@ tp_binder_transaction(struct tp *tp, int64_t ts, int64_t tid,
 		if (t->oneway) {
 			t->send_slice = tp_slice_complete(tp, track, ts, 0, CAT,
 			    N_TXN_ASYNC, set, TP_NULL, TP_NULL);
-			bargs_drop(b, set);
 		} else {
 			t->send_slice = tp_slice_begin(tp, track, ts, CAT,
 			    N_TXN, set, TP_NULL);
@@ -474,7 +396,6 @@ tp_binder_received(struct tp *tp, int64_t ts, int64_t tid, int64_t id)
 		txn_args(tp, set, t);
 		rcv = tp_slice_complete(tp, track, ts, 0, CAT, N_ASYNC_RCV, set,
 		    TP_NULL, TP_NULL);
-		bargs_drop(b, set);
 	} else {
 		dest_args(tp, tp_slice_open_args(tp, t->send_track, CAT, N_TXN),
 		    utid, tid, "uint");
@@ -700,8 +621,6 @@ tp_ftrace_binder_free(struct tp *tp)
 	free(b->stacks);
 	tp_hash_free(&b->lock_wait);
 	tp_hash_free(&b->lock_held);
-	tp_hash_free(&b->args_of);
-	free(b->args);
 	free(b);
 	tp->fbinder = NULL;
 }

@@ -107,11 +107,8 @@ ion_track(struct tp *tp, enum tp_track_type type, const char *name,
 	if (track < 0)
 		return -1;
 	tp_track_kind(tp, track, kind);
-	if (tp->ntracks != n) {
-		if (tp->tracks[track].dim_set == TP_NULL)
-			tp->tracks[track].dim_set = tp_arg_set_new(tp);
-		tp_arg_str_null(tp, tp->tracks[track].dim_set, "heap_name");
-	}
+	if (tp->ntracks != n)
+		tp_arg_str_null(tp, tp_track_dim_set(tp, track), "heap_name");
 	return track;
 }
 

@@ -657,15 +657,23 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		if ((track = tp_track_async(tp, &a, ph == 'b' ? 1 :
 		    ph == 'e' ? -1 : 0)) < 0)
 			break;
-		set = event_args(tp, j, tp_jdom_get(j, r, "args"), TP_NULL);
+		n = tp_jdom_get(j, r, "args");
+		/* An end's args join the slice's, replacing its values of
+		 * the same keys. */
+		if (ph == 'e') {
+			id = tp_slice_end(tp, track, ts, pname, TP_NULL,
+			    n != NULL && n->child >= 0 ? &set : NULL);
+			if (id >= 0 && set != TP_NULL)
+				(void)event_args(tp, j, n, set);
+			break;
+		}
+		set = event_args(tp, j, n, TP_NULL);
 		if (ph == 'b')
 			id = tp_slice_begin(tp, track, ts, pcat, pname, set,
 			    TP_NULL);
-		else if (ph == 'n')
+		else
 			id = tp_slice_complete(tp, track, ts, 0, pcat, pname,
 			    set, TP_NULL, TP_NULL);
-		else
-			id = tp_slice_end(tp, track, ts, pname, TP_NULL, NULL);
 		break;
 	}
 	case 's':

@@ -158,11 +158,9 @@ counter_track(struct tp *tp, uint32_t cpu, int64_t session, const char *name,
 		return -1;
 	tp_track_kind(tp, track, "perf_cpu_counter");
 	t = &tp->tracks[track];
-	if (t->source_arg_set_id == TP_NULL) {
-		t->source_arg_set_id = tp_arg_set_new(tp);
-		tp_arg_int(tp, t->source_arg_set_id, "is_timebase",
+	if (t->source_arg_set_id == TP_NULL)
+		tp_arg_int(tp, tp_track_source_set(tp, track), "is_timebase",
 		    "is_timebase", timebase, "bool");
-	}
 	return track;
 }
 

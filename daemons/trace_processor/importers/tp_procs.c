@@ -222,6 +222,37 @@ tp_thread_set_sort_index(struct tp *tp, int64_t utid, int64_t v, int prio)
 	}
 }
 
+/*
+ * The arg sets of n rows (the set of row i at stride * i bytes from
+ * first) are done in the order upstream stores them: that of its hash
+ * map of the rows that have args.
+ */
+static void
+sets_done(struct tp *tp, int64_t *first, size_t stride, size_t n)
+{
+	uint32_t *keys;
+	size_t *order = NULL, i, k = 0;
+
+#define SET_OF(i)	((int64_t *)(void *)((char *)first + stride * (i)))
+	if ((keys = calloc(n, sizeof(*keys))) != NULL) {
+		for (i = 0; i < n; i++)
+			if (*SET_OF(i) != TP_NULL)
+				keys[k++] = (uint32_t)i;
+		/* an entry: the id and its args' inserter */
+		order = tp_hashorder(keys, k, 0, 44);
+	}
+	/* Out of memory: in row order. */
+	if (order != NULL)
+		for (i = 0; i < k; i++)
+			*SET_OF(keys[order[i]]) = tp_arg_set_done(tp,
+			    *SET_OF(keys[order[i]]));
+	for (i = 0; i < n; i++)
+		*SET_OF(i) = tp_arg_set_done(tp, *SET_OF(i));
+#undef SET_OF
+	free(order);
+	free(keys);
+}
+
 /* As upstream keeps them: process_sort_index_hint and
  * thread_sort_index_hint args, added once the trace is read. */
 void
@@ -248,6 +279,14 @@ tp_procs_sort_args(struct tp *tp)
 		tp_arg_int(tp, t->arg_set_id, "thread_sort_index_hint",
 		    "thread_sort_index_hint", t->sort_index, "int");
 	}
+	/* Their args are all in: stored, processes' first, as upstream
+	 * stores them once the trace is read. */
+	if (tp->nprocs > 0)
+		sets_done(tp, &tp->procs[0].arg_set_id, sizeof(tp->procs[0]),
+		    tp->nprocs);
+	if (tp->nthreads > 0)
+		sets_done(tp, &tp->threads[0].arg_set_id,
+		    sizeof(tp->threads[0]), tp->nthreads);
 }
 
 void

@@ -454,7 +454,7 @@ desc_track_args(struct tp *tp, const struct tp_desc *d, int64_t id,
 
 	if (tp->tracks[id].source_arg_set_id != TP_NULL)
 		return;
-	set = tp->tracks[id].source_arg_set_id = tp_arg_set_new(tp);
+	set = tp_track_source_set(tp, id);
 	tp_arg_str(tp, set, "source", "source", "descriptor", 10, NULL);
 	tp_arg_int(tp, set, "trace_id", "trace_id", (int64_t)d->uuid, "int");
 	tp_arg_int(tp, set, "is_root_in_scope", "is_root_in_scope", is_root,

@@ -25,7 +25,7 @@ batt_track(struct tp *tp, const char *batt, const char *what)
 	char name[NAME_MAX_LEN + 64];
 	size_t n = tp->ntracks;
 	int64_t track;
-	struct tp_track *t;
+	int64_t set;
 
 	if (batt != NULL)
 		snprintf(name, sizeof(name), "batt.%s.%s", batt, what);
@@ -35,14 +35,13 @@ batt_track(struct tp *tp, const char *batt, const char *what)
 		return -1;
 	tp_track_kind(tp, track, "battery_counter");
 	if (tp->ntracks != n) {
-		t = &tp->tracks[track];
-		t->dim_set = tp_arg_set_new(tp);
+		set = tp_track_dim_set(tp, track);
 		if (batt != NULL)
-			tp_arg_str(tp, t->dim_set, "battery_name",
+			tp_arg_str(tp, set, "battery_name",
 			    "battery_name", batt, strlen(batt), NULL);
 		else
-			tp_arg_str_null(tp, t->dim_set, "battery_name");
-		tp_arg_str(tp, t->dim_set, "counter_name", "counter_name",
+			tp_arg_str_null(tp, set, "battery_name");
+		tp_arg_str(tp, set, "counter_name", "counter_name",
 		    what, strlen(what), NULL);
 	}
 	return track;

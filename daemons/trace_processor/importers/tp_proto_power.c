@@ -261,7 +261,7 @@ rail_descriptor_untrusted(struct tp *tp, struct tp_power *p, uint64_t session,
 	if (track < 0)
 		return;
 	if (created) {
-		set = tp->tracks[track].source_arg_set_id = tp_arg_set_new(tp);
+		set = tp_track_source_set(tp, track);
 		arg_str_or_null(tp, set, "raw_name", raw_s);
 		arg_str_or_null(tp, set, "subsystem_name", sub_s);
 	}
@@ -505,7 +505,7 @@ tp_proto_energy_breakdown(struct tp *tp, int64_t ts, const uint8_t *buf,
 	if (track < 0)
 		return;
 	if (created) {
-		set = tp->tracks[track].source_arg_set_id = tp_arg_set_new(tp);
+		set = tp_track_source_set(tp, track);
 		arg_str_or_null(tp, set, "consumer_type", c->s[1]);
 		tp_arg_int(tp, set, "ordinal", "ordinal", c->ordinal, "int");
 	}

@@ -685,33 +685,41 @@ tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
 	}
 }
 
+#define MEMK	"process_memory_key"
+#define RTK	"proc_stat_runtime_key"
+
 void
 tp_proto_process_stats(struct tp *tp, int64_t ts, const uint8_t *buf,
     size_t len)
 {
-	/* ProcessStats.Process fields, kB values reported in bytes; the
-	 * cpu times with their key as a dimension, as upstream. */
+	/* ProcessStats.Process fields, kB values reported in bytes; what
+	 * each is of (the memory kind, the cpu mode) a dimension of its
+	 * track, as upstream's. */
 	static const struct {
 		uint32_t	 id;
 		const char	*name;
 		int		 kb;
 		const char	*kind;
+		const char	*dim;
 		const char	*key;
 	} m[] = {
-		{ 2, "mem.virt", 1, "process_memory", NULL },
-		{ 3, "mem.rss", 1, "process_memory", NULL },
-		{ 4, "mem.rss.anon", 1, "process_memory", NULL },
-		{ 5, "mem.rss.file", 1, "process_memory", NULL },
-		{ 6, "mem.rss.shmem", 1, "process_memory", NULL },
-		{ 7, "mem.swap", 1, "process_memory", NULL },
-		{ 8, "mem.locked", 1, "process_memory", NULL },
-		{ 9, "mem.rss.watermark", 1, "process_memory", NULL },
-		{ 10, "oom_score_adj", 0, "oom_score_adj", NULL },
-		{ 16, "mem.smaps.rss", 1, "process_memory", NULL },
-		{ 17, "mem.smaps.pss", 1, "process_memory", NULL },
-		{ 21, "runtime.user_ns", 0, "proc_stat_runtime", "user_ns" },
-		{ 22, "runtime.kernel_ns", 0, "proc_stat_runtime", "kernel_ns" },
-		{ 24, "mem.dmabuf_rss", 1, "process_memory", NULL },
+		{ 2, "mem.virt", 1, "process_memory", MEMK, "virt" },
+		{ 3, "mem.rss", 1, "process_memory", MEMK, "rss" },
+		{ 4, "mem.rss.anon", 1, "process_memory", MEMK, "rss.anon" },
+		{ 5, "mem.rss.file", 1, "process_memory", MEMK, "rss.file" },
+		{ 6, "mem.rss.shmem", 1, "process_memory", MEMK, "rss.shmem" },
+		{ 7, "mem.swap", 1, "process_memory", MEMK, "swap" },
+		{ 8, "mem.locked", 1, "process_memory", MEMK, "locked" },
+		{ 9, "mem.rss.watermark", 1, "process_memory", MEMK,
+		    "rss.watermark" },
+		{ 10, "oom_score_adj", 0, "oom_score_adj", NULL, NULL },
+		{ 16, "mem.smaps.rss", 1, "smaps", "smaps_key", "rss" },
+		{ 17, "mem.smaps.pss", 1, "smaps", "smaps_key", "pss" },
+		{ 21, "runtime.user_ns", 0, "proc_stat_runtime", RTK, "user_ns" },
+		{ 22, "runtime.kernel_ns", 0, "proc_stat_runtime", RTK,
+		    "kernel_ns" },
+		{ 24, "mem.dmabuf_rss", 1, "process_memory", MEMK,
+		    "dmabuf_rss" },
 	};
 	struct pb it, pt;
 	struct pb_field f, pf;
@@ -742,9 +750,8 @@ tp_proto_process_stats(struct tp *tp, int64_t ts, const uint8_t *buf,
 				    (double)(int64_t)pf.u;
 				track = tp_track_intern_dims(tp,
 				    TT_PROCESS_COUNTER, m[i].name, upid,
-				    (const char *const[]){
-				    "proc_stat_runtime_key", m[i].key },
-				    m[i].key != NULL);
+				    (const char *const[]){ m[i].dim,
+				    m[i].key }, m[i].key != NULL);
 				tp_track_kind(tp, track, m[i].kind);
 				if (track >= 0)
 					tp_counter_insert(tp, ts, track, v,

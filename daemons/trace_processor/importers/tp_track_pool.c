@@ -167,8 +167,7 @@ pool_track_new(struct tp *tp, struct pool *p, const struct tp_pool_key *k)
 	/* Upstream's dimensions (a thread's or process's track's set
 	 * already has its utid or upid); the index tells the pool's tracks
 	 * apart. */
-	if ((set = tp->tracks[pt->track].dim_set) == TP_NULL)
-		set = tp->tracks[pt->track].dim_set = tp_arg_set_new(tp);
+	set = tp_track_dim_set(tp, pt->track);
 	if (p->k.merged) {
 		tp_arg_int(tp, set, "parent_track_uuid", "parent_track_uuid",
 		    p->k.parent_uuid, "int");
@@ -337,7 +336,7 @@ tp_track_async(struct tp *tp, const struct tp_async *a, int step)
 		return -1;
 	if (tp->tracks[track].source_arg_set_id != TP_NULL)
 		return track;
-	set = tp->tracks[track].source_arg_set_id = tp_arg_set_new(tp);
+	set = tp_track_source_set(tp, track);
 	tp_arg_str(tp, set, "source", "source", "chrome", 6, NULL);
 	tp_arg_int(tp, set, "trace_id_is_process_scoped",
 	    "trace_id_is_process_scoped", a->process_scoped, "bool");

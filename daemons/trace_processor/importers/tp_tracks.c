@@ -3,9 +3,11 @@
  * print, systrace) goes through these functions, so nesting, depth,
  * parent_id and stack_id mean the same thing whatever the source.
  *
- * A slice gets its id when it begins and its row when it ends (its
- * duration known); slices still open at the end get dur = -1, and so do
- * open slices at a checkpoint until their end replaces the row.
+ * A slice gets its id when it begins and its row when it leaves the
+ * stack: its args are complete then (upstream stores a slice's args when
+ * it leaves its stack, which orders the arg set ids). Slices still open
+ * at the end get dur = -1, and so do open slices at a checkpoint until
+ * their end replaces the row.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,21 +39,45 @@ tp_track_type_name(enum tp_track_type t)
 	return track_type_names[t];
 }
 
+/*
+ * A track's arg sets are made on first use and stored before the next set
+ * is done: upstream stores them when it makes the track, and their args
+ * are all given by then.
+ */
+static int64_t
+track_set(struct tp *tp, int64_t *set)
+{
+	if (*set == TP_NULL) {
+		*set = tp_arg_set_new(tp);
+		tp_arg_set_close_soon(tp, *set);
+	}
+	return *set;
+}
+
+int64_t
+tp_track_dim_set(struct tp *tp, int64_t track)
+{
+	return track_set(tp, &tp->tracks[track].dim_set);
+}
+
+int64_t
+tp_track_source_set(struct tp *tp, int64_t track)
+{
+	return track_set(tp, &tp->tracks[track].source_arg_set_id);
+}
+
 int64_t
 tp_track_intern_dims(struct tp *tp, enum tp_track_type type, const char *name,
     int64_t scope, const char *const *kv, size_t npairs)
 {
 	size_t n = tp->ntracks, i;
-	int64_t track = tp_track_intern(tp, type, name, scope);
-	struct tp_track *t;
+	int64_t track = tp_track_intern(tp, type, name, scope), set;
 
 	if (track < 0 || tp->ntracks == n)
 		return track;
-	t = &tp->tracks[track];
-	if (t->dim_set == TP_NULL)
-		t->dim_set = tp_arg_set_new(tp);
+	set = tp_track_dim_set(tp, track);
 	for (i = 0; i < npairs; i++)
-		tp_arg_str(tp, t->dim_set, kv[2 * i], kv[2 * i], kv[2 * i + 1],
+		tp_arg_str(tp, set, kv[2 * i], kv[2 * i], kv[2 * i + 1],
 		    strlen(kv[2 * i + 1]), NULL);
 	return track;
 }
@@ -65,14 +91,10 @@ tp_track_intern_idim(struct tp *tp, enum tp_track_type type, const char *name,
 	 * dimensions never share one. */
 	uint64_t discr = tp_hash_bytes((uint64_t)v, key, strlen(key) + 1);
 	int64_t track = tp_track_intern_key(tp, type, name, scope, discr);
-	struct tp_track *t;
 
 	if (track < 0 || tp->ntracks == n)
 		return track;
-	t = &tp->tracks[track];
-	if (t->dim_set == TP_NULL)
-		t->dim_set = tp_arg_set_new(tp);
-	tp_arg_int(tp, t->dim_set, key, key, v, "int");
+	tp_arg_int(tp, tp_track_dim_set(tp, track), key, key, v, "int");
 	return track;
 }
 
@@ -82,19 +104,17 @@ void
 tp_track_dims_add(struct tp *tp, int64_t track, const struct tp_dim *dims,
     size_t n)
 {
-	struct tp_track *t = &tp->tracks[track];
+	int64_t set = tp_track_dim_set(tp, track);
 	size_t i;
 
-	if (t->dim_set == TP_NULL)
-		t->dim_set = tp_arg_set_new(tp);
 	for (i = 0; i < n; i++) {
 		if (dims[i].s == TP_DIM_NULL_STR)
-			tp_arg_str_null(tp, t->dim_set, dims[i].key);
+			tp_arg_str_null(tp, set, dims[i].key);
 		else if (dims[i].s != NULL)
-			tp_arg_str(tp, t->dim_set, dims[i].key, dims[i].key,
+			tp_arg_str(tp, set, dims[i].key, dims[i].key,
 			    dims[i].s, strlen(dims[i].s), NULL);
 		else
-			tp_arg_int(tp, t->dim_set, dims[i].key, dims[i].key,
+			tp_arg_int(tp, set, dims[i].key, dims[i].key,
 			    dims[i].v, "int");
 	}
 }
@@ -200,7 +220,7 @@ tp_track_new(struct tp *tp, enum tp_track_type type, const char *name,
 	/* What the track is of, as upstream's dimension_arg_set_id: made
 	 * here, so that ids follow creation whenever tables are written. */
 	if (t->utid != TP_NULL || t->upid != TP_NULL || t->cpu != TP_NULL) {
-		t->dim_set = tp_arg_set_new(tp);
+		(void)track_set(tp, &t->dim_set);
 		if (t->utid != TP_NULL)
 			tp_arg_int(tp, t->dim_set, "utid", "utid", t->utid,
 			    "int");
@@ -276,32 +296,76 @@ stack_hash(int64_t parent, const char *cat, const char *name)
 	return (int64_t)(h & 0x7fffffffffffffffULL);
 }
 
+/*
+ * The slice's row. final: its arg set is done now (the slice is leaving
+ * the stack); otherwise (a checkpoint's row of an open slice) the row
+ * shows the set only if it is stored already.
+ */
 static void
 slice_write(struct tp *tp, int64_t track, struct tp_open_slice *s,
-    size_t depth, int64_t dur, int64_t thread_dur)
+    size_t depth, int64_t parent_id, int64_t parent_stack, int final)
 {
-	struct tp_track *t = &tp->tracks[track];
 	struct tp_slice_row row = {
-		.id = s->id, .ts = s->ts, .dur = dur, .track_id = track,
+		.id = s->id, .ts = s->ts, .dur = s->dur, .track_id = track,
 		.cat = s->cat, .name = s->name, .depth = (int64_t)depth,
-		.stack_id = s->stack_id,
-		.parent_stack_id = depth > 0 ? t->stack[depth - 1].stack_id : 0,
-		.parent_id = depth > 0 ? t->stack[depth - 1].id : TP_NULL,
-		.arg_set_id = s->arg_set_id, .thread_ts = s->thread_ts,
-		.thread_dur = thread_dur,
+		.stack_id = s->stack_id, .parent_stack_id = parent_stack,
+		.parent_id = parent_id, .thread_ts = s->thread_ts,
+		.thread_dur = s->thread_dur,
 	};
 
+	if (final)
+		row.arg_set_id = s->arg_set_id = tp_arg_set_done(tp,
+		    s->arg_set_id);
+	else
+		row.arg_set_id = tp_arg_set_stored(tp, s->arg_set_id);
 	tp_slice_write(tp, &row);
-	s->done = 1;
+}
+
+/* The row of the slice at depth d of the track. */
+static void
+slice_write_at(struct tp *tp, int64_t track, size_t d, int final)
+{
+	struct tp_track *t = &tp->tracks[track];
+
+	slice_write(tp, track, &t->stack[d], d,
+	    d > 0 ? t->stack[d - 1].id : TP_NULL,
+	    d > 0 ? t->stack[d - 1].stack_id : 0, final);
 }
 
 static void
-slice_pop(struct tp_track *t)
+slice_free(struct tp_open_slice *s)
 {
-	struct tp_open_slice *s = &t->stack[--t->depth];
-
 	free(s->name);
 	free(s->cat);
+}
+
+/* The top slice leaves the stack: its row is written, args and all. */
+static void
+slice_pop(struct tp *tp, int64_t track)
+{
+	struct tp_track *t = &tp->tracks[track];
+
+	slice_write_at(tp, track, t->depth - 1, 1);
+	slice_free(&t->stack[--t->depth]);
+}
+
+/*
+ * The slice tp_slice_end ended for its caller to add end args to is
+ * written now, before any other arg set is done: upstream stores its
+ * args as soon as the end event's are in.
+ */
+void
+tp_slice_end_done(struct tp *tp)
+{
+	struct tp_ended_slice *e = &tp->ended;
+	int64_t track = e->track;
+
+	if (track < 0)
+		return;
+	e->track = -1;
+	slice_write(tp, track, &e->s, e->depth, e->parent_id,
+	    e->parent_stack, 1);
+	slice_free(&e->s);
 }
 
 /*
@@ -321,7 +385,7 @@ stack_unwind(struct tp *tp, int64_t track, int64_t ts, int64_t dur)
 		if (s->end < 0 || s->end > ts ||
 		    (s->end == ts && s->end == s->ts && dur == 0))
 			break;
-		slice_pop(t);
+		slice_pop(tp, track);
 	}
 }
 
@@ -352,6 +416,8 @@ stack_push(struct tp *tp, int64_t track, int64_t ts, const char *cat,
 	s->id = tp->next_slice++;
 	s->ts = ts;
 	s->end = -1;
+	s->dur = -1;
+	s->thread_dur = TP_NULL;
 	s->arg_set_id = arg_set_id;
 	s->thread_ts = thread_ts;
 	s->name = name ? strdup(name) : NULL;
@@ -367,14 +433,19 @@ tp_slice_begin(struct tp *tp, int64_t track, int64_t ts, const char *cat,
 {
 	struct tp_open_slice *s;
 
-	if (track < 0)
+	tp_slice_end_done(tp);
+	if (track < 0) {
+		tp_arg_set_drop(tp, arg_set_id);
 		return -1;
+	}
 	tp_seen_ts(tp, ts);
 	stack_unwind(tp, track, ts, -1);
 	name = tp_translate_slice_name(tp, name);
 	if ((s = stack_push(tp, track, ts, cat, name, arg_set_id,
-	    thread_ts)) == NULL)
+	    thread_ts)) == NULL) {
+		tp_arg_set_drop(tp, arg_set_id);
 		return -1;
+	}
 	return s->id;
 }
 
@@ -388,6 +459,7 @@ tp_slice_overlaps(struct tp *tp, int64_t track, int64_t ts, int64_t dur)
 	struct tp_track *t;
 	size_t i;
 
+	tp_slice_end_done(tp);
 	if (track < 0 || dur < 0)
 		return 0;
 	stack_unwind(tp, track, ts, dur);
@@ -407,10 +479,11 @@ tp_slice_complete(struct tp *tp, int64_t track, int64_t ts, int64_t dur,
 	struct tp_track *t;
 	struct tp_open_slice *s;
 
-	if (track < 0)
-		return -1;
-	if (dur < 0) {
-		tp_stat_inc(tp, ST_SLICE_NEGATIVE_DURATION, 1);
+	tp_slice_end_done(tp);
+	if (track < 0 || dur < 0) {
+		if (track >= 0)
+			tp_stat_inc(tp, ST_SLICE_NEGATIVE_DURATION, 1);
+		tp_arg_set_drop(tp, arg_set_id);
 		return -1;
 	}
 	tp_seen_ts(tp, ts);
@@ -423,11 +496,12 @@ tp_slice_complete(struct tp *tp, int64_t track, int64_t ts, int64_t dur,
 		tp->overhang = 1;
 	name = tp_translate_slice_name(tp, name);
 	if ((s = stack_push(tp, track, ts, cat, name, arg_set_id,
-	    thread_ts)) == NULL)
+	    thread_ts)) == NULL) {
+		tp_arg_set_drop(tp, arg_set_id);
 		return -1;
-	t = &tp->tracks[track];
-	slice_write(tp, track, s, t->depth - 1, dur, thread_dur);
-	s = &t->stack[t->depth - 1];
+	}
+	s->dur = dur;
+	s->thread_dur = thread_dur;
 	s->end = ts + dur;
 	return s->id;
 }
@@ -438,8 +512,10 @@ tp_slice_end(struct tp *tp, int64_t track, int64_t ts, const char *name,
 {
 	struct tp_track *t;
 	struct tp_open_slice *s;
+	struct tp_ended_slice *e = &tp->ended;
 	int64_t id;
 
+	tp_slice_end_done(tp);
 	if (track < 0)
 		return -1;
 	tp_seen_ts(tp, ts);
@@ -450,7 +526,7 @@ tp_slice_end(struct tp *tp, int64_t track, int64_t ts, const char *name,
 	while (t->depth > 0 && t->stack[t->depth - 1].end >= 0) {
 		if (t->stack[t->depth - 1].end > ts)
 			tp->overhang = 1;
-		slice_pop(t);
+		slice_pop(tp, track);
 	}
 	/* An end with nothing open: its begin predates the trace. Nothing
 	 * was lost, so nothing is counted (as upstream's slice tracker). */
@@ -462,20 +538,29 @@ tp_slice_end(struct tp *tp, int64_t track, int64_t ts, const char *name,
 		tp_stat_inc(tp, ST_MISPLACED_END_EVENT, 1);
 		return -1;
 	}
-	if (arg_set_out != NULL) {
-		if (s->arg_set_id == TP_NULL)
-			s->arg_set_id = tp_arg_set_new(tp);
-		*arg_set_out = s->arg_set_id;
-	}
-	slice_write(tp, track, s, t->depth - 1, ts - s->ts,
-	    thread_ts != TP_NULL && s->thread_ts != TP_NULL ?
-	    thread_ts - s->thread_ts : TP_NULL);
+	s->dur = ts - s->ts;
+	s->thread_dur = thread_ts != TP_NULL && s->thread_ts != TP_NULL ?
+	    thread_ts - s->thread_ts : TP_NULL;
 	if (t->depth > 1 && t->stack[t->depth - 2].end >= 0 &&
 	    ts > t->stack[t->depth - 2].end)
 		tp->overhang = 1;
 	id = s->id;
 	tp->last_end_start = s->ts;
-	slice_pop(t);
+	if (arg_set_out == NULL) {
+		slice_pop(tp, track);
+		return id;
+	}
+	/* Off the stack, its row waits for the end args; its set is stored
+	 * before the next event's, as upstream stores it at the end. */
+	if (s->arg_set_id == TP_NULL)
+		s->arg_set_id = tp_arg_set_new(tp);
+	tp_arg_set_close_soon(tp, s->arg_set_id);
+	*arg_set_out = s->arg_set_id;
+	e->s = *s;
+	e->track = track;
+	e->depth = --t->depth;
+	e->parent_id = e->depth > 0 ? t->stack[e->depth - 1].id : TP_NULL;
+	e->parent_stack = e->depth > 0 ? t->stack[e->depth - 1].stack_id : 0;
 	return id;
 }
 
@@ -513,6 +598,7 @@ tp_slice_top(struct tp *tp, int64_t track, int64_t ts, int64_t *start)
 {
 	struct tp_track *t;
 
+	tp_slice_end_done(tp);
 	if (track < 0)
 		return -1;
 	stack_unwind(tp, track, ts, -1);
@@ -551,10 +637,11 @@ int64_t
 tp_slice_open_args(struct tp *tp, int64_t track, const char *cat,
     const char *name)
 {
-	int64_t d = tp_slice_find_open(tp, track, cat, name);
+	int64_t d;
 	struct tp_open_slice *s;
 
-	if (d < 0)
+	tp_slice_end_done(tp);
+	if ((d = tp_slice_find_open(tp, track, cat, name)) < 0)
 		return TP_NULL;
 	s = &tp->tracks[track].stack[d];
 	if (s->arg_set_id == TP_NULL)
@@ -565,20 +652,27 @@ tp_slice_open_args(struct tp *tp, int64_t track, const char *cat,
 void
 tp_slices_close_all(struct tp *tp)
 {
-	size_t i;
+	uint32_t *keys;
+	size_t *order = NULL, i, n = 0;
 
-	for (i = 0; i < tp->ntracks; i++) {
-		struct tp_track *t = &tp->tracks[i];
-
-		while (t->depth > 0) {
-			struct tp_open_slice *s = &t->stack[t->depth - 1];
-
-			if (!s->done)
-				slice_write(tp, (int64_t)i, s, t->depth - 1, -1,
-				    TP_NULL);
-			slice_pop(t);
-		}
+	tp_slice_end_done(tp);
+	/* In the order of upstream's map of the tracks that had slices
+	 * (an entry: the id and the track's stack). */
+	if ((keys = calloc(tp->ntracks + 1, sizeof(*keys))) != NULL) {
+		for (i = 0; i < tp->ntracks; i++)
+			if (tp->tracks[i].cap > 0)
+				keys[n++] = (uint32_t)i;
+		order = tp_hashorder(keys, n, 1, 52);
 	}
+	for (i = 0; order != NULL && i < n; i++)
+		while (tp->tracks[keys[order[i]]].depth > 0)
+			slice_pop(tp, (int64_t)keys[order[i]]);
+	/* Out of memory: in track order. */
+	for (i = 0; i < tp->ntracks; i++)
+		while (tp->tracks[i].depth > 0)
+			slice_pop(tp, (int64_t)i);
+	free(order);
+	free(keys);
 }
 
 void
@@ -586,19 +680,17 @@ tp_slices_write_open(struct tp *tp)
 {
 	size_t i, d;
 
+	tp_slice_end_done(tp);
 	for (i = 0; i < tp->ntracks; i++) {
 		struct tp_track *t = &tp->tracks[i];
 
+		/* An open slice's row does not change until it leaves the
+		 * stack (its args are shown then). */
 		for (d = 0; d < t->depth; d++) {
-			struct tp_open_slice *s = &t->stack[d];
-
-			/* Complete slices were written whole already; an
-			 * open one's row does not change until it ends. */
-			if (s->done || s->shown)
+			if (t->stack[d].shown)
 				continue;
-			slice_write(tp, (int64_t)i, s, d, -1, TP_NULL);
-			s->done = 0;
-			s->shown = 1;
+			slice_write_at(tp, (int64_t)i, d, 0);
+			t->stack[d].shown = 1;
 		}
 	}
 }
@@ -608,11 +700,18 @@ tp_tracks_free(struct tp *tp)
 {
 	size_t i;
 
+	if (tp->ended.track >= 0) {
+		tp_arg_set_drop(tp, tp->ended.s.arg_set_id);
+		slice_free(&tp->ended.s);
+		tp->ended.track = -1;
+	}
 	for (i = 0; i < tp->ntracks; i++) {
 		struct tp_track *t = &tp->tracks[i];
 
-		while (t->depth > 0)
-			slice_pop(t);
+		while (t->depth > 0) {
+			tp_arg_set_drop(tp, t->stack[t->depth - 1].arg_set_id);
+			slice_free(&t->stack[--t->depth]);
+		}
 		free(t->stack);
 		free(t->name);
 		free(t->unit);

@@ -10,6 +10,10 @@
  * deleted early. What remains keeps its ids, parent_id and depth: a slice
  * encloses its children, so a slice that ended before the horizon has no
  * child that ended after it (ill-nested input aside, see overhang_over).
+ *
+ * Rows share arg sets (equal sets are stored once): a set goes only when
+ * no row left refers to it, and sets made afterwards are not matched to
+ * those stored before.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +47,43 @@ static const char overhang_over[] =
 	"  UNION SELECT s.parent_id FROM slice s JOIN keep k ON s.id = k.id"
 	"  WHERE s.parent_id IS NOT NULL)"
 	" SELECT id FROM keep)";
+
+/*
+ * Deletes the arg sets listed in __evict_sets that no row left refers to,
+ * in any table's column of arg set ids.
+ */
+static int
+evict_args(struct tp *tp)
+{
+	static const char cols_sql[] = "SELECT m.name, c.name FROM"
+	    " sqlite_master m, pragma_table_info(m.name) c WHERE"
+	    " m.type = 'table' AND m.name != '__args' AND c.name LIKE"
+	    " '%arg_set_id'";
+	sqlite3_stmt *st;
+	char sql[512];
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(tp->db, cols_sql, -1, &st, NULL) != SQLITE_OK)
+		return tp_seterr(tp, "%s: %s", __func__,
+		    sqlite3_errmsg(tp->db));
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(sql, sizeof(sql), "DELETE FROM temp.__evict_sets"
+		    " WHERE id IN (SELECT \"%s\" FROM \"%s\")",
+		    (const char *)sqlite3_column_text(st, 1),
+		    (const char *)sqlite3_column_text(st, 0));
+		if (sqlite3_exec(tp->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+			rc = tp_seterr(tp, "%s: %s", __func__,
+			    sqlite3_errmsg(tp->db));
+	}
+	sqlite3_finalize(st);
+	if (rc == 0 && sqlite3_exec(tp->db, "DELETE FROM __args WHERE"
+	    " arg_set_id IN (SELECT id FROM temp.__evict_sets);"
+	    " DELETE FROM temp.__evict_sets", NULL, NULL, NULL) != SQLITE_OK)
+		rc = tp_seterr(tp, "%s: %s", __func__,
+		    sqlite3_errmsg(tp->db));
+	tp_argsets_forget(tp);
+	return rc;
+}
 
 static int
 evict_exec(struct tp *tp, const char *sql, int64_t bound, int64_t ts)
@@ -157,6 +198,10 @@ tp_evict_before(struct tp *tp, int64_t ts)
 	if (tp_rows_flush(tp) == -1)
 		rc = -1;
 	tp_tables_deletable(tp, 1);
+	if (rc == 0 && sqlite3_exec(tp->db, "CREATE TEMP TABLE IF NOT EXISTS"
+	    " __evict_sets(id INTEGER PRIMARY KEY)", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		rc = tp_seterr(tp, "%s: %s", __func__, sqlite3_errmsg(tp->db));
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]) && rc == 0; i++) {
 		struct evict_table tt = tables[i], *t = &tt;
 		int64_t bound = evict_bound(tp, t->name, ts);
@@ -164,13 +209,13 @@ tp_evict_before(struct tp *tp, int64_t ts)
 		if (tp->overhang && strcmp(t->name, "__intrinsic_slice") == 0)
 			t->over = overhang_over;
 
-		/* Their args first: each row has an arg set of its own. */
+		/* Their arg sets may go, once the rows have. */
 		if (strcmp(t->name, "sched_slice") != 0 &&
 		    strcmp(t->name, "thread_state") != 0) {
-			snprintf(sql, sizeof(sql), "DELETE FROM __args WHERE"
-			    " arg_set_id IN (SELECT arg_set_id FROM %s WHERE"
-			    " id < ?1 AND %s AND arg_set_id IS NOT NULL)",
-			    t->name, t->over);
+			snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO"
+			    " temp.__evict_sets SELECT arg_set_id FROM %s"
+			    " WHERE id < ?1 AND %s AND arg_set_id IS NOT"
+			    " NULL", t->name, t->over);
 			rc = evict_exec(tp, sql, bound, ts);
 		}
 		/* A flow with an end gone goes too. */
@@ -192,6 +237,8 @@ tp_evict_before(struct tp *tp, int64_t ts)
 		if (rc == 0 && strcmp(t->name, "__intrinsic_slice") == 0)
 			evict_flows(tp, bound);
 	}
+	if (rc == 0)
+		rc = evict_args(tp);
 	tp_tables_deletable(tp, 0);
 	if (rc == 0) {
 		tp->evicted_before = ts;

@@ -660,100 +660,6 @@ bind_str(sqlite3_stmt *st, int col, const char *s, size_t len)
 		sqlite3_bind_text(st, col, s, (int)len, SQLITE_STATIC);
 }
 
-int64_t
-tp_arg_set_new(struct tp *tp)
-{
-	return tp->next_arg_set++;
-}
-
-/* The id of a (flat_key, key, value_type), written on first use. */
-static int64_t
-arg_key_id(struct tp *tp, const char *flat, const char *key,
-    const char *type, int kind)
-{
-	size_t fl = strlen(flat), kl = strlen(key), tl = strlen(type);
-	uint64_t h = tp_hash_bytes(tp_hash_bytes(tp_hash_bytes((uint64_t)kind,
-	    flat, fl + 1), key, kl + 1), type, tl), *v;
-	int64_t id;
-
-	if ((v = tp_hash_get(&tp->arg_keys, h)) != NULL)
-		return (int64_t)*v;
-	id = (int64_t)tp->arg_keys.count;
-	if (tp_hash_put(&tp->arg_keys, h, (uint64_t)id) == -1)
-		return -1;
-	tp_arg_key_write(tp, id, flat, key, type, kind);
-	return id;
-}
-
-/* Writes arg id (a new one when id is -1); returns its id, or -1 when
- * its key could not be had. */
-static int64_t
-arg_write(struct tp *tp, int64_t id, int64_t set, const char *flat,
-    const char *key, int64_t iv, const char *str, size_t slen,
-    const double *rv, const char *type)
-{
-	int64_t kid = arg_key_id(tp, flat, key, type, tp_arg_kind(str, rv));
-
-	if (kid < 0)
-		return -1;
-	if (id < 0)
-		id = tp->next_arg++;
-	tp_arg_row_write(tp, id, set, kid, iv, str, slen, rv);
-	return id;
-}
-
-static void
-arg_insert(struct tp *tp, int64_t set, const char *flat, const char *key,
-    int64_t iv, const char *str, size_t slen, const double *rv,
-    const char *type)
-{
-	(void)arg_write(tp, -1, set, flat, key, iv, str, slen, rv, type);
-}
-
-int64_t
-tp_arg_int_at(struct tp *tp, int64_t id, int64_t set, const char *flat,
-    const char *key, int64_t v, const char *type)
-{
-	return arg_write(tp, id, set, flat, key, v, NULL, 0, NULL,
-	    type ? type : "int");
-}
-
-int64_t
-tp_arg_str_at(struct tp *tp, int64_t id, int64_t set, const char *flat,
-    const char *key, const char *s, size_t len)
-{
-	return arg_write(tp, id, set, flat, key, TP_NULL, s ? s : "",
-	    s ? len : 0, NULL, "string");
-}
-
-void
-tp_arg_int(struct tp *tp, int64_t set, const char *flat, const char *key,
-    int64_t v, const char *type)
-{
-	arg_insert(tp, set, flat, key, v, NULL, 0, NULL, type ? type : "int");
-}
-
-void
-tp_arg_real(struct tp *tp, int64_t set, const char *flat, const char *key,
-    double v)
-{
-	arg_insert(tp, set, flat, key, TP_NULL, NULL, 0, &v, "real");
-}
-
-void
-tp_arg_str(struct tp *tp, int64_t set, const char *flat, const char *key,
-    const char *s, size_t len, const char *type)
-{
-	arg_insert(tp, set, flat, key, TP_NULL, s ? s : "", s ? len : 0, NULL,
-	    type ? type : "string");
-}
-
-void
-tp_arg_str_null(struct tp *tp, int64_t set, const char *key)
-{
-	arg_insert(tp, set, key, key, TP_NULL, NULL, 0, NULL, "string");
-}
-
 /* One clock of a snapshot; few and rare, so written at once. */
 int
 tp_gpu_insert(struct tp *tp, int64_t ugpu, uint32_t gpu)
@@ -976,7 +882,7 @@ write_threads(struct tp *tp)
 		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(row_hash_i(
 		    row_hash_i(0, t->tid), t->start_ts), t->end_ts), t->upid),
 		    t->main_thread), t->is_idle);
-		h = row_hash_i(h, t->arg_set_id);
+		h = row_hash_i(h, tp_arg_set_settle(tp, &t->arg_set_id));
 		if (row_unchanged(&t->pub, row_hash_s(h, t->name)))
 			continue;
 		sqlite3_bind_int64(st, 1, (int64_t)i);
@@ -993,7 +899,7 @@ write_threads(struct tp *tp)
 		else
 			sqlite3_bind_null(st, 7);
 		sqlite3_bind_int(st, 8, t->is_idle);
-		bind_i64n(st, 9, t->arg_set_id);
+		bind_i64n(st, 9, tp_arg_set_settle(tp, &t->arg_set_id));
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
@@ -1016,7 +922,8 @@ write_processes(struct tp *tp)
 
 		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(row_hash_i(
 		    row_hash_i(0, p->pid), p->start_ts), p->end_ts),
-		    p->parent_upid), p->uid), p->arg_set_id);
+		    p->parent_upid), p->uid),
+		    tp_arg_set_settle(tp, &p->arg_set_id));
 		if (row_unchanged(&p->pub, row_hash_s(row_hash_s(h, p->name),
 		    p->cmdline)))
 			continue;
@@ -1028,7 +935,7 @@ write_processes(struct tp *tp)
 		bind_i64n(st, 6, p->parent_upid);
 		bind_i64n(st, 7, p->uid);
 		bind_str(st, 8, p->cmdline, p->cmdline ? strlen(p->cmdline) : 0);
-		bind_i64n(st, 9, p->arg_set_id);
+		bind_i64n(st, 9, tp_arg_set_settle(tp, &p->arg_set_id));
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
@@ -1057,11 +964,14 @@ write_tracks(struct tp *tp)
 		struct tp_track *t = &tp->tracks[i];
 		const char *kind = t->kind ? t->kind :
 		    tp_track_type_name(t->type);
+		/* a set still pending shows when stored */
+		int64_t src = tp_arg_set_settle(tp, &t->source_arg_set_id),
+		    dim = tp_arg_set_settle(tp, &t->dim_set);
 		uint64_t h;
 
 		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(row_hash_i(
-		    row_hash_i(0, t->type), t->parent_id), t->source_arg_set_id),
-		    t->utid), t->upid), t->cpu);
+		    row_hash_i(row_hash_i(0, t->type), t->parent_id), src),
+		    dim), t->utid), t->upid), t->cpu);
 		if (row_unchanged(&t->pub, row_hash_s(row_hash_s(row_hash_s(
 		    row_hash_s(h, kind), t->name), t->unit), t->desc)))
 			continue;
@@ -1069,7 +979,7 @@ write_tracks(struct tp *tp)
 		sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
 		bind_str(st, 3, t->name, t->name ? strlen(t->name) : 0);
 		bind_i64n(st, 4, t->parent_id);
-		bind_i64n(st, 5, t->source_arg_set_id);
+		bind_i64n(st, 5, src);
 		bind_i64n(st, 6, t->utid);
 		bind_i64n(st, 7, t->upid);
 		bind_i64n(st, 8, t->cpu);
@@ -1077,7 +987,7 @@ write_tracks(struct tp *tp)
 		bind_str(st, 10, t->desc, t->desc ? strlen(t->desc) : 0);
 		sqlite3_bind_text(st, 11, track_is_counter(t) ? "counter" :
 		    "slice", -1, SQLITE_STATIC);
-		bind_i64n(st, 12, t->dim_set);
+		bind_i64n(st, 12, dim);
 		sqlite3_bind_int64(st, 13, t->machine);
 		(void)tp_step_done(tp, st);
 	}
@@ -1223,7 +1133,7 @@ write_cpus(struct tp *tp)
 		    strlen(d->processor) : 0);
 		bind_i64n(st, 4, d ? d->cluster_id : TP_NULL);
 		bind_i64n(st, 5, d && d->capacity >= 0 ? d->capacity : TP_NULL);
-		bind_i64n(st, 6, d ? d->arg_set_id : TP_NULL);
+		bind_i64n(st, 6, d ? tp_arg_set_stored(tp, d->arg_set_id) : TP_NULL);
 		sqlite3_bind_int64(st, 7, v[i].machine);
 		(void)tp_step_done(tp, st);
 	}
@@ -1242,6 +1152,8 @@ tp_write_final_tables(struct tp *tp)
 {
 	char sql[160];
 
+	/* Sets closed soon (tracks') are stored by now. */
+	tp_argsets_flush(tp);
 	/* Before the tracks: its rows may name new ones. */
 	if (tp_rows_flush(tp) == -1 || tp_proto_cpu_per_uid_write(tp) == -1)
 		return -1;

@@ -218,7 +218,7 @@ void
 tp_counter_insert(struct tp *tp, int64_t ts, int64_t track, double v,
     int64_t arg_set_id)
 {
-	int64_t id = tp->next_counter++;
+	int64_t id = tp->next_counter++, set = tp_arg_set_done(tp, arg_set_id);
 	struct cs_table *t = row_put(tp, TB_COUNTER, id);
 
 	tp_seen_ts(tp, ts);
@@ -228,7 +228,7 @@ tp_counter_insert(struct tp *tp, int64_t ts, int64_t track, double v,
 	cs_set_int(t, CT_TS, (uint32_t)id, ts);
 	cs_set_int(t, CT_TRACK, (uint32_t)id, track);
 	cs_set_real(t, CT_VALUE, (uint32_t)id, v);
-	cs_set_int(t, CT_ARGS, (uint32_t)id, arg_set_id);
+	cs_set_int(t, CT_ARGS, (uint32_t)id, set);
 }
 
 void
@@ -286,7 +286,7 @@ int64_t
 tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
     int64_t utid, int64_t arg_set_id, int64_t flags)
 {
-	int64_t id = tp->next_ftrace++;
+	int64_t id = tp->next_ftrace++, set = tp_arg_set_done(tp, arg_set_id);
 	struct cs_table *t = row_put(tp, TB_FTRACE, id);
 	uint32_t r = (uint32_t)id;
 
@@ -299,7 +299,7 @@ tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
 	set_cstr(t, FT_NAME, r, name);
 	cs_set_int(t, FT_CPU, r, cpu);
 	cs_set_int(t, FT_UTID, r, utid);
-	cs_set_int(t, FT_ARGS, r, arg_set_id);
+	cs_set_int(t, FT_ARGS, r, set);
 	/* Not given is 0, as upstream's column has no NULL. */
 	cs_set_int(t, FT_FLAGS, r, flags != TP_NULL ? flags : 0);
 	return id;
@@ -309,7 +309,7 @@ void
 tp_flow_insert(struct tp *tp, int64_t out, int64_t in, int64_t trace_id,
     int64_t arg_set_id)
 {
-	int64_t id = tp->next_flow++;
+	int64_t id = tp->next_flow++, set = tp_arg_set_done(tp, arg_set_id);
 	struct cs_table *t = row_put(tp, TB_FLOW, id);
 
 	if (t == NULL)
@@ -317,7 +317,7 @@ tp_flow_insert(struct tp *tp, int64_t out, int64_t in, int64_t trace_id,
 	cs_set_int(t, FL_OUT, (uint32_t)id, out);
 	cs_set_int(t, FL_IN, (uint32_t)id, in);
 	cs_set_int(t, FL_TRACE, (uint32_t)id, trace_id);
-	cs_set_int(t, FL_ARGS, (uint32_t)id, arg_set_id);
+	cs_set_int(t, FL_ARGS, (uint32_t)id, set);
 }
 
 int
