@@ -86,6 +86,16 @@ struct tp_argsets {
 	int64_t		 next_id;	/* the next arg row's id */
 	int64_t		 misuse;	/* args given to no pending set */
 	int		 debug;
+	/*
+	 * The key ids last found, by the addresses of the strings asked
+	 * with: importers name keys with the same constant strings again
+	 * and again. A hit is still checked against the key's text.
+	 */
+	struct akey_hit {
+		const char	*flat, *key, *type;
+		int		 kind;
+		uint32_t	 kid;
+	}		 recent[256];
 };
 
 int
@@ -229,11 +239,43 @@ pset_release(struct tp_argsets *as, struct pset *ps)
 	as->free_head = (uint32_t)(ps - as->sets);
 }
 
+static int64_t akey_lookup(struct tp *, const char *, const char *,
+    const char *, int);
+
 /* The id of a (flat_key, key, value_type) holding a value of storage's
  * kind, interned on first use. */
 static int64_t
 akey_id(struct tp *tp, const char *flat, const char *key, const char *type,
     int kind)
+{
+	struct tp_argsets *as = tp->argsets;
+	struct akey_hit *r = &as->recent[((uintptr_t)key >> 3 ^
+	    (uintptr_t)flat >> 5 ^ (uintptr_t)type >> 7 ^ (uintptr_t)kind) &
+	    (sizeof(as->recent) / sizeof(as->recent[0]) - 1)];
+	struct akey *k;
+	int64_t id;
+
+	if (r->key == key && r->flat == flat && r->type == type &&
+	    r->kind == kind && r->kid < as->nkeys) {
+		k = &as->keys[r->kid];
+		if (strcmp(k->key, key) == 0 && strcmp(k->flat, flat) == 0 &&
+		    strcmp(k->type, type) == 0)
+			return r->kid;
+	}
+	if ((id = akey_lookup(tp, flat, key, type, kind)) >= 0) {
+		r->flat = flat;
+		r->key = key;
+		r->type = type;
+		r->kind = kind;
+		r->kid = (uint32_t)id;
+	}
+	return id;
+}
+
+/* akey_id without the recent ones. */
+static int64_t
+akey_lookup(struct tp *tp, const char *flat, const char *key,
+    const char *type, int kind)
 {
 	struct tp_argsets *as = tp->argsets;
 	size_t fl = strlen(flat), kl = strlen(key), tl = strlen(type);
@@ -405,7 +447,8 @@ arg_add(struct tp *tp, int64_t set, const char *flat, const char *key,
 static uint64_t
 mix(uint64_t h, uint64_t x)
 {
-	return tp_hash_bytes(h, &x, sizeof(x));
+	return tp_hash_mix(h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) +
+	    (h >> 2)));
 }
 
 /* What makes two sets equal: keys, types, values, in order. */
