@@ -49,6 +49,7 @@ struct ipc_conn {
 	int			 reading;	/* inside conn_read */
 	int			 free_pending;
 	int			 peer_gone;	/* writes fail: output dropped */
+	int			 hold;		/* ipc_conn_hold depth */
 };
 
 static void	conn_read(evutil_socket_t, short, void *);
@@ -266,7 +267,7 @@ ipc_conn_send(struct ipc_conn *c, const ipc_frame_t *msg, const int *fds,
 	if (m != NULL)
 		TAILQ_INSERT_TAIL(&c->marks, m, entry);
 	/* With output already waiting, ev_write is armed: no EAGAIN probe. */
-	if (evbuffer_get_length(c->out) == len)
+	if (evbuffer_get_length(c->out) == len && c->hold == 0)
 		conn_flush(c);
 	return 0;
 nomem:
@@ -279,6 +280,17 @@ fail:
 	}
 	free(buf);
 	return -1;
+}
+
+void
+ipc_conn_hold(struct ipc_conn *c, int on)
+{
+	if (on) {
+		c->hold++;
+		return;
+	}
+	if (c->hold > 0 && --c->hold == 0 && evbuffer_get_length(c->out) > 0)
+		conn_flush(c);
 }
 
 /*

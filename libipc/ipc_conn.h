@@ -45,6 +45,13 @@ void		 ipc_conn_free(struct ipc_conn *);
  */
 int		 ipc_conn_send(struct ipc_conn *, const ipc_frame_t *msg,
 		    const int *fds, size_t nfds, const char **cause);
+/*
+ * Holds output (on = 1) or lets it go (on = 0; holds nest): frames sent
+ * while held queue and leave together when the last hold ends, so the
+ * peer reads them at once. Only within one callback: a hold must not
+ * outlast it.
+ */
+void		 ipc_conn_hold(struct ipc_conn *, int on);
 /* Marks the connection dead; on_close(why) follows from the loop. */
 void		 ipc_conn_shutdown(struct ipc_conn *, const char *why);
 int		 ipc_conn_dead(const struct ipc_conn *);

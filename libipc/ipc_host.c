@@ -788,6 +788,13 @@ ipc_reply_peer(const struct ipc_reply *r)
 	return &r->peer;
 }
 
+void
+ipc_reply_hold(struct ipc_reply *r, int on)
+{
+	if (r->hc != NULL)
+		ipc_conn_hold(r->hc->conn, on);
+}
+
 size_t
 ipc_reply_backlog(const struct ipc_reply *r)
 {

@@ -202,6 +202,12 @@ void		 ipc_reply_free(struct ipc_reply *);
 int		 ipc_reply_alive(const struct ipc_reply *);
 /* The caller's identity; stays valid until the handle is released. */
 const struct ipc_peer *ipc_reply_peer(const struct ipc_reply *);
+/*
+ * Holds what is sent on the reply's connection until the matching
+ * ipc_reply_hold(r, 0), within one callback (ipc_conn_hold): messages
+ * sent together then reach the client in one read.
+ */
+void		 ipc_reply_hold(struct ipc_reply *, int on);
 /* Bytes queued but not yet sent on the reply's connection (0 if gone). */
 size_t		 ipc_reply_backlog(const struct ipc_reply *);
 

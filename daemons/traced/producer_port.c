@@ -59,6 +59,38 @@ producer_port_send(struct tproducer *p, AsyncCmd *cmd, int fd)
 		log_debug("%s: producer %u: send failed", __func__, p->id);
 }
 
+/*
+ * Holds (on) or sends (off; holds nest) the commands queued for p, within
+ * one callback. A session start holds them so that each producer reads
+ * its SetupDataSource and StartDataSource at once: upstream's SDK (v14)
+ * turns its TrackEvent categories on at setup but drops, uncounted, what
+ * its threads write until it has handled the start. Sent apart, the two
+ * leave that window open for as long as traced or the producer is
+ * preempted in between (milliseconds beside CPU hogs); read together,
+ * the SDK handles them back to back.
+ */
+void
+producer_port_hold(struct tproducer *p, int on)
+{
+	if (on && p->cmds != NULL) {
+		ipc_reply_hold(p->cmds, 1);
+		p->cmds_held++;
+	} else if (!on && p->cmds_held > 0) {
+		p->cmds_held--;
+		if (p->cmds != NULL)
+			ipc_reply_hold(p->cmds, 0);
+	}
+}
+
+void
+producer_port_hold_all(struct traced *svc, int on)
+{
+	struct tproducer	*p;
+
+	TAILQ_FOREACH(p, &svc->producers, entry)
+		producer_port_hold(p, on);
+}
+
 void
 producer_port_setup_tracing(struct tproducer *p)
 {

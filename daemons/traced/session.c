@@ -498,6 +498,8 @@ session_enable(struct tconsumer *c, TraceConfig *cfg, int fd,
 	TAILQ_INSERT_TAIL(&svc->sessions, s, entry);
 	svc->nsessions++;
 
+	/* Each producer reads its setups and starts at once. */
+	producer_port_hold_all(svc, 1);
 	for (i = 0; i < cfg->n_data_sources; i++) {
 		const TraceConfigDS *cds = cfg->data_sources[i];
 
@@ -523,6 +525,7 @@ session_enable(struct tconsumer *c, TraceConfig *cfg, int fd,
 	    cfg->unique_session_name ? cfg->unique_session_name : "");
 	if (!(cfg->has_deferred_start && cfg->deferred_start) && mode != 1)
 		session_start(s);
+	producer_port_hold_all(svc, 0);
 	return 0;
 fail:
 	if (fd != -1)
@@ -1011,9 +1014,11 @@ session_datasource_added(struct tdatasource *ds)
 			if (cds->config == NULL || cds->config->name == NULL ||
 			    strcmp(cds->config->name, ds->name) != 0)
 				continue;
+			producer_port_hold(ds->producer, 1);
 			inst = session_instance_setup(s, cds, ds);
 			if (inst != NULL && s->state == TS_STARTED)
 				session_instance_start(s, inst);
+			producer_port_hold(ds->producer, 0);
 		}
 	}
 }
@@ -1172,9 +1177,11 @@ session_change_config(struct tsession *s, const TraceConfig *ncfg,
 					break;
 			if (inst != NULL)
 				continue;
+			producer_port_hold(ds->producer, 1);
 			inst = session_instance_setup(s, ods, ds);
 			if (inst != NULL && s->state == TS_STARTED)
 				session_instance_start(s, inst);
+			producer_port_hold(ds->producer, 0);
 		}
 	}
 	return 0;

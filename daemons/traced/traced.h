@@ -244,6 +244,7 @@ struct tproducer {
 	int			 smb_from_producer;
 	int			 setup_tracing_pending;
 	struct ipc_reply	*cmds;		/* GetAsyncCommand stream */
+	int			 cmds_held;	/* producer_port_hold depth */
 	struct producer_writer	*writers;
 	size_t			 nwriters;
 	/* Buffers it may commit into: granted at SetupDataSource, kept
@@ -536,6 +537,8 @@ void	service_packets_stats_free(struct Perfetto__Protos__TraceStats *);
 /* producer_port.c */
 int	producer_port_register(struct traced *, struct ipc_host *);
 void	producer_port_setup_tracing(struct tproducer *);
+void	producer_port_hold(struct tproducer *, int on);
+void	producer_port_hold_all(struct traced *, int on);
 void	producer_port_setup_ds(struct tproducer *, struct tinstance *);
 void	producer_port_start_ds(struct tproducer *, struct tinstance *);
 void	producer_port_stop_ds(struct tproducer *, uint64_t id);

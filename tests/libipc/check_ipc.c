@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,27 @@ m_take_all(struct ipc_call *call, void *arg)
 	ipc_reply_send(call->reply, &n, 1, 0, -1);
 }
 
+/*
+ * Held: two stream replies sent while held must not reach the peer
+ * (held_fd, the test's own end) before the hold ends; then a final one.
+ */
+static int held_fd = -1, held_early = -1;
+
+static void
+m_held(struct ipc_call *call, void *arg)
+{
+	struct pollfd pfd = { held_fd, POLLIN, 0 };
+
+	ipc_reply_hold(call->reply, 1);
+	ipc_reply_hold(call->reply, 1);
+	ck_assert_int_eq(ipc_reply_send(call->reply, "a", 1, 1, -1), 0);
+	ipc_reply_hold(call->reply, 0);		/* still held once */
+	ck_assert_int_eq(ipc_reply_send(call->reply, "b", 1, 1, -1), 0);
+	held_early = poll(&pfd, 1, 0);
+	ipc_reply_hold(call->reply, 0);
+	ipc_reply_send(call->reply, "c", 1, 0, -1);
+}
+
 static const struct ipc_method test_methods[] = {
 	{ "Echo", m_echo },
 	{ "Stream", m_stream },
@@ -171,6 +193,7 @@ static const struct ipc_method test_methods[] = {
 	{ "Big", m_big },
 	{ "NotImplemented", NULL },
 	{ "TakeAll", m_take_all },
+	{ "Held", m_held },
 };
 #define M_ECHO		1
 #define M_STREAM	2
@@ -181,6 +204,7 @@ static const struct ipc_method test_methods[] = {
 #define M_BIG		7
 #define M_NOTIMPL	8
 #define M_TAKE_ALL	9
+#define M_HELD		10
 
 static void
 on_disconnect(const struct ipc_peer *peer, void *arg)
@@ -401,7 +425,8 @@ START_TEST(test_bind_and_invoke)
 	tc_bind(&t, "Test");
 	ck_assert_int_eq(t.binding_null, 0);
 	ck_assert_uint_eq(t.b.service_id, 1);
-	ck_assert_uint_eq(t.b.nmethods, 9);
+	ck_assert_uint_eq(t.b.nmethods,
+	    sizeof(test_methods) / sizeof(test_methods[0]));
 	for (i = 0; i < t.b.nmethods; i++) {
 		ck_assert_uint_eq(t.b.methods[i].id, i + 1);
 		ck_assert_str_eq(t.b.methods[i].name, test_methods[i].name);
@@ -1177,6 +1202,33 @@ START_TEST(test_fds_per_frame)
 }
 END_TEST
 
+/* Held output leaves when the last hold ends, in order. */
+START_TEST(test_hold)
+{
+	ipc_frame_t *r;
+	const char *want = "abc";
+	int fd, i;
+
+	fd = raw_connect(path);
+	held_fd = fd;
+	raw_invoke(fd, 1, 1, M_HELD, 0, "");
+	for (i = 0; i < 3; i++) {
+		r = raw_recv(fd);
+		ck_assert_int_eq(r->msg_invoke_method_reply->success, 1);
+		ck_assert_int_eq(r->msg_invoke_method_reply->has_more, i < 2);
+		ck_assert_uint_eq(r->msg_invoke_method_reply->reply_proto.len,
+		    1);
+		ck_assert_int_eq(
+		    r->msg_invoke_method_reply->reply_proto.data[0], want[i]);
+		ipc_frame_msg_free(r);
+	}
+	/* Nothing had reached the socket while held. */
+	ck_assert_int_eq(held_early, 0);
+	close(fd);
+	held_fd = -1;
+}
+END_TEST
+
 /* A client on its own thread and event_base, as libfaro runs it. */
 static void *
 thread_client(void *arg)
@@ -1255,6 +1307,7 @@ ipc_suite(void)
 	tcase_add_test(tc, test_named_service);
 	tcase_add_test(tc, test_free_in_callback);
 	tcase_add_test(tc, test_fds_per_frame);
+	tcase_add_test(tc, test_hold);
 	tcase_add_test(tc, test_client_thread);
 	suite_add_tcase(s, tc);
 	return s;

@@ -4,7 +4,10 @@
  * beside CPU-bound processes. In a discard buffer with room, what each
  * producer misses is exactly what it says it dropped, and nothing with
  * the stall policy; in a ring buffer that wraps, chunks written are
- * chunks read plus chunks overwritten.
+ * chunks read plus chunks overwritten. Producers registered before the
+ * session, started by it all at once, lose nothing to the time between
+ * their SetupDataSource and StartDataSource (which upstream's SDK v14
+ * drops without a count).
  */
 #include "config.h"
 
@@ -41,7 +44,7 @@ load(const struct tt_load_opts *o, struct tt_load_result *r)
 
 	ck_assert_msg(tt_load_run(&td, o, r, err, sizeof(err)) == 0, "%s",
 	    err);
-	ck_assert_uint_eq(r->nproducers, o->nfaro + o->nraw);
+	ck_assert_uint_eq(r->nproducers, o->nfaro + o->nraw + o->nearly);
 	ck_assert_uint_eq(r->duplicates, 0);
 	ck_assert_uint_eq(r->bad_trusted, 0);
 	ck_assert_uint_eq(r->trace_chunks_discarded, 0);
@@ -58,7 +61,7 @@ load_exact(const struct tt_load_result *r)
 		ck_assert_msg(r->p[i].found + r->p[i].dropped ==
 		    r->p[i].written,
 		    "producer %d (%s): %llu of %llu, says it dropped %llu", i,
-		    r->p[i].raw ? "raw" : "libfaro",
+		    r->p[i].early ? "early" : r->p[i].raw ? "raw" : "libfaro",
 		    (unsigned long long)r->p[i].found,
 		    (unsigned long long)r->p[i].written,
 		    (unsigned long long)r->p[i].dropped);
@@ -129,6 +132,31 @@ START_TEST(test_ring_adds_up)
 }
 END_TEST
 
+/*
+ * Several apps connected before the session, each writing the moment it
+ * is set up (as an app on upstream's SDK v14), CPU hogs beside: each
+ * reads its setup and start at once, so none writes into the window the
+ * SDK drops, and every packet is in the trace.
+ */
+START_TEST(test_start_at_once)
+{
+	struct tt_load_opts	o = { .nraw = 1, .nearly = 6, .nhogs = 2,
+				    .packets = 20000, .buffer_kb = 64 * 1024 };
+	struct tt_load_result	r;
+	int			i;
+
+	load(&o, &r);
+	load_exact(&r);
+	for (i = 0; i < r.nproducers; i++)
+		ck_assert_msg(r.p[i].found == r.p[i].written,
+		    "producer %d (%s): %llu of %llu", i, r.p[i].early ?
+		    "early" : "raw", (unsigned long long)r.p[i].found,
+		    (unsigned long long)r.p[i].written);
+	ck_assert_uint_eq(r.dropped, 0);
+	ck_assert_uint_eq(r.chunks_written, r.chunks_read);
+}
+END_TEST
+
 static Suite *
 load_suite(void)
 {
@@ -140,6 +168,7 @@ load_suite(void)
 	tcase_add_loop_test(tc, test_discard_exact, 0, RUNS);
 	tcase_add_loop_test(tc, test_discard_stall_keeps_all, 0, RUNS);
 	tcase_add_test(tc, test_ring_adds_up);
+	tcase_add_loop_test(tc, test_start_at_once, 0, RUNS);
 	suite_add_tcase(s, tc);
 	return s;
 }

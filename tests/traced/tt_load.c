@@ -8,6 +8,9 @@
  *   writes everything
  *   {written, dropped}   ------->       all done: Flush, Disable, read
  *                        <-- EOF --     exit
+ *
+ * Early producers say 'R' once registered, before the session exists,
+ * and write as soon as it starts them (no 'G').
  */
 #include "config.h"
 
@@ -131,28 +134,73 @@ load_child_faro(int fd, const char *sock, const struct tt_load_opts *o)
 }
 
 static void
-load_child_raw(int fd, const char *sock, const struct tt_load_opts *o)
+load_tick(evutil_socket_t fd, short ev, void *arg)
+{
+	(void)fd; (void)ev; (void)arg;
+}
+
+/*
+ * An early producer until its data source is started: one loop turn at a
+ * time (a turn handles everything one wake-up read), as the SDK's thread
+ * reads the socket while the app's threads write. Returns the turns that
+ * ended set up but not started: the writes the SDK would have lost.
+ */
+static uint64_t
+load_early_wait(struct tt_producer *p, struct tt_instance **inp)
+{
+	struct timeval	 tv = { 0, 1000 };
+	struct event	*tick;
+	struct tt_instance *in = NULL;
+	uint64_t	 lost = 0;
+	double		 end = load_now() + LOAD_WAIT_MS / 1000.0;
+
+	if ((tick = evtimer_new(p->base, load_tick, NULL)) == NULL)
+		_exit(3);
+	while ((in == NULL || !in->started || p->arb == NULL) &&
+	    load_now() < end) {
+		evtimer_add(tick, &tv);
+		event_base_loop(p->base, EVLOOP_ONCE);
+		in = tt_producer_instance(p, "tt.load");
+		if (in != NULL && in->setup && !in->started)
+			lost++;
+	}
+	event_free(tick);
+	*inp = in;
+	return lost;
+}
+
+static void
+load_child_raw(int fd, const char *sock, const struct tt_load_opts *o,
+    int early)
 {
 	struct event_base	*base = event_base_new();
 	struct tt_producer	 p;
 	struct tt_instance	*in = NULL;
 	struct shm_writer	*w;
 	struct load_report	 r;
+	uint64_t		 lost = 0;
 	uint32_t		 seq, n, late;
 	int			 i, announced = 0;
 	char			 c;
 
 	if (base == NULL || tt_producer_connect(&p, base, sock,
-	    "tt_load.raw") == -1 || tt_producer_register(&p, "tt.load", 0,
-	    0) == -1)
+	    early ? "tt_load.early" : "tt_load.raw") == -1 ||
+	    tt_producer_register(&p, "tt.load", 0, 0) == -1)
 		_exit(2);
-	for (i = 0; i < LOAD_WAIT_MS / 5 && (in == NULL || !in->started ||
-	    p.arb == NULL); i++) {
-		tt_spin(base, 5);
-		in = tt_producer_instance(&p, "tt.load");
-	}
-	if (in == NULL || !in->started || p.arb == NULL ||
-	    write(fd, "R", 1) != 1 || load_recv(fd, &c, 1, LOAD_WAIT_MS) == -1)
+	if (early) {
+		if (write(fd, "R", 1) != 1)
+			_exit(3);
+		lost = load_early_wait(&p, &in);
+	} else
+		for (i = 0; i < LOAD_WAIT_MS / 5 && (in == NULL ||
+		    !in->started || p.arb == NULL); i++) {
+			tt_spin(base, 5);
+			in = tt_producer_instance(&p, "tt.load");
+		}
+	if (in == NULL || !in->started || p.arb == NULL)
+		_exit(3);
+	if (!early && (write(fd, "R", 1) != 1 ||
+	    load_recv(fd, &c, 1, LOAD_WAIT_MS) == -1))
 		_exit(3);
 	/* Waits for chunks rather than losing them; commits go out anyway. */
 	p.stall_writers = 1;
@@ -177,7 +225,8 @@ load_child_raw(int fd, const char *sock, const struct tt_load_opts *o)
 			event_base_loop(base, EVLOOP_ONCE);
 	}
 	tt_producer_commit(&p, w);
-	r.written = o->packets;
+	/* Lost before the start: written, and the writer never knew. */
+	r.written = o->packets + lost;
 	r.dropped = shm_writer_dropped_packets(w);
 	if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
 		_exit(6);
@@ -384,6 +433,63 @@ load_config(const struct tt_load_opts *o,
 	return cfg;
 }
 
+/*
+ * Forks producers [from, to) (their kind by index: libfaro, raw, early),
+ * each with a socketpair whose parent end is fds[i]; -1 with err set.
+ */
+static int
+load_fork(struct tt_traced *td, const struct tt_load_opts *o,
+    struct tt_load_result *res, int *fds, int from, int to, char *err,
+    size_t errlen)
+{
+	int	i, j, sp[2];
+
+	for (i = from; i < to; i++) {
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp) == -1) {
+			snprintf(err, errlen, "socketpair: %s",
+			    strerror(errno));
+			return -1;
+		}
+		res->p[i].raw = i >= o->nfaro;
+		res->p[i].early = i >= o->nfaro + o->nraw;
+		res->p[i].pid = fork();
+		if (res->p[i].pid == 0) {
+			/* Only its own end: the others' EOF is their cue. */
+			for (j = 0; j < TT_LOAD_MAX_PRODUCERS; j++)
+				if (fds[j] != -1)
+					close(fds[j]);
+			close(sp[0]);
+			if (res->p[i].raw)
+				load_child_raw(sp[1], td->producer_sock, o,
+				    res->p[i].early);
+			load_child_faro(sp[1], td->producer_sock, o);
+		}
+		close(sp[1]);
+		fds[i] = sp[0];
+		res->nproducers++;
+		if (res->p[i].pid == -1) {
+			snprintf(err, errlen, "fork: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Waits for the 'R' of producers [from, to). */
+static int
+load_ready(const int *fds, int from, int to, char *err, size_t errlen)
+{
+	char	ch;
+	int	i;
+
+	for (i = from; i < to; i++)
+		if (load_recv(fds[i], &ch, 1, LOAD_WAIT_MS) == -1) {
+			snprintf(err, errlen, "producer %d did not start", i);
+			return -1;
+		}
+	return 0;
+}
+
 int
 tt_load_run(struct tt_traced *td, const struct tt_load_opts *o,
     struct tt_load_result *res, char *err, size_t errlen)
@@ -395,16 +501,19 @@ tt_load_run(struct tt_traced *td, const struct tt_load_opts *o,
 	struct tt_consumer	 c;
 	struct load_report	 r;
 	uint8_t			*trace = NULL, *seen[TT_LOAD_MAX_PRODUCERS];
-	char			*cats[1], ch;
-	int			 fds[TT_LOAD_MAX_PRODUCERS][2];
+	char			*cats[1];
+	int			 fds[TT_LOAD_MAX_PRODUCERS];
 	pid_t			 hogs[64];
-	int			 i, n = o->nfaro + o->nraw, nh = 0, rc = -1, st;
+	int			 i, n = o->nfaro + o->nraw + o->nearly, nh = 0;
+	int			 rc = -1, st, m = o->nfaro + o->nraw;
 	double			 t0, t1, c0;
 	size_t			 len = 0;
 
 	memset(res, 0, sizeof(*res));
 	memset(seen, 0, sizeof(seen));
 	memset(&c, 0, sizeof(c));
+	for (i = 0; i < TT_LOAD_MAX_PRODUCERS; i++)
+		fds[i] = -1;
 	if (n > TT_LOAD_MAX_PRODUCERS || o->nhogs > 64) {
 		snprintf(err, errlen, "too many processes");
 		return -1;
@@ -413,46 +522,32 @@ tt_load_run(struct tt_traced *td, const struct tt_load_opts *o,
 	t0 = load_now();
 	c0 = tt_proc_cpu_s(td->pid);
 	if ((base = event_base_new()) == NULL ||
-	    tt_consumer_connect(&c, base, td->consumer_sock) == -1 ||
-	    tt_consumer_enable(&c, cfg, -1) == -1) {
-		snprintf(err, errlen, "no session");
+	    tt_consumer_connect(&c, base, td->consumer_sock) == -1) {
+		snprintf(err, errlen, "no consumer");
 		goto out;
 	}
 	for (nh = 0; nh < o->nhogs; nh++)
 		if ((hogs[nh] = fork()) == 0)
 			load_child_hog();
-	for (i = 0; i < n; i++) {
-		if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds[i]) == -1) {
-			snprintf(err, errlen, "socketpair: %s",
-			    strerror(errno));
-			goto reap;
-		}
-		res->p[i].raw = i >= o->nfaro;
-		res->p[i].pid = fork();
-		if (res->p[i].pid == 0) {
-			/* Only its own end: the others' EOF is their cue. */
-			for (int j = 0; j <= i; j++)
-				close(fds[j][0]);
-			if (res->p[i].raw)
-				load_child_raw(fds[i][1], td->producer_sock, o);
-			load_child_faro(fds[i][1], td->producer_sock, o);
-		}
-		close(fds[i][1]);
-		res->nproducers++;
+	/* Early producers are there first: the session starts them all. */
+	if (load_fork(td, o, res, fds, m, n, err, errlen) == -1 ||
+	    load_ready(fds, m, n, err, errlen) == -1)
+		goto reap;
+	if (tt_consumer_enable(&c, cfg, -1) == -1) {
+		snprintf(err, errlen, "no session");
+		goto reap;
 	}
-	for (i = 0; i < n; i++)
-		if (load_recv(fds[i][0], &ch, 1, LOAD_WAIT_MS) == -1) {
-			snprintf(err, errlen, "producer %d did not start", i);
-			goto reap;
-		}
+	if (load_fork(td, o, res, fds, 0, m, err, errlen) == -1 ||
+	    load_ready(fds, 0, m, err, errlen) == -1)
+		goto reap;
 	t1 = load_now();
-	for (i = 0; i < n; i++)
-		if (write(fds[i][0], "G", 1) != 1) {
+	for (i = 0; i < m; i++)
+		if (write(fds[i], "G", 1) != 1) {
 			snprintf(err, errlen, "producer %d gone", i);
 			goto reap;
 		}
 	for (i = 0; i < n; i++) {
-		if (load_recv(fds[i][0], &r, sizeof(r), 4 * LOAD_WAIT_MS) ==
+		if (load_recv(fds[i], &r, sizeof(r), 4 * LOAD_WAIT_MS) ==
 		    -1) {
 			snprintf(err, errlen, "producer %d did not finish", i);
 			goto reap;
@@ -488,9 +583,11 @@ tt_load_run(struct tt_traced *td, const struct tt_load_opts *o,
 		res->found += res->p[i].found;
 	rc = 0;
 reap:
-	for (i = 0; i < res->nproducers; i++) {
-		close(fds[i][0]);
-		waitpid(res->p[i].pid, &st, 0);
+	for (i = 0; i < n; i++) {
+		if (fds[i] != -1)
+			close(fds[i]);
+		if (fds[i] != -1 && res->p[i].pid > 0)
+			waitpid(res->p[i].pid, &st, 0);
 		free(seen[i]);
 	}
 	for (i = 0; i < nh; i++) {

@@ -9,6 +9,14 @@
  *   raw producers       test packets through tt_producer, each writer
  *                       registered only after its first commits (as an
  *                       SDK app whose RegisterTraceWriter is late)
+ *   early producers     raw producers registered before the session is
+ *                       enabled, which then starts them all at once;
+ *                       they model an app on upstream's SDK v14, whose
+ *                       categories go on at SetupDataSource and whose
+ *                       writes are dropped, uncounted, until it has
+ *                       handled StartDataSource: each turn of their
+ *                       loop ending between the two counts as one such
+ *                       silent loss (written, never found)
  *   hogs                spin until the end
  *
  * The trace is read back and counted per producer (trusted_pid):
@@ -30,6 +38,7 @@ struct tt_traced;
 struct tt_load_opts {
 	int		 nfaro;		/* libfaro producer processes */
 	int		 nraw;		/* raw producers */
+	int		 nearly;	/* early producers */
 	int		 nhogs;		/* CPU-bound processes */
 	uint32_t	 slices;	/* per libfaro producer */
 	uint32_t	 packets;	/* per raw producer */
@@ -42,7 +51,8 @@ struct tt_load_opts {
 
 struct tt_load_producer {
 	pid_t		 pid;
-	int		 raw;
+	int		 raw;		/* raw or early */
+	int		 early;
 	uint64_t	 written;	/* events (libfaro) or packets (raw) */
 	uint64_t	 dropped;	/* what the producer says it lost */
 	uint64_t	 found;		/* in the trace */
