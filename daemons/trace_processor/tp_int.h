@@ -592,6 +592,10 @@ void	 tp_counter_set_track(struct tp *, int64_t id, int64_t track);
 int	 tp_arg_kind(const char *str, const double *rv);
 void	 tp_arg_key_write(struct tp *, int64_t id, const char *flat,
 	    const char *key, const char *type, int kind);
+/* The set of stored arg row id; -1 when there is no such row. */
+int64_t	 tp_arg_row_set(struct tp *, int64_t id);
+int	 tp_arg_row_same(struct tp *, int64_t id, int64_t set, int64_t kid,
+	    int64_t iv, const char *str, size_t slen, const double *rv);
 /* Arg row id (replacing the one there): one value of int, str, real. */
 void	 tp_arg_row_write(struct tp *, int64_t id, int64_t set, int64_t key_id,
 	    int64_t iv, const char *str, size_t slen, const double *rv);

@@ -86,6 +86,10 @@ struct tp_argsets {
 	int64_t		 next_id;	/* the next arg row's id */
 	int64_t		 misuse;	/* args given to no pending set */
 	int		 debug;
+	/* Digest bits a set's first probe keeps (tests: few bits make sets
+	 * collide, which must change nothing): all of them but under
+	 * FARO_TP_ARGSET_DIGEST_BITS. */
+	uint64_t	 digest_mask;
 	/*
 	 * The key ids last found, by the addresses of the strings asked
 	 * with: importers name keys with the same constant strings again
@@ -102,6 +106,7 @@ int
 tp_argsets_init(struct tp *tp)
 {
 	struct tp_argsets *as;
+	const char *bits;
 
 	if ((as = calloc(1, sizeof(*as))) == NULL)
 		return tp_seterr(tp, "%s: out of memory", __func__);
@@ -109,6 +114,10 @@ tp_argsets_init(struct tp *tp)
 	tp_hash_init(&as->stored);
 	as->free_head = UINT32_MAX;
 	as->debug = getenv("FARO_TP_ARGSET_DEBUG") != NULL;
+	as->digest_mask = UINT64_MAX;
+	if ((bits = getenv("FARO_TP_ARGSET_DIGEST_BITS")) != NULL &&
+	    atoi(bits) > 0 && atoi(bits) < 64)
+		as->digest_mask = (1ULL << atoi(bits)) - 1;
 	tp->argsets = as;
 	return 0;
 }
@@ -484,6 +493,28 @@ pset_digest(const struct tp_argsets *as, const struct pset *ps)
 }
 
 /* Stores the set (or finds it stored) and keeps its id in it. */
+/* Arg a's value as tp_arg_row_write and tp_arg_row_same take it. */
+#define PARG_VALUE(ps, a)						\
+	(a)->kind == AV_INT ? (a)->u.i : TP_NULL,			\
+	(a)->kind == AV_STR ? ((ps)->str != NULL ?			\
+	    (ps)->str + (a)->u.s.off : "") : NULL,			\
+	(a)->kind == AV_STR ? (a)->u.s.len : 0,				\
+	(a)->kind == AV_REAL ? &(a)->u.d : NULL
+
+/* Whether the set stored as id holds exactly ps's args. */
+static int
+pset_same(struct tp *tp, const struct pset *ps, int64_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < ps->n; i++)
+		if (!tp_arg_row_same(tp, id + i, id, ps->a[i].kid,
+		    PARG_VALUE(ps, &ps->a[i])))
+			return 0;
+	/* Not a longer set beginning with these. */
+	return tp_arg_row_set(tp, id + ps->n) != id;
+}
+
 static void
 pset_close(struct tp *tp, struct pset *ps)
 {
@@ -497,11 +528,15 @@ pset_close(struct tp *tp, struct pset *ps)
 	ps->closed = 1;
 	if (ps->n == 0)
 		return;
-	digest = pset_digest(as, ps);
-	if ((have = tp_hash_get(&as->stored, digest)) != NULL) {
-		ps->id = (int64_t)*have;
-		goto out;
-	}
+	/* Equal digests are checked arg by arg: a set with another one's
+	 * digest (by chance, or made so) probes on to the next digest. */
+	for (digest = pset_digest(as, ps) & as->digest_mask;
+	    (have = tp_hash_get(&as->stored, digest)) != NULL;
+	    digest = digest * 31 + 1)
+		if (pset_same(tp, ps, (int64_t)*have)) {
+			ps->id = (int64_t)*have;
+			goto out;
+		}
 	id = as->next_id;
 	if (tp_hash_put(&as->stored, digest, (uint64_t)id) == -1) {
 		tp_seterr(tp, "%s: out of memory", __func__);
@@ -513,11 +548,7 @@ pset_close(struct tp *tp, struct pset *ps)
 
 		/* Storage's one writer of an arg row. */
 		tp_arg_row_write(tp, as->next_id++, id, a->kid,
-		    a->kind == AV_INT ? a->u.i : TP_NULL,
-		    a->kind == AV_STR ? (ps->str != NULL ?
-		    ps->str + a->u.s.off : "") : NULL,
-		    a->kind == AV_STR ? a->u.s.len : 0,
-		    a->kind == AV_REAL ? &a->u.d : NULL);
+		    PARG_VALUE(ps, a));
 	}
 out:
 	/* The args are stored: only the id is kept. */

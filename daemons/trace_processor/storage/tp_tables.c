@@ -320,6 +320,48 @@ tp_flow_insert(struct tp *tp, int64_t out, int64_t in, int64_t trace_id,
 	cs_set_int(t, FL_ARGS, (uint32_t)id, set);
 }
 
+int64_t
+tp_arg_row_set(struct tp *tp, int64_t id)
+{
+	struct cs_table *t = tp->tab[TB_ARGS];
+	int64_t set;
+
+	if (id < 0 || id >= UINT32_MAX || !cs_row_present(t, (uint32_t)id))
+		return -1;
+	set = cs_get_int(t, AR_SET, (uint32_t)id);
+	return set == CS_NULL_I64 ? -1 : set;
+}
+
+/*
+ * Whether stored arg row id is of set `set`, with key kid and the value
+ * given (an int iv, a string s of slen bytes, or a real *rv, as
+ * tp_arg_row_write takes them): what tells two sets with one digest apart.
+ */
+int
+tp_arg_row_same(struct tp *tp, int64_t id, int64_t set, int64_t kid,
+    int64_t iv, const char *s, size_t slen, const double *rv)
+{
+	struct cs_table *t = tp->tab[TB_ARGS];
+	uint32_t r = (uint32_t)id;
+	const char *ss;
+	size_t len;
+	int64_t i;
+	double d;
+	int type;
+
+	if (id < 0 || id >= UINT32_MAX || !cs_row_present(t, r) ||
+	    cs_get_int(t, AR_SET, r) != set || cs_get_int(t, AR_KEY, r) != kid)
+		return 0;
+	type = cs_get(t, s != NULL ? AR_STR : rv != NULL ? AR_REAL : AR_INT, r,
+	    &i, &d, &ss, &len);
+	if (s != NULL)
+		return type == CS_STR && len == slen && memcmp(ss, s, len) == 0;
+	if (rv != NULL)
+		return isnan(*rv) ? type == -1 : type == CS_F64 &&
+		    memcmp(&d, rv, sizeof(d)) == 0;
+	return iv == TP_NULL ? type == -1 : type == CS_I64 && i == iv;
+}
+
 int
 tp_arg_kind(const char *str, const double *rv)
 {
