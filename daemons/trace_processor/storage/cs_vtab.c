@@ -469,16 +469,16 @@ vt_eof(sqlite3_vtab_cursor *c)
 	return ((struct cs_cursor *)c)->eof;
 }
 
-static int
-vt_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
+void
+cs_result(sqlite3_context *ctx, const struct cs_table *t, size_t col,
+    uint32_t r)
 {
-	struct cs_cursor *cur = (struct cs_cursor *)c;
 	const char *s;
 	size_t len;
 	int64_t i;
 	double d;
 
-	switch (cs_get(cur->t, (size_t)col, cur->r, &i, &d, &s, &len)) {
+	switch (cs_get(t, col, r, &i, &d, &s, &len)) {
 	case CS_I64:
 		sqlite3_result_int64(ctx, i);
 		break;
@@ -493,6 +493,14 @@ vt_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 		sqlite3_result_null(ctx);
 		break;
 	}
+}
+
+static int
+vt_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
+{
+	struct cs_cursor *cur = (struct cs_cursor *)c;
+
+	cs_result(ctx, cur->t, (size_t)col, cur->r);
 	return SQLITE_OK;
 }
 

@@ -23,5 +23,8 @@ struct cs_db {
 };
 
 int	cs_vtab_register(sqlite3 *, struct cs_db *);
+/* A cell of row r as the result of a function or a column. */
+void	cs_result(sqlite3_context *, const struct cs_table *, size_t col,
+	    uint32_t r);
 
 #endif

@@ -429,13 +429,10 @@ hook_extract_arg(void *ctx, int64_t set, const char *key, size_t keylen,
 	    [CS_KIND_STR] = AR_STR, [CS_KIND_REAL] = AR_REAL };
 	struct tp *tp = ctx;
 	struct cs_table *t = tp->tab[TB_ARGS];
-	int64_t kid = cs_pool_find(tp->pool, key, keylen), kind, iv;
+	int64_t kid = cs_pool_find(tp->pool, key, keylen), kind;
 	struct cs_index *idx;
 	uint32_t lo, hi, r;
 	size_t ilo = 0, ihi = 0, n, i;
-	const char *s;
-	size_t len;
-	double d;
 
 	if (kid == 0 || set < 0)
 		return;
@@ -446,20 +443,8 @@ hook_extract_arg(void *ctx, int64_t set, const char *key, size_t keylen,
 		if (!cs_row_present(t, r) || cs_get_key(t, AR_KEYNAME, r) != kid)
 			continue;
 		kind = cs_get_key(t, AR_KIND, r);
-		if (kind < 0 || kind > CS_KIND_REAL)
-			break;
-		switch (cs_get(t, (size_t)kind_col[kind], r, &iv, &d, &s,
-		    &len)) {
-		case CS_I64:
-			sqlite3_result_int64(out, iv);
-			break;
-		case CS_F64:
-			sqlite3_result_double(out, d);
-			break;
-		case CS_STR:
-			sqlite3_result_text(out, s, (int)len, SQLITE_STATIC);
-			break;
-		}
+		if (kind >= 0 && kind <= CS_KIND_REAL)
+			cs_result(out, t, (size_t)kind_col[kind], r);
 		break;
 	}
 	cs_index_unref(idx);
@@ -518,23 +503,9 @@ static void
 hook_cell(void *ctx, int handle, int64_t id, sqlite3_context *out)
 {
 	struct tp *tp = ctx;
-	const char *s;
-	size_t len;
-	int64_t i;
-	double d;
 
-	switch (cs_get(tp->tab[handle / HANDLE_COLS],
-	    (size_t)(handle % HANDLE_COLS), (uint32_t)id, &i, &d, &s, &len)) {
-	case CS_I64:
-		sqlite3_result_int64(out, i);
-		break;
-	case CS_F64:
-		sqlite3_result_double(out, d);
-		break;
-	case CS_STR:
-		sqlite3_result_text(out, s, (int)len, SQLITE_STATIC);
-		break;
-	}
+	cs_result(out, tp->tab[handle / HANDLE_COLS],
+	    (size_t)(handle % HANDLE_COLS), (uint32_t)id);
 }
 
 const struct tp_ops_hooks *
