@@ -37,6 +37,17 @@ pb_varint_untrusted(const uint8_t *p, const uint8_t *end, uint64_t *out)
 	return NULL;
 }
 
+/* Most tags, ids and lengths fit one byte: read those without a call. */
+static inline const uint8_t *
+varint(const uint8_t *p, const uint8_t *end, uint64_t *out)
+{
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		return p + 1;
+	}
+	return pb_varint_untrusted(p, end, out);
+}
+
 int
 pb_next_untrusted(struct pb *it, struct pb_field *f)
 {
@@ -47,7 +58,7 @@ pb_next_untrusted(struct pb *it, struct pb_field *f)
 		return -1;
 	if (it->p >= it->end)
 		return 0;
-	if ((p = pb_varint_untrusted(it->p, it->end, &key)) == NULL)
+	if ((p = varint(it->p, it->end, &key)) == NULL)
 		goto bad;
 	if ((key >> 3) == 0 || (key >> 3) > 0x1fffffff)
 		goto bad;
@@ -58,7 +69,7 @@ pb_next_untrusted(struct pb *it, struct pb_field *f)
 	f->u = 0;
 	switch (f->wire) {
 	case PB_VARINT:
-		if ((p = pb_varint_untrusted(p, it->end, &f->u)) == NULL)
+		if ((p = varint(p, it->end, &f->u)) == NULL)
 			goto bad;
 		break;
 	case PB_FIXED64:
@@ -79,7 +90,7 @@ pb_next_untrusted(struct pb *it, struct pb_field *f)
 		break;
 	}
 	case PB_LEN:
-		if ((p = pb_varint_untrusted(p, it->end, &v)) == NULL)
+		if ((p = varint(p, it->end, &v)) == NULL)
 			goto bad;
 		if (v > (uint64_t)(it->end - p))
 			goto bad;

@@ -45,6 +45,7 @@ struct argval {
 struct akey {
 	char		*flat, *key, *type;
 	int		 kind;		/* storage's (tp_arg_kind) */
+	int		 flat_is_key;	/* the two texts are equal */
 	uint64_t	 khash;		/* the key alone: identity in a set */
 	uint64_t	 thash;		/* the value type */
 };
@@ -267,8 +268,9 @@ akey_id(struct tp *tp, const char *flat, const char *key, const char *type,
 	if (r->key == key && r->flat == flat && r->type == type &&
 	    r->kind == kind && r->kid < as->nkeys) {
 		k = &as->keys[r->kid];
-		if (strcmp(k->key, key) == 0 && strcmp(k->flat, flat) == 0 &&
-		    strcmp(k->type, type) == 0)
+		/* Most keys are their own flat key: one text to compare. */
+		if (strcmp(k->key, key) == 0 && (flat == key ? k->flat_is_key :
+		    strcmp(k->flat, flat) == 0) && strcmp(k->type, type) == 0)
 			return r->kid;
 	}
 	if ((id = akey_lookup(tp, flat, key, type, kind)) >= 0) {
@@ -323,6 +325,7 @@ akey_lookup(struct tp *tp, const char *flat, const char *key,
 		return tp_seterr(tp, "%s: out of memory", __func__);
 	}
 	k->kind = kind;
+	k->flat_is_key = strcmp(flat, key) == 0;
 	k->khash = tp_hash_bytes(0, key, kl);
 	k->thash = tp_hash_bytes(0, type, tl);
 	/* Written now: key ids stay dense whatever sets are stored. */

@@ -343,23 +343,30 @@ tp_arg_row_same(struct tp *tp, int64_t id, int64_t set, int64_t kid,
 {
 	struct cs_table *t = tp->tab[TB_ARGS];
 	uint32_t r = (uint32_t)id;
+	int64_t raw, want;
 	const char *ss;
 	size_t len;
-	int64_t i;
 	double d;
-	int type;
 
 	if (id < 0 || id >= UINT32_MAX || !cs_row_present(t, r) ||
 	    cs_get_int(t, AR_SET, r) != set || cs_get_int(t, AR_KEY, r) != kid)
 		return 0;
-	type = cs_get(t, s != NULL ? AR_STR : rv != NULL ? AR_REAL : AR_INT, r,
-	    &i, &d, &ss, &len);
-	if (s != NULL)
-		return type == CS_STR && len == slen && memcmp(ss, s, len) == 0;
-	if (rv != NULL)
-		return isnan(*rv) ? type == -1 : type == CS_F64 &&
-		    memcmp(&d, rv, sizeof(d)) == 0;
-	return iv == TP_NULL ? type == -1 : type == CS_I64 && i == iv;
+	/* The value cell as cs_set_variant wrote it (the key says which
+	 * kind it is, and the keys are equal). */
+	raw = cs_get_int(t, AR_VALUE, r);
+	if (s != NULL) {
+		ss = raw == CS_NULL_I64 ? NULL :
+		    cs_pool_get(tp->pool, (uint32_t)raw, &len);
+		return ss != NULL && len == slen && memcmp(ss, s, len) == 0;
+	}
+	if (rv != NULL) {
+		if (isnan(*rv))
+			return raw == CS_NULL_I64;
+		d = *rv == 0 ? 0 : *rv;
+		memcpy(&want, &d, sizeof(want));
+		return raw == want;
+	}
+	return raw == iv;
 }
 
 int
