@@ -447,6 +447,11 @@ struct tp {
 	struct tp_hash		 tid_map;	/* tid -> live utid */
 	struct tp_process	*procs;
 	size_t			 nprocs, capprocs;
+	/* processes whose creator thread is in no process yet */
+	struct tp_parent_wait {
+		int64_t		 parent_utid, child_upid;
+	}			*pwait;
+	size_t			 npwait, cappwait;
 	struct tp_hash		 pid_map;	/* pid -> live upid */
 
 	struct tp_track		*tracks;
@@ -671,6 +676,10 @@ int64_t	 tp_thread_new(struct tp *, int64_t tid, int64_t ts);
 int64_t	 tp_process_get(struct tp *, int64_t pid);
 int64_t	 tp_process_new(struct tp *, int64_t pid, int64_t parent_upid,
 	    int64_t ts);
+/* Process child_upid's parent is the process thread parent_utid joins,
+ * once it joins one (upstream's pending parent association). */
+void	 tp_process_parent_wait(struct tp *, int64_t child_upid,
+	    int64_t parent_utid);
 /* The process of pid, made without a main thread if new. */
 int64_t	 tp_process_get_bare(struct tp *, int64_t pid);
 /* The live thread tid of process upid (adopted if in none yet), or a new

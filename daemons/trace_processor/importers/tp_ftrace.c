@@ -510,6 +510,8 @@ task_new(struct tp *tp, int64_t ts, int64_t pid, int64_t child,
 			upid = tp_process_get(tp, pid);
 	} else {
 		upid = tp_process_new(tp, child, tp->threads[utid].upid, ts);
+		if (tp->threads[utid].upid == TP_NULL)
+			tp_process_parent_wait(tp, upid, utid);
 		if (comm != NULL)
 			tp_process_set_name(tp, upid, comm, commlen,
 			    TP_PNAME_SYSTEM);

@@ -155,6 +155,38 @@ thread_alive(const struct tp *tp, const struct tp_thread *t)
 	return u == NULL || (int64_t)*u == t->upid;
 }
 
+void
+tp_process_parent_wait(struct tp *tp, int64_t child_upid, int64_t parent_utid)
+{
+	if (tp_grow((void **)&tp->pwait, &tp->cappwait, tp->npwait,
+	    sizeof(*tp->pwait)) == -1)
+		return;
+	tp->pwait[tp->npwait].parent_utid = parent_utid;
+	tp->pwait[tp->npwait++].child_upid = child_upid;
+}
+
+/* Thread utid joins process upid: the processes it created get their
+ * parent. */
+static void
+thread_join(struct tp *tp, int64_t utid, int64_t upid)
+{
+	size_t i = 0;
+
+	tp->threads[utid].upid = upid;
+	while (i < tp->npwait) {
+		struct tp_parent_wait *w = &tp->pwait[i];
+
+		if (w->parent_utid != utid) {
+			i++;
+			continue;
+		}
+		if (tp->procs[w->child_upid].parent_upid == TP_NULL &&
+		    w->child_upid != upid)
+			tp->procs[w->child_upid].parent_upid = upid;
+		*w = tp->pwait[--tp->npwait];
+	}
+}
+
 int64_t
 tp_thread_with_parent(struct tp *tp, int64_t tid, int64_t upid)
 {
@@ -167,7 +199,7 @@ tp_thread_with_parent(struct tp *tp, int64_t tid, int64_t upid)
 		if (!thread_alive(tp, t))
 			continue;
 		if (t->upid == TP_NULL)
-			t->upid = upid;
+			thread_join(tp, utid, upid);
 		if (t->upid == upid)
 			return utid;
 	}
@@ -191,7 +223,7 @@ tp_thread_in_process(struct tp *tp, int64_t tid, int64_t pid)
 		if (!thread_alive(tp, t))
 			continue;
 		if (t->upid == TP_NULL)
-			t->upid = upid;
+			thread_join(tp, utid, upid);
 		if (tp->procs[t->upid].pid == pid)
 			return utid;
 	}
@@ -407,6 +439,7 @@ tp_procs_free(struct tp *tp)
 	}
 	free(tp->threads);
 	free(tp->procs);
+	free(tp->pwait);
 	tp_hash_free(&tp->tid_map);
 	tp_hash_free(&tp->pid_map);
 }
