@@ -421,6 +421,9 @@ struct tp {
 	struct cs_table		*tab[TB_COUNT];
 	struct cs_db		*cdb;		/* what SQLite is served */
 	struct tp_ops_hooks	 hooks;		/* tp_tables_hooks */
+	char			*xa_key;	/* EXTRACT_ARG's last key */
+	size_t			 xa_keylen;
+	int64_t			 xa_kid;		/* its pool id (0: none) */
 	sqlite3_stmt		*stmt[SQ_COUNT];
 	struct tp_batch		*batch[SQ_COUNT];	/* NULL: not batched */
 	struct tp_config	 cfg;

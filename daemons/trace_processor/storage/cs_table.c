@@ -36,7 +36,7 @@ is_int(enum cs_type type)
 	return type == CS_I32 || type == CS_I64;
 }
 
-static int64_t
+static inline int64_t
 iblk_get(const struct int_blk *b, size_t off)
 {
 	int32_t n;
@@ -77,6 +77,14 @@ col_stored(const struct cs_table *t, size_t c)
 {
 	return t->defs[c].type != CS_ALIAS && t->defs[c].type != CS_ID &&
 	    t->defs[c].type != CS_REF && t->defs[c].type != CS_VARIANT;
+}
+
+/* The column an alias shows: inlined on every cell's path. */
+static inline size_t
+col_base(const struct cs_table *t, size_t col)
+{
+	return t->defs[col].type == CS_ALIAS ? (size_t)t->defs[col].alias :
+	    col;
 }
 
 struct cs_table *
@@ -177,7 +185,7 @@ cs_table_set_ref(struct cs_table *t, struct cs_table *ref)
 enum cs_type
 cs_col_type(const struct cs_table *t, size_t c)
 {
-	c = cs_col_base(t, c);
+	c = col_base(t, c);
 	if (t->defs[c].type == CS_REF)
 		return t->ref != NULL ? cs_col_type(t->ref,
 		    (size_t)t->defs[c].ref_col) : CS_I64;
@@ -209,8 +217,7 @@ col_version(const struct cs_table *t, size_t c)
 size_t
 cs_col_base(const struct cs_table *t, size_t col)
 {
-	return t->defs[col].type == CS_ALIAS ? (size_t)t->defs[col].alias :
-	    col;
+	return col_base(t, col);
 }
 
 /* Bytes of a block of the column (an integer one as it stands). */
@@ -488,8 +495,8 @@ cs_set_null(struct cs_table *t, size_t c, uint32_t r)
 }
 
 static int64_t key_at(const struct cs_table *, size_t, uint32_t);
-static int64_t cell_key(const struct cs_table *, const struct cs_col *,
-    uint32_t);
+static inline int64_t cell_key(const struct cs_table *,
+    const struct cs_col *, uint32_t);
 
 /* A CS_VARIANT cell: its value if the row's kind is the column's. */
 static int
@@ -551,16 +558,16 @@ int
 cs_get(const struct cs_table *t, size_t c, uint32_t r, int64_t *i,
     double *d, const char **s, size_t *len)
 {
-	const struct cs_col *col = &t->cols[cs_col_base(t, c)];
+	const struct cs_col *col = &t->cols[col_base(t, c)];
 	const void *blk;
 	int64_t rr;
 
 	if (col->type == CS_VARIANT)
-		return variant_get(t, cs_col_base(t, c), r, i, d, s, len);
+		return variant_get(t, col_base(t, c), r, i, d, s, len);
 	if (col->type == CS_REF) {
-		if ((rr = ref_row(t, cs_col_base(t, c), r)) < 0)
+		if ((rr = ref_row(t, col_base(t, c), r)) < 0)
 			return -1;
-		return cs_get(t->ref, (size_t)t->defs[cs_col_base(t, c)].ref_col,
+		return cs_get(t->ref, (size_t)t->defs[col_base(t, c)].ref_col,
 		    (uint32_t)rr, i, d, s, len);
 	}
 	if (col->type == CS_ID && r < t->nrows) {
@@ -586,7 +593,7 @@ cs_get(const struct cs_table *t, size_t c, uint32_t r, int64_t *i,
 }
 
 /* An integer cell, or a string cell's pool id; CS_NULL_I64 for NULL. */
-static int64_t
+static inline int64_t
 cell_key(const struct cs_table *t, const struct cs_col *col, uint32_t r)
 {
 	const void *blk;
@@ -612,7 +619,7 @@ cell_key(const struct cs_table *t, const struct cs_col *col, uint32_t r)
 int64_t
 cs_get_int(const struct cs_table *t, size_t c, uint32_t r)
 {
-	const struct cs_col *col = &t->cols[cs_col_base(t, c)];
+	const struct cs_col *col = &t->cols[col_base(t, c)];
 
 	if (r >= t->nrows || col->type == CS_STR || col->type == CS_F64)
 		return CS_NULL_I64;
@@ -636,7 +643,7 @@ next_present(const struct cs_table *t, uint32_t r, uint32_t hi)
 int
 cs_col_sorted(struct cs_table *t, size_t c)
 {
-	struct cs_col *col = &t->cols[cs_col_base(t, c)];
+	struct cs_col *col = &t->cols[col_base(t, c)];
 	int64_t prev = INT64_MIN, v;
 	uint32_t r;
 
@@ -692,7 +699,7 @@ void
 cs_col_range(const struct cs_table *t, size_t c, int64_t min, int64_t max,
     uint32_t *lo, uint32_t *hi)
 {
-	const struct cs_col *col = &t->cols[cs_col_base(t, c)];
+	const struct cs_col *col = &t->cols[col_base(t, c)];
 	uint32_t from = *lo, to = *hi < t->nrows ? *hi : t->nrows;
 
 	*lo = lower_bound(t, col, min, 0, from, to);
@@ -712,7 +719,7 @@ key_at(const struct cs_table *t, size_t c, uint32_t r)
 {
 	int64_t rr;
 
-	c = cs_col_base(t, c);
+	c = col_base(t, c);
 	/* Integers as themselves, strings by pool id. */
 	if (t->defs[c].type == CS_VARIANT)
 		return key_at(t, (size_t)t->defs[c].kind_col, r) ==
@@ -775,8 +782,8 @@ str_ranks(const struct cs_table *t, size_t c)
 struct cs_index *
 cs_col_index(struct cs_table *t, size_t c)
 {
-	struct cs_col *col = &t->cols[cs_col_base(t, c)];
-	uint64_t ver = col_version(t, cs_col_base(t, c));
+	struct cs_col *col = &t->cols[col_base(t, c)];
+	uint64_t ver = col_version(t, col_base(t, c));
 	struct cs_index *idx;
 	uint64_t *k = NULL, *k2 = NULL;
 	uint32_t *r2 = NULL, *rank = NULL, r;

@@ -137,6 +137,7 @@ tp_tables_free(struct tp *tp)
 		cs_table_free(tp->tab[i]);
 	cs_pool_free(tp->pool);
 	free(tp->cdb);
+	free(tp->xa_key);
 }
 
 /* A write that failed for want of memory is reported once, here. */
@@ -413,11 +414,21 @@ args_of_set(struct tp *tp, int64_t set, uint32_t *lo, uint32_t *hi,
     struct cs_index **idx, size_t *ilo, size_t *ihi)
 {
 	struct cs_table *t = tp->tab[TB_ARGS];
+	uint32_t r;
 
 	*idx = NULL;
 	*lo = 0;
 	*hi = (uint32_t)cs_table_rows(t);
-	/* Sets are written one after the other: sorted but for updates. */
+	/* A set's id is its first row's, and its rows follow one another
+	 * (tp_argset.c): read from there while they are the set's. */
+	if (set < *hi && cs_get_int(t, AR_SET, (uint32_t)set) == set) {
+		*lo = (uint32_t)set;
+		for (r = *lo + 1; r < *hi && cs_get_int(t, AR_SET, r) == set;
+		    r++)
+			;
+		*hi = r;
+		return;
+	}
 	if (cs_col_sorted(t, AR_SET)) {
 		cs_col_range(t, AR_SET, set, set, lo, hi);
 	} else if ((*idx = cs_col_index(t, AR_SET)) != NULL) {
@@ -436,12 +447,25 @@ hook_extract_arg(void *ctx, int64_t set, const char *key, size_t keylen,
 	    [CS_KIND_STR] = AR_STR, [CS_KIND_REAL] = AR_REAL };
 	struct tp *tp = ctx;
 	struct cs_table *t = tp->tab[TB_ARGS];
-	int64_t kid = cs_pool_find(tp->pool, key, keylen), kind;
+	int64_t kid, kind;
 	struct cs_index *idx;
 	uint32_t lo, hi, r;
 	size_t ilo = 0, ihi = 0, n, i;
 
-	if (kid == 0 || set < 0)
+	if (set < 0)
+		return;
+	/* A query asks for one key over and over: its pool id is kept
+	 * (an id never changes; a text not interned yet may be later). */
+	if (tp->xa_key == NULL || tp->xa_kid == 0 || tp->xa_keylen != keylen ||
+	    memcmp(tp->xa_key, key, keylen) != 0) {
+		free(tp->xa_key);
+		if ((tp->xa_key = malloc(keylen + 1)) == NULL)
+			return;
+		memcpy(tp->xa_key, key, keylen);
+		tp->xa_keylen = keylen;
+		tp->xa_kid = cs_pool_find(tp->pool, key, keylen);
+	}
+	if ((kid = tp->xa_kid) == 0)
 		return;
 	args_of_set(tp, set, &lo, &hi, &idx, &ilo, &ihi);
 	n = idx != NULL ? ihi - ilo : hi - lo;
