@@ -478,22 +478,6 @@ cs_set_str(struct cs_table *t, size_t c, uint32_t r, const char *s,
 		((uint32_t *)blk)[OFF(r)] = id;
 }
 
-void
-cs_set_null(struct cs_table *t, size_t c, uint32_t r)
-{
-	switch (t->cols[c].type) {
-	case CS_F64:
-		cs_set_real(t, c, r, NAN);
-		break;
-	case CS_STR:
-		cs_set_str(t, c, r, NULL, 0);
-		break;
-	default:
-		cs_set_int(t, c, r, CS_NULL_I64);
-		break;
-	}
-}
-
 static int64_t key_at(const struct cs_table *, size_t, uint32_t);
 static inline int64_t cell_key(const struct cs_table *,
     const struct cs_col *, uint32_t);

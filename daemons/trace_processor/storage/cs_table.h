@@ -106,7 +106,6 @@ void		 cs_set_real(struct cs_table *, size_t col, uint32_t r,
 		    double v);		/* NaN: NULL */
 void		 cs_set_str(struct cs_table *, size_t col, uint32_t r,
 		    const char *s, size_t len);	/* s NULL: NULL */
-void		 cs_set_null(struct cs_table *, size_t col, uint32_t r);
 /* The I64 cell of a CS_VARIANT column set to a value of kind k. */
 void		 cs_set_variant(struct cs_table *, size_t col, uint32_t r,
 		    enum cs_kind k, int64_t i, const char *s, size_t len,
