@@ -23,73 +23,96 @@ void
 tp_hash_free(struct tp_hash *h)
 {
 	free(h->slots);
-	free(h->used);
 	memset(h, 0, sizeof(*h));
+}
+
+/* Every slot empty: all bits set is TP_HASH_EMPTY. */
+static void
+hash_empty(struct tp_hash_slot *slots, size_t cap)
+{
+	memset(slots, 0xff, cap * sizeof(*slots));
 }
 
 void
 tp_hash_clear(struct tp_hash *h)
 {
-	if (h->used != NULL)
-		memset(h->used, 0, h->cap);
+	if (h->slots != NULL)
+		hash_empty(h->slots, h->cap);
 	h->count = 0;
+	h->has_empty = 0;
 }
 
 uint64_t *
 tp_hash_get(const struct tp_hash *h, uint64_t key)
 {
+	struct tp_hash_slot *s;
 	size_t i, mask;
 
+	if (key == TP_HASH_EMPTY)
+		return h->has_empty ? (uint64_t *)&h->empty_val : NULL;
 	if (h->cap == 0)
 		return NULL;
 	mask = h->cap - 1;
-	for (i = hash_mix(key) & mask; h->used[i]; i = (i + 1) & mask)
-		if (h->slots[i].key == key)
-			return &h->slots[i].val;
-	return NULL;
+	for (i = hash_mix(key) & mask;; i = (i + 1) & mask) {
+		s = &h->slots[i];
+		if (s->key == key)
+			return &s->val;
+		if (s->key == TP_HASH_EMPTY)
+			return NULL;
+	}
 }
 
 static int
 hash_grow(struct tp_hash *h)
 {
-	struct tp_hash old = *h;
-	size_t i, ncap = old.cap ? old.cap * 2 : 16;
+	struct tp_hash_slot *old = h->slots, *s;
+	size_t i, j, oldcap = h->cap, ncap = oldcap ? oldcap * 2 : 16, mask;
 
-	h->slots = malloc(ncap * sizeof(*h->slots));
-	h->used = calloc(ncap, 1);
-	if (h->slots == NULL || h->used == NULL) {
-		free(h->slots);
-		free(h->used);
-		*h = old;
+	if ((h->slots = malloc(ncap * sizeof(*h->slots))) == NULL) {
+		h->slots = old;
 		return -1;
 	}
+	hash_empty(h->slots, ncap);
 	h->cap = ncap;
-	h->count = 0;
-	for (i = 0; i < old.cap; i++)
-		if (old.used[i])
-			(void)tp_hash_put(h, old.slots[i].key, old.slots[i].val);
-	free(old.slots);
-	free(old.used);
+	mask = ncap - 1;
+	for (i = 0; i < oldcap; i++) {
+		if ((s = &old[i])->key == TP_HASH_EMPTY)
+			continue;
+		for (j = hash_mix(s->key) & mask;
+		    h->slots[j].key != TP_HASH_EMPTY; j = (j + 1) & mask)
+			;
+		h->slots[j] = *s;
+	}
+	free(old);
 	return 0;
 }
 
 int
 tp_hash_put(struct tp_hash *h, uint64_t key, uint64_t val)
 {
+	struct tp_hash_slot *s;
 	size_t i, mask;
 
+	if (key == TP_HASH_EMPTY) {
+		h->count += !h->has_empty;
+		h->has_empty = 1;
+		h->empty_val = val;
+		return 0;
+	}
 	if ((h->count + 1) * 4 > h->cap * 3 && hash_grow(h) == -1)
 		return -1;
 	mask = h->cap - 1;
-	for (i = hash_mix(key) & mask; h->used[i]; i = (i + 1) & mask) {
-		if (h->slots[i].key == key) {
-			h->slots[i].val = val;
+	for (i = hash_mix(key) & mask;; i = (i + 1) & mask) {
+		s = &h->slots[i];
+		if (s->key == key) {
+			s->val = val;
 			return 0;
 		}
+		if (s->key == TP_HASH_EMPTY)
+			break;
 	}
-	h->used[i] = 1;
-	h->slots[i].key = key;
-	h->slots[i].val = val;
+	s->key = key;
+	s->val = val;
 	h->count++;
 	return 0;
 }
@@ -99,25 +122,53 @@ tp_hash_del(struct tp_hash *h, uint64_t key)
 {
 	size_t i, j, k, mask;
 
+	if (key == TP_HASH_EMPTY) {
+		if (!h->has_empty)
+			return -1;
+		h->has_empty = 0;
+		h->count--;
+		return 0;
+	}
 	if (h->cap == 0)
 		return -1;
 	mask = h->cap - 1;
-	for (i = hash_mix(key) & mask; h->used[i]; i = (i + 1) & mask)
-		if (h->slots[i].key == key)
-			break;
-	if (!h->used[i])
-		return -1;
-	h->used[i] = 0;
+	for (i = hash_mix(key) & mask; h->slots[i].key != key;
+	    i = (i + 1) & mask)
+		if (h->slots[i].key == TP_HASH_EMPTY)
+			return -1;
+	h->slots[i].key = TP_HASH_EMPTY;
 	h->count--;
 	/* Shift back later members of the cluster that probed past i. */
-	for (j = (i + 1) & mask; h->used[j]; j = (j + 1) & mask) {
+	for (j = (i + 1) & mask; h->slots[j].key != TP_HASH_EMPTY;
+	    j = (j + 1) & mask) {
 		k = hash_mix(h->slots[j].key) & mask;
 		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
 			h->slots[i] = h->slots[j];
-			h->used[i] = 1;
-			h->used[j] = 0;
+			h->slots[j].key = TP_HASH_EMPTY;
 			i = j;
 		}
+	}
+	return 0;
+}
+
+int
+tp_hash_next(const struct tp_hash *h, size_t *iter, uint64_t *key,
+    uint64_t *val)
+{
+	/* The slots in order, then the empty key's. */
+	for (; *iter < h->cap; (*iter)++) {
+		if (h->slots[*iter].key == TP_HASH_EMPTY)
+			continue;
+		*key = h->slots[*iter].key;
+		*val = h->slots[*iter].val;
+		(*iter)++;
+		return 1;
+	}
+	if (*iter == h->cap && h->has_empty) {
+		*key = TP_HASH_EMPTY;
+		*val = h->empty_val;
+		(*iter)++;
+		return 1;
 	}
 	return 0;
 }

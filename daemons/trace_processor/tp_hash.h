@@ -1,7 +1,9 @@
 /*
  * Open-addressing hash map from 64-bit keys to 64-bit values: the
  * per-import lookup tables (track uuids, pids, tids, interned ids, flow
- * ids) that keep SQL off the hot path. Key 0 is stored like any other.
+ * ids) that keep SQL off the hot path. Any key may be stored: an empty
+ * slot holds TP_HASH_EMPTY, and that key itself is kept beside the slots,
+ * so a probe reads one array (one cache miss, not two).
  */
 #ifndef FARO_TP_HASH_H
 #define FARO_TP_HASH_H
@@ -14,11 +16,14 @@ struct tp_hash_slot {
 	uint64_t	val;
 };
 
+#define TP_HASH_EMPTY	UINT64_MAX
+
 struct tp_hash {
 	struct tp_hash_slot	*slots;
-	uint8_t			*used;
 	size_t			 cap;	/* power of two */
-	size_t			 count;
+	size_t			 count;	/* with the empty key's */
+	int			 has_empty;
+	uint64_t		 empty_val;	/* TP_HASH_EMPTY's value */
 };
 
 void	 tp_hash_init(struct tp_hash *);
@@ -29,6 +34,9 @@ uint64_t *tp_hash_get(const struct tp_hash *, uint64_t key);
 /* Inserts or replaces; -1 on allocation failure. */
 int	 tp_hash_put(struct tp_hash *, uint64_t key, uint64_t val);
 int	 tp_hash_del(struct tp_hash *, uint64_t key);
+/* Each key and value in turn, from *iter = 0; 0 past the last. */
+int	 tp_hash_next(const struct tp_hash *, size_t *iter, uint64_t *key,
+	    uint64_t *val);
 
 /* MurmurHash3's 64-bit finalizer: spreads an integer key. */
 static inline uint64_t

@@ -574,6 +574,15 @@ void	 tp_arg_str(struct tp *, int64_t set, const char *flat, const char *key,
 	    const char *s, size_t len, const char *type);
 /* A string arg whose value is NULL (upstream's null StringId). */
 void	 tp_arg_str_null(struct tp *, int64_t set, const char *key);
+/* As those with the key as flat key, for key and type texts that never
+ * change at their address (literals, the generated tables): a key met
+ * before is found by its address alone, the path of every ftrace field. */
+void	 tp_arg_int_fixed(struct tp *, int64_t set, const char *key,
+	    int64_t v, const char *type);
+void	 tp_arg_real_fixed(struct tp *, int64_t set, const char *key,
+	    double v);
+void	 tp_arg_str_fixed(struct tp *, int64_t set, const char *key,
+	    const char *s, size_t len);
 
 /* tp_stats.c */
 int	 tp_stats_write(struct tp *);
@@ -602,8 +611,8 @@ void	 tp_arg_key_write(struct tp *, int64_t id, const char *flat,
 	    const char *key, const char *type, int kind);
 /* The set of stored arg row id; -1 when there is no such row. */
 int64_t	 tp_arg_row_set(struct tp *, int64_t id);
-int	 tp_arg_row_same(struct tp *, int64_t id, int64_t set, int64_t kid,
-	    int64_t iv, const char *str, size_t slen, const double *rv);
+int	 tp_arg_row_same(struct tp *, int64_t id, int64_t kid, int64_t iv,
+	    const char *str, size_t slen, const double *rv);
 /* Arg row id (replacing the one there): one value of int, str, real. */
 void	 tp_arg_row_write(struct tp *, int64_t id, int64_t set, int64_t key_id,
 	    int64_t iv, const char *str, size_t slen, const double *rv);

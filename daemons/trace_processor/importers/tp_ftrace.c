@@ -863,36 +863,35 @@ event_args_untrusted(struct tp *tp, const struct tp_gen *g, uint32_t evid,
 			set = tp_arg_set_new(tp);
 		if (f.id == kfield && f.wire == PB_VARINT &&
 		    ksym_lookup(g, f.u, &sym, &symlen) == 0) {
-			tp_arg_str(tp, set, fd->name, fd->name, sym, symlen,
-			    NULL);
+			tp_arg_str_fixed(tp, set, fd->name, sym, symlen);
 			continue;
 		}
 		switch (fd->type) {
 		case FT_STR:
 			if (f.wire == PB_LEN)
-				tp_arg_str(tp, set, fd->name, fd->name,
-				    (const char *)f.data, f.len, NULL);
+				tp_arg_str_fixed(tp, set, fd->name,
+				    (const char *)f.data, f.len);
 			break;
 		case FT_UINT:
 		case FT_FIXED64:
 		case FT_FIXED32:
 			if (f.wire != PB_LEN)
-				tp_arg_int(tp, set, fd->name, fd->name,
+				tp_arg_int_fixed(tp, set, fd->name,
 				    (int64_t)f.u, "uint");
 			break;
 		case FT_INT:
 			if (f.wire == PB_VARINT)
-				tp_arg_int(tp, set, fd->name, fd->name,
+				tp_arg_int_fixed(tp, set, fd->name,
 				    (int64_t)f.u, "int");
 			break;
 		case FT_SINT:
 			if (f.wire == PB_VARINT)
-				tp_arg_int(tp, set, fd->name, fd->name,
+				tp_arg_int_fixed(tp, set, fd->name,
 				    pb_zigzag(f.u), "int");
 			break;
 		case FT_DOUBLE:
 			if (f.wire == PB_FIXED64)
-				tp_arg_real(tp, set, fd->name, fd->name,
+				tp_arg_real_fixed(tp, set, fd->name,
 				    pb_double(&f));
 			break;
 		case FT_BYTES:
@@ -1211,15 +1210,13 @@ switch_raw(struct tp *tp, int64_t ts, uint32_t cpu, const char *prev_comm,
 		return;
 	set = tp_arg_set_new(tp);
 
-	tp_arg_str(tp, set, "prev_comm", "prev_comm", prev_comm,
-	    prev_comm_len, NULL);
-	tp_arg_int(tp, set, "prev_pid", "prev_pid", prev_pid, "int");
-	tp_arg_int(tp, set, "prev_prio", "prev_prio", prev_prio, "int");
-	tp_arg_int(tp, set, "prev_state", "prev_state", prev_state, "int");
-	tp_arg_str(tp, set, "next_comm", "next_comm", next_comm,
-	    next_comm_len, NULL);
-	tp_arg_int(tp, set, "next_pid", "next_pid", next_pid, "int");
-	tp_arg_int(tp, set, "next_prio", "next_prio", next_prio, "int");
+	tp_arg_str_fixed(tp, set, "prev_comm", prev_comm, prev_comm_len);
+	tp_arg_int_fixed(tp, set, "prev_pid", prev_pid, "int");
+	tp_arg_int_fixed(tp, set, "prev_prio", prev_prio, "int");
+	tp_arg_int_fixed(tp, set, "prev_state", prev_state, "int");
+	tp_arg_str_fixed(tp, set, "next_comm", next_comm, next_comm_len);
+	tp_arg_int_fixed(tp, set, "next_pid", next_pid, "int");
+	tp_arg_int_fixed(tp, set, "next_prio", next_prio, "int");
 	tp_ftrace_insert(tp, ts, "sched_switch", cpu, tp_thread_get(tp,
 	    prev_pid), set, TP_NULL);
 }
@@ -1319,10 +1316,10 @@ tp_ftrace_compact_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 	if (!tp->cfg.ftrace_raw)
 		goto typed;
 	set = tp_arg_set_new(tp);
-	tp_arg_str(tp, set, "comm", "comm", comm, commlen, NULL);
-	tp_arg_int(tp, set, "pid", "pid", r.pid, "int");
-	tp_arg_int(tp, set, "prio", "prio", r.prio, "int");
-	tp_arg_int(tp, set, "target_cpu", "target_cpu", r.target_cpu, "int");
+	tp_arg_str_fixed(tp, set, "comm", comm, commlen);
+	tp_arg_int_fixed(tp, set, "pid", r.pid, "int");
+	tp_arg_int_fixed(tp, set, "prio", r.prio, "int");
+	tp_arg_int_fixed(tp, set, "target_cpu", r.target_cpu, "int");
 	tp_ftrace_insert(tp, ts, "sched_waking", cpu, tp_thread_get(tp,
 	    c->pid), set, r.flags);
 typed:

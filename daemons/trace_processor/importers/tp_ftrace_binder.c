@@ -608,13 +608,13 @@ void
 tp_ftrace_binder_free(struct tp *tp)
 {
 	struct tp_fbinder *b = tp->fbinder;
-	size_t i;
+	uint64_t key, val;
+	size_t i, it;
 
 	if (b == NULL)
 		return;
-	for (i = 0; i < b->txns.cap; i++)
-		if (b->txns.used[i])
-			txn_free((struct txn *)(uintptr_t)b->txns.slots[i].val);
+	for (it = 0; tp_hash_next(&b->txns, &it, &key, &val);)
+		txn_free((struct txn *)(uintptr_t)val);
 	tp_hash_free(&b->txns);
 	for (i = 0; i < b->nstacks; i++)
 		free(b->stacks[i].f);

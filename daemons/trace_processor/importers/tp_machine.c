@@ -97,15 +97,13 @@ tp_machine_cpu_next(struct tp *tp, size_t *iter, uint32_t *machine,
 {
 	struct tp_machines *m = tp->machines;
 
-	for (; m != NULL && *iter < m->cpus.cap; (*iter)++) {
-		if (!m->cpus.used[*iter])
-			continue;
-		*machine = (uint32_t)(m->cpus.slots[*iter].key >> 32);
-		*cpu = (int64_t)(m->cpus.slots[*iter].key & 0xffffffff);
-		(*iter)++;
-		return 1;
-	}
-	return 0;
+	uint64_t key, val;
+
+	if (m == NULL || !tp_hash_next(&m->cpus, iter, &key, &val))
+		return 0;
+	*machine = (uint32_t)(key >> 32);
+	*cpu = (int64_t)(key & 0xffffffff);
+	return 1;
 }
 
 void

@@ -1594,18 +1594,16 @@ void
 tp_proto_free(struct tp *tp)
 {
 	struct tp_proto *p = tp->proto;
-	size_t i;
+	uint64_t key, val;
+	size_t i, it;
 
 	tp_proto_power_free(tp);
 	tp_proto_cpu_per_uid_free(tp);
 	if (p == NULL)
 		return;
-	for (i = 0; i < p->seqs.cap; i++) {
-		struct tp_seq *s;
+	for (it = 0; tp_hash_next(&p->seqs, &it, &key, &val);) {
+		struct tp_seq *s = (struct tp_seq *)(uintptr_t)val;
 
-		if (!p->seqs.used[i])
-			continue;
-		s = (struct tp_seq *)(uintptr_t)p->seqs.slots[i].val;
 		tp_proto_unref(s->gen);
 		free(s);
 	}

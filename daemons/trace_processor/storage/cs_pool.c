@@ -27,6 +27,16 @@ struct cs_pool {
 	char		*cur;		/* free room of the last block */
 	size_t		 left;
 	size_t		 bytes;
+	/*
+	 * The ids last interned, by the address and length asked with:
+	 * writers pass the same constant names (an event's, a state's)
+	 * again and again. A hit is still compared with the text.
+	 */
+	struct pool_hit {
+		const char	*s;
+		size_t		 len;
+		uint32_t	 id;
+	}		 recent[64];
 };
 
 struct cs_pool *
@@ -157,12 +167,22 @@ cs_pool_intern(struct cs_pool *p, const char *s, size_t len)
 	size_t i;
 	char *r;
 
+	struct pool_hit *hit = &p->recent[((uintptr_t)s >> 3 ^ len) &
+	    (sizeof(p->recent) / sizeof(p->recent[0]) - 1)];
+
+	if (hit->id != 0 && hit->s == s && hit->len == len &&
+	    memcmp(p->strs[hit->id].p, s, len) == 0)
+		return hit->id;
 	if (len > UINT32_MAX - 1 || p->nstrs >= UINT32_MAX)
 		return 0;
 	h = pool_hash(s, len);
 	i = pool_slot(p, s, len, h);
-	if (p->slots[i] != 0)
+	if (p->slots[i] != 0) {
+		hit->s = s;
+		hit->len = len;
+		hit->id = p->slots[i];
 		return p->slots[i];
+	}
 	if (p->nstrs == p->capstrs) {
 		struct pool_str *ns = realloc(p->strs,
 		    p->capstrs * 2 * sizeof(*ns));
@@ -187,6 +207,9 @@ cs_pool_intern(struct cs_pool *p, const char *s, size_t len)
 		p->slots[i] = 0;
 		return 0;
 	}
+	hit->s = s;
+	hit->len = len;
+	hit->id = id;
 	return id;
 }
 

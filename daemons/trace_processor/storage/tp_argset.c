@@ -47,7 +47,7 @@ struct akey {
 	int		 kind;		/* storage's (tp_arg_kind) */
 	int		 flat_is_key;	/* the two texts are equal */
 	uint64_t	 khash;		/* the key alone: identity in a set */
-	uint64_t	 thash;		/* the value type */
+	uint64_t	 dig;		/* key and value type, for digests */
 };
 
 struct parg {
@@ -99,6 +99,7 @@ struct tp_argsets {
 	struct akey_hit {
 		const char	*flat, *key, *type;
 		int		 kind;
+		int		 fixed;	/* texts vouched fixed at these addresses */
 		uint32_t	 kid;
 	}		 recent[256];
 };
@@ -256,7 +257,7 @@ static int64_t akey_lookup(struct tp *, const char *, const char *,
  * kind, interned on first use. */
 static int64_t
 akey_id(struct tp *tp, const char *flat, const char *key, const char *type,
-    int kind)
+    int kind, int fixed)
 {
 	struct tp_argsets *as = tp->argsets;
 	struct akey_hit *r = &as->recent[((uintptr_t)key >> 3 ^
@@ -267,17 +268,23 @@ akey_id(struct tp *tp, const char *flat, const char *key, const char *type,
 
 	if (r->key == key && r->flat == flat && r->type == type &&
 	    r->kind == kind && r->kid < as->nkeys) {
+		/* Fixed texts were compared when the entry was made. */
+		if (r->fixed && fixed)
+			return r->kid;
 		k = &as->keys[r->kid];
 		/* Most keys are their own flat key: one text to compare. */
 		if (strcmp(k->key, key) == 0 && (flat == key ? k->flat_is_key :
-		    strcmp(k->flat, flat) == 0) && strcmp(k->type, type) == 0)
+		    strcmp(k->flat, flat) == 0) && strcmp(k->type, type) == 0) {
+			r->fixed = fixed;
 			return r->kid;
+		}
 	}
 	if ((id = akey_lookup(tp, flat, key, type, kind)) >= 0) {
 		r->flat = flat;
 		r->key = key;
 		r->type = type;
 		r->kind = kind;
+		r->fixed = fixed;
 		r->kid = (uint32_t)id;
 	}
 	return id;
@@ -327,7 +334,7 @@ akey_lookup(struct tp *tp, const char *flat, const char *key,
 	k->kind = kind;
 	k->flat_is_key = strcmp(flat, key) == 0;
 	k->khash = tp_hash_bytes(0, key, kl);
-	k->thash = tp_hash_bytes(0, type, tl);
+	k->dig = tp_hash_mix(k->khash ^ tp_hash_bytes(1, type, tl));
 	/* Written now: key ids stay dense whatever sets are stored. */
 	tp_arg_key_write(tp, as->nkeys, flat, key, type, kind);
 	return (int64_t)as->nkeys++;
@@ -407,7 +414,7 @@ pset_value(struct pset *ps, struct parg *a, const struct argval *v)
  * (and flat key) in its place. */
 static void
 arg_add(struct tp *tp, int64_t set, const char *flat, const char *key,
-    const char *type, const struct argval *v)
+    const char *type, const struct argval *v, int fixed)
 {
 	struct tp_argsets *as = tp->argsets;
 	struct pset *ps = pset_of(as, set);
@@ -422,7 +429,8 @@ arg_add(struct tp *tp, int64_t set, const char *flat, const char *key,
 		return;
 	}
 	if ((kid = akey_id(tp, flat, key, type, tp_arg_kind(v->kind ==
-	    AV_STR ? "" : NULL, v->kind == AV_REAL ? &v->d : NULL))) < 0)
+	    AV_STR ? "" : NULL, v->kind == AV_REAL ? &v->d : NULL),
+	    fixed)) < 0)
 		return;
 	if ((a = pset_find(as, ps, (uint32_t)kid)) != NULL) {
 		/* Its old string bytes stay in the arena until release. */
@@ -456,11 +464,16 @@ arg_add(struct tp *tp, int64_t set, const char *flat, const char *key,
 		tp_seterr(tp, "%s: out of memory", __func__);
 }
 
-static uint64_t
+/* One arg into a digest: a 64x64->128 multiply folds the value into
+ * what came before (equal digests are checked arg by arg, so this needs
+ * spread, not strength). */
+static inline uint64_t
 mix(uint64_t h, uint64_t x)
 {
-	return tp_hash_mix(h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) +
-	    (h >> 2)));
+	__uint128_t r = (__uint128_t)(h ^ 0xa0761d6478bd642fULL) *
+	    (x ^ 0xe7037ed1a0b428dbULL);
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
 /* What makes two sets equal: keys, types, values, in order. */
@@ -472,9 +485,7 @@ pset_digest(const struct tp_argsets *as, const struct pset *ps)
 
 	for (i = 0; i < ps->n; i++) {
 		const struct parg *a = &ps->a[i];
-		const struct akey *k = &as->keys[a->kid];
 
-		h = mix(mix(mix(h, k->khash), k->thash), a->kind);
 		switch (a->kind) {
 		case AV_INT:
 			x = (uint64_t)a->u.i;
@@ -490,9 +501,11 @@ pset_digest(const struct tp_argsets *as, const struct pset *ps)
 			x = 0;
 			break;
 		}
-		h = mix(h, x);
+		/* The rotated h keeps the history should a product be 0. */
+		h = (h << 7 | h >> 57) ^
+		    mix(h + as->keys[a->kid].dig + a->kind, x);
 	}
-	return h;
+	return tp_hash_mix(h);
 }
 
 /* Stores the set (or finds it stored) and keeps its id in it. */
@@ -510,12 +523,16 @@ pset_same(struct tp *tp, const struct pset *ps, int64_t id)
 {
 	uint32_t i;
 
+	/* A set's rows are consecutive: its last row of this set, the next
+	 * row not (not a longer set beginning with these). */
+	if (tp_arg_row_set(tp, id + ps->n - 1) != id ||
+	    tp_arg_row_set(tp, id + ps->n) == id)
+		return 0;
 	for (i = 0; i < ps->n; i++)
-		if (!tp_arg_row_same(tp, id + i, id, ps->a[i].kid,
+		if (!tp_arg_row_same(tp, id + i, ps->a[i].kid,
 		    PARG_VALUE(ps, &ps->a[i])))
 			return 0;
-	/* Not a longer set beginning with these. */
-	return tp_arg_row_set(tp, id + ps->n) != id;
+	return 1;
 }
 
 static void
@@ -658,7 +675,7 @@ tp_arg_int(struct tp *tp, int64_t set, const char *flat, const char *key,
 {
 	struct argval av = { .kind = AV_INT, .i = v };
 
-	arg_add(tp, set, flat, key, type ? type : "int", &av);
+	arg_add(tp, set, flat, key, type ? type : "int", &av, 0);
 }
 
 void
@@ -667,7 +684,7 @@ tp_arg_real(struct tp *tp, int64_t set, const char *flat, const char *key,
 {
 	struct argval av = { .kind = AV_REAL, .d = v };
 
-	arg_add(tp, set, flat, key, "real", &av);
+	arg_add(tp, set, flat, key, "real", &av, 0);
 }
 
 void
@@ -677,7 +694,7 @@ tp_arg_str(struct tp *tp, int64_t set, const char *flat, const char *key,
 	struct argval av = { .kind = AV_STR, .s = s ? s : "",
 	    .len = s ? len : 0 };
 
-	arg_add(tp, set, flat, key, type ? type : "string", &av);
+	arg_add(tp, set, flat, key, type ? type : "string", &av, 0);
 }
 
 void
@@ -685,5 +702,32 @@ tp_arg_str_null(struct tp *tp, int64_t set, const char *key)
 {
 	struct argval av = { .kind = AV_NULL };
 
-	arg_add(tp, set, key, key, "string", &av);
+	arg_add(tp, set, key, key, "string", &av, 0);
+}
+
+void
+tp_arg_int_fixed(struct tp *tp, int64_t set, const char *key, int64_t v,
+    const char *type)
+{
+	struct argval av = { .kind = AV_INT, .i = v };
+
+	arg_add(tp, set, key, key, type, &av, 1);
+}
+
+void
+tp_arg_real_fixed(struct tp *tp, int64_t set, const char *key, double v)
+{
+	struct argval av = { .kind = AV_REAL, .d = v };
+
+	arg_add(tp, set, key, key, "real", &av, 1);
+}
+
+void
+tp_arg_str_fixed(struct tp *tp, int64_t set, const char *key, const char *s,
+    size_t len)
+{
+	struct argval av = { .kind = AV_STR, .s = s ? s : "",
+	    .len = s ? len : 0 };
+
+	arg_add(tp, set, key, key, "string", &av, 1);
 }

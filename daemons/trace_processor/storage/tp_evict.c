@@ -156,8 +156,8 @@ static void
 evict_flows(struct tp *tp, int64_t bound)
 {
 	sqlite3_stmt *st;
-	uint64_t *gone;
-	size_t i, n = 0;
+	uint64_t *gone, key, val;
+	size_t i, it, n = 0;
 
 	if (tp->flows.count == 0 || (gone = calloc(tp->flows.count,
 	    sizeof(*gone))) == NULL)
@@ -167,14 +167,13 @@ evict_flows(struct tp *tp, int64_t bound)
 		free(gone);
 		return;
 	}
-	for (i = 0; i < tp->flows.cap && n < tp->flows.count; i++) {
-		int64_t id = (int64_t)tp->flows.slots[i].val;
-
-		if (!tp->flows.used[i] || id >= bound)
+	for (it = 0; n < tp->flows.count &&
+	    tp_hash_next(&tp->flows, &it, &key, &val);) {
+		if ((int64_t)val >= bound)
 			continue;
-		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 1, (int64_t)val);
 		if (sqlite3_step(st) != SQLITE_ROW)
-			gone[n++] = tp->flows.slots[i].key;
+			gone[n++] = key;
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);

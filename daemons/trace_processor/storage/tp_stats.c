@@ -411,21 +411,17 @@ stat_is_error(int s)
 int64_t
 tp_error_stats(struct tp *tp)
 {
-	int64_t n = 0, v;
-	size_t i;
+	uint64_t key, val;
+	int64_t n = 0;
+	size_t it;
 	int s;
 
 	for (s = 0; s < ST_INDEXED_FIRST; s++)
 		if (stat_is_error(s) && tp->stats[s] > 0)
 			n++;
-	for (i = 0; i < tp->istats.cap; i++) {
-		if (!tp->istats.used[i])
-			continue;
-		s = (int)(tp->istats.slots[i].key >> 32);
-		v = (int64_t)tp->istats.slots[i].val;
-		if (stat_is_error(s) && v > 0)
+	for (it = 0; tp_hash_next(&tp->istats, &it, &key, &val);)
+		if (stat_is_error((int)(key >> 32)) && (int64_t)val > 0)
 			n++;
-	}
 	return n;
 }
 

@@ -334,13 +334,13 @@ tp_arg_row_set(struct tp *tp, int64_t id)
 }
 
 /*
- * Whether stored arg row id is of set `set`, with key kid and the value
- * given (an int iv, a string s of slen bytes, or a real *rv, as
- * tp_arg_row_write takes them): what tells two sets with one digest apart.
+ * Whether stored arg row id has key kid and the value given (an int iv,
+ * a string s of slen bytes, or a real *rv, as tp_arg_row_write takes
+ * them): what tells two sets with one digest apart.
  */
 int
-tp_arg_row_same(struct tp *tp, int64_t id, int64_t set, int64_t kid,
-    int64_t iv, const char *s, size_t slen, const double *rv)
+tp_arg_row_same(struct tp *tp, int64_t id, int64_t kid, int64_t iv,
+    const char *s, size_t slen, const double *rv)
 {
 	struct cs_table *t = tp->tab[TB_ARGS];
 	uint32_t r = (uint32_t)id;
@@ -350,7 +350,7 @@ tp_arg_row_same(struct tp *tp, int64_t id, int64_t set, int64_t kid,
 	double d;
 
 	if (id < 0 || id >= UINT32_MAX || !cs_row_present(t, r) ||
-	    cs_get_int(t, AR_SET, r) != set || cs_get_int(t, AR_KEY, r) != kid)
+	    cs_get_int(t, AR_KEY, r) != kid)
 		return 0;
 	/* The value cell as cs_set_variant wrote it (the key says which
 	 * kind it is, and the keys are equal). */
