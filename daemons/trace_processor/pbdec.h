@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum pb_wire {
 	PB_VARINT = 0,
@@ -43,9 +44,6 @@ struct pb_field {
 	size_t		 len;
 };
 
-void	pb_init(struct pb *, const void *, size_t);
-/* 1: a field; 0: end of message; -1: malformed (err set). */
-int	pb_next_untrusted(struct pb *, struct pb_field *);
 /* The last occurrence of field id in a message (what a decoder's has_X
  * reads): 1 with it in f, else 0. */
 int	pb_last_untrusted(const uint8_t *, size_t, uint32_t id,
@@ -53,6 +51,92 @@ int	pb_last_untrusted(const uint8_t *, size_t, uint32_t id,
 /* Reads one varint; NULL when truncated or longer than 10 bytes. */
 const uint8_t *pb_varint_untrusted(const uint8_t *, const uint8_t *,
 	    uint64_t *);
+
+static inline void
+pb_init(struct pb *it, const void *buf, size_t len)
+{
+	it->p = buf;
+	it->end = it->p + len;
+	it->err = 0;
+	if (buf == NULL)
+		it->p = it->end = NULL;
+}
+
+/* Most tags, ids and lengths fit one byte: those are read without a
+ * call. */
+static inline const uint8_t *
+pb_varint_fast(const uint8_t *p, const uint8_t *end, uint64_t *out)
+{
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		return p + 1;
+	}
+	return pb_varint_untrusted(p, end, out);
+}
+
+/* 1: a field; 0: end of message; -1: malformed (err set). Inline: it is
+ * the step of every message read. */
+static inline int
+pb_next_untrusted(struct pb *it, struct pb_field *f)
+{
+	uint64_t key, v;
+	const uint8_t *p;
+
+	if (it->err)
+		return -1;
+	if (it->p >= it->end)
+		return 0;
+	if ((p = pb_varint_fast(it->p, it->end, &key)) == NULL)
+		goto bad;
+	if ((key >> 3) == 0 || (key >> 3) > 0x1fffffff)
+		goto bad;
+	f->id = (uint32_t)(key >> 3);
+	f->wire = key & 7;
+	f->data = NULL;
+	f->len = 0;
+	f->u = 0;
+	switch (f->wire) {
+	case PB_VARINT:
+		if ((p = pb_varint_fast(p, it->end, &f->u)) == NULL)
+			goto bad;
+		break;
+	case PB_FIXED64:
+		if (it->end - p < 8)
+			goto bad;
+		memcpy(&v, p, 8);
+		f->u = v;	/* little-endian hosts only, as the SMB ABI */
+		p += 8;
+		break;
+	case PB_FIXED32: {
+		uint32_t w;
+
+		if (it->end - p < 4)
+			goto bad;
+		memcpy(&w, p, 4);
+		f->u = w;
+		p += 4;
+		break;
+	}
+	case PB_LEN:
+		if ((p = pb_varint_fast(p, it->end, &v)) == NULL)
+			goto bad;
+		if (v > (uint64_t)(it->end - p))
+			goto bad;
+		f->data = p;
+		f->len = (size_t)v;
+		p += v;
+		break;
+	default:
+		/* Groups (3, 4) and 6, 7 are not used by any trace proto. */
+		goto bad;
+	}
+	it->p = p;
+	return 1;
+bad:
+	it->err = 1;
+	it->p = it->end;
+	return -1;
+}
 
 static inline int64_t
 pb_zigzag(uint64_t v)

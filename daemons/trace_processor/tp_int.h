@@ -1007,8 +1007,10 @@ int	 tp_sorter_push(struct tp *, int64_t ts, enum tp_sort_kind,
 int	 tp_sorter_push_hdr(struct tp *, int64_t ts, enum tp_sort_kind,
 	    uint32_t aux, void *ref, const void *hdr, size_t hlen,
 	    const void *data, size_t len);
-/* SK_PACKET's aux: a track event (its own queue); the tokenizer's thread
- * time and instruction count (two int64) in front of the packet. */
+/* SK_PACKET's aux: a track event (its own queue), whose data is the
+ * TrackEvent's bytes alone (the packet's other fields were read when it
+ * was tokenized); the tokenizer's thread time and instruction count (two
+ * int64) in front of the data. */
 #define TP_SORT_TRACK_EVENT	0x1u
 #define TP_SORT_THREAD_VALS	0x2u
 /*

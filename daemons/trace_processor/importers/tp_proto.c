@@ -1410,7 +1410,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		if (tp_proto_te_times(tp, s, pk.data.data, pk.data.len,
 		    pk.has_ts, &ts, tv) == -1)
 			break;
-		push_packet(tp, ts, g, tv, buf, len, 1);
+		push_packet(tp, ts, g, tv, pk.data.data, pk.data.len, 1);
 		break;
 	}
 	case 35:	/* trace_stats */
@@ -1691,6 +1691,11 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		memcpy(tv, it->data, sizeof(tv));
 	}
 	hlen = it->aux & TP_SORT_THREAD_VALS ? sizeof(tv) : 0;
+	if (it->aux & TP_SORT_TRACK_EVENT) {
+		tp_proto_track_event(tp, it->ref, it->ts, tv, it->data + hlen,
+		    it->len - hlen);
+		return;
+	}
 	if (packet_scan_untrusted(it->data + hlen, it->len - hlen, &pk) == -1)
 		return;
 	for (i = 0; i < sizeof(timed) / sizeof(timed[0]); i++)
@@ -1699,10 +1704,6 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 			return;
 		}
 	switch (pk.data.id) {
-	case 11:
-		tp_proto_track_event(tp, it->ref, it->ts, tv, pk.data.data,
-		    pk.data.len);
-		break;
 	case 37:
 		tp_heap_profile_packet(tp, it->ref, pk.seq, pk.data.data,
 		    pk.data.len);
