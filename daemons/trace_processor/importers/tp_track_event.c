@@ -2,6 +2,7 @@
  * TrackEvent: slices, instants, counters, flows and their args, on the
  * tracks of track descriptors or of the sequence's thread.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,25 +32,18 @@ struct te {
 	const char	*name;
 	size_t		 namelen;
 	int		 has_name;
-	char		 cat[512];
 	size_t		 catlen;
 	int		 has_cat;
 	int		 has_counter;
 	double		 counter;
-	uint64_t	 extra_uuids[TP_MAX_EXTRA];
 	size_t		 n_extra_uuids;
-	double		 extra_values[TP_MAX_EXTRA];
 	size_t		 n_extra_values;
-	uint64_t	 extra_d_uuids[TP_MAX_EXTRA];
 	size_t		 n_extra_d_uuids;
-	double		 extra_d_values[TP_MAX_EXTRA];
 	size_t		 n_extra_d_values;
 	/* flow_ids, terminating_flow_ids: the fixed64 fields, when
 	 * there, replace the old varint ones (as upstream reads them) */
-	uint64_t	 flows[MAX_IDS];
 	size_t		 nflows;
 	int		 flows_new;
-	uint64_t	 term_flows[MAX_IDS];
 	size_t		 nterm;
 	int		 term_new;
 	/* legacy_event */
@@ -73,6 +67,15 @@ struct te {
 	const uint8_t	*id_scope;
 	size_t		 id_scopelen;
 	int		 has_id_scope;
+	/* From here on, valid up to the counts above: not cleared for each
+	 * event (they are most of its size). */
+	char		 cat[512];
+	uint64_t	 extra_uuids[TP_MAX_EXTRA];
+	double		 extra_values[TP_MAX_EXTRA];
+	uint64_t	 extra_d_uuids[TP_MAX_EXTRA];
+	double		 extra_d_values[TP_MAX_EXTRA];
+	uint64_t	 flows[MAX_IDS];
+	uint64_t	 term_flows[MAX_IDS];
 };
 
 /* Legacy times saturate rather than wrap, as upstream's; what ends up
@@ -350,7 +353,7 @@ te_decode_untrusted(struct tp *tp, const struct tp_gen *g, const uint8_t *buf,
 	const char *s;
 	size_t slen;
 
-	memset(e, 0, sizeof(*e));
+	memset(e, 0, offsetof(struct te, cat));
 	e->legacy_thread_dur = TP_NULL;
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
@@ -719,57 +722,103 @@ source_location_args(struct tp *tp, int64_t set, const char *prefix,
  * come, then its debug annotations. on_thread: the event is on a thread's
  * track.
  */
+/* Which of te_args' passes reads field f first: 0 to 3, or -1 (no arg).
+ * An interned source location (0) is read again in pass 2. */
+static int
+te_arg_pass(const struct pb_field *f)
+{
+	switch (f->id) {
+	case 34:
+		return f->wire == PB_VARINT ? 0 : -1;
+	case 21:
+		return f->wire == PB_LEN ? 1 : -1;
+	case 33:
+	case 49:
+		return f->wire == PB_LEN ? 2 : -1;
+	case 4:
+		return f->wire == PB_LEN ? 3 : -1;
+	}
+	return -1;
+}
+
+/* The args of field f of an event, read in pass `pass`. */
+static void
+te_arg_field(struct tp *tp, const struct tp_gen *g, int64_t *set,
+    int on_thread, const struct pb_field *f, int pass)
+{
+	char flat[KEY_MAX], key[KEY_MAX];
+	const uint8_t *msg;
+	size_t mlen;
+
+	if (*set == TP_NULL)
+		*set = tp_arg_set_new(tp);
+	if (f->id == 4) {
+		strcpy(flat, "debug");
+		strcpy(key, "debug");
+		annotation_untrusted(tp, g, *set, flat, 5, key, 5, f->data,
+		    f->len, 0);
+	} else if (f->id == 21) {
+		if (tp_te_log_message_untrusted(tp, g, *set, on_thread,
+		    f->data, f->len) == -1)
+			tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
+	} else if (f->id == 49) {
+		tp_te_active_processes_untrusted(tp, *set, f->data, f->len);
+	} else if (f->id == 33) {
+		source_location_args(tp, *set, "source_location", f->data,
+		    f->len);
+	} else if (pass == 2) {
+		tp_arg_int(tp, *set, "source_location_iid",
+		    "source_location_iid", (int64_t)f->u, "uint");
+	} else if (tp_gen_lookup(g, IN_SOURCE_LOCATIONS, f->u, &msg,
+	    &mlen) == 0) {
+		source_location_args(tp, *set, "source", msg, mlen);
+	} else {
+		tp_stat_inc(tp, ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
+	}
+}
+
+/*
+ * Adds the event's args to set (allocated on first arg if *set is NULL),
+ * in upstream's order: the interned source location, the log message,
+ * the fields upstream copies by reflection (source_location_iid, an
+ * inline source_location, chrome_active_processes) in the order they
+ * come, then its debug annotations. on_thread: the event is on a thread's
+ * track. The fields are read once and kept (an event has few); one with
+ * more reads its fields again in each pass.
+ */
 static void
 te_args(struct tp *tp, const struct tp_gen *g, int64_t *set, int on_thread,
     const uint8_t *buf, size_t len)
 {
 	struct pb it;
-	struct pb_field f;
-	char flat[KEY_MAX], key[KEY_MAX];
-	const uint8_t *msg;
-	size_t mlen;
-	int pass;
+	struct pb_field f, kept[32];
+	int passes[32];
+	size_t i, n = 0;
+	int pass, p;
 
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if ((p = te_arg_pass(&f)) < 0)
+			continue;
+		if (n == sizeof(kept) / sizeof(kept[0]))
+			goto many;
+		passes[n] = p;
+		kept[n++] = f;
+	}
+	for (pass = 0; pass < 4; pass++) {
+		for (i = 0; i < n; i++)
+			if (passes[i] == pass || (pass == 2 && passes[i] == 0))
+				te_arg_field(tp, g, set, on_thread, &kept[i],
+				    pass);
+	}
+	return;
+many:
 	for (pass = 0; pass < 4; pass++) {
 		pb_init(&it, buf, len);
-		while (pb_next_untrusted(&it, &f) == 1) {
-			if (!((f.id == 34 && f.wire == PB_VARINT &&
-			    (pass == 0 || pass == 2)) || (f.id == 21 &&
-			    f.wire == PB_LEN && pass == 1) || ((f.id == 33 ||
-			    f.id == 49) && f.wire == PB_LEN && pass == 2) ||
-			    (f.id == 4 && f.wire == PB_LEN && pass == 3)))
-				continue;
-			if (*set == TP_NULL)
-				*set = tp_arg_set_new(tp);
-			if (f.id == 4) {
-				strcpy(flat, "debug");
-				strcpy(key, "debug");
-				annotation_untrusted(tp, g, *set, flat, 5, key,
-				    5, f.data, f.len, 0);
-			} else if (f.id == 21) {
-				if (tp_te_log_message_untrusted(tp, g, *set,
-				    on_thread, f.data, f.len) == -1)
-					tp_stat_inc(tp,
-					    ST_TRACK_EVENT_PARSER_ERRORS, 1);
-			} else if (f.id == 49) {
-				tp_te_active_processes_untrusted(tp, *set,
-				    f.data, f.len);
-			} else if (f.id == 33) {
-				source_location_args(tp, *set,
-				    "source_location", f.data, f.len);
-			} else if (pass == 2) {
-				tp_arg_int(tp, *set, "source_location_iid",
-				    "source_location_iid", (int64_t)f.u,
-				    "uint");
-			} else if (tp_gen_lookup(g, IN_SOURCE_LOCATIONS, f.u,
-			    &msg, &mlen) == 0) {
-				source_location_args(tp, *set, "source", msg,
-				    mlen);
-			} else {
-				tp_stat_inc(tp,
-				    ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
-			}
-		}
+		while (pb_next_untrusted(&it, &f) == 1)
+			if ((p = te_arg_pass(&f)) == pass || (pass == 2 &&
+			    p == 0))
+				te_arg_field(tp, g, set, on_thread, &f, pass);
 	}
 }
 
