@@ -170,33 +170,38 @@ fail:
 }
 
 /*
- * The engine's handles on the source's columns, when it has one for
- * every column (the rows are then read without SQL); -1: no memory.
+ * The engine's handles on the source's columns (the declared ones, or all
+ * of the source's), when it has one for every column: the rows are then
+ * read without SQL. -1: no memory.
  */
 static int
 tvf_handles(struct tvf_vtab *t)
 {
 	const struct tp_ops_hooks *h = t->walk.hooks;
-	sqlite3_stmt *st;
-	int i = 0;
+	sqlite3_stmt *st = NULL;
+	const char *name;
+	int i;
 
-	if (h == NULL || h->col_handle == NULL || t->def->cols != NULL ||
+	if (h == NULL || h->col_handle == NULL || (t->def->cols == NULL &&
 	    sqlite3_prepare_v2(t->db, "SELECT name FROM pragma_table_info(?1)",
-	    -1, &st, NULL) != SQLITE_OK)
+	    -1, &st, NULL) != SQLITE_OK))
 		return 0;
 	if ((t->handles = sqlite3_malloc(t->ncols * (int)sizeof(int))) ==
 	    NULL) {
 		sqlite3_finalize(st);
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, t->def->source, -1, SQLITE_STATIC);
-	while (i < t->ncols && sqlite3_step(st) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-
+	if (st != NULL)
+		sqlite3_bind_text(st, 1, t->def->source, -1, SQLITE_STATIC);
+	for (i = 0; i < t->ncols; i++) {
+		if (st != NULL)
+			name = sqlite3_step(st) == SQLITE_ROW ?
+			    (const char *)sqlite3_column_text(st, 0) : NULL;
+		else
+			name = t->def->cols[i].name;
 		if (name == NULL || (t->handles[i] = h->col_handle(h->ctx,
 		    t->def->source, name)) < 0)
 			break;
-		i++;
 	}
 	sqlite3_finalize(st);
 	if (i < t->ncols) {
