@@ -48,6 +48,9 @@ struct tp_proto {
 	int64_t		 last_ts;
 	int		 depth;		/* compressed_packets nesting */
 	int		 resolving;	/* parent chain being resolved */
+	/* The sequence of the packet being parsed, -1 outside one: a track
+	 * an event makes notes whether its sequence began in the trace. */
+	int64_t		 parse_seq;
 };
 
 static void tokenize_packet(struct tp *, const uint8_t *, size_t);
@@ -64,6 +67,7 @@ proto_get(struct tp *tp)
 		tp_hash_init(&tp->proto->uuid_of_utid);
 		tp_hash_init(&tp->proto->uuid_of_upid);
 		tp_hash_init(&tp->proto->uuid_tracks);
+		tp->proto->parse_seq = -1;
 	}
 	return tp->proto;
 }
@@ -440,6 +444,22 @@ seq_thread_from_desc(struct tp_seq *s, const uint8_t *buf, size_t len)
 }
 
 /*
+ * Did the sequence of the event being parsed begin in the trace (a packet
+ * of it, however early or late, said first_packet_on_sequence)? As
+ * upstream, it is the event's sequence that counts, not the descriptor's.
+ */
+static int
+seq_began(struct tp *tp)
+{
+	const struct tp_seq *s;
+
+	if (tp->proto->parse_seq < 0)
+		return 0;
+	s = tp_proto_seq_find(tp, (uint32_t)tp->proto->parse_seq);
+	return s != NULL && s->first_seen;
+}
+
+/*
  * What upstream notes of a descriptor's track in its source args: where
  * it came from, its uuid (as trace_id), whether it is its process's own
  * track, and how the UI should order its children and itself.
@@ -462,7 +482,7 @@ desc_track_args(struct tp *tp, const struct tp_desc *d, int64_t id,
 	if (d->is_counter && d->category != NULL)
 		tp_arg_str(tp, set, "category", "category", d->category,
 		    strlen(d->category), NULL);
-	if (d->first_on_seq)
+	if (seq_began(tp))
 		tp_arg_int(tp, set, "has_first_packet_on_sequence",
 		    "has_first_packet_on_sequence", 1, "bool");
 	if (d->child_ordering != 0)
@@ -652,8 +672,7 @@ counter_desc_untrusted(const uint8_t *buf, size_t len, struct tp_desc *d)
 }
 
 static void
-track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
-    int first_on_seq)
+track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 {
 	struct tp_proto *p = tp->proto;
 	struct tp_desc nd, *d;
@@ -736,7 +755,6 @@ track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 			break;
 		}
 	}
-	nd.first_on_seq = first_on_seq;
 	if (!nd.has_uuid || it.err) {
 		tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
 		goto out;
@@ -1006,9 +1024,14 @@ tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 		tp->tracks[id].parent_id = parent;
 	if (d->desc != NULL && tp->tracks[id].desc == NULL)
 		tp->tracks[id].desc = strdup(d->desc);
-	/* A thread's own track is its thread_execution track: no args. */
-	if (!(shared && d->has_thread))
+	/* A thread's own track is its thread_execution track: no args.
+	 * Any other has its uuid among its dimensions, as upstream's. */
+	if (!(shared && d->has_thread)) {
+		if (tp->tracks[id].source_arg_set_id == TP_NULL)
+			tp_arg_int(tp, tp_track_dim_set(tp, id), "track_uuid",
+			    "track_uuid", (int64_t)uuid, "int");
 		desc_track_args(tp, d, id, shared);
+	}
 	(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)id);
 	return id;
 }
@@ -1300,6 +1323,8 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		tp->machine = tp_machine_of_packet(tp, pk.has_machine,
 		    pk.machine);
 	if (pk.seq != 0 && (s = seq_get(tp, pk.seq)) != NULL) {
+		if (pk.first_on_seq)
+			s->first_seen = 1;
 		tp_proto_loss_packet(s, pk.dropped);
 		if (pk.flags & SEQ_STATE_CLEARED) {
 			struct tp_gen *ng = gen_new(s->gen);
@@ -1355,10 +1380,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 
 	switch (pk.data.id) {
 	case 60:	/* track_descriptor */
-		if (s != NULL && pk.first_on_seq)
-			s->first_seen = 1;
-		track_descriptor_untrusted(tp, pk.data.data, pk.data.len,
-		    s != NULL && s->first_seen);
+		track_descriptor_untrusted(tp, pk.data.data, pk.data.len);
 		if (s != NULL && s->valid)
 			seq_thread_from_desc(s, pk.data.data, pk.data.len);
 		/*
@@ -1702,8 +1724,10 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		}
 	switch (pk.data.id) {
 	case 11:
+		tp->proto->parse_seq = pk.seq;
 		tp_proto_track_event(tp, it->ref, it->ts, tv, pk.data.data,
 		    pk.data.len);
+		tp->proto->parse_seq = -1;
 		break;
 	case 37:
 		tp_heap_profile_packet(tp, it->ref, pk.seq, pk.data.data,

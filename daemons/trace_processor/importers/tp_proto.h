@@ -78,7 +78,6 @@ struct tp_desc {
 						 * logical, 3 explicit */
 	int		 has_rank;
 	int64_t		 rank;		/* sibling_order_rank */
-	int		 first_on_seq;	/* its sequence began in the trace */
 	/* root (uuid 0) only: processes and threads ordered by rank */
 	int		 procs_explicit, threads_explicit;
 };
