@@ -446,14 +446,15 @@ seq_thread_from_desc(struct tp_seq *s, const uint8_t *buf, size_t len)
 /*
  * Did the sequence of the event being parsed begin in the trace (a packet
  * of it, however early or late, said first_packet_on_sequence)? As
- * upstream, it is the event's sequence that counts, not the descriptor's.
+ * upstream, it is the event's sequence that counts, not the descriptor's;
+ * the default track (uuid 0) is no sequence's.
  */
 static int
-seq_began(struct tp *tp)
+seq_began(struct tp *tp, uint64_t uuid)
 {
 	const struct tp_seq *s;
 
-	if (tp->proto->parse_seq < 0)
+	if (uuid == 0 || tp->proto->parse_seq < 0)
 		return 0;
 	s = tp_proto_seq_find(tp, (uint32_t)tp->proto->parse_seq);
 	return s != NULL && s->first_seen;
@@ -482,7 +483,7 @@ desc_track_args(struct tp *tp, const struct tp_desc *d, int64_t id,
 	if (d->is_counter && d->category != NULL)
 		tp_arg_str(tp, set, "category", "category", d->category,
 		    strlen(d->category), NULL);
-	if (seq_began(tp))
+	if (seq_began(tp, d->uuid))
 		tp_arg_int(tp, set, "has_first_packet_on_sequence",
 		    "has_first_packet_on_sequence", 1, "bool");
 	if (d->child_ordering != 0)
@@ -849,7 +850,7 @@ merged_track(struct tp *tp, struct tp_desc *d, int64_t parent, int step)
 		tp->tracks[id].parent_id = parent;
 	if (d->desc != NULL && tp->tracks[id].desc == NULL)
 		tp->tracks[id].desc = strdup(d->desc);
-	desc_track_args(tp, d, id, 0);
+	desc_track_args(tp, d, id, d->uuid == 0);
 	return id;
 }
 
@@ -884,17 +885,25 @@ tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 	}
 	if (d == NULL) {
 		/*
-		 * A uuid no descriptor declares: a global track, as upstream
-		 * makes one, named "Default Track" for uuid 0 and after its
-		 * first event otherwise.
+		 * A uuid no descriptor declares: for uuid 0 upstream's default
+		 * track, a global one merged by its name "Default Track";
+		 * else a global track named after its first event.
 		 */
 		struct tp_desc nd = { .uuid = uuid };
 
-		id = tp_track_new(tp, TT_TRACK, uuid == 0 ? "Default Track" :
-		    ev_name, TP_NULL);
+		if (uuid == 0) {
+			nd.merged = 1;
+			nd.mname = (char *)"Default Track";
+			nd.m_utid = nd.m_upid = TP_NULL;
+			if ((id = merged_track(tp, &nd, TP_NULL, step)) >= 0)
+				(void)tp_hash_put(&p->uuid_tracks, uuid,
+				    (uint64_t)id);
+			return id;
+		}
+		id = tp_track_new(tp, TT_TRACK, ev_name, TP_NULL);
 		tp_track_kind(tp, id, "global_merged_track_event");
 		if (id >= 0) {
-			desc_track_args(tp, &nd, id, uuid == 0);
+			desc_track_args(tp, &nd, id, 0);
 			(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)id);
 		}
 		return id;
