@@ -48,6 +48,9 @@ struct tp_proto {
 	int64_t		 last_ts;
 	int		 depth;		/* compressed_packets nesting */
 	int		 resolving;	/* parent chain being resolved */
+	/* The sequence of the packet being parsed, -1 outside one: a track
+	 * an event makes notes whether its sequence began in the trace. */
+	int64_t		 parse_seq;	/* machine << 32 | id */
 };
 
 static void tokenize_packet(struct tp *, const uint8_t *, size_t);
@@ -64,6 +67,7 @@ proto_get(struct tp *tp)
 		tp_hash_init(&tp->proto->uuid_of_utid);
 		tp_hash_init(&tp->proto->uuid_of_upid);
 		tp_hash_init(&tp->proto->uuid_tracks);
+		tp->proto->parse_seq = -1;
 	}
 	return tp->proto;
 }
@@ -84,6 +88,7 @@ gen_new(const struct tp_gen *prev)
 	tp_hash_init(&g->interned);
 	tp_hash_init(&g->counters);
 	if (prev != NULL) {
+		g->seq_key = prev->seq_key;
 		/* The thread of a sequence is not incremental state. */
 		g->pid = prev->pid;
 		g->tid = prev->tid;
@@ -271,6 +276,7 @@ seq_get(struct tp *tp, uint32_t id)
 		free(s);
 		return NULL;
 	}
+	s->gen->seq_key = key;
 	/* Until the first clear, as upstream: what came before is unknown. */
 	s->valid = 0;
 	if (tp_hash_put(&p->seqs, key, (uint64_t)(uintptr_t)s) == -1) {
@@ -440,6 +446,25 @@ seq_thread_from_desc(struct tp_seq *s, const uint8_t *buf, size_t len)
 }
 
 /*
+ * Did the sequence of the event being parsed begin in the trace (a packet
+ * of it, however early or late, said first_packet_on_sequence)? As
+ * upstream, it is the event's sequence that counts, not the descriptor's;
+ * the default track (uuid 0) is no sequence's.
+ */
+static int
+seq_began(struct tp *tp, uint64_t uuid)
+{
+	const struct tp_seq *s;
+	uint64_t *v;
+
+	if (uuid == 0 || tp->proto->parse_seq < 0)
+		return 0;
+	v = tp_hash_get(&tp->proto->seqs, (uint64_t)tp->proto->parse_seq);
+	s = v != NULL ? (const struct tp_seq *)(uintptr_t)*v : NULL;
+	return s != NULL && s->first_seen;
+}
+
+/*
  * What upstream notes of a descriptor's track in its source args: where
  * it came from, its uuid (as trace_id), whether it is its process's own
  * track, and how the UI should order its children and itself.
@@ -462,7 +487,7 @@ desc_track_args(struct tp *tp, const struct tp_desc *d, int64_t id,
 	if (d->is_counter && d->category != NULL)
 		tp_arg_str(tp, set, "category", "category", d->category,
 		    strlen(d->category), NULL);
-	if (d->first_on_seq)
+	if (seq_began(tp, d->uuid))
 		tp_arg_int(tp, set, "has_first_packet_on_sequence",
 		    "has_first_packet_on_sequence", 1, "bool");
 	if (d->child_ordering != 0)
@@ -652,8 +677,7 @@ counter_desc_untrusted(const uint8_t *buf, size_t len, struct tp_desc *d)
 }
 
 static void
-track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
-    int first_on_seq)
+track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 {
 	struct tp_proto *p = tp->proto;
 	struct tp_desc nd, *d;
@@ -736,7 +760,6 @@ track_descriptor_untrusted(struct tp *tp, const uint8_t *buf, size_t len,
 			break;
 		}
 	}
-	nd.first_on_seq = first_on_seq;
 	if (!nd.has_uuid || it.err) {
 		tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
 		goto out;
@@ -831,7 +854,7 @@ merged_track(struct tp *tp, struct tp_desc *d, int64_t parent, int step)
 		tp->tracks[id].parent_id = parent;
 	if (d->desc != NULL && tp->tracks[id].desc == NULL)
 		tp->tracks[id].desc = strdup(d->desc);
-	desc_track_args(tp, d, id, 0);
+	desc_track_args(tp, d, id, d->uuid == 0);
 	return id;
 }
 
@@ -866,17 +889,25 @@ tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 	}
 	if (d == NULL) {
 		/*
-		 * A uuid no descriptor declares: a global track, as upstream
-		 * makes one, named "Default Track" for uuid 0 and after its
-		 * first event otherwise.
+		 * A uuid no descriptor declares: for uuid 0 upstream's default
+		 * track, a global one merged by its name "Default Track";
+		 * else a global track named after its first event.
 		 */
 		struct tp_desc nd = { .uuid = uuid };
 
-		id = tp_track_new(tp, TT_TRACK, uuid == 0 ? "Default Track" :
-		    ev_name, TP_NULL);
+		if (uuid == 0) {
+			nd.merged = 1;
+			nd.mname = (char *)"Default Track";
+			nd.m_utid = nd.m_upid = TP_NULL;
+			if ((id = merged_track(tp, &nd, TP_NULL, step)) >= 0)
+				(void)tp_hash_put(&p->uuid_tracks, uuid,
+				    (uint64_t)id);
+			return id;
+		}
+		id = tp_track_new(tp, TT_TRACK, ev_name, TP_NULL);
 		tp_track_kind(tp, id, "global_merged_track_event");
 		if (id >= 0) {
-			desc_track_args(tp, &nd, id, uuid == 0);
+			desc_track_args(tp, &nd, id, 0);
 			(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)id);
 		}
 		return id;
@@ -1006,9 +1037,14 @@ tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 		tp->tracks[id].parent_id = parent;
 	if (d->desc != NULL && tp->tracks[id].desc == NULL)
 		tp->tracks[id].desc = strdup(d->desc);
-	/* A thread's own track is its thread_execution track: no args. */
-	if (!(shared && d->has_thread))
+	/* A thread's own track is its thread_execution track: no args.
+	 * Any other has its uuid among its dimensions, as upstream's. */
+	if (!(shared && d->has_thread)) {
+		if (tp->tracks[id].source_arg_set_id == TP_NULL)
+			tp_arg_int(tp, tp_track_dim_set(tp, id), "track_uuid",
+			    "track_uuid", (int64_t)uuid, "int");
 		desc_track_args(tp, d, id, shared);
+	}
 	(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)id);
 	return id;
 }
@@ -1300,6 +1336,8 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		tp->machine = tp_machine_of_packet(tp, pk.has_machine,
 		    pk.machine);
 	if (pk.seq != 0 && (s = seq_get(tp, pk.seq)) != NULL) {
+		if (pk.first_on_seq)
+			s->first_seen = 1;
 		tp_proto_loss_packet(s, pk.dropped);
 		if (pk.flags & SEQ_STATE_CLEARED) {
 			struct tp_gen *ng = gen_new(s->gen);
@@ -1355,10 +1393,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 
 	switch (pk.data.id) {
 	case 60:	/* track_descriptor */
-		if (s != NULL && pk.first_on_seq)
-			s->first_seen = 1;
-		track_descriptor_untrusted(tp, pk.data.data, pk.data.len,
-		    s != NULL && s->first_seen);
+		track_descriptor_untrusted(tp, pk.data.data, pk.data.len);
 		if (s != NULL && s->valid)
 			seq_thread_from_desc(s, pk.data.data, pk.data.len);
 		/*
@@ -1692,8 +1727,12 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	}
 	hlen = it->aux & TP_SORT_THREAD_VALS ? sizeof(tv) : 0;
 	if (it->aux & TP_SORT_TRACK_EVENT) {
+		const struct tp_gen *g = it->ref;
+
+		tp->proto->parse_seq = g != NULL ? (int64_t)g->seq_key : -1;
 		tp_proto_track_event(tp, it->ref, it->ts, tv, it->data + hlen,
 		    it->len - hlen);
+		tp->proto->parse_seq = -1;
 		return;
 	}
 	if (packet_scan_untrusted(it->data + hlen, it->len - hlen, &pk) == -1)

@@ -14,6 +14,7 @@
 struct tp_gen {
 	int		 refs;
 	uint64_t	 serial;	/* tells generations apart, from 1 */
+	uint64_t	 seq_key;	/* its sequence's: machine << 32 | id */
 	struct tp_hash	 interned;	/* field << 48 ^ iid -> off << 32 | len */
 	uint8_t		*arena;
 	size_t		 alen, acap;
@@ -78,7 +79,6 @@ struct tp_desc {
 						 * logical, 3 explicit */
 	int		 has_rank;
 	int64_t		 rank;		/* sibling_order_rank */
-	int		 first_on_seq;	/* its sequence began in the trace */
 	/* root (uuid 0) only: processes and threads ordered by rank */
 	int		 procs_explicit, threads_explicit;
 };

@@ -688,6 +688,121 @@ tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
 #define MEMK	"process_memory_key"
 #define RTK	"proc_stat_runtime_key"
 
+/*
+ * What upstream's process_memory tracks say of themselves: a fixed text
+ * per memory key, kept as the track's "description" source arg. The
+ * texts are output upstream prints, so they are kept word for word.
+ */
+#define MEM_DOCS \
+	"https://perfetto.dev/docs/data-sources/memory-counters#per-process-"
+#define MEM_POLLED	MEM_DOCS "polled-counters"
+#define MEM_FTRACE	MEM_DOCS "memory-events-ftrace"
+
+static const struct {
+	const char	*key;
+	const char	*text;
+} mem_descs[] = {
+	{ "virt",
+	    "Virtual memory size (VmSize): Total virtual address "
+	    "space reserved by the process. Useful for understanding "
+	    "address space layout and detecting excessive memory "
+	    "reservations. WARNING: Polled periodically, so may miss "
+	    "short-lived changes. See "
+	    MEM_POLLED
+	    " for information." },
+	{ "rss",
+	    "Resident set size (VmRSS): Total physical memory "
+	    "currently used by the process (rss.anon + rss.file + "
+	    "rss.shmem). Key metric for understanding actual memory "
+	    "pressure and OOM risk. WARNING: Polled periodically, so "
+	    "use rss.anon + rss.file + rss.shmem from ftrace for "
+	    "complementary high-resolution tracking. See "
+	    MEM_POLLED
+	    " for information." },
+	{ "rss.anon",
+	    "Anonymous resident memory (RssAnon): Physical memory "
+	    "for heap and stack allocations not backed by files. "
+	    "High values indicate memory allocations from "
+	    "malloc/new. Most important for app memory usage and "
+	    "detecting memory leaks. See "
+	    MEM_FTRACE
+	    " for information." },
+	{ "rss.file",
+	    "File-backed resident memory (RssFile): Physical memory "
+	    "used for memory-mapped files (e.g., code, libraries, "
+	    "mmap'd files). Useful for understanding shared library "
+	    "overhead. Can be reclaimed under memory pressure. See "
+	    MEM_FTRACE
+	    " for information." },
+	{ "rss.shmem",
+	    "Shared memory resident pages (RssShmem): Physical "
+	    "memory in shared memory regions (shmem/tmpfs). Used for "
+	    "IPC and shared data. Important for identifying "
+	    "inter-process memory usage. See "
+	    MEM_FTRACE
+	    " for information." },
+	{ "swap",
+	    "Swapped memory (VmSwap): Memory moved to swap storage. "
+	    "Does not necessarily indicate severe pressure - kswapd "
+	    "may swap out inactive memory proactively. However, if "
+	    "actively used and swap/anon ratio is high, this "
+	    "suggests inefficient memory usage or leaks. Accessing "
+	    "swapped memory causes major page faults and performance "
+	    "degradation. Available from both ftrace and polling for "
+	    "complementary views. See "
+	    MEM_FTRACE
+	    " or "
+	    MEM_POLLED
+	    " for information." },
+	{ "locked",
+	    "Locked memory pages (VmLocked): Memory pinned in RAM "
+	    "that cannot be swapped out or reclaimed (via mlock). "
+	    "High values prevent memory reclamation during pressure. "
+	    "Typically set via profiler-guided optimization to "
+	    "minimize faults on critical paths. WARNING: Polled "
+	    "periodically, so may miss short-lived changes. See "
+	    MEM_POLLED
+	    " for information." },
+	{ "rss.watermark",
+	    "Peak RSS (VmHWM): Historical maximum RSS reached by the "
+	    "process. Useful for capacity planning and detecting "
+	    "memory usage spikes that may have triggered OOM or "
+	    "performance issues. WARNING: Polled periodically, so "
+	    "the time of the spike may not be accurate. Prefer "
+	    "relying on rss.anon + rss.file + rss.shmem which have "
+	    "pushed ftrace events so are more time accurate. See "
+	    MEM_POLLED
+	    " for information." },
+	{ "dmabuf_rss",
+	    "DMA buffer RSS: Physical memory used for DMA buffers "
+	    "(successor to Android ION). Used for surfaces, hardware "
+	    "bitmaps, media/camera buffers, and other GPU/hardware "
+	    "accelerator memory. Critical for graphics/camera apps. "
+	    "High values indicate GPU memory pressure or resource "
+	    "leaks in graphics/media pipelines. See dmabuf ftrace "
+	    "events or /proc/[pid]/fdinfo polling for information." },
+};
+
+/* A new process_memory track (of that dimension) gets its key's
+ * description. */
+static void
+mem_track_describe(struct tp *tp, int64_t track, const char *dim,
+    const char *key)
+{
+	size_t i;
+
+	if (track < 0 || dim == NULL || strcmp(dim, MEMK) != 0 ||
+	    tp->tracks[track].source_arg_set_id != TP_NULL)
+		return;
+	for (i = 0; i < sizeof(mem_descs) / sizeof(mem_descs[0]); i++)
+		if (strcmp(mem_descs[i].key, key) == 0) {
+			tp_arg_str(tp, tp_track_source_set(tp, track),
+			    "description", "description", mem_descs[i].text,
+			    strlen(mem_descs[i].text), NULL);
+			return;
+		}
+}
+
 void
 tp_proto_process_stats(struct tp *tp, int64_t ts, const uint8_t *buf,
     size_t len)
@@ -753,6 +868,8 @@ tp_proto_process_stats(struct tp *tp, int64_t ts, const uint8_t *buf,
 				    (const char *const[]){ m[i].dim,
 				    m[i].key }, m[i].key != NULL);
 				tp_track_kind(tp, track, m[i].kind);
+				mem_track_describe(tp, track, m[i].dim,
+				    m[i].key);
 				if (track >= 0)
 					tp_counter_insert(tp, ts, track, v,
 					    TP_NULL);

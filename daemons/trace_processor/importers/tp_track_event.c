@@ -892,11 +892,12 @@ te_phase_arg(struct tp *tp, const struct te *e, int64_t set)
 /*
  * Counter value into a counter track, honouring multiplier/increments:
  * an incremental counter sums per sequence and from the sequence's last
- * clearing of its state, as upstream. Returns the value stored.
+ * clearing of its state, as upstream. set is the value's args (TP_NULL:
+ * none). Returns the value stored.
  */
 static double
 counter_push(struct tp *tp, struct tp_gen *g, uint64_t uuid, int64_t track,
-    int64_t ts, double v)
+    int64_t ts, double v, int64_t set)
 {
 	struct tp_track *t = &tp->tracks[track];
 	uint64_t *sum, bits;
@@ -914,7 +915,7 @@ counter_push(struct tp *tp, struct tp_gen *g, uint64_t uuid, int64_t track,
 		memcpy(&bits, &v, sizeof(bits));
 		(void)tp_hash_put(&g->counters, uuid, bits);
 	}
-	tp_counter_insert(tp, ts, track, v, TP_NULL);
+	tp_counter_insert(tp, ts, track, v, set);
 	return v;
 }
 
@@ -1169,7 +1170,8 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 			tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 			continue;
 		}
-		v = counter_push(tp, g, xu[i], ct, ts, e.extra_values[i]);
+		v = counter_push(tp, g, xu[i], ct, ts, e.extra_values[i],
+		    TP_NULL);
 		if (cd != NULL && cd->builtin == 1 && (thread_ts == TP_NULL ||
 		    !tp->tracks[ct].incremental))
 			thread_ts = (int64_t)v;
@@ -1183,7 +1185,7 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 
 		if (ct >= 0)
 			(void)counter_push(tp, g, xu[i], ct, ts,
-			    e.extra_d_values[i]);
+			    e.extra_d_values[i], TP_NULL);
 		else
 			tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 	}
@@ -1266,8 +1268,15 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 			tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 			return;
 		}
+		/* A typed counter's value has the event's args, as
+		 * upstream gives them; a legacy 'C' has none. */
+		if (e.has_type && te_has_args(buf, len))
+			te_args(tp, g, &set, tp->tracks[track].utid != TP_NULL,
+			    buf, len);
+		if (e.has_type)
+			te_passthrough_arg(tp, &set, passthrough);
 		(void)counter_push(tp, g, e.has_track ? e.track_uuid :
-		    g != NULL ? g->track_uuid : 0, track, ts, e.counter);
+		    g != NULL ? g->track_uuid : 0, track, ts, e.counter, set);
 		return;
 	default:
 		tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);

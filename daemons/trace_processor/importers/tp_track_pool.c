@@ -171,8 +171,9 @@ pool_track_new(struct tp *tp, struct pool *p, const struct tp_pool_key *k)
 	if (p->k.merged) {
 		tp_arg_int(tp, set, "parent_track_uuid", "parent_track_uuid",
 		    p->k.parent_uuid, "int");
+		/* Upstream's dimensions keep every integer as an int. */
 		tp_arg_int(tp, set, "merge_key_type", "merge_key_type",
-		    p->k.merge_type, "uint");
+		    p->k.merge_type, "int");
 		tp_arg_str(tp, set, "merge_key_value", "merge_key_value",
 		    p->k.scope, strlen(p->k.scope), NULL);
 	} else if (p->k.scope != NULL)

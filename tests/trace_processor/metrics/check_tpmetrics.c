@@ -746,7 +746,9 @@ START_TEST(test_evict_window)
 		    " slice WHERE arg_set_id IS NOT NULL UNION SELECT"
 		    " arg_set_id FROM counter WHERE arg_set_id IS NOT NULL"
 		    " UNION SELECT dimension_arg_set_id FROM track WHERE"
-		    " dimension_arg_set_id IS NOT NULL)");
+		    " dimension_arg_set_id IS NOT NULL UNION SELECT"
+		    " source_arg_set_id FROM track WHERE"
+		    " source_arg_set_id IS NOT NULL)");
 		ck_assert_str_eq(a, "0\n");
 		free(a);
 		a = dump(full, "SELECT COUNT() FROM __args WHERE arg_set_id IN"
