@@ -1089,8 +1089,10 @@ void	 tp_ftrace_parse_event(struct tp *, const struct tp_gen *, int64_t ts,
 void	 tp_ftrace_parse_event_part(struct tp *, const struct tp_gen *,
 	    int64_t ts, uint32_t cpu, const uint8_t *, size_t, int parts,
 	    int64_t raw_ts);
-/* tp_ftrace_adreno.c: at tokenization, an Adreno cmdbatch event that it
- * placed in the sorter itself (1), else 0. */
+/* tp_ftrace_adreno.c: whether FtraceEvent field evid is an event it
+ * tokenizes; at tokenization, an Adreno cmdbatch event that it placed in
+ * the sorter itself (1), else 0. */
+int	 tp_ftrace_adreno_event(uint32_t evid);
 int	 tp_ftrace_adreno_tokenize(struct tp *, struct tp_gen *, uint32_t cpu,
 	    int64_t ts, const uint8_t *, size_t);
 void	 tp_ftrace_adreno_free(struct tp *);

@@ -1504,23 +1504,26 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		int64_t ts = -1;
+		int adreno = 0;
 
 		if (f.wire != PB_LEN || f.id != 2)
 			continue;
+		/* Its time, and whether Adreno's tokenizer wants it. */
 		pb_init(&et, f.data, f.len);
 		while (pb_next_untrusted(&et, &ef) == 1)
-			if (ef.id == 1 && ef.wire == PB_VARINT) {
+			if (ef.id == 1 && ef.wire == PB_VARINT && ts < 0)
 				ts = (int64_t)ef.u;
-				break;
-			}
+			else if (ef.wire == PB_LEN &&
+			    tp_ftrace_adreno_event(ef.id))
+				adreno = 1;
 		if (ts < 0) {
 			tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
 			continue;
 		}
 		if (!used && (used = 1))
 			tp_clock_first_use(tp);
-		if (tp_ftrace_adreno_tokenize(tp, g, cpu, ts + offset, f.data,
-		    f.len))
+		if (adreno && tp_ftrace_adreno_tokenize(tp, g, cpu,
+		    ts + offset, f.data, f.len))
 			continue;
 		if (g != NULL)
 			g->refs++;

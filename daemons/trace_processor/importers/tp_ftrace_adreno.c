@@ -125,6 +125,12 @@ pending_drop(struct tp_fadreno *a, size_t i)
 }
 
 int
+tp_ftrace_adreno_event(uint32_t evid)
+{
+	return evid == EV_SYNC || evid == EV_RETIRED;
+}
+
+int
 tp_ftrace_adreno_tokenize(struct tp *tp, struct tp_gen *g, uint32_t cpu,
     int64_t ts, const uint8_t *buf, size_t len)
 {
