@@ -398,16 +398,20 @@ struct tp_sorter {
 	size_t			 cur;
 	int64_t			 bound;
 	int			 has_cur;
-	struct tp_sort_blk	*blk;		/* block being filled */
+	/* Blocks of record copies, by number from blk0 (tp_sorter.c). */
+	struct tp_sort_blk	**blks;
+	size_t			 nblks, capblks;
+	uint64_t		 blk0, next_blk;
+	uint64_t		 fill;		/* the block being filled */
+	int			 filling;
 	size_t			 bytes;
-	uint64_t		 seq;
 	int64_t			 last_popped;
 	int			 popped_any;
 	int64_t			 newest;	/* largest ts pushed */
 	int			 pushed_any;
 	/* The service's marks (tp_sorter_flushed, tp_sorter_read_done). */
 	unsigned		 flushes;	/* since the last release */
-	uint64_t		 mark;		/* seq at the previous read */
+	uint64_t		 mark;		/* place at the previous read */
 };
 
 struct cs_pool;
@@ -976,9 +980,10 @@ enum tp_sort_kind {
 
 struct tp_sort_blk;
 
+/* A record as its parser takes it (its copy in the sorter, tp_sorter.c). */
 struct tp_sort_item {
 	int64_t		 ts;
-	uint64_t	 seq;
+	uint64_t	 seq;		/* arrival order */
 	union {
 		void	*ref;		/* importer context, refcounted */
 		int64_t	 key;		/* SK_JSON: order among equal ts */
@@ -998,8 +1003,9 @@ int	 tp_sorter_push(struct tp *, int64_t ts, enum tp_sort_kind,
 int	 tp_sorter_push_hdr(struct tp *, int64_t ts, enum tp_sort_kind,
 	    uint32_t aux, void *ref, const void *hdr, size_t hlen,
 	    const void *data, size_t len);
-/* SK_PACKET's aux: a track event (its own queue); the tokenizer's thread
- * time and instruction count (two int64) in front of the packet. */
+/* SK_PACKET's aux: a track event (its own queue), its TrackEvent bytes
+ * alone; the tokenizer's thread time and instruction count (two int64)
+ * in front of the packet. */
 #define TP_SORT_TRACK_EVENT	0x1u
 #define TP_SORT_THREAD_VALS	0x2u
 /*

@@ -1256,9 +1256,10 @@ push_packet(struct tp *tp, int64_t ts, struct tp_gen *g,
     const int64_t thread_vals[2], const uint8_t *buf, size_t len,
     int track_event)
 {
-	/* Track events have a queue of their own, as upstream's stream; the
-	 * tokenizer's thread time and instruction count go in front of the
-	 * packet when there are some. */
+	/* Track events have a queue of their own, as upstream's stream, and
+	 * are kept as their TrackEvent alone (all the parse reads); the
+	 * tokenizer's thread time and instruction count go in front of it
+	 * when there are some. */
 	uint32_t aux = track_event ? TP_SORT_TRACK_EVENT : 0;
 	size_t hlen = 0;
 
@@ -1410,7 +1411,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		if (tp_proto_te_times(tp, s, pk.data.data, pk.data.len,
 		    pk.has_ts, &ts, tv) == -1)
 			break;
-		push_packet(tp, ts, g, tv, buf, len, 1);
+		push_packet(tp, ts, g, tv, pk.data.data, pk.data.len, 1);
 		break;
 	}
 	case 35:	/* trace_stats */
@@ -1693,6 +1694,11 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		memcpy(tv, it->data, sizeof(tv));
 	}
 	hlen = it->aux & TP_SORT_THREAD_VALS ? sizeof(tv) : 0;
+	if (it->aux & TP_SORT_TRACK_EVENT) {
+		tp_proto_track_event(tp, it->ref, it->ts, tv, it->data + hlen,
+		    it->len - hlen);
+		return;
+	}
 	if (packet_scan_untrusted(it->data + hlen, it->len - hlen, &pk) == -1)
 		return;
 	for (i = 0; i < sizeof(timed) / sizeof(timed[0]); i++)
