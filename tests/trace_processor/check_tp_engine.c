@@ -256,6 +256,55 @@ START_TEST(test_sorting_service_marks)
 END_TEST
 
 /*
+ * The sorter's copies fill blocks of 1 MiB; a longer record has a block of
+ * its own spanning several. Two sequences of instants interleaved (one
+ * going back in time: late records across many blocks) and two records
+ * longer than a block leave in time order, all of them, each whole.
+ */
+START_TEST(test_sorting_blocks)
+{
+	struct pbbuf t = trace_build(0, 0);
+	struct tp *tp;
+	char *err = NULL, *v, *big;
+	size_t nbig = 3u << 20;
+	int i, n = 60000;
+
+	ck_assert_ptr_nonnull(big = malloc(nbig + 1));
+	memset(big, 'x', nbig);
+	big[nbig] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i == n / 3)
+			put_instant(&t, 1000100, big);
+		if (i == n / 2)
+			put_instant(&t, 1500000, big + nbig / 2);
+		put_instant(&t, i % 2 ? 1000000 + (uint64_t)i :
+		    1000000 + 2 * (uint64_t)n - (uint64_t)i, "small");
+	}
+	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
+	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	v = query1(tp, "SELECT COUNT(*) || ':' || SUM(LENGTH(name) > 1000)"
+	    " || ':' || MAX(LENGTH(name)) || ':' || MIN(ts) || ':' ||"
+	    " MAX(ts) FROM slice");
+	/* (names are cut to 1023 bytes) */
+	ck_assert_str_eq(v, "60002:2:1023:1000001:1500000");
+	free(v);
+	v = query1(tp, "SELECT COUNT(*) FROM slice a JOIN slice b"
+	    " ON b.id = a.id + 1 WHERE b.ts < a.ts");
+	ck_assert_str_eq(v, "0");
+	free(v);
+	v = query1(tp, "SELECT GROUP_CONCAT(ts) FROM slice WHERE"
+	    " LENGTH(name) = 1023");
+	ck_assert_str_eq(v, "1000100,1500000");
+	free(v);
+	ck_assert_int_eq(tp_error_stats(tp), 0);
+	tp_free(tp);
+	free(big);
+	free(t.buf);
+}
+END_TEST
+
+/*
  * The tables of t loaded plainly, and of one packet holding z (zlen
  * bytes) as field id, fed 333 bytes at a time: the same?
  */
@@ -896,6 +945,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_hostile_proto);
 	tcase_add_test(tc, test_json_chunking);
 	tcase_add_test(tc, test_sorting_service_marks);
+	tcase_add_test(tc, test_sorting_blocks);
 	tcase_add_test(tc, test_te_timestamp_overflow);
 	tcase_add_test(tc, test_hostile_json);
 	tcase_add_test(tc, test_json_strict);

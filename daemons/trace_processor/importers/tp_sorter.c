@@ -174,7 +174,8 @@ blk_room(struct tp_sorter *s, size_t len)
 
 	if (s->filling) {
 		b = s->blks[s->fill - s->blk0];
-		if (b->cap - b->used >= len)
+		/* A record starts in its block's first MiB (its place). */
+		if (b->cap - b->used >= len && b->used < BLK_SIZE)
 			return 0;
 		s->filling = 0;
 		blk_unref(s, s->fill);
@@ -215,7 +216,7 @@ static uint64_t
 sorter_wpos(const struct tp_sorter *s)
 {
 	if (s->filling)
-		return s->fill << BLK_SHIFT | s->blks[s->fill - s->blk0]->used;
+		return (s->fill << BLK_SHIFT) + s->blks[s->fill - s->blk0]->used;
 	return s->next_blk << BLK_SHIFT;
 }
 
