@@ -83,6 +83,16 @@ query1(struct tp *tp, const char *sql)
 	return r;
 }
 
+/* The first cell of sql's first row is want. */
+static void
+query_is(struct tp *tp, const char *sql, const char *want)
+{
+	char *v = query1(tp, sql);
+
+	ck_assert_str_eq(v, want);
+	free(v);
+}
+
 #define SUMMARY "SELECT COUNT(*) || ':' || SUM(dur) || ':' || " \
 	"GROUP_CONCAT(name || '@' || ts, ',') FROM (SELECT * FROM slice " \
 	"ORDER BY ts)"
@@ -225,14 +235,10 @@ START_TEST(test_sorting_service_marks)
 	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
 	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
 	ck_assert_int_eq(tp_eof(tp), 0);
-	v = query1(tp, "SELECT GROUP_CONCAT(name || '@' || ts, ',') FROM "
-	    "(SELECT * FROM slice ORDER BY ts)");
-	ck_assert_str_eq(v, "b@50,a@100,d@150,c@200");
-	free(v);
-	v = query1(tp, "SELECT value FROM stats WHERE name ="
-	    " 'sorter_push_event_out_of_order'");
-	ck_assert_str_eq(v, "1");
-	free(v);
+	query_is(tp, "SELECT GROUP_CONCAT(name || '@' || ts, ',') FROM "
+	    "(SELECT * FROM slice ORDER BY ts)", "b@50,a@100,d@150,c@200");
+	query_is(tp, "SELECT value FROM stats WHERE name ="
+	    " 'sorter_push_event_out_of_order'", "1");
 	tp_free(tp);
 
 	/* A ring-buffer trace (one read at the end): sorted whole, however
@@ -265,7 +271,7 @@ START_TEST(test_sorting_blocks)
 {
 	struct pbbuf t = trace_build(0, 0);
 	struct tp *tp;
-	char *err = NULL, *v, *big;
+	char *err = NULL, *big;
 	size_t nbig = 3u << 20;
 	int i, n = 60000;
 
@@ -283,20 +289,14 @@ START_TEST(test_sorting_blocks)
 	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
 	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
 	ck_assert_int_eq(tp_eof(tp), 0);
-	v = query1(tp, "SELECT COUNT(*) || ':' || SUM(LENGTH(name) > 1000)"
-	    " || ':' || MAX(LENGTH(name)) || ':' || MIN(ts) || ':' ||"
-	    " MAX(ts) FROM slice");
 	/* (names are cut to 1023 bytes) */
-	ck_assert_str_eq(v, "60002:2:1023:1000001:1500000");
-	free(v);
-	v = query1(tp, "SELECT COUNT(*) FROM slice a JOIN slice b"
-	    " ON b.id = a.id + 1 WHERE b.ts < a.ts");
-	ck_assert_str_eq(v, "0");
-	free(v);
-	v = query1(tp, "SELECT GROUP_CONCAT(ts) FROM slice WHERE"
-	    " LENGTH(name) = 1023");
-	ck_assert_str_eq(v, "1000100,1500000");
-	free(v);
+	query_is(tp, "SELECT COUNT(*) || ':' || SUM(LENGTH(name) > 1000)"
+	    " || ':' || MAX(LENGTH(name)) || ':' || MIN(ts) || ':' ||"
+	    " MAX(ts) FROM slice", "60002:2:1023:1000001:1500000");
+	query_is(tp, "SELECT COUNT(*) FROM slice a JOIN slice b"
+	    " ON b.id = a.id + 1 WHERE b.ts < a.ts", "0");
+	query_is(tp, "SELECT GROUP_CONCAT(ts) FROM slice WHERE"
+	    " LENGTH(name) = 1023", "1000100,1500000");
 	ck_assert_int_eq(tp_error_stats(tp), 0);
 	tp_free(tp);
 	free(big);
