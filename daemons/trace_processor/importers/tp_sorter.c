@@ -44,8 +44,10 @@
  * the record carries is in a header in front of its bytes, written
  * compactly (rec_put):
  *
- *   flags byte: kind (low 4 bits), REC_REF, REC_AUX, REC_MACHINE
+ *   flags byte: kind (low 4 bits), REC_REF, REC_AUX, REC_MACHINE,
+ *               REC_REFIX
  *   [ref pointer or JSON key, raw]  when REC_REF
+ *   [byte: the ref's index in its block's refs]  when REC_REFIX
  *   varint len
  *   [varint aux]                    when REC_AUX
  *   [varint machine]                when REC_MACHINE
@@ -58,6 +60,7 @@
 #define REC_REF		0x10u
 #define REC_AUX		0x20u
 #define REC_MACHINE	0x40u
+#define REC_REFIX	0x80u
 #define REC_HDR_MAX	(1 + 8 + 3 * 5)
 
 /* A record in a queue; pos: block number << BLK_SHIFT | offset, with
@@ -128,19 +131,52 @@ struct tp_sort_queue {
 	int64_t			 run_max_key;	/* and its key (item_key) */
 };
 
+/*
+ * The importer contexts (refs) of a block's records, each written once:
+ * records of a sequence come in runs, a few sequences to a block, and a
+ * record then names its ref by a byte (REC_REFIX); past BLK_REFS it is
+ * written whole.
+ */
+#define BLK_REFS	64
+
 struct tp_sort_blk {
 	size_t		 refs;		/* live records, +1 while filling */
 	size_t		 used, cap;
+	void		*ref[BLK_REFS];
+	unsigned	 nref, lastref;
 	uint8_t		 data[];
 };
+
+/* The index of ref among b's, added if there is room; -1: none. */
+static int
+blk_ref_index(struct tp_sort_blk *b, void *ref)
+{
+	unsigned i;
+
+	if (b->lastref < b->nref && b->ref[b->lastref] == ref)
+		return (int)b->lastref;
+	for (i = 0; i < b->nref && b->ref[i] != ref; i++)
+		;
+	if (i == b->nref) {
+		if (b->nref == BLK_REFS)
+			return -1;
+		b->ref[b->nref++] = ref;
+	}
+	b->lastref = i;
+	return (int)i;
+}
+
+static struct tp_sort_blk *
+blk_at(const struct tp_sorter *s, uint64_t pos)
+{
+	return s->blks[((pos & ~ENT_JSON) >> BLK_SHIFT) - s->blk0];
+}
 
 /* The record at a place (see BLK_SHIFT); its block is live. */
 static uint8_t *
 rec_at(const struct tp_sorter *s, uint64_t pos)
 {
-	pos &= ~ENT_JSON;
-	return s->blks[(pos >> BLK_SHIFT) - s->blk0]->data +
-	    (pos & (BLK_SIZE - 1));
+	return blk_at(s, pos)->data + (pos & (BLK_SIZE - 1));
 }
 
 /* Drops a record's share of block num; the block goes with its last. */
@@ -201,6 +237,7 @@ blk_room(struct tp_sorter *s, size_t len)
 	b->refs = 1;
 	b->used = 0;
 	b->cap = total - sizeof(*b);
+	b->nref = b->lastref = 0;
 	/* The MiBs of a long block past its first are no block's. */
 	while (s->nblks < need - 1)
 		s->blks[s->nblks++] = NULL;
@@ -246,17 +283,21 @@ varint_get(const uint8_t *p, uint32_t *v)
 	return p;
 }
 
-/* Writes a record's header at p; returns where its bytes go. */
+/* Writes a record's header at the end of b; returns where its bytes go. */
 static uint8_t *
-rec_put(uint8_t *p, const struct tp_sort_item *it)
+rec_put(struct tp_sort_blk *b, const struct tp_sort_item *it)
 {
-	uint8_t *f = p++;
+	uint8_t *p = b->data + b->used, *f = p++;
+	int ix;
 
 	*f = it->kind;
 	if (it->kind == SK_JSON) {
 		*f |= REC_REF;
 		memcpy(p, &it->key, sizeof(it->key));
 		p += sizeof(it->key);
+	} else if (it->ref != NULL && (ix = blk_ref_index(b, it->ref)) >= 0) {
+		*f |= REC_REFIX;
+		*p++ = (uint8_t)ix;
 	} else if (it->ref != NULL) {
 		*f |= REC_REF;
 		memcpy(p, &it->ref, sizeof(it->ref));
@@ -279,7 +320,8 @@ static void
 rec_get(const struct tp_sorter *s, const struct sort_ent *e,
     struct tp_sort_item *it)
 {
-	const uint8_t *p = rec_at(s, e->pos);
+	const struct tp_sort_blk *b = blk_at(s, e->pos);
+	const uint8_t *p = b->data + (e->pos & (BLK_SIZE - 1));
 	uint8_t f = *p++;
 
 	it->ts = e->ts;
@@ -292,6 +334,8 @@ rec_get(const struct tp_sorter *s, const struct sort_ent *e,
 	} else if (f & REC_REF) {
 		memcpy(&it->ref, p, sizeof(it->ref));
 		p += sizeof(it->ref);
+	} else if (f & REC_REFIX) {
+		it->ref = b->ref[*p++];
 	}
 	p = varint_get(p, &it->len);
 	it->aux = 0;
@@ -838,7 +882,7 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	it->ts = ts;
 	it->pos = sorter_wpos(s) | (kind == SK_JSON ? ENT_JSON : 0);
 	b = s->blks[s->fill - s->blk0];
-	p = rec_put(b->data + b->used, &r);
+	p = rec_put(b, &r);
 	if (hlen > 0)
 		memcpy(p, hdr, hlen);
 	memcpy(p + hlen, data, len);
