@@ -398,16 +398,20 @@ struct tp_sorter {
 	size_t			 cur;
 	int64_t			 bound;
 	int			 has_cur;
-	struct tp_sort_blk	*blk;		/* block being filled */
+	/* Blocks of record copies, by number from blk0 (tp_sorter.c). */
+	struct tp_sort_blk	**blks;
+	size_t			 nblks, capblks;
+	uint64_t		 blk0, next_blk;
+	uint64_t		 fill;		/* the block being filled */
+	int			 filling;
 	size_t			 bytes;
-	uint64_t		 seq;
 	int64_t			 last_popped;
 	int			 popped_any;
 	int64_t			 newest;	/* largest ts pushed */
 	int			 pushed_any;
 	/* The service's marks (tp_sorter_flushed, tp_sorter_read_done). */
 	unsigned		 flushes;	/* since the last release */
-	uint64_t		 mark;		/* seq at the previous read */
+	uint64_t		 mark;		/* place at the previous read */
 };
 
 struct cs_pool;
@@ -985,9 +989,10 @@ enum tp_sort_kind {
 
 struct tp_sort_blk;
 
+/* A record as its parser takes it (its copy in the sorter, tp_sorter.c). */
 struct tp_sort_item {
 	int64_t		 ts;
-	uint64_t	 seq;
+	uint64_t	 seq;		/* arrival order */
 	union {
 		void	*ref;		/* importer context, refcounted */
 		int64_t	 key;		/* SK_JSON: order among equal ts */
@@ -1092,7 +1097,7 @@ void	 tp_ftrace_parse_event_part(struct tp *, const struct tp_gen *,
 /* tp_ftrace_adreno.c: whether FtraceEvent field evid is an event it
  * tokenizes; at tokenization, an Adreno cmdbatch event that it placed in
  * the sorter itself (1), else 0. */
-int	 tp_ftrace_adreno_event(uint32_t evid);
+int	 tp_ftrace_adreno_tokenizes(uint32_t evid);
 int	 tp_ftrace_adreno_tokenize(struct tp *, struct tp_gen *, uint32_t cpu,
 	    int64_t ts, const uint8_t *, size_t);
 void	 tp_ftrace_adreno_free(struct tp *);

@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,16 @@ query1(struct tp *tp, const char *sql)
 	sqlite3_finalize(st);
 	ck_assert_ptr_nonnull(r);
 	return r;
+}
+
+/* The first cell of sql's first row is want. */
+static void
+query_is(struct tp *tp, const char *sql, const char *want)
+{
+	char *v = query1(tp, sql);
+
+	ck_assert_str_eq(v, want);
+	free(v);
 }
 
 #define SUMMARY "SELECT COUNT(*) || ':' || SUM(dur) || ':' || " \
@@ -181,6 +192,33 @@ put_instant(struct pbbuf *t, uint64_t ts, const char *name)
 	put_msg(t, 1, &pk);
 }
 
+/*
+ * Appends an instant on track 42 of sequence seq at ts, named by its
+ * sequence's interned name 1, "s<seq>", which the first one sets.
+ */
+static void
+put_seq_instant(struct pbbuf *t, uint32_t seq, uint64_t ts, int first)
+{
+	struct pbbuf pk = { 0 }, m = { 0 }, e = { 0 };
+	char name[16];
+
+	pbb_uint(&pk, 8, ts);
+	pbb_uint(&pk, 10, seq);
+	pbb_uint(&pk, 13, first ? 3 : 2);	/* cleared, needs state */
+	if (first) {
+		snprintf(name, sizeof(name), "s%u", (unsigned)seq);
+		pbb_uint(&e, 1, 1);		/* EventName.iid */
+		pbb_bytes(&e, 2, name, strlen(name));
+		put_msg(&m, 2, &e);		/* event_names */
+		put_msg(&pk, 12, &m);		/* interned_data */
+	}
+	pbb_uint(&m, 9, 3);			/* TYPE_INSTANT */
+	pbb_uint(&m, 11, 42);
+	pbb_uint(&m, 10, 1);			/* name_iid */
+	put_msg(&pk, 11, &m);
+	put_msg(t, 1, &pk);
+}
+
 /* Appends a TracingServiceEvent with field id set (3: flushed, 4: read). */
 static void
 put_service_event(struct pbbuf *t, uint32_t id)
@@ -225,14 +263,10 @@ START_TEST(test_sorting_service_marks)
 	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
 	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
 	ck_assert_int_eq(tp_eof(tp), 0);
-	v = query1(tp, "SELECT GROUP_CONCAT(name || '@' || ts, ',') FROM "
-	    "(SELECT * FROM slice ORDER BY ts)");
-	ck_assert_str_eq(v, "b@50,a@100,d@150,c@200");
-	free(v);
-	v = query1(tp, "SELECT value FROM stats WHERE name ="
-	    " 'sorter_push_event_out_of_order'");
-	ck_assert_str_eq(v, "1");
-	free(v);
+	query_is(tp, "SELECT GROUP_CONCAT(name || '@' || ts, ',') FROM "
+	    "(SELECT * FROM slice ORDER BY ts)", "b@50,a@100,d@150,c@200");
+	query_is(tp, "SELECT value FROM stats WHERE name ="
+	    " 'sorter_push_event_out_of_order'", "1");
 	tp_free(tp);
 
 	/* A ring-buffer trace (one read at the end): sorted whole, however
@@ -252,6 +286,59 @@ START_TEST(test_sorting_service_marks)
 	tp_free(tp);
 	free(t.buf);
 	free(ring.buf);
+}
+END_TEST
+
+/*
+ * The sorter's copies fill blocks of 1 MiB; a longer record has a block of
+ * its own spanning several; a block names the contexts of its records'
+ * sequences once, up to a count. Two series of instants interleaved (one
+ * going back in time: late records across many blocks), on more
+ * sequences than a block names, and two records longer than a block
+ * leave in time order, all of them, each whole and with its sequence's
+ * state (the names its sequence interned).
+ */
+START_TEST(test_sorting_blocks)
+{
+	struct pbbuf t = trace_build(0, 0);
+	struct tp *tp;
+	char *err = NULL, *big;
+	size_t nbig = 3u << 20;
+	int i, n = 60000;
+
+	ck_assert_ptr_nonnull(big = malloc(nbig + 1));
+	memset(big, 'x', nbig);
+	big[nbig] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i == n / 3)
+			put_instant(&t, 1000100, big);
+		if (i == n / 2)
+			put_instant(&t, 1500000, big + nbig / 2);
+		put_seq_instant(&t, 7 + (uint32_t)(i % 100), i % 2 ?
+		    1000000 + (uint64_t)i : 1000000 + 2 * (uint64_t)n -
+		    (uint64_t)i, i < 100);
+	}
+	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
+	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	/* (names are cut to 1023 bytes) */
+	query_is(tp, "SELECT COUNT(*) || ':' || SUM(LENGTH(name) > 1000)"
+	    " || ':' || MAX(LENGTH(name)) || ':' || MIN(ts) || ':' ||"
+	    " MAX(ts) FROM slice", "60002:2:1023:1000001:1500000");
+	query_is(tp, "SELECT COUNT(*) FROM slice a JOIN slice b"
+	    " ON b.id = a.id + 1 WHERE b.ts < a.ts", "0");
+	query_is(tp, "SELECT GROUP_CONCAT(ts) FROM slice WHERE"
+	    " LENGTH(name) = 1023", "1000100,1500000");
+	/* Instant i at 1000000 + i (odd i) or + 2n - i, on sequence
+	 * 7 + i % 100. */
+	query_is(tp, "SELECT COUNT(*) FROM (SELECT name, ts - 1000000 AS d"
+	    " FROM slice WHERE LENGTH(name) < 1000) WHERE name = 's' ||"
+	    " (7 + (CASE WHEN d < 60000 THEN d ELSE 120000 - d END) % 100)",
+	    "60000");
+	ck_assert_int_eq(tp_error_stats(tp), 0);
+	tp_free(tp);
+	free(big);
+	free(t.buf);
 }
 END_TEST
 
@@ -896,6 +983,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_hostile_proto);
 	tcase_add_test(tc, test_json_chunking);
 	tcase_add_test(tc, test_sorting_service_marks);
+	tcase_add_test(tc, test_sorting_blocks);
 	tcase_add_test(tc, test_te_timestamp_overflow);
 	tcase_add_test(tc, test_hostile_json);
 	tcase_add_test(tc, test_json_strict);

@@ -1514,7 +1514,7 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 			if (ef.id == 1 && ef.wire == PB_VARINT && ts < 0)
 				ts = (int64_t)ef.u;
 			else if (ef.wire == PB_LEN &&
-			    tp_ftrace_adreno_event(ef.id))
+			    tp_ftrace_adreno_tokenizes(ef.id))
 				adreno = 1;
 		if (ts < 0) {
 			tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);

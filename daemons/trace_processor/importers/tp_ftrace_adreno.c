@@ -125,7 +125,7 @@ pending_drop(struct tp_fadreno *a, size_t i)
 }
 
 int
-tp_ftrace_adreno_event(uint32_t evid)
+tp_ftrace_adreno_tokenizes(uint32_t evid)
 {
 	return evid == EV_SYNC || evid == EV_RETIRED;
 }

@@ -1292,9 +1292,10 @@ push_packet(struct tp *tp, int64_t ts, struct tp_gen *g,
     const int64_t thread_vals[2], const uint8_t *buf, size_t len,
     int track_event)
 {
-	/* Track events have a queue of their own, as upstream's stream; the
-	 * tokenizer's thread time and instruction count go in front of the
-	 * packet when there are some. */
+	/* Track events have a queue of their own, as upstream's stream, and
+	 * are kept as their TrackEvent alone (all the parse reads); the
+	 * tokenizer's thread time and instruction count go in front of it
+	 * when there are some. */
 	uint32_t aux = track_event ? TP_SORT_TRACK_EVENT : 0;
 	size_t hlen = 0;
 

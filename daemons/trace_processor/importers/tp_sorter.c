@@ -35,11 +35,42 @@
 /*
  * Record copies are packed into 1 MiB blocks, each freed when its last
  * record has been parsed: no allocation per record, and records that
- * arrive together (and mostly leave together) share their memory. Blocks
- * are aligned on their size, so a record's block is found from its
- * address (a longer record has a block of its own, as aligned).
+ * arrive together (and mostly leave together) share their memory. The
+ * blocks are numbered in the order they are made (a longer record has a
+ * block of its own, numbered as the MiBs it spans), so a record's place
+ * in them, block number and offset, grows with its arrival: it is both
+ * the record's address and its arrival order. A queue holds only a
+ * record's time and that place (struct sort_ent, 16 bytes); what else
+ * the record carries is in a header in front of its bytes, written
+ * compactly (rec_put):
+ *
+ *   flags byte: kind (low 4 bits), REC_REF, REC_AUX, REC_MACHINE,
+ *               REC_REFIX
+ *   [ref pointer or JSON key, raw]  when REC_REF
+ *   [byte: the ref's index in its block's refs]  when REC_REFIX
+ *   varint len
+ *   [varint aux]                    when REC_AUX
+ *   [varint machine]                when REC_MACHINE
+ *   bytes (the parsers copy what they read out of them: no alignment)
  */
-#define BLK_SIZE	(1u << 20)
+#define BLK_SHIFT	20
+#define BLK_SIZE	(1u << BLK_SHIFT)
+
+#define REC_KIND	0x0fu
+#define REC_REF		0x10u
+#define REC_AUX		0x20u
+#define REC_MACHINE	0x40u
+#define REC_REFIX	0x80u
+#define REC_HDR_MAX	(1 + 8 + 3 * 5)
+
+/* A record in a queue; pos: block number << BLK_SHIFT | offset, with
+ * ENT_JSON when a JSON key orders it among records of its time. */
+struct sort_ent {
+	int64_t		 ts;
+	uint64_t	 pos;
+};
+
+#define ENT_JSON	(UINT64_C(1) << 63)
 
 /* Per cpu queues past this cpu share the last one. */
 #define SORT_MAX_CPUS	4096
@@ -60,7 +91,7 @@ enum {
 
 struct run_seg {
 	struct run_seg		*next;
-	struct tp_sort_item	 it[RUN_SEG];
+	struct sort_ent		 it[RUN_SEG];
 };
 
 /*
@@ -78,7 +109,7 @@ struct run_seg {
 
 struct late_seg {
 	size_t			 left;		/* records not taken */
-	struct tp_sort_item	 it[LATE_SEG];
+	struct sort_ent		 it[LATE_SEG];
 };
 
 struct late_run {
@@ -87,6 +118,7 @@ struct late_run {
 };
 
 struct tp_sort_queue {
+	const struct tp_sorter	*s;		/* its records' blocks */
 	struct late_seg		**lsegs;	/* records that came late */
 	size_t			 n, nsegs, capsegs, ntaken;
 	size_t			 nsorted;	/* late [0, nsorted) in runs */
@@ -99,85 +131,257 @@ struct tp_sort_queue {
 	int64_t			 run_max_key;	/* and its key (item_key) */
 };
 
+/*
+ * The importer contexts (refs) of a block's records, each written once:
+ * records of a sequence come in runs, a few sequences to a block, and a
+ * record then names its ref by a byte (REC_REFIX); past BLK_REFS it is
+ * written whole.
+ */
+#define BLK_REFS	64
+
 struct tp_sort_blk {
 	size_t		 refs;		/* live records, +1 while filling */
 	size_t		 used, cap;
+	void		*ref[BLK_REFS];
+	unsigned	 nref, lastref;
 	uint8_t		 data[];
 };
 
-static void
-blk_unref(struct tp_sort_blk *b)
+/* The index of ref among b's, added if there is room; -1: none. */
+static int
+blk_ref_index(struct tp_sort_blk *b, void *ref)
 {
-	if (b != NULL && --b->refs == 0)
-		free(b);
+	unsigned i;
+
+	if (b->lastref < b->nref && b->ref[b->lastref] == ref)
+		return (int)b->lastref;
+	for (i = 0; i < b->nref && b->ref[i] != ref; i++)
+		;
+	if (i == b->nref) {
+		if (b->nref == BLK_REFS)
+			return -1;
+		b->ref[b->nref++] = ref;
+	}
+	b->lastref = i;
+	return (int)i;
 }
 
 static struct tp_sort_blk *
-blk_of(const uint8_t *data)
+blk_at(const struct tp_sorter *s, uint64_t pos)
 {
-	return (struct tp_sort_blk *)((uintptr_t)data &
-	    ~(uintptr_t)(BLK_SIZE - 1));
+	return s->blks[((pos & ~ENT_JSON) >> BLK_SHIFT) - s->blk0];
 }
 
-/* Room for len bytes; NULL when out of memory. */
+/* The record at a place (see BLK_SHIFT); its block is live. */
 static uint8_t *
-blk_alloc(struct tp_sorter *s, size_t len)
+rec_at(const struct tp_sorter *s, uint64_t pos)
 {
-	struct tp_sort_blk *b = s->blk;
-	uint8_t *p;
-	void *m;
+	return blk_at(s, pos)->data + (pos & (BLK_SIZE - 1));
+}
 
-	/* Keep records 8-byte aligned for the structs some of them hold;
-	 * an empty one still has a byte inside its block. */
-	len = len == 0 ? 8 : (len + 7) & ~(size_t)7;
-	if (b == NULL || b->cap - b->used < len) {
-		size_t total = sizeof(*b) + len;
+/* Drops a record's share of block num; the block goes with its last. */
+static void
+blk_unref(struct tp_sorter *s, uint64_t num)
+{
+	struct tp_sort_blk **b = &s->blks[num - s->blk0];
+	size_t n;
 
-		if (len > SIZE_MAX - sizeof(*b) - BLK_SIZE)
-			return NULL;
-		total = (total + BLK_SIZE - 1) & ~(size_t)(BLK_SIZE - 1);
-		if (posix_memalign(&m, BLK_SIZE, total) != 0)
-			return NULL;
-		b = m;
-		b->refs = 1;
-		b->used = 0;
-		b->cap = total - sizeof(*b);
-		blk_unref(s->blk);
-		s->blk = b;
+	if (--(*b)->refs > 0)
+		return;
+	free(*b);
+	*b = NULL;
+	if (num != s->blk0)
+		return;
+	/* The table slides on past the freed blocks at its front. */
+	for (n = 1; n < s->nblks && s->blks[n] == NULL; n++)
+		;
+	memmove(s->blks, s->blks + n, (s->nblks - n) * sizeof(*s->blks));
+	s->nblks -= n;
+	s->blk0 += n;
+}
+
+/* The block being filled, with room for len bytes; -1: out of memory. */
+static int
+blk_room(struct tp_sorter *s, size_t len)
+{
+	struct tp_sort_blk *b;
+	size_t total, need;
+	void *p;
+
+	if (s->filling) {
+		b = s->blks[s->fill - s->blk0];
+		/* A record starts in its block's first MiB (its place). */
+		if (b->cap - b->used >= len && b->used < BLK_SIZE)
+			return 0;
+		s->filling = 0;
+		blk_unref(s, s->fill);
 	}
-	p = b->data + b->used;
-	b->used += len;
-	b->refs++;
+	if (len > SIZE_MAX - sizeof(*b) - BLK_SIZE)
+		return -1;
+	total = (sizeof(*b) + len + BLK_SIZE - 1) & ~(size_t)(BLK_SIZE - 1);
+	if (s->nblks == 0)
+		s->blk0 = s->next_blk;
+	need = (size_t)(s->next_blk - s->blk0) + 1;
+	if (need > s->capblks) {
+		size_t cap = s->capblks ? s->capblks * 2 : 64;
+
+		while (cap < need)
+			cap *= 2;
+		if ((p = realloc(s->blks, cap * sizeof(*s->blks))) == NULL)
+			return -1;
+		s->blks = p;
+		s->capblks = cap;
+	}
+	if ((b = malloc(total)) == NULL)
+		return -1;
+	b->refs = 1;
+	b->used = 0;
+	b->cap = total - sizeof(*b);
+	b->nref = b->lastref = 0;
+	/* The MiBs of a long block past its first are no block's. */
+	while (s->nblks < need - 1)
+		s->blks[s->nblks++] = NULL;
+	s->blks[s->nblks++] = b;
+	s->fill = s->next_blk;
+	s->next_blk += total >> BLK_SHIFT;
+	s->filling = 1;
+	return 0;
+}
+
+/* Where the next record will be: a place no record holds yet. */
+static uint64_t
+sorter_wpos(const struct tp_sorter *s)
+{
+	if (s->filling)
+		return (s->fill << BLK_SHIFT) + s->blks[s->fill - s->blk0]->used;
+	return s->next_blk << BLK_SHIFT;
+}
+
+static uint8_t *
+varint_put(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
 	return p;
+}
+
+/* Our own header (rec_put): no bounds to check. */
+static const uint8_t *
+varint_get(const uint8_t *p, uint32_t *v)
+{
+	uint32_t r = 0;
+	int sh = 0;
+
+	while (*p & 0x80) {
+		r |= (uint32_t)(*p++ & 0x7f) << sh;
+		sh += 7;
+	}
+	*v = r | (uint32_t)*p++ << sh;
+	return p;
+}
+
+/* Writes a record's header at the end of b; returns where its bytes go. */
+static uint8_t *
+rec_put(struct tp_sort_blk *b, const struct tp_sort_item *it)
+{
+	uint8_t *p = b->data + b->used, *f = p++;
+	int ix;
+
+	*f = it->kind;
+	if (it->kind == SK_JSON) {
+		*f |= REC_REF;
+		memcpy(p, &it->key, sizeof(it->key));
+		p += sizeof(it->key);
+	} else if (it->ref != NULL && (ix = blk_ref_index(b, it->ref)) >= 0) {
+		*f |= REC_REFIX;
+		*p++ = (uint8_t)ix;
+	} else if (it->ref != NULL) {
+		*f |= REC_REF;
+		memcpy(p, &it->ref, sizeof(it->ref));
+		p += sizeof(it->ref);
+	}
+	p = varint_put(p, it->len);
+	if (it->aux != 0) {
+		*f |= REC_AUX;
+		p = varint_put(p, it->aux);
+	}
+	if (it->machine != 0) {
+		*f |= REC_MACHINE;
+		p = varint_put(p, it->machine);
+	}
+	return p;
+}
+
+/* The record of an entry, as its parser takes it. */
+static void
+rec_get(const struct tp_sorter *s, const struct sort_ent *e,
+    struct tp_sort_item *it)
+{
+	const struct tp_sort_blk *b = blk_at(s, e->pos);
+	const uint8_t *p = b->data + (e->pos & (BLK_SIZE - 1));
+	uint8_t f = *p++;
+
+	it->ts = e->ts;
+	it->seq = e->pos & ~ENT_JSON;
+	it->kind = f & REC_KIND;
+	it->ref = NULL;
+	if (it->kind == SK_JSON) {
+		memcpy(&it->key, p, sizeof(it->key));
+		p += sizeof(it->key);
+	} else if (f & REC_REF) {
+		memcpy(&it->ref, p, sizeof(it->ref));
+		p += sizeof(it->ref);
+	} else if (f & REC_REFIX) {
+		it->ref = b->ref[*p++];
+	}
+	p = varint_get(p, &it->len);
+	it->aux = 0;
+	it->machine = 0;
+	if (f & REC_AUX)
+		p = varint_get(p, &it->aux);
+	if (f & REC_MACHINE)
+		p = varint_get(p, &it->machine);
+	it->data = (uint8_t *)p;
 }
 
 /* Among records of one timestamp: JSON ones by their key, the rest after. */
 static int64_t
-item_key(const struct tp_sort_item *it)
+item_key(const struct tp_sorter *s, const struct sort_ent *e)
 {
-	return it->kind == SK_JSON ? it->key : TP_JSON_KEY_OTHER;
+	int64_t k;
+
+	if (!(e->pos & ENT_JSON))
+		return TP_JSON_KEY_OTHER;
+	memcpy(&k, rec_at(s, e->pos) + 1, sizeof(k));
+	return k;
 }
 
+/* By time, JSON key, arrival (the place, see BLK_SHIFT). */
 static int
-item_less(const struct tp_sort_item *a, const struct tp_sort_item *b)
+item_less(const struct tp_sorter *s, const struct sort_ent *a,
+    const struct sort_ent *b)
 {
 	int64_t ka, kb;
 
 	if (a->ts != b->ts)
 		return a->ts < b->ts;
-	if ((ka = item_key(a)) != (kb = item_key(b)))
+	if (((a->pos | b->pos) & ENT_JSON) &&
+	    (ka = item_key(s, a)) != (kb = item_key(s, b)))
 		return ka < kb;
-	return a->seq < b->seq;
+	return (a->pos & ~ENT_JSON) < (b->pos & ~ENT_JSON);
 }
 
-static struct tp_sort_item *
+static struct sort_ent *
 late_at(const struct tp_sort_queue *q, size_t pos)
 {
 	return &q->lsegs[pos >> LATE_SHIFT]->it[pos & (LATE_SEG - 1)];
 }
 
 /* Room for one more late record (late_push keeps it); NULL: no memory. */
-static struct tp_sort_item *
+static struct sort_ent *
 late_slot(struct tp_sort_queue *q)
 {
 	size_t seg = q->n >> LATE_SHIFT;
@@ -206,7 +410,7 @@ static void
 late_push(struct tp_sort_queue *q)
 {
 	q->lsegs[q->n >> LATE_SHIFT]->left++;
-	if (late_at(q, q->n)->kind == SK_JSON)
+	if (late_at(q, q->n)->pos & ENT_JSON)
 		q->json = 1;
 	q->n++;
 }
@@ -220,14 +424,14 @@ late_sort_ties(const struct tp_sort_queue *q, uint32_t *p, size_t n)
 	for (i = 1; i < n; i++) {
 		uint32_t x = p[i];
 
-		for (j = i; j > 0 && item_less(late_at(q, x),
+		for (j = i; j > 0 && item_less(q->s, late_at(q, x),
 		    late_at(q, p[j - 1])); j--)
 			p[j] = p[j - 1];
 		p[j] = x;
 	}
 }
 
-static struct tp_sort_item *
+static struct sort_ent *
 run_head(const struct tp_sort_queue *q, const struct late_run *r)
 {
 	return late_at(q, r->pos[r->head]);
@@ -243,10 +447,10 @@ runs_down(struct tp_sort_queue *q, size_t i)
 
 		if (c >= q->nruns)
 			break;
-		if (c + 1 < q->nruns && item_less(run_head(q, &q->runs[c + 1]),
+		if (c + 1 < q->nruns && item_less(q->s, run_head(q, &q->runs[c + 1]),
 		    run_head(q, &q->runs[c])))
 			c++;
-		if (!item_less(run_head(q, &q->runs[c]), run_head(q, &x)))
+		if (!item_less(q->s, run_head(q, &q->runs[c]), run_head(q, &x)))
 			break;
 		q->runs[i] = q->runs[c];
 		i = c;
@@ -259,7 +463,7 @@ runs_up(struct tp_sort_queue *q, size_t i)
 {
 	struct late_run x = q->runs[i];
 
-	while (i > 0 && item_less(run_head(q, &x),
+	while (i > 0 && item_less(q->s, run_head(q, &x),
 	    run_head(q, &q->runs[(i - 1) / 2]))) {
 		q->runs[i] = q->runs[(i - 1) / 2];
 		i = (i - 1) / 2;
@@ -330,7 +534,7 @@ done:
 }
 
 /* The oldest late record, or NULL. */
-static struct tp_sort_item *
+static struct sort_ent *
 late_head(struct tp_sort_queue *q)
 {
 	if (q->nsorted < q->n)
@@ -351,12 +555,12 @@ late_reset(struct tp_sort_queue *q)
 	q->json = 0;
 }
 
-static struct tp_sort_item
+static struct sort_ent
 late_take(struct tp_sort_queue *q)
 {
 	struct late_run *r = &q->runs[0];
 	uint32_t pos = r->pos[r->head++];
-	struct tp_sort_item it = *late_at(q, pos);
+	struct sort_ent it = *late_at(q, pos);
 	struct late_seg **seg = &q->lsegs[pos >> LATE_SHIFT];
 
 	if (r->head == r->n) {
@@ -403,26 +607,29 @@ item_dispatch(struct tp *tp, struct tp_sort_item *it)
 	}
 }
 
-/* What an item holds: its importer context, its share of a block. */
+/* What a record holds: its importer context, its share of a block. */
 static void
-item_release(struct tp_sort_item *it)
+item_release(struct tp_sorter *s, const struct sort_ent *e)
 {
-	if (it->kind != SK_JSON && it->ref != NULL)
-		tp_proto_unref(it->ref);
-	blk_unref(blk_of(it->data));
+	struct tp_sort_item it;
+
+	rec_get(s, e, &it);
+	if (it.kind != SK_JSON && it.ref != NULL)
+		tp_proto_unref(it.ref);
+	blk_unref(s, (e->pos & ~ENT_JSON) >> BLK_SHIFT);
 }
 
 /* The first record of the run; the run is not empty. */
-static struct tp_sort_item *
+static struct sort_ent *
 run_front(struct tp_sort_queue *q)
 {
 	return &q->rfirst->it[q->rhead];
 }
 
-static struct tp_sort_item
+static struct sort_ent
 run_pop(struct tp_sort_queue *q)
 {
-	struct tp_sort_item it = q->rfirst->it[q->rhead];
+	struct sort_ent it = q->rfirst->it[q->rhead];
 	struct run_seg *seg;
 
 	q->rhead++;
@@ -441,7 +648,7 @@ run_pop(struct tp_sort_queue *q)
 
 /* Room for one more record at the end of the run (run_push keeps it);
  * NULL when out of memory. */
-static struct tp_sort_item *
+static struct sort_ent *
 run_slot(struct tp_sort_queue *q)
 {
 	struct run_seg *seg;
@@ -468,22 +675,22 @@ run_push(struct tp_sort_queue *q)
 }
 
 /* The oldest record of a queue, or NULL. */
-static struct tp_sort_item *
+static struct sort_ent *
 queue_head(struct tp_sort_queue *q)
 {
-	struct tp_sort_item *late = late_head(q);
+	struct sort_ent *late = late_head(q);
 
-	if (q->rn > 0 && (late == NULL || item_less(run_front(q), late)))
+	if (q->rn > 0 && (late == NULL || item_less(q->s, run_front(q), late)))
 		return run_front(q);
 	return late;
 }
 
-static struct tp_sort_item
+static struct sort_ent
 queue_take(struct tp_sort_queue *q)
 {
-	struct tp_sort_item *late = late_head(q);
+	struct sort_ent *late = late_head(q);
 
-	if (q->rn > 0 && (late == NULL || item_less(run_front(q), late)))
+	if (q->rn > 0 && (late == NULL || item_less(q->s, run_front(q), late)))
 		return run_pop(q);
 	return late_take(q);
 }
@@ -494,10 +701,10 @@ queue_take(struct tp_sort_queue *q)
  * the head of the queue with the oldest one (the first made on a tie),
  * the bound then being the oldest head among the others. NULL: empty.
  */
-static struct tp_sort_item *
+static struct sort_ent *
 sorter_next(struct tp_sorter *s, int *fresh)
 {
-	struct tp_sort_item *h, *best = NULL;
+	struct sort_ent *h, *best = NULL;
 	int64_t second = INT64_MAX;
 	size_t i, bi = 0;
 
@@ -536,15 +743,17 @@ static void
 sorter_pop(struct tp *tp)
 {
 	struct tp_sorter *s = &tp->sorter;
+	struct sort_ent e;
 	struct tp_sort_item it;
 	uint32_t machine;
 	int fresh;
 
 	if (sorter_next(s, &fresh) == NULL)
 		return;
-	it = queue_take(&s->qs[s->cur]);
+	e = queue_take(&s->qs[s->cur]);
+	rec_get(s, &e, &it);
 	s->nitems--;
-	s->bytes -= it.len + sizeof(it);
+	s->bytes -= (size_t)(it.data - rec_at(s, e.pos)) + it.len + sizeof(e);
 	s->last_popped = it.ts;
 	s->popped_any = 1;
 	/* Parsed as the machine it came from; tokenizing goes on as the
@@ -553,7 +762,9 @@ sorter_pop(struct tp *tp)
 	tp->machine = it.machine;
 	item_dispatch(tp, &it);
 	tp->machine = machine;
-	item_release(&it);
+	if (it.kind != SK_JSON && it.ref != NULL)
+		tp_proto_unref(it.ref);
+	blk_unref(s, (e.pos & ~ENT_JSON) >> BLK_SHIFT);
 }
 
 /* Appends empty queues up to n; -1 when out of memory. */
@@ -561,12 +772,15 @@ static int
 queues_grow(struct tp_sorter *s, size_t n)
 {
 	struct tp_sort_queue *p;
+	size_t i;
 
 	if (n <= s->nq)
 		return 0;
 	if ((p = realloc(s->qs, n * sizeof(*p))) == NULL)
 		return -1;
 	memset(p + s->nq, 0, (n - s->nq) * sizeof(*p));
+	for (i = s->nq; i < n; i++)
+		p[i].s = s;
 	s->qs = p;
 	s->nq = n;
 	return 0;
@@ -627,7 +841,10 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 {
 	struct tp_sorter *s = &tp->sorter;
 	struct tp_sort_queue *q;
-	struct tp_sort_item *it;
+	struct tp_sort_blk *b;
+	struct tp_sort_item r;
+	struct sort_ent *it;
+	uint8_t *p;
 	int64_t k = kind == SK_JSON ? key : TP_JSON_KEY_OTHER;
 	int late;
 
@@ -651,22 +868,28 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 		if ((it = late_slot(q)) == NULL)
 			return -1;
 	}
-	if ((it->data = blk_alloc(s, hlen + len)) == NULL)
+	if (hlen + len > SIZE_MAX - REC_HDR_MAX ||
+	    blk_room(s, REC_HDR_MAX + hlen + len) == -1)
 		return -1;
-	if (hlen > 0)
-		memcpy(it->data, hdr, hlen);
-	memcpy(it->data + hlen, data, len);
-	it->ts = ts;
-	it->seq = s->seq++;
 	if (kind == SK_JSON)
-		it->key = key;
+		r.key = key;
 	else
-		it->ref = ref;
-	it->len = (uint32_t)(hlen + len);
-	it->aux = aux;
-	it->kind = (uint8_t)kind;
-	it->machine = tp->machine;
-	s->bytes += hlen + len + sizeof(*it);
+		r.ref = ref;
+	r.len = (uint32_t)(hlen + len);
+	r.aux = aux;
+	r.kind = (uint8_t)kind;
+	r.machine = tp->machine;
+	it->ts = ts;
+	it->pos = sorter_wpos(s) | (kind == SK_JSON ? ENT_JSON : 0);
+	b = s->blks[s->fill - s->blk0];
+	p = rec_put(b, &r);
+	if (hlen > 0)
+		memcpy(p, hdr, hlen);
+	memcpy(p + hlen, data, len);
+	s->bytes += (size_t)(p - (b->data + b->used)) + hlen + len +
+	    sizeof(*it);
+	b->used = (size_t)(p + hlen + len - b->data);
+	b->refs++;
 	s->nitems++;
 	/* A new head may be older than the bound: look again. */
 	sorter_batch(s);
@@ -724,7 +947,7 @@ tp_sorter_drain(struct tp *tp, int flush)
 void
 tp_sorter_release(struct tp *tp, int64_t upto)
 {
-	struct tp_sort_item *it;
+	struct sort_ent *it;
 	int fresh;
 
 	sorter_batch(&tp->sorter);
@@ -744,7 +967,7 @@ void
 tp_sorter_read_done(struct tp *tp)
 {
 	struct tp_sorter *s = &tp->sorter;
-	struct tp_sort_item *it;
+	struct sort_ent *it;
 	int fresh;
 
 	if (s->flushes < 2 || tp->cfg.full_sort)
@@ -756,7 +979,7 @@ tp_sorter_read_done(struct tp *tp)
 	 */
 	sorter_batch(s);
 	while ((it = sorter_next(s, &fresh)) != NULL) {
-		if (it->seq >= s->mark) {
+		if ((it->pos & ~ENT_JSON) >= s->mark) {
 			if (fresh)
 				break;
 			sorter_batch(s);
@@ -764,7 +987,7 @@ tp_sorter_read_done(struct tp *tp)
 		}
 		sorter_pop(tp);
 	}
-	s->mark = s->seq;
+	s->mark = sorter_wpos(s);
 	s->flushes = 0;
 }
 
@@ -788,28 +1011,30 @@ tp_sorter_free(struct tp *tp)
 	for (j = 0; j < s->nq; j++) {
 		q = &s->qs[j];
 		while (late_head(q) != NULL) {
-			struct tp_sort_item it = late_take(q);
+			struct sort_ent it = late_take(q);
 
-			item_release(&it);
+			item_release(s, &it);
 		}
 		/* What a sort without memory left behind. */
 		for (i = q->nsorted; i < q->n; i++)
-			item_release(late_at(q, i));
+			item_release(s, late_at(q, i));
 		for (i = 0; i < q->nsegs; i++)
 			free(q->lsegs[i]);
 		free(q->lsegs);
 		free(q->runs);
 		while (q->rn > 0) {
-			struct tp_sort_item it = run_pop(q);
+			struct sort_ent it = run_pop(q);
 
-			item_release(&it);
+			item_release(s, &it);
 		}
 		free(q->rfirst);
 
 	}
 	for (j = 0; j < 4; j++)
 		free(s->cpu_q[j]);
-	blk_unref(s->blk);
+	if (s->filling)
+		blk_unref(s, s->fill);
+	free(s->blks);
 	free(s->qs);
 	memset(s, 0, sizeof(*s));
 }
