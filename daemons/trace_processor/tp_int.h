@@ -565,6 +565,19 @@ int64_t	 tp_arg_set_done(struct tp *, int64_t set);
 void	 tp_arg_set_drop(struct tp *, int64_t set);
 void	 tp_arg_set_close_soon(struct tp *, int64_t set);
 void	 tp_argsets_flush(struct tp *);
+/*
+ * Sets remembered by the bytes they were made from, for importers whose
+ * args are all a function of some bytes (an ftrace event's fields): get
+ * gives the stored set made before from tag and the same len bytes (as
+ * done would give it), else TP_NULL and the hash for put, which remembers
+ * the stored set id made from them. Keys longer than TP_ARG_MEMO_MAX
+ * are never remembered. Forgotten with the stored sets.
+ */
+#define TP_ARG_MEMO_MAX	112
+int64_t	 tp_arg_memo_get(struct tp *, uint32_t tag, const void *, size_t,
+	    uint64_t *hash);
+void	 tp_arg_memo_put(struct tp *, uint32_t tag, const void *, size_t,
+	    uint64_t hash, int64_t id);
 /* Its id if stored, TP_NULL while pending. */
 int64_t	 tp_arg_set_stored(struct tp *, int64_t set);
 /* As tp_arg_set_stored; once stored, *set becomes the id (the handle's

@@ -901,6 +901,29 @@ event_args_untrusted(struct tp *tp, const struct tp_gen *g, uint32_t evid,
 	return set;
 }
 
+/*
+ * An event's args, stored: the set made before from the same fields when
+ * there was one (most events repeat another's fields: the same tasks
+ * switch again and again), else made now. A kernel symbol field depends
+ * on its sequence's symbols as well: those are always made.
+ */
+static int64_t
+event_args(struct tp *tp, const struct tp_gen *g, uint32_t evid,
+    const uint8_t *buf, size_t len)
+{
+	uint64_t hash;
+	int64_t set;
+
+	if (ksym_field(evid) != 0)
+		return event_args_untrusted(tp, g, evid, buf, len);
+	if ((set = tp_arg_memo_get(tp, evid, buf, len, &hash)) != TP_NULL)
+		return set;
+	set = tp_arg_set_done(tp, event_args_untrusted(tp, g, evid, buf,
+	    len));
+	tp_arg_memo_put(tp, evid, buf, len, hash, set);
+	return set;
+}
+
 void
 tp_ftrace_ev_decode(const uint8_t *buf, size_t len, struct tp_ftrace_ev *e)
 {
@@ -1160,7 +1183,7 @@ ftrace_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		return;
 	if ((parts & FT_ROW) && tp->cfg.ftrace_raw) {
 		utid = tp_thread_get(tp, pid);
-		set = event_args_untrusted(tp, g, ev.id, ev.data, ev.len);
+		set = event_args(tp, g, ev.id, ev.data, ev.len);
 		tp_ftrace_insert(tp, ts, name, cpu, utid, set, flags);
 	}
 	if (!drop && (parts & FT_EFFECTS))
@@ -1196,6 +1219,39 @@ struct compact_waking {
 	uint32_t	 flags;
 };
 
+/*
+ * The fields a compact record's args are made of, as a key of the
+ * remembered sets (tp_arg_memo_get): one too long for it gets a length
+ * past TP_ARG_MEMO_MAX, never remembered.
+ */
+struct memo_key {
+	uint8_t		 b[TP_ARG_MEMO_MAX];
+	size_t		 n;
+};
+
+/* Tags of the compact records' keys, apart from the events' (evid). */
+#define MEMO_COMPACT	(1u << 31)
+
+static void
+memo_key_add(struct memo_key *k, const void *p, size_t len)
+{
+	if (k->n > sizeof(k->b) || len > sizeof(k->b) - k->n) {
+		k->n = sizeof(k->b) + 1;
+		return;
+	}
+	memcpy(k->b + k->n, p, len);
+	k->n += len;
+}
+
+static void
+memo_key_str(struct memo_key *k, const char *s, size_t len)
+{
+	uint32_t l = (uint32_t)len;
+
+	memo_key_add(k, &l, sizeof(l));
+	memo_key_add(k, s, len);
+}
+
 /* A sched_switch's ftrace_event row, from its fields (--no-ftrace-raw:
  * none). */
 static void
@@ -1204,19 +1260,32 @@ switch_raw(struct tp *tp, int64_t ts, uint32_t cpu, const char *prev_comm,
     int64_t prev_state, const char *next_comm, size_t next_comm_len,
     int64_t next_pid, int64_t next_prio)
 {
-	int64_t set;
+	int64_t set, v[5] = { prev_pid, prev_prio, prev_state, next_pid,
+	    next_prio };
+	struct memo_key k = { .n = 0 };
+	uint64_t hash;
 
 	if (!tp->cfg.ftrace_raw)
 		return;
-	set = tp_arg_set_new(tp);
-
-	tp_arg_str_fixed(tp, set, "prev_comm", prev_comm, prev_comm_len);
-	tp_arg_int_fixed(tp, set, "prev_pid", prev_pid, "int");
-	tp_arg_int_fixed(tp, set, "prev_prio", prev_prio, "int");
-	tp_arg_int_fixed(tp, set, "prev_state", prev_state, "int");
-	tp_arg_str_fixed(tp, set, "next_comm", next_comm, next_comm_len);
-	tp_arg_int_fixed(tp, set, "next_pid", next_pid, "int");
-	tp_arg_int_fixed(tp, set, "next_prio", next_prio, "int");
+	memo_key_add(&k, v, sizeof(v));
+	memo_key_str(&k, prev_comm, prev_comm_len);
+	memo_key_str(&k, next_comm, next_comm_len);
+	if ((set = tp_arg_memo_get(tp, MEMO_COMPACT | EV_SCHED_SWITCH, k.b,
+	    k.n, &hash)) == TP_NULL) {
+		set = tp_arg_set_new(tp);
+		tp_arg_str_fixed(tp, set, "prev_comm", prev_comm,
+		    prev_comm_len);
+		tp_arg_int_fixed(tp, set, "prev_pid", prev_pid, "int");
+		tp_arg_int_fixed(tp, set, "prev_prio", prev_prio, "int");
+		tp_arg_int_fixed(tp, set, "prev_state", prev_state, "int");
+		tp_arg_str_fixed(tp, set, "next_comm", next_comm,
+		    next_comm_len);
+		tp_arg_int_fixed(tp, set, "next_pid", next_pid, "int");
+		tp_arg_int_fixed(tp, set, "next_prio", next_prio, "int");
+		set = tp_arg_set_done(tp, set);
+		tp_arg_memo_put(tp, MEMO_COMPACT | EV_SCHED_SWITCH, k.b, k.n,
+		    hash, set);
+	}
 	tp_ftrace_insert(tp, ts, "sched_switch", cpu, tp_thread_get(tp,
 	    prev_pid), set, TP_NULL);
 }
@@ -1299,6 +1368,8 @@ tp_ftrace_compact_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 	struct cpu_state *c = cpu_get(tp, cpu);
 	const char *comm = (const char *)buf + sizeof(r);
 	size_t commlen = len - sizeof(r);
+	struct memo_key k = { .n = 0 };
+	uint64_t hash;
 	int64_t set;
 
 	if (c == NULL || len < sizeof(r))
@@ -1315,11 +1386,19 @@ tp_ftrace_compact_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 	memcpy(&r, buf, sizeof(r));
 	if (!tp->cfg.ftrace_raw)
 		goto typed;
-	set = tp_arg_set_new(tp);
-	tp_arg_str_fixed(tp, set, "comm", comm, commlen);
-	tp_arg_int_fixed(tp, set, "pid", r.pid, "int");
-	tp_arg_int_fixed(tp, set, "prio", r.prio, "int");
-	tp_arg_int_fixed(tp, set, "target_cpu", r.target_cpu, "int");
+	memo_key_add(&k, &r, sizeof(r) - sizeof(r.flags));
+	memo_key_str(&k, comm, commlen);
+	if ((set = tp_arg_memo_get(tp, MEMO_COMPACT | EV_SCHED_WAKING, k.b,
+	    k.n, &hash)) == TP_NULL) {
+		set = tp_arg_set_new(tp);
+		tp_arg_str_fixed(tp, set, "comm", comm, commlen);
+		tp_arg_int_fixed(tp, set, "pid", r.pid, "int");
+		tp_arg_int_fixed(tp, set, "prio", r.prio, "int");
+		tp_arg_int_fixed(tp, set, "target_cpu", r.target_cpu, "int");
+		set = tp_arg_set_done(tp, set);
+		tp_arg_memo_put(tp, MEMO_COMPACT | EV_SCHED_WAKING, k.b, k.n,
+		    hash, set);
+	}
 	tp_ftrace_insert(tp, ts, "sched_waking", cpu, tp_thread_get(tp,
 	    c->pid), set, r.flags);
 typed:

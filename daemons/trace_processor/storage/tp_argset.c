@@ -74,6 +74,18 @@ struct pset {
 	uint32_t	 next_free;
 };
 
+/*
+ * A set remembered by the bytes it was made from (tp_arg_memo_get): a
+ * direct-mapped table, each slot compared byte for byte on a hit.
+ */
+#define MEMO_SLOTS	16384
+struct memo {
+	uint64_t	 hash;
+	int64_t		 id;		/* TP_NULL: a free slot */
+	uint32_t	 tag, len;
+	uint8_t		 b[TP_ARG_MEMO_MAX];
+};
+
 struct tp_argsets {
 	struct akey	*keys;
 	uint32_t	 nkeys, capkeys;
@@ -91,6 +103,7 @@ struct tp_argsets {
 	 * collide, which must change nothing): all of them but under
 	 * FARO_TP_ARGSET_DIGEST_BITS. */
 	uint64_t	 digest_mask;
+	struct memo	*memo;		/* MEMO_SLOTS, made on first use */
 	/*
 	 * The key ids last found, by the addresses of the strings asked
 	 * with: importers name keys with the same constant strings again
@@ -173,6 +186,7 @@ tp_argsets_free(struct tp *tp)
 		pset_free_buffers(&as->sets[i]);
 	free(as->sets);
 	free(as->soon);
+	free(as->memo);
 	tp_hash_free(&as->key_of);
 	tp_hash_free(&as->stored);
 	free(as);
@@ -185,6 +199,61 @@ void
 tp_argsets_forget(struct tp *tp)
 {
 	tp_hash_clear(&tp->argsets->stored);
+	free(tp->argsets->memo);
+	tp->argsets->memo = NULL;
+}
+
+static struct memo *
+memo_slot(struct tp_argsets *as, uint32_t tag, const void *b, size_t len,
+    uint64_t *hash)
+{
+	size_t i;
+
+	if (as->memo == NULL) {
+		if ((as->memo = malloc(MEMO_SLOTS * sizeof(*as->memo))) ==
+		    NULL)
+			return NULL;
+		for (i = 0; i < MEMO_SLOTS; i++)
+			as->memo[i].id = TP_NULL;
+	}
+	*hash = tp_hash_bytes(tag, b, len);
+	return &as->memo[*hash & (MEMO_SLOTS - 1)];
+}
+
+int64_t
+tp_arg_memo_get(struct tp *tp, uint32_t tag, const void *b, size_t len,
+    uint64_t *hash)
+{
+	struct tp_argsets *as = tp->argsets;
+	struct memo *m;
+
+	if (len > TP_ARG_MEMO_MAX ||
+	    (m = memo_slot(as, tag, b, len, hash)) == NULL ||
+	    m->id == TP_NULL || m->hash != *hash || m->tag != tag ||
+	    m->len != len || memcmp(m->b, b, len) != 0)
+		return TP_NULL;
+	/* What done would do first: store the sets closed soon. */
+	if (as->nsoon > 0)
+		tp_argsets_flush(tp);
+	return m->id;
+}
+
+void
+tp_arg_memo_put(struct tp *tp, uint32_t tag, const void *b, size_t len,
+    uint64_t hash, int64_t id)
+{
+	struct tp_argsets *as = tp->argsets;
+	struct memo *m;
+
+	if (len > TP_ARG_MEMO_MAX || id == TP_NULL || (id & PENDING) ||
+	    as->memo == NULL)
+		return;
+	m = &as->memo[hash & (MEMO_SLOTS - 1)];
+	m->hash = hash;
+	m->id = id;
+	m->tag = tag;
+	m->len = (uint32_t)len;
+	memcpy(m->b, b, len);
 }
 
 int64_t
