@@ -858,6 +858,58 @@ START_TEST(test_checkpoint_evict)
 }
 END_TEST
 
+/*
+ * ftrace events whose fields repeat (5000 kinds of sched_switch among
+ * 40000, more than the remembered sets' table holds at once, in an order
+ * that keeps evicting them): each row's args must still be its own.
+ */
+START_TEST(test_ftrace_args_repeat)
+{
+	struct pbbuf t = { 0 }, pk = { 0 }, b = { 0 }, e = { 0 }, sw = { 0 };
+	struct tp_config cfg;
+	struct tp *tp;
+	char *err = NULL, comm[16];
+	int i, pid;
+
+	pbb_uint(&b, 1, 0);			/* FtraceEventBundle.cpu */
+	for (i = 0; i < 40000; i++) {
+		pid = (i * 7919) % 5000 + 1;
+		snprintf(comm, sizeof(comm), "p%d", pid);
+		pbb_bytes(&sw, 1, comm, strlen(comm));	/* prev_comm */
+		pbb_uint(&sw, 2, (uint64_t)pid);	/* prev_pid */
+		pbb_uint(&sw, 3, 120);			/* prev_prio */
+		pbb_uint(&sw, 4, 1);			/* prev_state */
+		pbb_bytes(&sw, 5, "next", 4);		/* next_comm */
+		pbb_uint(&sw, 6, (uint64_t)pid + 1);	/* next_pid */
+		pbb_uint(&sw, 7, 120);			/* next_prio */
+		pbb_uint(&e, 1, 1000 + (uint64_t)i * 10);	/* timestamp */
+		pbb_uint(&e, 2, (uint64_t)pid);		/* pid */
+		put_msg(&e, 4, &sw);			/* sched_switch */
+		put_msg(&b, 2, &e);
+	}
+	put_msg(&pk, 1, &b);				/* ftrace_events */
+	put_msg(&t, 1, &pk);
+	ck_assert_int_eq(t.oom, 0);
+	tp_config_init(&cfg);
+	ck_assert_ptr_nonnull(tp = tp_new(&cfg, &err));
+	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	query_is(tp, "SELECT COUNT(*) FROM ftrace_event", "40000");
+	/* The event's pid is its prev_pid: the args are its own. */
+	query_is(tp, "SELECT COUNT(*) FROM (SELECT t.tid,"
+	    " EXTRACT_ARG(f.arg_set_id, 'prev_pid') AS p,"
+	    " EXTRACT_ARG(f.arg_set_id, 'next_pid') AS n,"
+	    " EXTRACT_ARG(f.arg_set_id, 'prev_comm') AS c FROM ftrace_event f"
+	    " JOIN thread t ON f.utid = t.utid) WHERE p = tid AND n = p + 1"
+	    " AND c = 'p' || p", "40000");
+	query_is(tp, "SELECT COUNT(DISTINCT arg_set_id) FROM ftrace_event",
+	    "5000");
+	query_is(tp, "SELECT COUNT(*) FROM args", "35000");
+	tp_free(tp);
+	free(t.buf);
+}
+END_TEST
+
 /* A slice [ts, ts + 50] on track 42 of sequence 7 with flow id 7. */
 static void
 flow_slice(struct pbbuf *t, uint64_t ts, int first)
@@ -991,6 +1043,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_hostile_systrace);
 	tcase_add_test(tc, test_api_misuse);
 	tcase_add_test(tc, test_checkpoint_evict);
+	tcase_add_test(tc, test_ftrace_args_repeat);
 	tcase_add_test(tc, test_evict_flows);
 	tcase_add_test(tc, test_evict_ill_nested);
 	suite_add_tcase(s, tc);
