@@ -112,6 +112,16 @@ START_TEST(test_pool_same_address)
 	ck_assert_str_eq(cs_pool_get(p, b, &len), "S");
 	strcpy(buf, "R");
 	ck_assert_uint_eq(cs_pool_intern(p, buf, 1), a);
+	/* The same for texts longer than a word (found by address). */
+	strcpy(buf, "running_long");
+	a = cs_pool_intern(p, buf, 12);
+	ck_assert_uint_eq(cs_pool_intern(p, buf, 12), a);
+	strcpy(buf, "sleeping_lon");
+	b = cs_pool_intern(p, buf, 12);
+	ck_assert_uint_ne(a, b);
+	ck_assert_str_eq(cs_pool_get(p, b, &len), "sleeping_lon");
+	strcpy(buf, "running_long");
+	ck_assert_uint_eq(cs_pool_intern(p, buf, 12), a);
 	/* The empty string is a string, not NULL's id 0. */
 	c = cs_pool_intern(p, buf, 0);
 	ck_assert_uint_ne(c, 0);

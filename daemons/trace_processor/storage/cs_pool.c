@@ -37,6 +37,12 @@ struct cs_pool {
 		size_t		 len;
 		uint32_t	 id;
 	}		 recent[64];
+	/* Short texts (a thread state, a cpu's name) by their bytes: they
+	 * come from reused buffers, where their address tells nothing. */
+	struct pool_short {
+		uint64_t	 w;		/* the bytes, zero-padded */
+		uint32_t	 len, id;
+	}		 shorts[64];
 };
 
 struct cs_pool *
@@ -160,6 +166,23 @@ pool_room(struct cs_pool *p, size_t len)
 	return b;
 }
 
+/* Id of s, for the next time it is asked: by its bytes if short (sh),
+ * else by its address. */
+static void
+pool_remember(struct pool_hit *hit, struct pool_short *sh, const char *s,
+    size_t len, uint64_t w, uint32_t id)
+{
+	if (sh != NULL) {
+		sh->w = w;
+		sh->len = (uint32_t)len;
+		sh->id = id;
+	} else {
+		hit->s = s;
+		hit->len = len;
+		hit->id = id;
+	}
+}
+
 uint32_t
 cs_pool_intern(struct cs_pool *p, const char *s, size_t len)
 {
@@ -169,8 +192,16 @@ cs_pool_intern(struct cs_pool *p, const char *s, size_t len)
 
 	struct pool_hit *hit = &p->recent[((uintptr_t)s >> 3 ^ len) &
 	    (sizeof(p->recent) / sizeof(p->recent[0]) - 1)];
+	struct pool_short *sh = NULL;
+	uint64_t w = 0;
 
-	if (hit->id != 0 && hit->s == s && hit->len == len &&
+	if (len <= sizeof(w)) {
+		if (len > 0)
+			memcpy(&w, s, len);
+		sh = &p->shorts[((w ^ len) * 0x9e3779b97f4a7c15ULL) >> 58];
+		if (sh->id != 0 && sh->w == w && sh->len == len)
+			return sh->id;
+	} else if (hit->id != 0 && hit->s == s && hit->len == len &&
 	    memcmp(p->strs[hit->id].p, s, len) == 0)
 		return hit->id;
 	if (len > UINT32_MAX - 1 || p->nstrs >= UINT32_MAX)
@@ -178,9 +209,7 @@ cs_pool_intern(struct cs_pool *p, const char *s, size_t len)
 	h = pool_hash(s, len);
 	i = pool_slot(p, s, len, h);
 	if (p->slots[i] != 0) {
-		hit->s = s;
-		hit->len = len;
-		hit->id = p->slots[i];
+		pool_remember(hit, sh, s, len, w, p->slots[i]);
 		return p->slots[i];
 	}
 	if (p->nstrs == p->capstrs) {
@@ -207,9 +236,7 @@ cs_pool_intern(struct cs_pool *p, const char *s, size_t len)
 		p->slots[i] = 0;
 		return 0;
 	}
-	hit->s = s;
-	hit->len = len;
-	hit->id = id;
+	pool_remember(hit, sh, s, len, w, id);
 	return id;
 }
 

@@ -104,6 +104,7 @@ struct tp_argsets {
 	 * FARO_TP_ARGSET_DIGEST_BITS. */
 	uint64_t	 digest_mask;
 	struct memo	*memo;		/* MEMO_SLOTS, made on first use */
+	uint64_t	 memo_hits, memo_misses;	/* for the debug line */
 	/*
 	 * The key ids last found, by the addresses of the strings asked
 	 * with: importers name keys with the same constant strings again
@@ -173,8 +174,11 @@ tp_argsets_free(struct tp *tp)
 				fprintf(stderr, "argset: pending empty%s\n",
 				    as->sets[i].closed ? " (closed)" : "");
 		}
-		fprintf(stderr, "argset: %lld misused, %u never done\n",
-		    (long long)as->misuse, live);
+		fprintf(stderr, "argset: %lld misused, %u never done; "
+		    "remembered sets: %llu hits, %llu misses\n",
+		    (long long)as->misuse, live,
+		    (unsigned long long)as->memo_hits,
+		    (unsigned long long)as->memo_misses);
 	}
 	for (i = 0; i < as->nkeys; i++) {
 		free(as->keys[i].flat);
@@ -230,8 +234,11 @@ tp_arg_memo_get(struct tp *tp, uint32_t tag, const void *b, size_t len,
 	if (len > TP_ARG_MEMO_MAX ||
 	    (m = memo_slot(as, tag, b, len, hash)) == NULL ||
 	    m->id == TP_NULL || m->hash != *hash || m->tag != tag ||
-	    m->len != len || memcmp(m->b, b, len) != 0)
+	    m->len != len || memcmp(m->b, b, len) != 0) {
+		as->memo_misses++;
 		return TP_NULL;
+	}
+	as->memo_hits++;
 	/* What done would do first: store the sets closed soon. */
 	if (as->nsoon > 0)
 		tp_argsets_flush(tp);
