@@ -60,6 +60,9 @@ struct cpu_state {
 	/* the running task, for compact sched's implied prev fields */
 	int64_t		 pid;
 	char		 comm[COMM_MAX];
+	/* Its Irq and SoftIrq Cpu tracks, -1 until made, and whose. */
+	int64_t		 irq_track[2];
+	uint32_t	 irq_machine[2];
 };
 
 struct state_row {
@@ -178,6 +181,7 @@ cpu_get(struct tp *tp, uint32_t cpu)
 			memset(&c[i], 0, sizeof(c[i]));
 			c[i].sched_id = -1;
 			c[i].pid = -1;
+			c[i].irq_track[0] = c[i].irq_track[1] = -1;
 		}
 		ft->cpus = c;
 		ft->ncpus = n;
@@ -261,7 +265,7 @@ state_print(unsigned f, char *buf, size_t len)
 	size_t i, n = 0;
 
 	if ((f & ~TS_PREEMPTED) == 0) {
-		snprintf(buf, len, f & TS_PREEMPTED ? "R+" : "R");
+		tp_strlcpy(buf, len, "R+", f & TS_PREEMPTED ? 2 : 1);
 		return 1;
 	}
 	/* Upstream keeps at most three letters. */
@@ -957,22 +961,42 @@ static const char *const softirq_names[] = {
  * upstream; the exit closes the innermost irq slice there and adds its
  * "ret" (handled or not) or "vec".
  */
+/* The cpu's Irq (or SoftIrq) Cpu track, kept by the cpu once made. */
+static int64_t
+irq_track(struct tp *tp, uint32_t cpu, int soft)
+{
+	struct cpu_state *c = cpu_get(tp, cpu);
+	char tname[32];
+	int64_t track;
+
+	if (c != NULL && c->irq_track[soft] >= 0 &&
+	    c->irq_machine[soft] == tp->machine)
+		return c->irq_track[soft];
+	snprintf(tname, sizeof(tname), "%s Cpu %" PRIu32, soft ? "SoftIrq" :
+	    "Irq", cpu);
+	if ((track = tp_track_intern(tp, TT_CPU, tname, cpu)) < 0)
+		return -1;
+	tp_track_kind(tp, track, soft ? "cpu_softirq" : "cpu_irq");
+	if (c != NULL) {
+		c->irq_track[soft] = track;
+		c->irq_machine[soft] = tp->machine;
+	}
+	return track;
+}
+
 static void
 irq_event(struct tp *tp, int64_t ts, uint32_t cpu, uint32_t evid,
     const struct tp_ftrace_ev *e)
 {
-	char tname[32], name[128];
+	char name[128];
 	int soft = evid == EV_SOFTIRQ_ENTRY || evid == EV_SOFTIRQ_EXIT;
 	int64_t track, set;
 
 	if (soft && (uint64_t)e->v[1] >= sizeof(softirq_names) /
 	    sizeof(softirq_names[0]))
 		return;	/* no such vector: upstream ignores it too */
-	snprintf(tname, sizeof(tname), "%s Cpu %" PRIu32, soft ? "SoftIrq" :
-	    "Irq", cpu);
-	if ((track = tp_track_intern(tp, TT_CPU, tname, cpu)) < 0)
+	if ((track = irq_track(tp, cpu, soft)) < 0)
 		return;
-	tp_track_kind(tp, track, soft ? "cpu_softirq" : "cpu_irq");
 	switch (evid) {
 	case EV_IRQ_HANDLER_ENTRY:
 		snprintf(name, sizeof(name), "IRQ (%.*s)",
