@@ -859,21 +859,22 @@ START_TEST(test_checkpoint_evict)
 END_TEST
 
 /*
- * ftrace events whose fields repeat (5000 kinds of sched_switch among
- * 40000, more than the remembered sets' table holds at once, in an order
- * that keeps evicting them): each row's args must still be its own.
+ * n sched_switch events of `kinds` kinds of fields (each kind's pid and
+ * comm tell it): each row's args must be its own, however the
+ * remembered sets' table is filled, evicted or grown.
  */
-START_TEST(test_ftrace_args_repeat)
+static void
+ftrace_args_repeat(int n, int kinds)
 {
 	struct pbbuf t = { 0 }, pk = { 0 }, b = { 0 }, e = { 0 }, sw = { 0 };
 	struct tp_config cfg;
 	struct tp *tp;
-	char *err = NULL, comm[16];
+	char *err = NULL, comm[16], want[32];
 	int i, pid;
 
 	pbb_uint(&b, 1, 0);			/* FtraceEventBundle.cpu */
-	for (i = 0; i < 40000; i++) {
-		pid = (i * 7919) % 5000 + 1;
+	for (i = 0; i < n; i++) {
+		pid = (int)(((int64_t)i * 7919) % kinds) + 1;
 		snprintf(comm, sizeof(comm), "p%d", pid);
 		pbb_bytes(&sw, 1, comm, strlen(comm));	/* prev_comm */
 		pbb_uint(&sw, 2, (uint64_t)pid);	/* prev_pid */
@@ -894,19 +895,35 @@ START_TEST(test_ftrace_args_repeat)
 	ck_assert_ptr_nonnull(tp = tp_new(&cfg, &err));
 	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
 	ck_assert_int_eq(tp_eof(tp), 0);
-	query_is(tp, "SELECT COUNT(*) FROM ftrace_event", "40000");
+	snprintf(want, sizeof(want), "%d", n);
+	query_is(tp, "SELECT COUNT(*) FROM ftrace_event", want);
 	/* The event's pid is its prev_pid: the args are its own. */
 	query_is(tp, "SELECT COUNT(*) FROM (SELECT t.tid,"
 	    " EXTRACT_ARG(f.arg_set_id, 'prev_pid') AS p,"
 	    " EXTRACT_ARG(f.arg_set_id, 'next_pid') AS n,"
 	    " EXTRACT_ARG(f.arg_set_id, 'prev_comm') AS c FROM ftrace_event f"
 	    " JOIN thread t ON f.utid = t.utid) WHERE p = tid AND n = p + 1"
-	    " AND c = 'p' || p", "40000");
+	    " AND c = 'p' || p", want);
+	snprintf(want, sizeof(want), "%d", kinds);
 	query_is(tp, "SELECT COUNT(DISTINCT arg_set_id) FROM ftrace_event",
-	    "5000");
-	query_is(tp, "SELECT COUNT(*) FROM args", "35000");
+	    want);
+	snprintf(want, sizeof(want), "%d", kinds * 7);
+	query_is(tp, "SELECT COUNT(*) FROM args", want);
 	tp_free(tp);
 	free(t.buf);
+}
+
+/* More kinds than the first table holds, in an order that evicts. */
+START_TEST(test_ftrace_args_repeat)
+{
+	ftrace_args_repeat(40000, 5000);
+}
+END_TEST
+
+/* Most lookups missing for a while: the table grows meanwhile. */
+START_TEST(test_ftrace_args_many_kinds)
+{
+	ftrace_args_repeat(300000, 150000);
 }
 END_TEST
 
@@ -1044,6 +1061,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_api_misuse);
 	tcase_add_test(tc, test_checkpoint_evict);
 	tcase_add_test(tc, test_ftrace_args_repeat);
+	tcase_add_test(tc, test_ftrace_args_many_kinds);
 	tcase_add_test(tc, test_evict_flows);
 	tcase_add_test(tc, test_evict_ill_nested);
 	suite_add_tcase(s, tc);

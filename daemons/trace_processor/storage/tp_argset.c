@@ -76,9 +76,13 @@ struct pset {
 
 /*
  * A set remembered by the bytes it was made from (tp_arg_memo_get): a
- * direct-mapped table, each slot compared byte for byte on a hit.
+ * direct-mapped table, each slot compared byte for byte on a hit. It
+ * starts small and grows while most lookups miss (a trace of many more
+ * kinds of events than it holds), up to MEMO_MAX slots.
  */
-#define MEMO_SLOTS	16384
+#define MEMO_FIRST	16384
+#define MEMO_MAX	262144
+#define MEMO_ROUND	(1u << 18)	/* lookups between looks at the rate */
 struct memo {
 	uint64_t	 hash;
 	int64_t		 id;		/* TP_NULL: a free slot */
@@ -103,7 +107,9 @@ struct tp_argsets {
 	 * collide, which must change nothing): all of them but under
 	 * FARO_TP_ARGSET_DIGEST_BITS. */
 	uint64_t	 digest_mask;
-	struct memo	*memo;		/* MEMO_SLOTS, made on first use */
+	struct memo	*memo;		/* made on first use */
+	size_t		 memo_slots;
+	uint32_t	 round_looks, round_misses;
 	uint64_t	 memo_hits, memo_misses;	/* for the debug line */
 	/*
 	 * The key ids last found, by the addresses of the strings asked
@@ -207,21 +213,48 @@ tp_argsets_forget(struct tp *tp)
 	tp->argsets->memo = NULL;
 }
 
+/* A table of n free slots, the entries of old (of oldn slots) moved in. */
+static struct memo *
+memo_table(size_t n, const struct memo *old, size_t oldn)
+{
+	struct memo *m;
+	size_t i;
+
+	if ((m = malloc(n * sizeof(*m))) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		m[i].id = TP_NULL;
+	for (i = 0; i < oldn; i++)
+		if (old[i].id != TP_NULL)
+			m[old[i].hash & (n - 1)] = old[i];
+	return m;
+}
+
 static struct memo *
 memo_slot(struct tp_argsets *as, uint32_t tag, const void *b, size_t len,
     uint64_t *hash)
 {
-	size_t i;
+	struct memo *m;
 
 	if (as->memo == NULL) {
-		if ((as->memo = malloc(MEMO_SLOTS * sizeof(*as->memo))) ==
-		    NULL)
+		if ((as->memo = memo_table(MEMO_FIRST, NULL, 0)) == NULL)
 			return NULL;
-		for (i = 0; i < MEMO_SLOTS; i++)
-			as->memo[i].id = TP_NULL;
+		as->memo_slots = MEMO_FIRST;
+		as->round_looks = as->round_misses = 0;
+	}
+	/* Most of a round missed: more kinds than slots, grow. */
+	if (++as->round_looks == MEMO_ROUND) {
+		if (as->round_misses > MEMO_ROUND / 2 &&
+		    as->memo_slots < MEMO_MAX && (m = memo_table(
+		    as->memo_slots * 4, as->memo, as->memo_slots)) != NULL) {
+			free(as->memo);
+			as->memo = m;
+			as->memo_slots *= 4;
+		}
+		as->round_looks = as->round_misses = 0;
 	}
 	*hash = tp_hash_bytes(tag, b, len);
-	return &as->memo[*hash & (MEMO_SLOTS - 1)];
+	return &as->memo[*hash & (as->memo_slots - 1)];
 }
 
 int64_t
@@ -236,6 +269,7 @@ tp_arg_memo_get(struct tp *tp, uint32_t tag, const void *b, size_t len,
 	    m->id == TP_NULL || m->hash != *hash || m->tag != tag ||
 	    m->len != len || memcmp(m->b, b, len) != 0) {
 		as->memo_misses++;
+		as->round_misses++;
 		return TP_NULL;
 	}
 	as->memo_hits++;
@@ -255,7 +289,7 @@ tp_arg_memo_put(struct tp *tp, uint32_t tag, const void *b, size_t len,
 	if (len > TP_ARG_MEMO_MAX || id == TP_NULL || (id & PENDING) ||
 	    as->memo == NULL)
 		return;
-	m = &as->memo[hash & (MEMO_SLOTS - 1)];
+	m = &as->memo[hash & (as->memo_slots - 1)];
 	m->hash = hash;
 	m->id = id;
 	m->tag = tag;
