@@ -573,7 +573,7 @@ void	 tp_argsets_flush(struct tp *);
  * the stored set id made from them. Keys longer than TP_ARG_MEMO_MAX
  * are never remembered. Forgotten with the stored sets.
  */
-#define TP_ARG_MEMO_MAX	112
+#define TP_ARG_MEMO_MAX	104
 int64_t	 tp_arg_memo_get(struct tp *, uint32_t tag, const void *, size_t,
 	    uint64_t *hash);
 void	 tp_arg_memo_put(struct tp *, uint32_t tag, const void *, size_t,

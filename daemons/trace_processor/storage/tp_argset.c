@@ -89,6 +89,9 @@ struct memo {
 	uint32_t	 tag, len;
 	uint8_t		 b[TP_ARG_MEMO_MAX];
 };
+/* Two cache lines a slot, aligned: a lookup that misses reads one. */
+#define MEMO_ALIGN	128
+_Static_assert(sizeof(struct memo) == MEMO_ALIGN, "a slot is 128 bytes");
 
 struct tp_argsets {
 	struct akey	*keys;
@@ -220,7 +223,7 @@ memo_table(size_t n, const struct memo *old, size_t oldn)
 	struct memo *m;
 	size_t i;
 
-	if ((m = malloc(n * sizeof(*m))) == NULL)
+	if ((m = aligned_alloc(MEMO_ALIGN, n * sizeof(*m))) == NULL)
 		return NULL;
 	for (i = 0; i < n; i++)
 		m[i].id = TP_NULL;
