@@ -94,36 +94,37 @@ START_TEST(test_hash_random)
 }
 END_TEST
 
+/* Texts x then y (of one length) interned from the same buffer: two ids,
+ * and x again gets its own. */
+static void
+same_address(struct cs_pool *p, const char *x, const char *y)
+{
+	char buf[32];
+	size_t n = strlen(x), len;
+	uint32_t a, b;
+
+	strcpy(buf, x);
+	a = cs_pool_intern(p, buf, n);
+	ck_assert_uint_eq(cs_pool_intern(p, buf, n), a);
+	strcpy(buf, y);
+	b = cs_pool_intern(p, buf, n);
+	ck_assert_uint_ne(a, b);
+	ck_assert_str_eq(cs_pool_get(p, b, &len), y);
+	strcpy(buf, x);
+	ck_assert_uint_eq(cs_pool_intern(p, buf, n), a);
+}
+
 START_TEST(test_pool_same_address)
 {
 	struct cs_pool *p = cs_pool_new();
-	char buf[16];
-	uint32_t a, b, c;
-	size_t len;
+	uint32_t c;
 
 	ck_assert_ptr_nonnull(p);
-	strcpy(buf, "R");
-	a = cs_pool_intern(p, buf, 1);
-	ck_assert_uint_eq(cs_pool_intern(p, buf, 1), a);
-	/* Another text at the same address and length. */
-	strcpy(buf, "S");
-	b = cs_pool_intern(p, buf, 1);
-	ck_assert_uint_ne(a, b);
-	ck_assert_str_eq(cs_pool_get(p, b, &len), "S");
-	strcpy(buf, "R");
-	ck_assert_uint_eq(cs_pool_intern(p, buf, 1), a);
-	/* The same for texts longer than a word (found by address). */
-	strcpy(buf, "running_long");
-	a = cs_pool_intern(p, buf, 12);
-	ck_assert_uint_eq(cs_pool_intern(p, buf, 12), a);
-	strcpy(buf, "sleeping_lon");
-	b = cs_pool_intern(p, buf, 12);
-	ck_assert_uint_ne(a, b);
-	ck_assert_str_eq(cs_pool_get(p, b, &len), "sleeping_lon");
-	strcpy(buf, "running_long");
-	ck_assert_uint_eq(cs_pool_intern(p, buf, 12), a);
+	/* Short texts are found by their bytes, longer ones by address. */
+	same_address(p, "R", "S");
+	same_address(p, "running_long", "sleeping_lon");
 	/* The empty string is a string, not NULL's id 0. */
-	c = cs_pool_intern(p, buf, 0);
+	c = cs_pool_intern(p, "x", 0);
 	ck_assert_uint_ne(c, 0);
 	ck_assert_uint_eq(cs_pool_intern(p, "", 0), c);
 	cs_pool_free(p);
