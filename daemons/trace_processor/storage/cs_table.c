@@ -305,6 +305,19 @@ cs_row_present(const struct cs_table *t, uint32_t r)
 	return bm == NULL || !(bm[OFF(r) / 64] & (1ULL << (OFF(r) % 64)));
 }
 
+uint32_t
+cs_present_until(const struct cs_table *t, uint32_t r)
+{
+	uint32_t end;
+
+	if (!cs_row_present(t, r))
+		return r;
+	if (t->absent[BLK(r)] != NULL)
+		return r + 1;
+	end = (BLK(r) + 1) << CS_BLOCK_SHIFT;
+	return end < t->nrows ? end : t->nrows;
+}
+
 int
 cs_row_put(struct cs_table *t, uint32_t r)
 {

@@ -10,15 +10,18 @@
  *   bits 16-21	which of argv[] holds a lower bound, an upper bound (and
  *		whether strict), an equality; descending order
  *
- * Every constraint is left for SQLite to check again (omit is never
- * set): a plan only has to yield a superset of the answer, so a value
- * it cannot use (text for an integer column, a collation) falls back to
- * scanning every row.
+ * A plan only has to yield a superset of the answer, so a value it
+ * cannot use (text for an integer column, a collation) falls back to
+ * scanning every row. The constraints cs_filter.c can test exactly
+ * (idxStr lists them: column, operator, argv[] index) are tested on
+ * each row the plan yields and omitted from SQLite's checks; the
+ * others are left to SQLite.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_filter.h"
 #include "cs_pool.h"
 #include "cs_table.h"
 #include "cs_vtab.h"
@@ -34,6 +37,8 @@ enum plan { P_SCAN, P_IDS, P_SORTED, P_INDEX, P_GROUP };
 #define F_EQ		(1 << 20)
 #define F_DESC		(1 << 21)
 
+#define MAX_FILTERS	8
+
 struct cs_vtab {
 	sqlite3_vtab	 base;
 	struct cs_table	*t;
@@ -45,9 +50,13 @@ struct cs_cursor {
 	struct cs_table		*t;
 	/* a range of rows, or a slice of an index */
 	uint32_t		 lo, hi, r;
+	uint32_t		 run;		/* rows [r, run) are present */
 	struct cs_index		*idx;
 	size_t			 ilo, ihi, i;
 	int			 desc, eof;
+	struct cs_filter	 f[MAX_FILTERS];
+	int			 farg[MAX_FILTERS];	/* their argv[] */
+	size_t			 nf;
 };
 
 static int
@@ -115,6 +124,52 @@ static int
 col_is_sorted(struct cs_table *t, size_t c)
 {
 	return cs_col_sorted(t, c);
+}
+
+/*
+ * The constraints the cursor tests itself, omitted from SQLite's checks
+ * (those the plan uses as well: the plan may yield a superset), listed
+ * in idxStr as "column:operator:argv index;".
+ */
+static void
+plan_filters(struct cs_table *t, sqlite3_index_info *info, int nargs)
+{
+	sqlite3_str *s = NULL;
+	int i, op, n = 0;
+
+	for (i = 0; i < info->nConstraint && n < MAX_FILTERS; i++) {
+		const struct sqlite3_index_constraint *k = &info->aConstraint[i];
+		struct sqlite3_index_constraint_usage *u =
+		    &info->aConstraintUsage[i];
+		sqlite3_value *rhs = NULL;
+
+		if (!k->usable || k->iColumn < 0)
+			continue;
+		if (sqlite3_vtab_rhs_value(info, i, &rhs) != SQLITE_OK)
+			rhs = NULL;
+		if ((op = cs_filter_op(t, (size_t)k->iColumn, k->op, rhs,
+		    sqlite3_vtab_collation(info, i))) < 0)
+			continue;
+		if (s == NULL && (s = sqlite3_str_new(NULL)) == NULL)
+			return;
+		if (u->argvIndex == 0)
+			u->argvIndex = ++nargs;
+		u->omit = 1;
+		sqlite3_str_appendf(s, "%d:%d:%d;", k->iColumn, op,
+		    u->argvIndex - 1);
+		n++;
+	}
+	if (s == NULL)
+		return;
+	if (sqlite3_str_errcode(s) != SQLITE_OK) {
+		/* Nothing omitted after all: SQLite checks every row. */
+		sqlite3_free(sqlite3_str_finish(s));
+		for (i = 0; i < info->nConstraint; i++)
+			info->aConstraintUsage[i].omit = 0;
+		return;
+	}
+	info->idxStr = sqlite3_str_finish(s);
+	info->needToFreeIdxStr = 1;
 }
 
 static int
@@ -228,6 +283,7 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 			    SQLITE_INDEX_CONSTRAINT_LT ? F_HI_STRICT : 0);
 		}
 	}
+	plan_filters(t, info, (eq >= 0) + (lo >= 0) + (hi >= 0));
 	info->estimatedCost = best;
 	info->estimatedRows = (sqlite3_int64)(plan == P_SCAN ? SCAN_COST :
 	    eq >= 0 ? (plan == P_IDS ? 1 : 10) : best);
@@ -294,12 +350,82 @@ vt_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 static int
 vt_close(sqlite3_vtab_cursor *c)
 {
-	cs_index_unref(((struct cs_cursor *)c)->idx);
+	struct cs_cursor *cur = (struct cs_cursor *)c;
+	size_t i;
+
+	cs_index_unref(cur->idx);
+	for (i = 0; i < MAX_FILTERS; i++)
+		cs_filter_clear(&cur->f[i]);
 	sqlite3_free(c);
 	return SQLITE_OK;
 }
 
-/* Places the cursor on the first present row from where it stands. */
+/*
+ * Drops the filters of the values the plan applied exactly (the bits of
+ * their argv[] indexes in done): every row the plan yields passes them.
+ * A filter's state (a pattern's) stays in its slot for the next time.
+ */
+static void
+filters_drop(struct cs_cursor *cur, unsigned done)
+{
+	struct cs_filter tmp;
+	size_t i, n = 0;
+	int a;
+
+	for (i = 0; i < cur->nf; i++) {
+		if (cur->farg[i] < 32 && (done & 1u << cur->farg[i]))
+			continue;
+		if (n != i) {
+			tmp = cur->f[n];
+			cur->f[n] = cur->f[i];
+			cur->f[i] = tmp;
+			a = cur->farg[n];
+			cur->farg[n] = cur->farg[i];
+			cur->farg[i] = a;
+		}
+		n++;
+	}
+	cur->nf = n;
+}
+
+static int
+filters_match(struct cs_cursor *cur)
+{
+	size_t i;
+
+	for (i = 0; i < cur->nf; i++)
+		if (!cs_filter_match(&cur->f[i], cur->t, cur->r))
+			return 0;
+	return 1;
+}
+
+/* The filters idxStr lists (plan_filters), set to their values. */
+static int
+filters_set(struct cs_cursor *cur, const char *s, int argc,
+    sqlite3_value **argv)
+{
+	long col, op, a;
+	char *end;
+
+	cur->nf = 0;
+	while (s != NULL && *s != '\0' && cur->nf < MAX_FILTERS) {
+		col = strtol(s, &end, 10);
+		op = strtol(end + 1, &end, 10);
+		a = strtol(end + 1, &end, 10);
+		s = *end == ';' ? end + 1 : NULL;
+		if (a < 0 || a >= argc || col < 0 ||
+		    (size_t)col >= cs_table_ncols(cur->t))
+			return SQLITE_ERROR;
+		if (cs_filter_set(&cur->f[cur->nf], cur->t, (size_t)col,
+		    (int)op, argv[a]) == -1)
+			return SQLITE_NOMEM;
+		cur->farg[cur->nf++] = (int)a;
+	}
+	return SQLITE_OK;
+}
+
+/* Places the cursor on the first present row, of those the filters
+ * pass, from where it stands. */
 static void
 cursor_settle(struct cs_cursor *cur)
 {
@@ -315,7 +441,21 @@ cursor_settle(struct cs_cursor *cur)
 			cur->r = cur->desc ? cur->hi - 1 - (uint32_t)cur->i :
 			    cur->lo + (uint32_t)cur->i;
 		}
-		if (cs_row_present(cur->t, cur->r))
+		if (cur->idx != NULL || cur->desc) {
+			if (!cs_row_present(cur->t, cur->r)) {
+				cur->i++;
+				continue;
+			}
+		} else if (cur->r >= cur->run) {
+			/* An ascending range: the rows after r known present
+			 * are passed without asking again. */
+			cur->run = cs_present_until(cur->t, cur->r);
+			if (cur->run == cur->r) {
+				cur->i++;
+				continue;
+			}
+		}
+		if (filters_match(cur))
 			return;
 		cur->i++;
 	}
@@ -371,15 +511,19 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 	const char *str = NULL;
 	size_t slen = 0;
 	uint32_t n = (uint32_t)cs_table_rows(t);
+	unsigned done = 0;	/* argv[] the plan applied exactly */
+	int rc, eq = 0;
 
-	(void)idxStr;
 	cs_index_unref(cur->idx);
+	if ((rc = filters_set(cur, idxStr, argc, argv)) != SQLITE_OK)
+		return rc;
 	cur->idx = NULL;
 	cur->i = 0;
 	cur->eof = 0;
 	cur->desc = (idxNum & F_DESC) != 0;
 	cur->lo = 0;
 	cur->hi = n;
+	cur->run = 0;
 	if (plan == P_GROUP) {
 		if ((cur->idx = cs_col_index(t, (size_t)col)) == NULL)
 			return SQLITE_NOMEM;
@@ -410,6 +554,7 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 		} else if (!arg_int(argv[0], &v))
 			goto settle;
 		min = max = v;
+		eq = 1;
 	} else if (arg_range(idxNum, argc, argv, 0, &min, &max) == -1) {
 		cur->hi = 0;
 		goto settle;
@@ -427,12 +572,15 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 		cur->hi = max < 0 ? 0 : max >= n ? n : (uint32_t)max + 1;
 		if (cur->hi < cur->lo)
 			cur->hi = cur->lo;
+		done |= (unsigned)eq;
 		break;
 	case P_SORTED:
 		/* Sortedness was judged at planning: judge it again. */
-		if (cs_col_sorted(t, (size_t)col))
+		if (cs_col_sorted(t, (size_t)col)) {
 			cs_col_range(t, (size_t)col, min, max, &cur->lo,
 			    &cur->hi);
+			done |= (unsigned)eq;
+		}
 		if (rcol >= 0)
 			cs_col_range(t, (size_t)rcol, rmin, rmax, &cur->lo,
 			    &cur->hi);
@@ -446,9 +594,11 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 			cs_index_narrow(t, (size_t)rcol, cur->idx, rmin, rmax,
 			    &cur->ilo, &cur->ihi);
 		cur->i = cur->ilo;
+		done |= (unsigned)eq;
 		break;
 	}
 settle:
+	filters_drop(cur, done);
 	cursor_settle(cur);
 	return SQLITE_OK;
 }
@@ -459,6 +609,12 @@ vt_next(sqlite3_vtab_cursor *c)
 	struct cs_cursor *cur = (struct cs_cursor *)c;
 
 	cur->i++;
+	/* The next row of an ascending range, known present. */
+	if (cur->idx == NULL && !cur->desc && cur->nf == 0 &&
+	    cur->r + 1 < cur->run && cur->i < (size_t)(cur->hi - cur->lo)) {
+		cur->r++;
+		return SQLITE_OK;
+	}
 	cursor_settle(cur);
 	return SQLITE_OK;
 }
