@@ -428,6 +428,9 @@ struct tp {
 	char			*xa_key;	/* EXTRACT_ARG's last key */
 	size_t			 xa_keylen;
 	int64_t			 xa_kid;		/* its pool id (0: none) */
+	/* by __arg_keys row: 0 not the key, else 1 + its value_kind */
+	unsigned char		*xa_match;
+	size_t			 xa_nkeys;
 	sqlite3_stmt		*stmt[SQ_COUNT];
 	struct tp_batch		*batch[SQ_COUNT];	/* NULL: not batched */
 	struct tp_config	 cfg;
