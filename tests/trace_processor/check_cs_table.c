@@ -261,6 +261,21 @@ static const char *const queries[] = {
 	" WHERE x.id < 40 GROUP BY x.id ORDER BY x.id",
 	"SELECT x.id, y.id FROM @ x JOIN @ y ON y.ts = x.k + 1000"
 	" WHERE x.id < 10 ORDER BY x.id, y.id",
+	/* IN lists taken whole, their rows in the index's order */
+	"SELECT s, count(*), min(id), max(id) FROM @ WHERE s IN ('name3',"
+	" 'name1', 'absent', 'name12', 'name1', NULL) GROUP BY s ORDER BY s",
+	"SELECT s FROM @ WHERE s IN ('name3', 'name1') ORDER BY s DESC"
+	" LIMIT 50",
+	"SELECT s, id FROM @ WHERE s IN ('name3', '') ORDER BY s, id",
+	"SELECT rn, count(*) FROM @ WHERE rn IN ('u5', 'u0', 'u9')"
+	" GROUP BY rn ORDER BY rn",
+	"SELECT k, count(*) FROM @ WHERE k IN (9, 3, 3.0, '5', 7.5, NULL, 'x')"
+	" GROUP BY k ORDER BY k",
+	"SELECT k, id FROM @ WHERE k IN (9, 3) ORDER BY k DESC, id DESC",
+	"SELECT count(*) FROM @ WHERE s IN (SELECT s FROM @ WHERE id < 3)",
+	"SELECT s, count(DISTINCT k) FROM @ WHERE s IN ('name4', 'name2')"
+	" AND k > 20 GROUP BY s ORDER BY s",
+	"SELECT count(*) FROM @ WHERE s IN (5, 'name5')",
 };
 
 static void

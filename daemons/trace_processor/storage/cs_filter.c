@@ -34,6 +34,12 @@ col_kind(const struct cs_table *t, size_t col)
 }
 
 int
+cs_filter_kind(const struct cs_table *t, size_t col)
+{
+	return col_kind(t, col);
+}
+
+int
 cs_filter_op(const struct cs_table *t, size_t col, int sqlite_op,
     sqlite3_value *rhs, const char *coll)
 {

@@ -43,6 +43,9 @@ struct cs_filter {
  */
 int	cs_filter_op(const struct cs_table *, size_t col, int sqlite_op,
 	    sqlite3_value *rhs, const char *coll);
+/* Whether col takes filters of any value: 'i' (integers), 's' (texts),
+ * or 0. */
+int	cs_filter_kind(const struct cs_table *, size_t col);
 /* Sets f to test col with op against v; a pattern kept from before
  * keeps what it learnt. -1 when out of memory. */
 int	cs_filter_set(struct cs_filter *, const struct cs_table *,

@@ -7,8 +7,10 @@
  *		every row in the order of a column's index (ORDER BY,
  *		GROUP BY)
  *   bits 8-15	the column of the plan
- *   bits 16-21	which of argv[] holds a lower bound, an upper bound (and
- *		whether strict), an equality; descending order
+ *   bits 16-22	which of argv[] holds a lower bound, an upper bound (and
+ *		whether strict), an equality; descending order; the
+ *		equality is an IN list taken whole (its values' rows
+ *		then come in the index's order: ORDER BY, GROUP BY)
  *
  * A plan only has to yield a superset of the answer, so a value it
  * cannot use (text for an integer column, a collation) falls back to
@@ -36,6 +38,7 @@ enum plan { P_SCAN, P_IDS, P_SORTED, P_INDEX, P_GROUP };
 #define F_HI_STRICT	(1 << 19)
 #define F_EQ		(1 << 20)
 #define F_DESC		(1 << 21)
+#define F_IN		(1 << 22)	/* argv[0]: the IN list, whole */
 
 #define MAX_FILTERS	8
 
@@ -53,6 +56,9 @@ struct cs_cursor {
 	uint32_t		 run;		/* rows [r, run) are present */
 	struct cs_index		*idx;
 	size_t			 ilo, ihi, i;
+	/* the index's slices of an IN list's values, in index order */
+	size_t			(*sl)[2];
+	size_t			 nsl, isl;
 	int			 desc, eof;
 	struct cs_filter	 f[MAX_FILTERS];
 	int			 farg[MAX_FILTERS];	/* their argv[] */
@@ -132,7 +138,8 @@ col_is_sorted(struct cs_table *t, size_t c)
  * in idxStr as "column:operator:argv index;".
  */
 static void
-plan_filters(struct cs_table *t, sqlite3_index_info *info, int nargs)
+plan_filters(struct cs_table *t, sqlite3_index_info *info, int nargs,
+    int skip)
 {
 	sqlite3_str *s = NULL;
 	int i, op, n = 0;
@@ -143,7 +150,7 @@ plan_filters(struct cs_table *t, sqlite3_index_info *info, int nargs)
 		    &info->aConstraintUsage[i];
 		sqlite3_value *rhs = NULL;
 
-		if (!k->usable || k->iColumn < 0)
+		if (!k->usable || k->iColumn < 0 || i == skip)
 			continue;
 		if (sqlite3_vtab_rhs_value(info, i, &rhs) != SQLITE_OK)
 			rhs = NULL;
@@ -283,7 +290,19 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 			    SQLITE_INDEX_CONSTRAINT_LT ? F_HI_STRICT : 0);
 		}
 	}
-	plan_filters(t, info, (eq >= 0) + (lo >= 0) + (hi >= 0));
+	/*
+	 * An IN list on the index's column taken whole: the plan is exact
+	 * (omitted) and gives the values' rows in the index's order.
+	 */
+	if (plan == P_INDEX && eq >= 0 && eq < 32 && lo < 0 && hi < 0 &&
+	    cs_filter_kind(t, (size_t)col) != 0 &&
+	    sqlite3_vtab_in(info, eq, -1)) {
+		sqlite3_vtab_in(info, eq, 1);
+		info->idxNum |= F_IN;
+		info->aConstraintUsage[eq].omit = 1;
+	}
+	plan_filters(t, info, (eq >= 0) + (lo >= 0) + (hi >= 0),
+	    info->idxNum & F_IN ? eq : -1);
 	info->estimatedCost = best;
 	info->estimatedRows = (sqlite3_int64)(plan == P_SCAN ? SCAN_COST :
 	    eq >= 0 ? (plan == P_IDS ? 1 : 10) : best);
@@ -311,6 +330,15 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 			info->estimatedCost = n + SCAN_COST;
 		}
 		if (info->orderByConsumed && info->aOrderBy[0].desc)
+			info->idxNum |= F_DESC;
+	}
+	/* An IN list taken whole gives its rows in the index's order. */
+	if ((info->idxNum & F_IN) && info->nOrderBy == 1 &&
+	    info->aOrderBy[0].iColumn >= 0 &&
+	    cs_col_base(t, (size_t)info->aOrderBy[0].iColumn) ==
+	    (size_t)col) {
+		info->orderByConsumed = 1;
+		if (info->aOrderBy[0].desc)
 			info->idxNum |= F_DESC;
 	}
 	/*
@@ -354,6 +382,7 @@ vt_close(sqlite3_vtab_cursor *c)
 	size_t i;
 
 	cs_index_unref(cur->idx);
+	sqlite3_free(cur->sl);
 	for (i = 0; i < MAX_FILTERS; i++)
 		cs_filter_clear(&cur->f[i]);
 	sqlite3_free(c);
@@ -424,6 +453,80 @@ filters_set(struct cs_cursor *cur, const char *s, int argc,
 	return SQLITE_OK;
 }
 
+/* The cursor at the start of the k-th slice of an IN list's (from the
+ * last when descending). */
+static void
+in_slice(struct cs_cursor *cur, size_t k)
+{
+	size_t j = cur->desc ? cur->nsl - 1 - k : k;
+
+	cur->ilo = cur->i = cur->sl[j][0];
+	cur->ihi = cur->sl[j][1];
+}
+
+static int
+slice_order(const void *a, const void *b)
+{
+	size_t x = ((const size_t *)a)[0], y = ((const size_t *)b)[0];
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The index's slices of each value of the IN list v: values as the
+ * column compares them (cs_filter.c), each slice once, in index order.
+ */
+static int
+in_slices(struct cs_cursor *cur, size_t col, sqlite3_value *list)
+{
+	struct cs_table *t = cur->t;
+	struct cs_filter f;
+	sqlite3_value *v;
+	const char *s;
+	size_t len = 0, cap = 0, i, n;
+	int rc;
+
+	cur->nsl = cur->isl = 0;
+	memset(&f, 0, sizeof(f));
+	for (rc = sqlite3_vtab_in_first(list, &v); rc == SQLITE_OK && v != NULL;
+	    rc = sqlite3_vtab_in_next(list, &v)) {
+		if (cs_filter_set(&f, t, col, CS_F_EQ, v) == -1) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		if (f.none)
+			continue;
+		s = NULL;
+		if (f.text && (s = cs_pool_get(cs_table_pool(t),
+		    (uint32_t)f.ne, &len)) == NULL)
+			continue;
+		if (cur->nsl == cap) {
+			size_t (*ns)[2] = sqlite3_realloc64(cur->sl,
+			    (cap ? cap * 2 : 8) * sizeof(*ns));
+
+			if (ns == NULL) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			cur->sl = ns;
+			cap = cap ? cap * 2 : 8;
+		}
+		cs_index_find(t, col, cur->idx, f.min, s, len,
+		    &cur->sl[cur->nsl][0], &cur->sl[cur->nsl][1]);
+		if (cur->sl[cur->nsl][0] < cur->sl[cur->nsl][1])
+			cur->nsl++;
+	}
+	cs_filter_clear(&f);
+	if (rc != SQLITE_OK && rc != SQLITE_DONE)
+		return rc;
+	qsort(cur->sl, cur->nsl, sizeof(*cur->sl), slice_order);
+	for (i = n = 0; i < cur->nsl; i++)
+		if (n == 0 || cur->sl[i][0] != cur->sl[n - 1][0])
+			memcpy(cur->sl[n++], cur->sl[i], sizeof(*cur->sl));
+	cur->nsl = n;
+	return SQLITE_OK;
+}
+
 /* Places the cursor on the first present row, of those the filters
  * pass, from where it stands. */
 static void
@@ -431,8 +534,12 @@ cursor_settle(struct cs_cursor *cur)
 {
 	for (;;) {
 		if (cur->idx != NULL) {
-			if (cur->i >= cur->ihi)
-				break;
+			if (cur->i >= cur->ihi) {
+				if (cur->isl + 1 >= cur->nsl)
+					break;
+				in_slice(cur, ++cur->isl);
+				continue;
+			}
 			cur->r = cur->idx->rows[cur->desc ?
 			    cur->ihi - 1 - (cur->i - cur->ilo) : cur->i];
 		} else {
@@ -524,6 +631,18 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 	cur->lo = 0;
 	cur->hi = n;
 	cur->run = 0;
+	cur->nsl = cur->isl = 0;
+	if (idxNum & F_IN) {
+		if (argc < 1 || (cur->idx = cs_col_index(t, (size_t)col)) ==
+		    NULL)
+			return argc < 1 ? SQLITE_ERROR : SQLITE_NOMEM;
+		if ((rc = in_slices(cur, (size_t)col, argv[0])) != SQLITE_OK)
+			return rc;
+		cur->ilo = cur->ihi = cur->i = 0;
+		if (cur->nsl > 0)
+			in_slice(cur, 0);
+		goto settle;
+	}
 	if (plan == P_GROUP) {
 		if ((cur->idx = cs_col_index(t, (size_t)col)) == NULL)
 			return SQLITE_NOMEM;
