@@ -139,6 +139,7 @@ tp_tables_free(struct tp *tp)
 	free(tp->cdb);
 	free(tp->xa_key);
 	free(tp->xa_match);
+	free(tp->xa_cache);
 }
 
 /* A write that failed for want of memory is reported once, here. */
@@ -488,6 +489,44 @@ extract_arg_row(struct tp *tp, uint32_t r, sqlite3_context *out)
 	return 1;
 }
 
+/*
+ * Sets repeat (events with the same fields share one): a set's answer
+ * for the key is kept in a small table by set, dropped when the key
+ * or the number of args changes.
+ */
+#define XA_CACHE	(1u << 16)
+
+/* The cached row of set's answer (UINT32_MAX: none), or -1. */
+static int64_t
+extract_arg_cached(struct tp *tp, int64_t set)
+{
+	size_t n = cs_table_rows(tp->tab[TB_ARGS]);
+	uint64_t e;
+
+	if (tp->xa_cache == NULL || tp->xa_rows != n) {
+		if (tp->xa_cache == NULL && (tp->xa_cache = calloc(XA_CACHE,
+		    sizeof(*tp->xa_cache))) == NULL)
+			return -1;
+		memset(tp->xa_cache, 0, XA_CACHE * sizeof(*tp->xa_cache));
+		tp->xa_rows = n;
+		return -1;
+	}
+	e = tp->xa_cache[(uint64_t)set & (XA_CACHE - 1)];
+	if (e >> 32 != (uint64_t)set + 1)
+		return -1;
+	return (e & 0xffffffffu) == 0 ? UINT32_MAX :
+	    (int64_t)(e & 0xffffffffu) - 1;
+}
+
+static void
+extract_arg_keep(struct tp *tp, int64_t set, int64_t row)
+{
+	if (tp->xa_cache != NULL && set < UINT32_MAX)
+		tp->xa_cache[(uint64_t)set & (XA_CACHE - 1)] =
+		    ((uint64_t)set + 1) << 32 |
+		    (row < 0 ? 0 : (uint64_t)row + 1);
+}
+
 /* EXTRACT_ARG: the first arg of the set with that key, in id order. */
 static void
 hook_extract_arg(void *ctx, int64_t set, const char *key, size_t keylen,
@@ -498,6 +537,7 @@ hook_extract_arg(void *ctx, int64_t set, const char *key, size_t keylen,
 	struct cs_index *idx;
 	uint32_t lo, hi, r, n = (uint32_t)cs_table_rows(t);
 	size_t ilo = 0, ihi = 0, i;
+	int64_t c;
 
 	if (set < 0)
 		return;
@@ -508,6 +548,8 @@ hook_extract_arg(void *ctx, int64_t set, const char *key, size_t keylen,
 		free(tp->xa_key);
 		free(tp->xa_match);
 		tp->xa_match = NULL;
+		free(tp->xa_cache);
+		tp->xa_cache = NULL;
 		if ((tp->xa_key = malloc(keylen + 1)) == NULL)
 			return;
 		memcpy(tp->xa_key, key, keylen);
@@ -518,11 +560,21 @@ hook_extract_arg(void *ctx, int64_t set, const char *key, size_t keylen,
 		return;
 	/* A set's id is its first row's, and its rows follow one another
 	 * (tp_argset.c): read from there while they are the set's. */
+	if ((c = extract_arg_cached(tp, set)) >= 0) {
+		/* A row gone since (evicted): looked for again. */
+		if (c == UINT32_MAX || extract_arg_row(tp, (uint32_t)c, out))
+			return;
+	}
 	if (set < n && cs_get_int(t, AR_SET, (uint32_t)set) == set) {
-		for (r = (uint32_t)set; r < n; r++)
-			if ((r != set && cs_get_int(t, AR_SET, r) != set) ||
-			    extract_arg_row(tp, r, out))
+		for (r = (uint32_t)set; r < n; r++) {
+			if (r != set && cs_get_int(t, AR_SET, r) != set)
 				break;
+			if (extract_arg_row(tp, r, out)) {
+				extract_arg_keep(tp, set, r);
+				return;
+			}
+		}
+		extract_arg_keep(tp, set, -1);
 		return;
 	}
 	args_of_set(tp, set, &lo, &hi, &idx, &ilo, &ihi);
