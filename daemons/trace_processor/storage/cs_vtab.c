@@ -744,32 +744,6 @@ vt_eof(sqlite3_vtab_cursor *c)
 	return ((struct cs_cursor *)c)->eof;
 }
 
-void
-cs_result(sqlite3_context *ctx, const struct cs_table *t, size_t col,
-    uint32_t r)
-{
-	const char *s;
-	size_t len;
-	int64_t i;
-	double d;
-
-	switch (cs_get(t, col, r, &i, &d, &s, &len)) {
-	case CS_I64:
-		sqlite3_result_int64(ctx, i);
-		break;
-	case CS_F64:
-		sqlite3_result_double(ctx, d);
-		break;
-	case CS_STR:
-		/* Pool strings outlive every statement. */
-		sqlite3_result_text(ctx, s, (int)len, SQLITE_STATIC);
-		break;
-	default:
-		sqlite3_result_null(ctx);
-		break;
-	}
-}
-
 static int
 vt_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 {
