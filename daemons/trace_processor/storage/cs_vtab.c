@@ -519,10 +519,15 @@ in_slices(struct cs_cursor *cur, size_t col, sqlite3_value *list)
 	cs_filter_clear(&f);
 	if (rc != SQLITE_OK && rc != SQLITE_DONE)
 		return rc;
+	if (cur->nsl < 2)
+		return SQLITE_OK;
 	qsort(cur->sl, cur->nsl, sizeof(*cur->sl), slice_order);
-	for (i = n = 0; i < cur->nsl; i++)
-		if (n == 0 || cur->sl[i][0] != cur->sl[n - 1][0])
-			memcpy(cur->sl[n++], cur->sl[i], sizeof(*cur->sl));
+	for (i = n = 1; i < cur->nsl; i++)
+		if (cur->sl[i][0] != cur->sl[n - 1][0]) {
+			if (n != i)
+				memcpy(cur->sl[n], cur->sl[i], sizeof(*cur->sl));
+			n++;
+		}
 	cur->nsl = n;
 	return SQLITE_OK;
 }
