@@ -171,18 +171,12 @@ set_int(struct cs_filter *f, int op, sqlite3_value *v)
 	}
 	/* A text takes the column's numeric affinity if it looks like a
 	 * number: converted in a copy, not in SQLite's register. */
+	n = NULL;
 	if (type == SQLITE_TEXT) {
 		if ((n = sqlite3_value_dup(v)) == NULL)
 			return -1;
 		type = sqlite3_value_numeric_type(n);
-		if (type == SQLITE_INTEGER)
-			int_bounds(f, op, sqlite3_value_int64(n));
-		else if (type == SQLITE_FLOAT)
-			real_bounds(f, op, sqlite3_value_double(n));
-		else
-			below_all(f, op);
-		sqlite3_value_free(n);
-		return 0;
+		v = n;
 	}
 	if (type == SQLITE_INTEGER)
 		int_bounds(f, op, sqlite3_value_int64(v));
@@ -190,6 +184,7 @@ set_int(struct cs_filter *f, int op, sqlite3_value *v)
 		real_bounds(f, op, sqlite3_value_double(v));
 	else
 		below_all(f, op);
+	sqlite3_value_free(n);
 	return 0;
 }
 
