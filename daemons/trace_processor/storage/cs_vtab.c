@@ -733,11 +733,19 @@ vt_next(sqlite3_vtab_cursor *c)
 	struct cs_cursor *cur = (struct cs_cursor *)c;
 
 	cur->i++;
-	/* The next row of an ascending range, known present. */
-	if (cur->idx == NULL && !cur->desc && cur->nf == 0 &&
-	    cur->r + 1 < cur->run && cur->i < (size_t)(cur->hi - cur->lo)) {
-		cur->r++;
-		return SQLITE_OK;
+	/* The next row of an ascending range, known present; the next of
+	 * an index's slice if present. */
+	if (cur->nf == 0 && !cur->desc) {
+		if (cur->idx == NULL && cur->r + 1 < cur->run &&
+		    cur->i < (size_t)(cur->hi - cur->lo)) {
+			cur->r++;
+			return SQLITE_OK;
+		}
+		if (cur->idx != NULL && cur->i < cur->ihi &&
+		    cs_row_present(cur->t, cur->idx->rows[cur->i])) {
+			cur->r = cur->idx->rows[cur->i];
+			return SQLITE_OK;
+		}
 	}
 	cursor_settle(cur);
 	return SQLITE_OK;
