@@ -62,7 +62,7 @@ struct cs_cursor {
 	int			 desc, eof;
 	struct cs_filter	 f[MAX_FILTERS];
 	int			 farg[MAX_FILTERS];	/* their argv[] */
-	size_t			 nf;
+	size_t			 nf, nfmax;	/* set now, ever */
 };
 
 static int
@@ -383,7 +383,7 @@ vt_close(sqlite3_vtab_cursor *c)
 
 	cs_index_unref(cur->idx);
 	sqlite3_free(cur->sl);
-	for (i = 0; i < MAX_FILTERS; i++)
+	for (i = 0; i < cur->nfmax; i++)
 		cs_filter_clear(&cur->f[i]);
 	sqlite3_free(c);
 	return SQLITE_OK;
@@ -428,20 +428,36 @@ filters_match(struct cs_cursor *cur)
 	return 1;
 }
 
+/* The number at *s (digits then one separator), past it; -1 if none. */
+static long
+idx_num(const char **s)
+{
+	const char *p = *s;
+	long v = 0;
+
+	if (p == NULL || *p < '0' || *p > '9') {
+		*s = NULL;
+		return -1;
+	}
+	for (; *p >= '0' && *p <= '9' && v < 1000000; p++)
+		v = v * 10 + (*p - '0');
+	*s = *p != '\0' ? p + 1 : p;
+	return v;
+}
+
 /* The filters idxStr lists (plan_filters), set to their values. */
 static int
 filters_set(struct cs_cursor *cur, const char *s, int argc,
     sqlite3_value **argv)
 {
 	long col, op, a;
-	char *end;
 
 	cur->nf = 0;
 	while (s != NULL && *s != '\0' && cur->nf < MAX_FILTERS) {
-		col = strtol(s, &end, 10);
-		op = strtol(end + 1, &end, 10);
-		a = strtol(end + 1, &end, 10);
-		s = *end == ';' ? end + 1 : NULL;
+		/* Run per statement run: no strtol. */
+		col = idx_num(&s);
+		op = idx_num(&s);
+		a = idx_num(&s);
 		if (a < 0 || a >= argc || col < 0 ||
 		    (size_t)col >= cs_table_ncols(cur->t))
 			return SQLITE_ERROR;
@@ -449,6 +465,8 @@ filters_set(struct cs_cursor *cur, const char *s, int argc,
 		    (int)op, argv[a]) == -1)
 			return SQLITE_NOMEM;
 		cur->farg[cur->nf++] = (int)a;
+		if (cur->nf > cur->nfmax)
+			cur->nfmax = cur->nf;
 	}
 	return SQLITE_OK;
 }
@@ -611,6 +629,26 @@ arg_range(int idxNum, int argc, sqlite3_value **argv, int a, int64_t *min,
 	return 0;
 }
 
+/* The bits of the argv[] indexes of the bounds idxNum says argv holds
+ * from argv[a] if each is an integer (arg_range applies them exactly),
+ * else 0. */
+static unsigned
+range_exact(int idxNum, int argc, sqlite3_value **argv, int a)
+{
+	unsigned bits = 0;
+	int f;
+
+	for (f = F_LO; f <= F_HI; f <<= 2) {
+		if (!(idxNum & f))
+			continue;
+		if (a >= argc || a >= 32 ||
+		    sqlite3_value_type(argv[a]) != SQLITE_INTEGER)
+			return 0;
+		bits |= 1u << a++;
+	}
+	return bits;
+}
+
 static int
 vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
     sqlite3_value **argv)
@@ -696,27 +734,31 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 		cur->hi = max < 0 ? 0 : max >= n ? n : (uint32_t)max + 1;
 		if (cur->hi < cur->lo)
 			cur->hi = cur->lo;
-		done |= (unsigned)eq;
+		done |= eq ? 1u : range_exact(idxNum, argc, argv, 0);
 		break;
 	case P_SORTED:
 		/* Sortedness was judged at planning: judge it again. */
 		if (cs_col_sorted(t, (size_t)col)) {
 			cs_col_range(t, (size_t)col, min, max, &cur->lo,
 			    &cur->hi);
-			done |= (unsigned)eq;
+			done |= eq ? 1u : range_exact(idxNum, argc, argv, 0);
 		}
-		if (rcol >= 0)
+		if (rcol >= 0) {
 			cs_col_range(t, (size_t)rcol, rmin, rmax, &cur->lo,
 			    &cur->hi);
+			done |= range_exact(idxNum, argc, argv, 1);
+		}
 		break;
 	case P_INDEX:
 		if ((cur->idx = cs_col_index(t, (size_t)col)) == NULL)
 			return SQLITE_NOMEM;
 		cs_index_find(t, (size_t)col, cur->idx, min, str, slen,
 		    &cur->ilo, &cur->ihi);
-		if (rcol >= 0)
+		if (rcol >= 0) {
 			cs_index_narrow(t, (size_t)rcol, cur->idx, rmin, rmax,
 			    &cur->ilo, &cur->ihi);
+			done |= range_exact(idxNum, argc, argv, 1);
+		}
 		cur->i = cur->ilo;
 		done |= (unsigned)eq;
 		break;
