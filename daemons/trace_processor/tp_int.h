@@ -428,6 +428,12 @@ struct tp {
 	char			*xa_key;	/* EXTRACT_ARG's last key */
 	size_t			 xa_keylen;
 	int64_t			 xa_kid;		/* its pool id (0: none) */
+	/* by __arg_keys row: 0 not the key, else 1 + its value_kind */
+	unsigned char		*xa_match;
+	size_t			 xa_nkeys;
+	/* sets looked up lately: (set + 1) << 32 | (row + 1), 0 for none */
+	uint64_t		*xa_cache;
+	size_t			 xa_rows;	/* args' rows when filled */
 	sqlite3_stmt		*stmt[SQ_COUNT];
 	struct tp_batch		*batch[SQ_COUNT];	/* NULL: not batched */
 	struct tp_config	 cfg;

@@ -152,7 +152,7 @@ subst(char *out, size_t cap, const char *q, char c)
 static void
 same(struct fixture *f, const char *q)
 {
-	char sql_t[512], sql_r[512], *a, *b;
+	char sql_t[1024], sql_r[1024], *a, *b;
 
 	subst(sql_t, sizeof(sql_t), q, 't');
 	subst(sql_r, sizeof(sql_r), q, 'r');
@@ -215,6 +215,67 @@ static const char *const queries[] = {
 	"SELECT id, rn FROM @ WHERE id BETWEEN 90 AND 110 ORDER BY id",
 	"SELECT typeof(ts), typeof(k), typeof(s), typeof(v), count(*)"
 	" FROM @ GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+	/* constraints the scan tests itself (cs_filter.c) */
+	"SELECT id FROM @ WHERE k > 90 ORDER BY id",
+	"SELECT id FROM @ WHERE k >= 95 AND k < 97 ORDER BY id",
+	"SELECT id FROM @ WHERE k <= 1 ORDER BY id",
+	"SELECT count(*) FROM @ WHERE k != 7",
+	"SELECT count(*) FROM @ WHERE k <> 7.0",
+	"SELECT count(*) FROM @ WHERE k != 7.5",
+	"SELECT id FROM @ WHERE k > 95.5 ORDER BY id",
+	"SELECT id FROM @ WHERE k >= 95.5 ORDER BY id",
+	"SELECT id FROM @ WHERE k < 1.5 ORDER BY id",
+	"SELECT id FROM @ WHERE k <= 0.5 ORDER BY id",
+	"SELECT id FROM @ WHERE k = 7.5",
+	"SELECT id FROM @ WHERE k > '95' ORDER BY id",
+	"SELECT count(*) FROM @ WHERE k < 'abc'",
+	"SELECT count(*) FROM @ WHERE k > 'abc'",
+	"SELECT count(*) FROM @ WHERE k > 1e300",
+	"SELECT count(*) FROM @ WHERE k < -1e300",
+	"SELECT count(*) FROM @ WHERE k > -9223372036854775808",
+	"SELECT count(*) FROM @ WHERE k < 9223372036854775807",
+	"SELECT count(*) FROM @ WHERE k > NULL",
+	"SELECT id FROM @ WHERE ts > 5000.5 AND ts < 5003 ORDER BY id",
+	"SELECT id FROM @ WHERE id > 100 AND k <= 2 ORDER BY id",
+	"SELECT k, count(*) FROM @ WHERE k > 50 GROUP BY k ORDER BY k",
+	"SELECT s, count(*) FROM @ WHERE s LIKE '%5' GROUP BY s ORDER BY s",
+	"SELECT s, count(*) FROM @ WHERE s LIKE 'NAME1_' GROUP BY s ORDER BY s",
+	"SELECT count(*) FROM @ WHERE s GLOB 'name1*'",
+	"SELECT count(*) FROM @ WHERE s GLOB 'NAME1*'",
+	"SELECT count(*) FROM @ WHERE s LIKE ''",
+	"SELECT count(*) FROM @ WHERE s LIKE NULL",
+	"SELECT count(*) FROM @ WHERE s LIKE 5",
+	"SELECT count(*) FROM @ WHERE s != 'name5'",
+	"SELECT count(*) FROM @ WHERE s != 'absent'",
+	"SELECT count(*) FROM @ WHERE s != ''",
+	"SELECT id FROM @ WHERE k = 7 AND s LIKE '%7' ORDER BY id",
+	"SELECT id FROM @ WHERE k IN (5, 6) AND s LIKE 'name%' ORDER BY id",
+	"SELECT rn, count(*) FROM @ WHERE rn LIKE 'U3' GROUP BY rn",
+	"SELECT count(*) FROM @ WHERE rn != 'u3'",
+	"SELECT count(*) FROM @ WHERE a > 10 AND a < 20",
+	"SELECT x.id, y.id FROM @ x JOIN @ y ON y.k = x.id AND y.s LIKE"
+	" '%1' WHERE x.id < 30 ORDER BY x.id, y.id",
+	"SELECT x.id, count(*) FROM @ x JOIN @ y ON y.k > x.k"
+	" WHERE x.id < 40 GROUP BY x.id ORDER BY x.id",
+	"SELECT x.id, count(*) FROM @ x JOIN @ y ON y.k = x.s"
+	" WHERE x.id < 40 GROUP BY x.id ORDER BY x.id",
+	"SELECT x.id, y.id FROM @ x JOIN @ y ON y.ts = x.k + 1000"
+	" WHERE x.id < 10 ORDER BY x.id, y.id",
+	/* IN lists taken whole, their rows in the index's order */
+	"SELECT s, count(*), min(id), max(id) FROM @ WHERE s IN ('name3',"
+	" 'name1', 'absent', 'name12', 'name1', NULL) GROUP BY s ORDER BY s",
+	"SELECT s FROM @ WHERE s IN ('name3', 'name1') ORDER BY s DESC"
+	" LIMIT 50",
+	"SELECT s, id FROM @ WHERE s IN ('name3', '') ORDER BY s, id",
+	"SELECT rn, count(*) FROM @ WHERE rn IN ('u5', 'u0', 'u9')"
+	" GROUP BY rn ORDER BY rn",
+	"SELECT k, count(*) FROM @ WHERE k IN (9, 3, 3.0, '5', 7.5, NULL, 'x')"
+	" GROUP BY k ORDER BY k",
+	"SELECT k, id FROM @ WHERE k IN (9, 3) ORDER BY k DESC, id DESC",
+	"SELECT count(*) FROM @ WHERE s IN (SELECT s FROM @ WHERE id < 3)",
+	"SELECT s, count(DISTINCT k) FROM @ WHERE s IN ('name4', 'name2')"
+	" AND k > 20 GROUP BY s ORDER BY s",
+	"SELECT count(*) FROM @ WHERE s IN (5, 'name5')",
 };
 
 static void

@@ -724,6 +724,16 @@ static const struct sj_case sj_cases[] = {
 	  "CREATE VIRTUAL TABLE sp USING span_join(t1, t2);"
 	  "SELECT ts, dur FROM sp;",
 	  "" },
+	{ "inner and left, partitioned, first side empty: nothing",
+	  "CREATE TABLE t1(ts BIGINT, dur BIGINT, part BIGINT);"
+	  "CREATE TABLE t2(ts BIGINT, dur BIGINT, part BIGINT, b BIGINT);"
+	  "INSERT INTO t2 VALUES (1, 2, 0, 7), (5, 0, 1, 8);"
+	  "CREATE VIRTUAL TABLE sp USING span_join(t1 PARTITIONED part,"
+	  " t2 PARTITIONED part);"
+	  "CREATE VIRTUAL TABLE sl USING span_left_join(t1 PARTITIONED part,"
+	  " t2 PARTITIONED part);"
+	  "SELECT count(*) FROM sp UNION ALL SELECT count(*) FROM sl;",
+	  "0\n0" },
 	{ "inner, mixed: the unpartitioned side replays per partition",
 	  "CREATE TABLE t1(ts BIGINT, dur BIGINT, cpu BIGINT, a BIGINT);"
 	  "CREATE TABLE t2(ts BIGINT, dur BIGINT, b BIGINT);"

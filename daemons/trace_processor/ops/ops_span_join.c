@@ -993,6 +993,18 @@ sj_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr,
 	c->mixed_part = INT64_MIN;
 	for (j = 0; j < 2; j++) {
 		side_bind(c->s[j].stmt, j, idxstr, argc, argv);
+		/*
+		 * A side with nothing to join ends the join (unless one side
+		 * replays for each partition of the other): the second side
+		 * is not read, nor sorted.
+		 */
+		if (j == 1 && c->s[0].kind == SEG_EOF &&
+		    t->parting != SJ_PART_MIXED) {
+			sqlite3_reset(c->s[1].stmt);
+			c->s[1].have_row = 0;
+			c->s[1].kind = SEG_EOF;
+			break;
+		}
 		if (stream_rewind(&c->s[j], &err) == -1)
 			goto fail;
 		if (c->s[j].kind == SEG_EOF && t->s[j].void_if_empty)

@@ -38,7 +38,10 @@ struct tvf_cursor {
 	sqlite3_vtab_cursor	 base;
 	sqlite3_stmt		*fetch;		/* on the row of ids.v[pos] */
 	size_t			 pos;
-	sqlite3_value		*arg;
+	/* the argument (the hidden column): an integer, or NULL when
+	 * !has_arg (no copy of SQLite's value per call) */
+	int64_t			 arg;
+	int			 has_arg;
 	struct ops_ids		 ids;
 };
 
@@ -296,8 +299,7 @@ tvf_cursor_reset(struct tvf_cursor *c)
 	if (c->fetch != NULL)
 		sqlite3_reset(c->fetch);
 	c->pos = 0;
-	sqlite3_value_free(c->arg);
-	c->arg = NULL;
+	c->has_arg = 0;
 	ops_ids_clear(&c->ids);
 }
 
@@ -363,14 +365,14 @@ tvf_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr,
 	if (idxnum != 1 || argc != 1)
 		return tvf_fail(t, sqlite3_mprintf("%s: missing argument %s",
 		    t->def->name, t->def->arg));
-	if ((c->arg = sqlite3_value_dup(argv[0])) == NULL)
-		return SQLITE_NOMEM;
 	/* Nothing matches a NULL argument. */
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return SQLITE_OK;
 	if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER)
 		return tvf_fail(t, sqlite3_mprintf(
 		    "%s: start id should be an integer.", t->def->name));
+	c->arg = sqlite3_value_int64(argv[0]);
+	c->has_arg = 1;
 	/* The lookup stays with the cursor until it closes. */
 	if ((c->fetch == NULL &&
 	    (c->fetch = ops_stmt_get(t->db, &t->fetch, &err)) == NULL) ||
@@ -416,8 +418,8 @@ tvf_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 	struct tvf_vtab	*t = (struct tvf_vtab *)cur->pVtab;
 
 	if (i == t->ncols) {
-		if (c->arg != NULL)
-			sqlite3_result_value(ctx, c->arg);
+		if (c->has_arg)
+			sqlite3_result_int64(ctx, c->arg);
 		return SQLITE_OK;
 	}
 	if (i < 0 || i >= t->ncols || c->pos >= c->ids.n)

@@ -10,6 +10,7 @@
 #include "cs_pool.h"
 #include "cs_radix.h"
 #include "cs_table.h"
+#include "cs_vtab.h"
 
 #define NULL_I32	INT32_MIN
 #define BLK(r)		((r) >> CS_BLOCK_SHIFT)
@@ -305,6 +306,35 @@ cs_row_present(const struct cs_table *t, uint32_t r)
 	return bm == NULL || !(bm[OFF(r) / 64] & (1ULL << (OFF(r) % 64)));
 }
 
+uint32_t
+cs_present_until(const struct cs_table *t, uint32_t r)
+{
+	const uint64_t *bm;
+	uint32_t end, off;
+	uint64_t w;
+
+	if (!cs_row_present(t, r))
+		return r;
+	end = (BLK(r) + 1) << CS_BLOCK_SHIFT;
+	if (end > t->nrows)
+		end = t->nrows;
+	bm = t->absent[BLK(r)];
+	if (bm == NULL || t->nabsent[BLK(r)] == 0)
+		return end;
+	/* The next absent row of the block's bitmap, word by word. */
+	off = OFF(r);
+	w = bm[off / 64] & (~0ULL << (off % 64));
+	while (w == 0) {
+		off = (off / 64 + 1) * 64;
+		if (off >= CS_BLOCK)
+			return end;
+		w = bm[off / 64];
+	}
+	off = (off / 64) * 64 + (uint32_t)__builtin_ctzll(w);
+	r = (BLK(r) << CS_BLOCK_SHIFT) + off;
+	return r < end ? r : end;
+}
+
 int
 cs_row_put(struct cs_table *t, uint32_t r)
 {
@@ -573,6 +603,78 @@ cs_get(const struct cs_table *t, size_t c, uint32_t r, int64_t *i,
 	default:
 		*s = cs_pool_get(t->pool, ((const uint32_t *)blk)[OFF(r)], len);
 		return *s == NULL ? -1 : CS_STR;
+	}
+}
+
+/*
+ * A cell as SQLite's result (cs_vtab.h): a stored column's cell read
+ * here, on every row's path; the others through cs_get.
+ */
+void
+cs_result(sqlite3_context *ctx, const struct cs_table *t, size_t c,
+    uint32_t r)
+{
+	const struct cs_col *col = &t->cols[col_base(t, c)];
+	const void *blk;
+	const char *s;
+	size_t len;
+	int64_t i;
+	double d;
+
+	switch (col->type) {
+	case CS_I32:
+	case CS_I64:
+	case CS_F64:
+	case CS_STR:
+		break;
+	case CS_ID:
+		if (r < t->nrows) {
+			sqlite3_result_int64(ctx, r);
+			return;
+		}
+		/* FALLTHROUGH */
+	default:
+		switch (cs_get(t, c, r, &i, &d, &s, &len)) {
+		case CS_I64:
+			sqlite3_result_int64(ctx, i);
+			break;
+		case CS_F64:
+			sqlite3_result_double(ctx, d);
+			break;
+		case CS_STR:
+			/* Pool strings outlive every statement. */
+			sqlite3_result_text(ctx, s, (int)len, SQLITE_STATIC);
+			break;
+		default:
+			sqlite3_result_null(ctx);
+			break;
+		}
+		return;
+	}
+	if (r >= t->nrows || (blk = col->blocks[BLK(r)]) == NULL) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	switch (col->type) {
+	case CS_F64:
+		if (!isnan(d = ((const double *)blk)[OFF(r)]))
+			sqlite3_result_double(ctx, d);
+		else
+			sqlite3_result_null(ctx);
+		return;
+	case CS_STR:
+		if ((s = cs_pool_get(t->pool, ((const uint32_t *)blk)[OFF(r)],
+		    &len)) != NULL)
+			sqlite3_result_text(ctx, s, (int)len, SQLITE_STATIC);
+		else
+			sqlite3_result_null(ctx);
+		return;
+	default:
+		if ((i = iblk_get(blk, OFF(r))) != CS_NULL_I64)
+			sqlite3_result_int64(ctx, i);
+		else
+			sqlite3_result_null(ctx);
+		return;
 	}
 }
 

@@ -95,6 +95,9 @@ size_t		 cs_table_bytes(const struct cs_table *);
  */
 int		 cs_row_put(struct cs_table *, uint32_t r);
 int		 cs_row_present(const struct cs_table *, uint32_t r);
+/* The end of the run of present rows from r (r when r is absent): at
+ * least r + 1, at most the end of r's block. */
+uint32_t	 cs_present_until(const struct cs_table *, uint32_t r);
 /* Absent from now on; its memory goes with cs_table_compact(). */
 void		 cs_row_delete(struct cs_table *, uint32_t r);
 /* Frees the blocks whose rows are all deleted. */

@@ -7,18 +7,23 @@
  *		every row in the order of a column's index (ORDER BY,
  *		GROUP BY)
  *   bits 8-15	the column of the plan
- *   bits 16-21	which of argv[] holds a lower bound, an upper bound (and
- *		whether strict), an equality; descending order
+ *   bits 16-22	which of argv[] holds a lower bound, an upper bound (and
+ *		whether strict), an equality; descending order; the
+ *		equality is an IN list taken whole (its values' rows
+ *		then come in the index's order: ORDER BY, GROUP BY)
  *
- * Every constraint is left for SQLite to check again (omit is never
- * set): a plan only has to yield a superset of the answer, so a value
- * it cannot use (text for an integer column, a collation) falls back to
- * scanning every row.
+ * A plan only has to yield a superset of the answer, so a value it
+ * cannot use (text for an integer column, a collation) falls back to
+ * scanning every row. The constraints cs_filter.c can test exactly
+ * (idxStr lists them: column, operator, argv[] index) are tested on
+ * each row the plan yields and omitted from SQLite's checks; the
+ * others are left to SQLite.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_filter.h"
 #include "cs_pool.h"
 #include "cs_table.h"
 #include "cs_vtab.h"
@@ -33,6 +38,9 @@ enum plan { P_SCAN, P_IDS, P_SORTED, P_INDEX, P_GROUP };
 #define F_HI_STRICT	(1 << 19)
 #define F_EQ		(1 << 20)
 #define F_DESC		(1 << 21)
+#define F_IN		(1 << 22)	/* argv[0]: the IN list, whole */
+
+#define MAX_FILTERS	8
 
 struct cs_vtab {
 	sqlite3_vtab	 base;
@@ -45,9 +53,16 @@ struct cs_cursor {
 	struct cs_table		*t;
 	/* a range of rows, or a slice of an index */
 	uint32_t		 lo, hi, r;
+	uint32_t		 run;		/* rows [r, run) are present */
 	struct cs_index		*idx;
 	size_t			 ilo, ihi, i;
+	/* the index's slices of an IN list's values, in index order */
+	size_t			(*sl)[2];
+	size_t			 nsl, isl;
 	int			 desc, eof;
+	struct cs_filter	 f[MAX_FILTERS];
+	int			 farg[MAX_FILTERS];	/* their argv[] */
+	size_t			 nf, nfmax;	/* set now, ever */
 };
 
 static int
@@ -115,6 +130,53 @@ static int
 col_is_sorted(struct cs_table *t, size_t c)
 {
 	return cs_col_sorted(t, c);
+}
+
+/*
+ * The constraints the cursor tests itself, omitted from SQLite's checks
+ * (those the plan uses as well: the plan may yield a superset), listed
+ * in idxStr as "column:operator:argv index;".
+ */
+static void
+plan_filters(struct cs_table *t, sqlite3_index_info *info, int nargs,
+    int skip)
+{
+	sqlite3_str *s = NULL;
+	int i, op, n = 0;
+
+	for (i = 0; i < info->nConstraint && n < MAX_FILTERS; i++) {
+		const struct sqlite3_index_constraint *k = &info->aConstraint[i];
+		struct sqlite3_index_constraint_usage *u =
+		    &info->aConstraintUsage[i];
+		sqlite3_value *rhs = NULL;
+
+		if (!k->usable || k->iColumn < 0 || i == skip)
+			continue;
+		if (sqlite3_vtab_rhs_value(info, i, &rhs) != SQLITE_OK)
+			rhs = NULL;
+		if ((op = cs_filter_op(t, (size_t)k->iColumn, k->op, rhs,
+		    sqlite3_vtab_collation(info, i))) < 0)
+			continue;
+		if (s == NULL && (s = sqlite3_str_new(NULL)) == NULL)
+			return;
+		if (u->argvIndex == 0)
+			u->argvIndex = ++nargs;
+		u->omit = 1;
+		sqlite3_str_appendf(s, "%d:%d:%d;", k->iColumn, op,
+		    u->argvIndex - 1);
+		n++;
+	}
+	if (s == NULL)
+		return;
+	if (sqlite3_str_errcode(s) != SQLITE_OK) {
+		/* Nothing omitted after all: SQLite checks every row. */
+		sqlite3_free(sqlite3_str_finish(s));
+		for (i = 0; i < info->nConstraint; i++)
+			info->aConstraintUsage[i].omit = 0;
+		return;
+	}
+	info->idxStr = sqlite3_str_finish(s);
+	info->needToFreeIdxStr = 1;
 }
 
 static int
@@ -228,6 +290,19 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 			    SQLITE_INDEX_CONSTRAINT_LT ? F_HI_STRICT : 0);
 		}
 	}
+	/*
+	 * An IN list on the index's column taken whole: the plan is exact
+	 * (omitted) and gives the values' rows in the index's order.
+	 */
+	if (plan == P_INDEX && eq >= 0 && eq < 32 && lo < 0 && hi < 0 &&
+	    cs_filter_kind(t, (size_t)col) != 0 &&
+	    sqlite3_vtab_in(info, eq, -1)) {
+		sqlite3_vtab_in(info, eq, 1);
+		info->idxNum |= F_IN;
+		info->aConstraintUsage[eq].omit = 1;
+	}
+	plan_filters(t, info, (eq >= 0) + (lo >= 0) + (hi >= 0),
+	    info->idxNum & F_IN ? eq : -1);
 	info->estimatedCost = best;
 	info->estimatedRows = (sqlite3_int64)(plan == P_SCAN ? SCAN_COST :
 	    eq >= 0 ? (plan == P_IDS ? 1 : 10) : best);
@@ -255,6 +330,15 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 			info->estimatedCost = n + SCAN_COST;
 		}
 		if (info->orderByConsumed && info->aOrderBy[0].desc)
+			info->idxNum |= F_DESC;
+	}
+	/* An IN list taken whole gives its rows in the index's order. */
+	if ((info->idxNum & F_IN) && info->nOrderBy == 1 &&
+	    info->aOrderBy[0].iColumn >= 0 &&
+	    cs_col_base(t, (size_t)info->aOrderBy[0].iColumn) ==
+	    (size_t)col) {
+		info->orderByConsumed = 1;
+		if (info->aOrderBy[0].desc)
 			info->idxNum |= F_DESC;
 	}
 	/*
@@ -294,19 +378,191 @@ vt_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 static int
 vt_close(sqlite3_vtab_cursor *c)
 {
-	cs_index_unref(((struct cs_cursor *)c)->idx);
+	struct cs_cursor *cur = (struct cs_cursor *)c;
+	size_t i;
+
+	cs_index_unref(cur->idx);
+	sqlite3_free(cur->sl);
+	for (i = 0; i < cur->nfmax; i++)
+		cs_filter_clear(&cur->f[i]);
 	sqlite3_free(c);
 	return SQLITE_OK;
 }
 
-/* Places the cursor on the first present row from where it stands. */
+/*
+ * Drops the filters of the values the plan applied exactly (the bits of
+ * their argv[] indexes in done): every row the plan yields passes them.
+ * A filter's state (a pattern's) stays in its slot for the next time.
+ */
+static void
+filters_drop(struct cs_cursor *cur, unsigned done)
+{
+	struct cs_filter tmp;
+	size_t i, n = 0;
+	int a;
+
+	for (i = 0; i < cur->nf; i++) {
+		if (cur->farg[i] < 32 && (done & 1u << cur->farg[i]))
+			continue;
+		if (n != i) {
+			tmp = cur->f[n];
+			cur->f[n] = cur->f[i];
+			cur->f[i] = tmp;
+			a = cur->farg[n];
+			cur->farg[n] = cur->farg[i];
+			cur->farg[i] = a;
+		}
+		n++;
+	}
+	cur->nf = n;
+}
+
+static int
+filters_match(struct cs_cursor *cur)
+{
+	size_t i;
+
+	for (i = 0; i < cur->nf; i++)
+		if (!cs_filter_match(&cur->f[i], cur->t, cur->r))
+			return 0;
+	return 1;
+}
+
+/* The number at *s (digits then one separator), past it; -1 if none. */
+static long
+idx_num(const char **s)
+{
+	const char *p = *s;
+	long v = 0;
+
+	if (p == NULL || *p < '0' || *p > '9') {
+		*s = NULL;
+		return -1;
+	}
+	for (; *p >= '0' && *p <= '9' && v < 1000000; p++)
+		v = v * 10 + (*p - '0');
+	*s = *p != '\0' ? p + 1 : p;
+	return v;
+}
+
+/* The filters idxStr lists (plan_filters), set to their values. */
+static int
+filters_set(struct cs_cursor *cur, const char *s, int argc,
+    sqlite3_value **argv)
+{
+	long col, op, a;
+
+	cur->nf = 0;
+	while (s != NULL && *s != '\0' && cur->nf < MAX_FILTERS) {
+		/* Run per statement run: no strtol. */
+		col = idx_num(&s);
+		op = idx_num(&s);
+		a = idx_num(&s);
+		if (a < 0 || a >= argc || col < 0 ||
+		    (size_t)col >= cs_table_ncols(cur->t))
+			return SQLITE_ERROR;
+		if (cs_filter_set(&cur->f[cur->nf], cur->t, (size_t)col,
+		    (int)op, argv[a]) == -1)
+			return SQLITE_NOMEM;
+		cur->farg[cur->nf++] = (int)a;
+		if (cur->nf > cur->nfmax)
+			cur->nfmax = cur->nf;
+	}
+	return SQLITE_OK;
+}
+
+/* The cursor at the start of the k-th slice of an IN list's (from the
+ * last when descending). */
+static void
+in_slice(struct cs_cursor *cur, size_t k)
+{
+	size_t j = cur->desc ? cur->nsl - 1 - k : k;
+
+	cur->ilo = cur->i = cur->sl[j][0];
+	cur->ihi = cur->sl[j][1];
+}
+
+static int
+slice_order(const void *a, const void *b)
+{
+	size_t x = ((const size_t *)a)[0], y = ((const size_t *)b)[0];
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The index's slices of each value of the IN list v: values as the
+ * column compares them (cs_filter.c), each slice once, in index order.
+ */
+static int
+in_slices(struct cs_cursor *cur, size_t col, sqlite3_value *list)
+{
+	struct cs_table *t = cur->t;
+	struct cs_filter f;
+	sqlite3_value *v;
+	const char *s;
+	size_t len = 0, cap = 0, i, n;
+	int rc;
+
+	cur->nsl = cur->isl = 0;
+	memset(&f, 0, sizeof(f));
+	for (rc = sqlite3_vtab_in_first(list, &v); rc == SQLITE_OK && v != NULL;
+	    rc = sqlite3_vtab_in_next(list, &v)) {
+		if (cs_filter_set(&f, t, col, CS_F_EQ, v) == -1) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		if (f.none)
+			continue;
+		s = NULL;
+		if (f.text && (s = cs_pool_get(cs_table_pool(t),
+		    (uint32_t)f.ne, &len)) == NULL)
+			continue;
+		if (cur->nsl == cap) {
+			size_t (*ns)[2] = sqlite3_realloc64(cur->sl,
+			    (cap ? cap * 2 : 8) * sizeof(*ns));
+
+			if (ns == NULL) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			cur->sl = ns;
+			cap = cap ? cap * 2 : 8;
+		}
+		cs_index_find(t, col, cur->idx, f.min, s, len,
+		    &cur->sl[cur->nsl][0], &cur->sl[cur->nsl][1]);
+		if (cur->sl[cur->nsl][0] < cur->sl[cur->nsl][1])
+			cur->nsl++;
+	}
+	cs_filter_clear(&f);
+	if (rc != SQLITE_OK && rc != SQLITE_DONE)
+		return rc;
+	if (cur->nsl < 2)
+		return SQLITE_OK;
+	qsort(cur->sl, cur->nsl, sizeof(*cur->sl), slice_order);
+	for (i = n = 1; i < cur->nsl; i++)
+		if (cur->sl[i][0] != cur->sl[n - 1][0]) {
+			if (n != i)
+				memcpy(cur->sl[n], cur->sl[i], sizeof(*cur->sl));
+			n++;
+		}
+	cur->nsl = n;
+	return SQLITE_OK;
+}
+
+/* Places the cursor on the first present row, of those the filters
+ * pass, from where it stands. */
 static void
 cursor_settle(struct cs_cursor *cur)
 {
 	for (;;) {
 		if (cur->idx != NULL) {
-			if (cur->i >= cur->ihi)
-				break;
+			if (cur->i >= cur->ihi) {
+				if (cur->isl + 1 >= cur->nsl)
+					break;
+				in_slice(cur, ++cur->isl);
+				continue;
+			}
 			cur->r = cur->idx->rows[cur->desc ?
 			    cur->ihi - 1 - (cur->i - cur->ilo) : cur->i];
 		} else {
@@ -315,7 +571,21 @@ cursor_settle(struct cs_cursor *cur)
 			cur->r = cur->desc ? cur->hi - 1 - (uint32_t)cur->i :
 			    cur->lo + (uint32_t)cur->i;
 		}
-		if (cs_row_present(cur->t, cur->r))
+		if (cur->idx != NULL || cur->desc) {
+			if (!cs_row_present(cur->t, cur->r)) {
+				cur->i++;
+				continue;
+			}
+		} else if (cur->r >= cur->run) {
+			/* An ascending range: the rows after r known present
+			 * are passed without asking again. */
+			cur->run = cs_present_until(cur->t, cur->r);
+			if (cur->run == cur->r) {
+				cur->i++;
+				continue;
+			}
+		}
+		if (filters_match(cur))
 			return;
 		cur->i++;
 	}
@@ -359,6 +629,26 @@ arg_range(int idxNum, int argc, sqlite3_value **argv, int a, int64_t *min,
 	return 0;
 }
 
+/* The bits of the argv[] indexes of the bounds idxNum says argv holds
+ * from argv[a] if each is an integer (arg_range applies them exactly),
+ * else 0. */
+static unsigned
+range_exact(int idxNum, int argc, sqlite3_value **argv, int a)
+{
+	unsigned bits = 0;
+	int f;
+
+	for (f = F_LO; f <= F_HI; f <<= 2) {
+		if (!(idxNum & f))
+			continue;
+		if (a >= argc || a >= 32 ||
+		    sqlite3_value_type(argv[a]) != SQLITE_INTEGER)
+			return 0;
+		bits |= 1u << a++;
+	}
+	return bits;
+}
+
 static int
 vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
     sqlite3_value **argv)
@@ -371,15 +661,31 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 	const char *str = NULL;
 	size_t slen = 0;
 	uint32_t n = (uint32_t)cs_table_rows(t);
+	unsigned done = 0;	/* argv[] the plan applied exactly */
+	int rc, eq = 0;
 
-	(void)idxStr;
 	cs_index_unref(cur->idx);
+	if ((rc = filters_set(cur, idxStr, argc, argv)) != SQLITE_OK)
+		return rc;
 	cur->idx = NULL;
 	cur->i = 0;
 	cur->eof = 0;
 	cur->desc = (idxNum & F_DESC) != 0;
 	cur->lo = 0;
 	cur->hi = n;
+	cur->run = 0;
+	cur->nsl = cur->isl = 0;
+	if (idxNum & F_IN) {
+		if (argc < 1 || (cur->idx = cs_col_index(t, (size_t)col)) ==
+		    NULL)
+			return argc < 1 ? SQLITE_ERROR : SQLITE_NOMEM;
+		if ((rc = in_slices(cur, (size_t)col, argv[0])) != SQLITE_OK)
+			return rc;
+		cur->ilo = cur->ihi = cur->i = 0;
+		if (cur->nsl > 0)
+			in_slice(cur, 0);
+		goto settle;
+	}
 	if (plan == P_GROUP) {
 		if ((cur->idx = cs_col_index(t, (size_t)col)) == NULL)
 			return SQLITE_NOMEM;
@@ -410,6 +716,7 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 		} else if (!arg_int(argv[0], &v))
 			goto settle;
 		min = max = v;
+		eq = 1;
 	} else if (arg_range(idxNum, argc, argv, 0, &min, &max) == -1) {
 		cur->hi = 0;
 		goto settle;
@@ -427,28 +734,37 @@ vt_filter(sqlite3_vtab_cursor *c, int idxNum, const char *idxStr, int argc,
 		cur->hi = max < 0 ? 0 : max >= n ? n : (uint32_t)max + 1;
 		if (cur->hi < cur->lo)
 			cur->hi = cur->lo;
+		done |= eq ? 1u : range_exact(idxNum, argc, argv, 0);
 		break;
 	case P_SORTED:
 		/* Sortedness was judged at planning: judge it again. */
-		if (cs_col_sorted(t, (size_t)col))
+		if (cs_col_sorted(t, (size_t)col)) {
 			cs_col_range(t, (size_t)col, min, max, &cur->lo,
 			    &cur->hi);
-		if (rcol >= 0)
+			done |= eq ? 1u : range_exact(idxNum, argc, argv, 0);
+		}
+		if (rcol >= 0) {
 			cs_col_range(t, (size_t)rcol, rmin, rmax, &cur->lo,
 			    &cur->hi);
+			done |= range_exact(idxNum, argc, argv, 1);
+		}
 		break;
 	case P_INDEX:
 		if ((cur->idx = cs_col_index(t, (size_t)col)) == NULL)
 			return SQLITE_NOMEM;
 		cs_index_find(t, (size_t)col, cur->idx, min, str, slen,
 		    &cur->ilo, &cur->ihi);
-		if (rcol >= 0)
+		if (rcol >= 0) {
 			cs_index_narrow(t, (size_t)rcol, cur->idx, rmin, rmax,
 			    &cur->ilo, &cur->ihi);
+			done |= range_exact(idxNum, argc, argv, 1);
+		}
 		cur->i = cur->ilo;
+		done |= (unsigned)eq;
 		break;
 	}
 settle:
+	filters_drop(cur, done);
 	cursor_settle(cur);
 	return SQLITE_OK;
 }
@@ -459,6 +775,20 @@ vt_next(sqlite3_vtab_cursor *c)
 	struct cs_cursor *cur = (struct cs_cursor *)c;
 
 	cur->i++;
+	/* The next row of an ascending range, known present; the next of
+	 * an index's slice if present. */
+	if (cur->nf == 0 && !cur->desc) {
+		if (cur->idx == NULL && cur->r + 1 < cur->run &&
+		    cur->i < (size_t)(cur->hi - cur->lo)) {
+			cur->r++;
+			return SQLITE_OK;
+		}
+		if (cur->idx != NULL && cur->i < cur->ihi &&
+		    cs_row_present(cur->t, cur->idx->rows[cur->i])) {
+			cur->r = cur->idx->rows[cur->i];
+			return SQLITE_OK;
+		}
+	}
 	cursor_settle(cur);
 	return SQLITE_OK;
 }
@@ -467,32 +797,6 @@ static int
 vt_eof(sqlite3_vtab_cursor *c)
 {
 	return ((struct cs_cursor *)c)->eof;
-}
-
-void
-cs_result(sqlite3_context *ctx, const struct cs_table *t, size_t col,
-    uint32_t r)
-{
-	const char *s;
-	size_t len;
-	int64_t i;
-	double d;
-
-	switch (cs_get(t, col, r, &i, &d, &s, &len)) {
-	case CS_I64:
-		sqlite3_result_int64(ctx, i);
-		break;
-	case CS_F64:
-		sqlite3_result_double(ctx, d);
-		break;
-	case CS_STR:
-		/* Pool strings outlive every statement. */
-		sqlite3_result_text(ctx, s, (int)len, SQLITE_STATIC);
-		break;
-	default:
-		sqlite3_result_null(ctx);
-		break;
-	}
 }
 
 static int

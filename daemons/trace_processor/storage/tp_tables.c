@@ -138,6 +138,8 @@ tp_tables_free(struct tp *tp)
 	cs_pool_free(tp->pool);
 	free(tp->cdb);
 	free(tp->xa_key);
+	free(tp->xa_match);
+	free(tp->xa_cache);
 }
 
 /* A write that failed for want of memory is reported once, here. */
@@ -438,19 +440,104 @@ args_of_set(struct tp *tp, int64_t set, uint32_t *lo, uint32_t *hi,
 	}
 }
 
+/*
+ * Which rows of __arg_keys are EXTRACT_ARG's key (tp->xa_kid), with
+ * their value kinds: a row's key id then says whether it is the key.
+ * Kept until the key or the number of keys changes. -1 if out of memory.
+ */
+static int
+extract_arg_keys(struct tp *tp)
+{
+	struct cs_table *k = tp->tab[TB_ARG_KEYS];
+	size_t n = cs_table_rows(k), i;
+	int64_t kind;
+
+	if (tp->xa_match != NULL && tp->xa_nkeys == n)
+		return 0;
+	free(tp->xa_match);
+	tp->xa_nkeys = 0;
+	if ((tp->xa_match = calloc(n + 1, 1)) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!cs_row_present(k, (uint32_t)i) ||
+		    cs_get_key(k, AK_KEY, (uint32_t)i) != tp->xa_kid)
+			continue;
+		kind = cs_get_int(k, AK_KIND, (uint32_t)i);
+		/* A kind no value column shows: the key, and no value. */
+		tp->xa_match[i] = kind >= 0 && kind <= CS_KIND_REAL ?
+		    (unsigned char)(1 + kind) : 255;
+	}
+	tp->xa_nkeys = n;
+	return 0;
+}
+
+/* The arg row r's value if its key is EXTRACT_ARG's: 1, else 0. */
+static int
+extract_arg_row(struct tp *tp, uint32_t r, sqlite3_context *out)
+{
+	static const int kind_col[] = { [CS_KIND_INT] = AR_INT,
+	    [CS_KIND_STR] = AR_STR, [CS_KIND_REAL] = AR_REAL };
+	struct cs_table *t = tp->tab[TB_ARGS];
+	int64_t kid = cs_get_int(t, AR_KEY, r);
+	unsigned char m;
+
+	if (kid < 0 || (uint64_t)kid >= tp->xa_nkeys ||
+	    (m = tp->xa_match[kid]) == 0 || !cs_row_present(t, r))
+		return 0;
+	if (m != 255)
+		cs_result(out, t, (size_t)kind_col[m - 1], r);
+	return 1;
+}
+
+/*
+ * Sets repeat (events with the same fields share one): a set's answer
+ * for the key is kept in a small table by set, dropped when the key
+ * or the number of args changes.
+ */
+#define XA_CACHE	(1u << 16)
+
+/* The cached row of set's answer (UINT32_MAX: none), or -1. */
+static int64_t
+extract_arg_cached(struct tp *tp, int64_t set)
+{
+	size_t n = cs_table_rows(tp->tab[TB_ARGS]);
+	uint64_t e;
+
+	if (tp->xa_cache == NULL || tp->xa_rows != n) {
+		if (tp->xa_cache == NULL && (tp->xa_cache = calloc(XA_CACHE,
+		    sizeof(*tp->xa_cache))) == NULL)
+			return -1;
+		memset(tp->xa_cache, 0, XA_CACHE * sizeof(*tp->xa_cache));
+		tp->xa_rows = n;
+		return -1;
+	}
+	e = tp->xa_cache[(uint64_t)set & (XA_CACHE - 1)];
+	if (e >> 32 != (uint64_t)set + 1)
+		return -1;
+	return (e & 0xffffffffu) == 0 ? UINT32_MAX :
+	    (int64_t)(e & 0xffffffffu) - 1;
+}
+
+static void
+extract_arg_keep(struct tp *tp, int64_t set, int64_t row)
+{
+	if (tp->xa_cache != NULL && set < UINT32_MAX)
+		tp->xa_cache[(uint64_t)set & (XA_CACHE - 1)] =
+		    ((uint64_t)set + 1) << 32 |
+		    (row < 0 ? 0 : (uint64_t)row + 1);
+}
+
 /* EXTRACT_ARG: the first arg of the set with that key, in id order. */
 static void
 hook_extract_arg(void *ctx, int64_t set, const char *key, size_t keylen,
     sqlite3_context *out)
 {
-	static const int kind_col[] = { [CS_KIND_INT] = AR_INT,
-	    [CS_KIND_STR] = AR_STR, [CS_KIND_REAL] = AR_REAL };
 	struct tp *tp = ctx;
 	struct cs_table *t = tp->tab[TB_ARGS];
-	int64_t kid, kind;
 	struct cs_index *idx;
-	uint32_t lo, hi, r;
-	size_t ilo = 0, ihi = 0, n, i;
+	uint32_t lo, hi, r, n = (uint32_t)cs_table_rows(t);
+	size_t ilo = 0, ihi = 0, i;
+	int64_t c;
 
 	if (set < 0)
 		return;
@@ -459,24 +546,46 @@ hook_extract_arg(void *ctx, int64_t set, const char *key, size_t keylen,
 	if (tp->xa_key == NULL || tp->xa_kid == 0 || tp->xa_keylen != keylen ||
 	    memcmp(tp->xa_key, key, keylen) != 0) {
 		free(tp->xa_key);
+		free(tp->xa_match);
+		tp->xa_match = NULL;
+		free(tp->xa_cache);
+		tp->xa_cache = NULL;
 		if ((tp->xa_key = malloc(keylen + 1)) == NULL)
 			return;
 		memcpy(tp->xa_key, key, keylen);
 		tp->xa_keylen = keylen;
 		tp->xa_kid = cs_pool_find(tp->pool, key, keylen);
 	}
-	if ((kid = tp->xa_kid) == 0)
+	if (tp->xa_kid == 0 || extract_arg_keys(tp) == -1)
 		return;
+	/* A set's id is its first row's, and its rows follow one another
+	 * (tp_argset.c): read from there while they are the set's. */
+	if ((c = extract_arg_cached(tp, set)) >= 0) {
+		/* A row gone since (evicted): looked for again. */
+		if (c == UINT32_MAX || extract_arg_row(tp, (uint32_t)c, out))
+			return;
+	}
+	if (set < n && cs_get_int(t, AR_SET, (uint32_t)set) == set) {
+		for (r = (uint32_t)set; r < n; r++) {
+			if (r != set && cs_get_int(t, AR_SET, r) != set)
+				break;
+			if (extract_arg_row(tp, r, out)) {
+				extract_arg_keep(tp, set, r);
+				return;
+			}
+		}
+		extract_arg_keep(tp, set, -1);
+		return;
+	}
 	args_of_set(tp, set, &lo, &hi, &idx, &ilo, &ihi);
-	n = idx != NULL ? ihi - ilo : hi - lo;
-	for (i = 0; i < n; i++) {
-		r = idx != NULL ? idx->rows[ilo + i] : lo + (uint32_t)i;
-		if (!cs_row_present(t, r) || cs_get_key(t, AR_KEYNAME, r) != kid)
-			continue;
-		kind = cs_get_key(t, AR_KIND, r);
-		if (kind >= 0 && kind <= CS_KIND_REAL)
-			cs_result(out, t, (size_t)kind_col[kind], r);
-		break;
+	if (idx != NULL) {
+		for (i = ilo; i < ihi; i++)
+			if (extract_arg_row(tp, idx->rows[i], out))
+				break;
+	} else {
+		for (r = lo; r < hi; r++)
+			if (extract_arg_row(tp, r, out))
+				break;
 	}
 	cs_index_unref(idx);
 }
