@@ -425,14 +425,22 @@ struct tp {
 	struct cs_table		*tab[TB_COUNT];
 	struct cs_db		*cdb;		/* what SQLite is served */
 	struct tp_ops_hooks	 hooks;		/* tp_tables_hooks */
-	char			*xa_key;	/* EXTRACT_ARG's last key */
-	size_t			 xa_keylen;
-	int64_t			 xa_kid;		/* its pool id (0: none) */
-	/* by __arg_keys row: 0 not the key, else 1 + its value_kind */
-	unsigned char		*xa_match;
-	size_t			 xa_nkeys;
-	/* sets looked up lately: (set + 1) << 32 | (row + 1), 0 for none */
-	uint64_t		*xa_cache;
+	/* EXTRACT_ARG's keys asked lately (a query may ask a few in
+	 * turn), by slot */
+	struct tp_xa_key {
+		char		*key;
+		size_t		 keylen;
+		int64_t		 kid;		/* its pool id (0: none yet) */
+		/* by __arg_keys row: 0 not the key, else 1 + its
+		 * value_kind */
+		unsigned char	*match;
+		size_t		 nkeys;
+	}			 xa_keys[4];
+	unsigned		 xa_next;	/* the slot taken next */
+	/* answers lately given, by set and key: row + 1, 0 for none */
+	struct tp_xa_ent {
+		uint32_t	 set1, kid, row1;
+	}			*xa_cache;
 	size_t			 xa_rows;	/* args' rows when filled */
 	sqlite3_stmt		*stmt[SQ_COUNT];
 	struct tp_batch		*batch[SQ_COUNT];	/* NULL: not batched */

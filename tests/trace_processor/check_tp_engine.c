@@ -859,33 +859,31 @@ START_TEST(test_checkpoint_evict)
 END_TEST
 
 /*
- * n sched_switch events of `kinds` kinds of fields (each kind's pid and
- * comm tell it): each row's args must be its own, however the
- * remembered sets' table is filled, evicted or grown.
+ * n sched_wakeup events (raw events only: no thread is made) of `kinds`
+ * kinds of fields, event i of kind (i * 7919) % kinds + 1 in its pid and
+ * comm: each row's args must be its own, however the remembered sets'
+ * table is filled, evicted or grown.
  */
 static void
 ftrace_args_repeat(int n, int kinds)
 {
-	struct pbbuf t = { 0 }, pk = { 0 }, b = { 0 }, e = { 0 }, sw = { 0 };
+	struct pbbuf t = { 0 }, pk = { 0 }, b = { 0 }, e = { 0 }, wk = { 0 };
 	struct tp_config cfg;
 	struct tp *tp;
-	char *err = NULL, comm[16], want[32];
+	char *err = NULL, comm[16], want[32], sql[512];
 	int i, pid;
 
 	pbb_uint(&b, 1, 0);			/* FtraceEventBundle.cpu */
 	for (i = 0; i < n; i++) {
 		pid = (int)(((int64_t)i * 7919) % kinds) + 1;
 		snprintf(comm, sizeof(comm), "p%d", pid);
-		pbb_bytes(&sw, 1, comm, strlen(comm));	/* prev_comm */
-		pbb_uint(&sw, 2, (uint64_t)pid);	/* prev_pid */
-		pbb_uint(&sw, 3, 120);			/* prev_prio */
-		pbb_uint(&sw, 4, 1);			/* prev_state */
-		pbb_bytes(&sw, 5, "next", 4);		/* next_comm */
-		pbb_uint(&sw, 6, (uint64_t)pid + 1);	/* next_pid */
-		pbb_uint(&sw, 7, 120);			/* next_prio */
+		pbb_bytes(&wk, 1, comm, strlen(comm));	/* comm */
+		pbb_uint(&wk, 2, (uint64_t)pid);	/* pid */
+		pbb_uint(&wk, 3, 120);			/* prio */
+		pbb_uint(&wk, 5, 1);			/* target_cpu */
 		pbb_uint(&e, 1, 1000 + (uint64_t)i * 10);	/* timestamp */
-		pbb_uint(&e, 2, (uint64_t)pid);		/* pid */
-		put_msg(&e, 4, &sw);			/* sched_switch */
+		pbb_uint(&e, 2, 1);			/* pid */
+		put_msg(&e, 17, &wk);			/* sched_wakeup */
 		put_msg(&b, 2, &e);
 	}
 	put_msg(&pk, 1, &b);				/* ftrace_events */
@@ -897,17 +895,17 @@ ftrace_args_repeat(int n, int kinds)
 	ck_assert_int_eq(tp_eof(tp), 0);
 	snprintf(want, sizeof(want), "%d", n);
 	query_is(tp, "SELECT COUNT(*) FROM ftrace_event", want);
-	/* The event's pid is its prev_pid: the args are its own. */
-	query_is(tp, "SELECT COUNT(*) FROM (SELECT t.tid,"
-	    " EXTRACT_ARG(f.arg_set_id, 'prev_pid') AS p,"
-	    " EXTRACT_ARG(f.arg_set_id, 'next_pid') AS n,"
-	    " EXTRACT_ARG(f.arg_set_id, 'prev_comm') AS c FROM ftrace_event f"
-	    " JOIN thread t ON f.utid = t.utid) WHERE p = tid AND n = p + 1"
-	    " AND c = 'p' || p", want);
+	/* The event's time tells its kind: the args are its own. */
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM (SELECT ts,"
+	    " EXTRACT_ARG(arg_set_id, 'pid') AS p,"
+	    " EXTRACT_ARG(arg_set_id, 'comm') AS c FROM ftrace_event)"
+	    " WHERE p = ((ts - 1000) / 10 * 7919) %% %d + 1 AND c = 'p' || p",
+	    kinds);
+	query_is(tp, sql, want);
 	snprintf(want, sizeof(want), "%d", kinds);
 	query_is(tp, "SELECT COUNT(DISTINCT arg_set_id) FROM ftrace_event",
 	    want);
-	snprintf(want, sizeof(want), "%d", kinds * 7);
+	snprintf(want, sizeof(want), "%d", kinds * 4);
 	query_is(tp, "SELECT COUNT(*) FROM args", want);
 	tp_free(tp);
 	free(t.buf);

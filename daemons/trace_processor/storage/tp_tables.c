@@ -137,8 +137,10 @@ tp_tables_free(struct tp *tp)
 		cs_table_free(tp->tab[i]);
 	cs_pool_free(tp->pool);
 	free(tp->cdb);
-	free(tp->xa_key);
-	free(tp->xa_match);
+	for (i = 0; i < sizeof(tp->xa_keys) / sizeof(tp->xa_keys[0]); i++) {
+		free(tp->xa_keys[i].key);
+		free(tp->xa_keys[i].match);
+	}
 	free(tp->xa_cache);
 }
 
@@ -441,39 +443,75 @@ args_of_set(struct tp *tp, int64_t set, uint32_t *lo, uint32_t *hi,
 }
 
 /*
- * Which rows of __arg_keys are EXTRACT_ARG's key (tp->xa_kid), with
- * their value kinds: a row's key id then says whether it is the key.
- * Kept until the key or the number of keys changes. -1 if out of memory.
+ * Which rows of __arg_keys are the key of slot x, with their value
+ * kinds: a row's key id then says whether it is the key. Kept until the
+ * number of keys changes. -1 if out of memory.
  */
 static int
-extract_arg_keys(struct tp *tp)
+extract_arg_keys(struct tp *tp, struct tp_xa_key *x)
 {
 	struct cs_table *k = tp->tab[TB_ARG_KEYS];
 	size_t n = cs_table_rows(k), i;
 	int64_t kind;
 
-	if (tp->xa_match != NULL && tp->xa_nkeys == n)
+	if (x->match != NULL && x->nkeys == n)
 		return 0;
-	free(tp->xa_match);
-	tp->xa_nkeys = 0;
-	if ((tp->xa_match = calloc(n + 1, 1)) == NULL)
+	free(x->match);
+	x->nkeys = 0;
+	if ((x->match = calloc(n + 1, 1)) == NULL)
 		return -1;
 	for (i = 0; i < n; i++) {
 		if (!cs_row_present(k, (uint32_t)i) ||
-		    cs_get_key(k, AK_KEY, (uint32_t)i) != tp->xa_kid)
+		    cs_get_key(k, AK_KEY, (uint32_t)i) != x->kid)
 			continue;
 		kind = cs_get_int(k, AK_KIND, (uint32_t)i);
 		/* A kind no value column shows: the key, and no value. */
-		tp->xa_match[i] = kind >= 0 && kind <= CS_KIND_REAL ?
+		x->match[i] = kind >= 0 && kind <= CS_KIND_REAL ?
 		    (unsigned char)(1 + kind) : 255;
 	}
-	tp->xa_nkeys = n;
+	x->nkeys = n;
 	return 0;
 }
 
-/* The arg row r's value if its key is EXTRACT_ARG's: 1, else 0. */
+/* The slot of key (made, or taken from the oldest), or NULL. */
+static struct tp_xa_key *
+extract_arg_key(struct tp *tp, const char *key, size_t keylen)
+{
+	const size_t nslots = sizeof(tp->xa_keys) / sizeof(tp->xa_keys[0]);
+	struct tp_xa_key *x;
+	size_t i;
+
+	for (i = 0; i < nslots; i++) {
+		x = &tp->xa_keys[i];
+		if (x->key != NULL && x->keylen == keylen &&
+		    memcmp(x->key, key, keylen) == 0)
+			break;
+	}
+	if (i == nslots) {
+		x = &tp->xa_keys[tp->xa_next++ % nslots];
+		free(x->key);
+		free(x->match);
+		memset(x, 0, sizeof(*x));
+		if ((x->key = malloc(keylen + 1)) == NULL)
+			return NULL;
+		memcpy(x->key, key, keylen);
+		x->keylen = keylen;
+	}
+	/* A text not interned yet may be later; an id never changes. */
+	if (x->kid == 0) {
+		free(x->match);
+		x->match = NULL;
+		x->kid = cs_pool_find(tp->pool, key, keylen);
+	}
+	if (x->kid == 0 || extract_arg_keys(tp, x) == -1)
+		return NULL;
+	return x;
+}
+
+/* The arg row r's value if its key is slot x's: 1, else 0. */
 static int
-extract_arg_row(struct tp *tp, uint32_t r, sqlite3_context *out)
+extract_arg_row(struct tp *tp, const struct tp_xa_key *x, uint32_t r,
+    sqlite3_context *out)
 {
 	static const int kind_col[] = { [CS_KIND_INT] = AR_INT,
 	    [CS_KIND_STR] = AR_STR, [CS_KIND_REAL] = AR_REAL };
@@ -481,8 +519,8 @@ extract_arg_row(struct tp *tp, uint32_t r, sqlite3_context *out)
 	int64_t kid = cs_get_int(t, AR_KEY, r);
 	unsigned char m;
 
-	if (kid < 0 || (uint64_t)kid >= tp->xa_nkeys ||
-	    (m = tp->xa_match[kid]) == 0 || !cs_row_present(t, r))
+	if (kid < 0 || (uint64_t)kid >= x->nkeys ||
+	    (m = x->match[kid]) == 0 || !cs_row_present(t, r))
 		return 0;
 	if (m != 255)
 		cs_result(out, t, (size_t)kind_col[m - 1], r);
@@ -491,18 +529,27 @@ extract_arg_row(struct tp *tp, uint32_t r, sqlite3_context *out)
 
 /*
  * Sets repeat (events with the same fields share one): a set's answer
- * for the key is kept in a small table by set, dropped when the key
- * or the number of args changes.
+ * for a key is kept in a table by set and key, dropped when the number
+ * of args changes.
  */
 #define XA_CACHE	(1u << 16)
 
-/* The cached row of set's answer (UINT32_MAX: none), or -1. */
+static struct tp_xa_ent *
+extract_arg_slot(struct tp *tp, int64_t set, int64_t kid)
+{
+	return &tp->xa_cache[((uint64_t)set * 0x9e3779b97f4a7c15ULL ^
+	    (uint64_t)kid) & (XA_CACHE - 1)];
+}
+
+/* The cached row of set's answer for kid (UINT32_MAX: none), or -1. */
 static int64_t
-extract_arg_cached(struct tp *tp, int64_t set)
+extract_arg_cached(struct tp *tp, int64_t set, int64_t kid)
 {
 	size_t n = cs_table_rows(tp->tab[TB_ARGS]);
-	uint64_t e;
+	const struct tp_xa_ent *e;
 
+	if (set >= UINT32_MAX || kid >= UINT32_MAX)
+		return -1;
 	if (tp->xa_cache == NULL || tp->xa_rows != n) {
 		if (tp->xa_cache == NULL && (tp->xa_cache = calloc(XA_CACHE,
 		    sizeof(*tp->xa_cache))) == NULL)
@@ -511,20 +558,23 @@ extract_arg_cached(struct tp *tp, int64_t set)
 		tp->xa_rows = n;
 		return -1;
 	}
-	e = tp->xa_cache[(uint64_t)set & (XA_CACHE - 1)];
-	if (e >> 32 != (uint64_t)set + 1)
+	e = extract_arg_slot(tp, set, kid);
+	if (e->set1 != (uint64_t)set + 1 || e->kid != (uint64_t)kid)
 		return -1;
-	return (e & 0xffffffffu) == 0 ? UINT32_MAX :
-	    (int64_t)(e & 0xffffffffu) - 1;
+	return e->row1 == 0 ? UINT32_MAX : (int64_t)e->row1 - 1;
 }
 
 static void
-extract_arg_keep(struct tp *tp, int64_t set, int64_t row)
+extract_arg_keep(struct tp *tp, int64_t set, int64_t kid, int64_t row)
 {
-	if (tp->xa_cache != NULL && set < UINT32_MAX)
-		tp->xa_cache[(uint64_t)set & (XA_CACHE - 1)] =
-		    ((uint64_t)set + 1) << 32 |
-		    (row < 0 ? 0 : (uint64_t)row + 1);
+	struct tp_xa_ent *e;
+
+	if (tp->xa_cache == NULL || set >= UINT32_MAX || kid >= UINT32_MAX)
+		return;
+	e = extract_arg_slot(tp, set, kid);
+	e->set1 = (uint32_t)set + 1;
+	e->kid = (uint32_t)kid;
+	e->row1 = row < 0 ? 0 : (uint32_t)row + 1;
 }
 
 /* EXTRACT_ARG: the first arg of the set with that key, in id order. */
@@ -534,57 +584,42 @@ hook_extract_arg(void *ctx, int64_t set, const char *key, size_t keylen,
 {
 	struct tp *tp = ctx;
 	struct cs_table *t = tp->tab[TB_ARGS];
+	struct tp_xa_key *x;
 	struct cs_index *idx;
 	uint32_t lo, hi, r, n = (uint32_t)cs_table_rows(t);
 	size_t ilo = 0, ihi = 0, i;
 	int64_t c;
 
-	if (set < 0)
-		return;
-	/* A query asks for one key over and over: its pool id is kept
-	 * (an id never changes; a text not interned yet may be later). */
-	if (tp->xa_key == NULL || tp->xa_kid == 0 || tp->xa_keylen != keylen ||
-	    memcmp(tp->xa_key, key, keylen) != 0) {
-		free(tp->xa_key);
-		free(tp->xa_match);
-		tp->xa_match = NULL;
-		free(tp->xa_cache);
-		tp->xa_cache = NULL;
-		if ((tp->xa_key = malloc(keylen + 1)) == NULL)
-			return;
-		memcpy(tp->xa_key, key, keylen);
-		tp->xa_keylen = keylen;
-		tp->xa_kid = cs_pool_find(tp->pool, key, keylen);
-	}
-	if (tp->xa_kid == 0 || extract_arg_keys(tp) == -1)
+	if (set < 0 || (x = extract_arg_key(tp, key, keylen)) == NULL)
 		return;
 	/* A set's id is its first row's, and its rows follow one another
 	 * (tp_argset.c): read from there while they are the set's. */
-	if ((c = extract_arg_cached(tp, set)) >= 0) {
+	if ((c = extract_arg_cached(tp, set, x->kid)) >= 0) {
 		/* A row gone since (evicted): looked for again. */
-		if (c == UINT32_MAX || extract_arg_row(tp, (uint32_t)c, out))
+		if (c == UINT32_MAX || extract_arg_row(tp, x, (uint32_t)c,
+		    out))
 			return;
 	}
 	if (set < n && cs_get_int(t, AR_SET, (uint32_t)set) == set) {
 		for (r = (uint32_t)set; r < n; r++) {
 			if (r != set && cs_get_int(t, AR_SET, r) != set)
 				break;
-			if (extract_arg_row(tp, r, out)) {
-				extract_arg_keep(tp, set, r);
+			if (extract_arg_row(tp, x, r, out)) {
+				extract_arg_keep(tp, set, x->kid, r);
 				return;
 			}
 		}
-		extract_arg_keep(tp, set, -1);
+		extract_arg_keep(tp, set, x->kid, -1);
 		return;
 	}
 	args_of_set(tp, set, &lo, &hi, &idx, &ilo, &ihi);
 	if (idx != NULL) {
 		for (i = ilo; i < ihi; i++)
-			if (extract_arg_row(tp, idx->rows[i], out))
+			if (extract_arg_row(tp, x, idx->rows[i], out))
 				break;
 	} else {
 		for (r = lo; r < hi; r++)
-			if (extract_arg_row(tp, r, out))
+			if (extract_arg_row(tp, x, r, out))
 				break;
 	}
 	cs_index_unref(idx);
