@@ -955,12 +955,6 @@ static const char *const softirq_names[] = {
 	"TASKLET", "SCHED", "HRTIMER", "RCU",
 };
 
-/*
- * irq_handler_entry/exit and softirq_entry/exit: a slice per handler,
- * category "irq", on the cpu's "Irq Cpu N" or "SoftIrq Cpu N" track, as
- * upstream; the exit closes the innermost irq slice there and adds its
- * "ret" (handled or not) or "vec".
- */
 /* The cpu's Irq (or SoftIrq) Cpu track, kept by the cpu once made. */
 static int64_t
 irq_track(struct tp *tp, uint32_t cpu, int soft)
@@ -984,6 +978,12 @@ irq_track(struct tp *tp, uint32_t cpu, int soft)
 	return track;
 }
 
+/*
+ * irq_handler_entry/exit and softirq_entry/exit: a slice per handler,
+ * category "irq", on the cpu's "Irq Cpu N" or "SoftIrq Cpu N" track, as
+ * upstream; the exit closes the innermost irq slice there and adds its
+ * "ret" (handled or not) or "vec".
+ */
 static void
 irq_event(struct tp *tp, int64_t ts, uint32_t cpu, uint32_t evid,
     const struct tp_ftrace_ev *e)

@@ -714,14 +714,6 @@ source_location_args(struct tp *tp, int64_t set, const char *prefix,
 	}
 }
 
-/*
- * Adds the event's args to set (allocated on first arg if *set is NULL),
- * in upstream's order: the interned source location, the log message,
- * the fields upstream copies by reflection (source_location_iid, an
- * inline source_location, chrome_active_processes) in the order they
- * come, then its debug annotations. on_thread: the event is on a thread's
- * track.
- */
 /* Which of te_args' passes reads field f first: 0 to 3, or -1 (no arg).
  * An interned source location (0) is read again in pass 2. */
 static int
@@ -1232,9 +1224,8 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		    te_passthrough_utid(tp, g, &e, track);
 	switch (type) {
 	case TE_SLICE_BEGIN:
-		if (te_has_args(buf, len))
-			te_args(tp, g, &set, tp->tracks[track].utid != TP_NULL,
-			    buf, len);
+		te_args(tp, g, &set, tp->tracks[track].utid != TP_NULL, buf,
+		    len);
 		te_passthrough_arg(tp, &set, passthrough);
 		te_phase_arg(tp, &e, set);
 		id = tp_slice_begin(tp, track, ts, e.has_cat ? e.cat : NULL,
@@ -1252,9 +1243,8 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		break;
 	case TE_INSTANT:
 	case -'X':
-		if (te_has_args(buf, len))
-			te_args(tp, g, &set, tp->tracks[track].utid != TP_NULL,
-			    buf, len);
+		te_args(tp, g, &set, tp->tracks[track].utid != TP_NULL, buf,
+		    len);
 		te_passthrough_arg(tp, &set, passthrough);
 		te_phase_arg(tp, &e, set);
 		id = tp_slice_complete(tp, track, ts,
@@ -1270,11 +1260,11 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		}
 		/* A typed counter's value has the event's args, as
 		 * upstream gives them; a legacy 'C' has none. */
-		if (e.has_type && te_has_args(buf, len))
-			te_args(tp, g, &set, tp->tracks[track].utid != TP_NULL,
-			    buf, len);
-		if (e.has_type)
+		if (e.has_type) {
+			te_args(tp, g, &set, tp->tracks[track].utid !=
+			    TP_NULL, buf, len);
 			te_passthrough_arg(tp, &set, passthrough);
+		}
 		(void)counter_push(tp, g, e.has_track ? e.track_uuid :
 		    g != NULL ? g->track_uuid : 0, track, ts, e.counter, set);
 		return;

@@ -621,7 +621,6 @@ pset_digest(const struct tp_argsets *as, const struct pset *ps)
 	return tp_hash_mix(h);
 }
 
-/* Stores the set (or finds it stored) and keeps its id in it. */
 /* Arg a's value as tp_arg_row_write and tp_arg_row_same take it. */
 #define PARG_VALUE(ps, a)						\
 	(a)->kind == AV_INT ? (a)->u.i : TP_NULL,			\
@@ -648,6 +647,7 @@ pset_same(struct tp *tp, const struct pset *ps, int64_t id)
 	return 1;
 }
 
+/* Stores the set (or finds it stored) and keeps its id in it. */
 static void
 pset_close(struct tp *tp, struct pset *ps)
 {
