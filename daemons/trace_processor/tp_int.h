@@ -67,6 +67,7 @@ enum tp_stat {
 	ST_INVALID_CPU_TIMES,
 	ST_PSI_UNKNOWN_RESOURCE,
 	ST_SLICE_NEGATIVE_DURATION,
+	ST_SLICE_MAX_DEPTH_EXCEEDED,
 	ST_SLICE_DROP_OVERLAPPING_COMPLETE,
 	ST_SLICE_SPILL_OVERLAPPING_COMPLETE,
 	ST_TRACE_SORTER_NEGATIVE_TS,
@@ -235,6 +236,8 @@ struct tp_track {
 	char			*unit;
 	char			*desc;
 	int64_t			 source_arg_set_id;
+	/* the set of tracks upstream's compressor made it in, TP_NULL */
+	int64_t			 group;
 	uint32_t		 machine;	/* whose data it holds */
 	/* counters */
 	int			 incremental;
@@ -311,6 +314,7 @@ enum tp_stmt {
 	SQ_HEAP_ALLOC,
 	SQ_STACK_SAMPLE,
 	SQ_SAMPLE_TASK_CTX,
+	SQ_IMPORT_LOG,
 	SQ_COUNT
 };
 
@@ -477,6 +481,7 @@ struct tp {
 
 	struct tp_track		*tracks;
 	size_t			 ntracks, captracks;
+	int64_t			 track_groups;	/* groups made (tracks' group) */
 	struct tp_hash		 track_keys;	/* hash of scope -> track */
 
 	struct tp_hash		 flows;		/* flow id -> last slice */
@@ -548,6 +553,14 @@ struct tp {
 int	 tp_seterr(struct tp *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	 tp_stat_inc(struct tp *, enum tp_stat, int64_t n);
+/*
+ * An import log, as upstream keeps them: stat s counted and a row of
+ * _trace_import_logs naming it, with the time of the event at fault and
+ * the byte offset of a tokenizer's (each TP_NULL when none) and the
+ * arg set saying more (an id or a pending set, done here; TP_NULL).
+ */
+void	 tp_import_log(struct tp *, enum tp_stat s, int64_t ts,
+	    int64_t byte_offset, int64_t arg_set_id);
 void	 tp_stat_set_indexed(struct tp *, enum tp_stat, int64_t idx, int64_t v);
 int	 tp_stat_get_indexed(struct tp *, enum tp_stat, int64_t idx,
 	    int64_t *);
@@ -614,6 +627,9 @@ void	 tp_arg_real_fixed(struct tp *, int64_t set, const char *key,
 	    double v);
 void	 tp_arg_str_fixed(struct tp *, int64_t set, const char *key,
 	    const char *s, size_t len);
+/* A NUL-terminated string; NULL: upstream's null string. */
+void	 tp_arg_cstr_fixed(struct tp *, int64_t set, const char *key,
+	    const char *s);
 
 /* tp_stats.c */
 int	 tp_stats_write(struct tp *);
@@ -700,6 +716,8 @@ void	 tp_trace_config_untrusted(struct tp *, const uint8_t *, size_t);
 void	 tp_trace_config_tokenize(struct tp *, const uint8_t *, size_t);
 void	 tp_trace_attributes_untrusted(struct tp *, const uint8_t *, size_t);
 int	 tp_step_done(struct tp *, sqlite3_stmt *);
+/* An integer, or NULL for TP_NULL. */
+void	 tp_bind_i64n(sqlite3_stmt *, int col, int64_t v);
 struct tp_val	*tp_row_new(struct tp *, enum tp_stmt);
 void	 tp_val_int(struct tp_val *, int64_t);
 void	 tp_val_i64n(struct tp_val *, int64_t);
@@ -875,9 +893,19 @@ int64_t	 tp_track_intern_dimv(struct tp *, enum tp_track_type,
 int64_t	 tp_slice_begin(struct tp *, int64_t track, int64_t ts,
 	    const char *cat, const char *name, int64_t arg_set_id,
 	    int64_t thread_ts);
-/* A slice whose end is known now (dur >= 0). */
+/*
+ * What a complete slice [ts, ts + dur) would overlap on track: the
+ * innermost complete slice open there that it starts inside of and
+ * outlasts, as upstream finds it (none under a slice still open).
+ */
+struct tp_overlap {
+	int64_t		 start, end;	/* the span both would cover */
+	const char	*name;		/* the open slice's; NULL: none */
+	int64_t		 ts, dur;	/* the open slice's */
+};
 int	 tp_slice_overlaps(struct tp *, int64_t track, int64_t ts,
-	    int64_t dur);
+	    int64_t dur, struct tp_overlap *);
+/* A slice whose end is known now (dur >= 0). */
 int64_t	 tp_slice_complete(struct tp *, int64_t track, int64_t ts,
 	    int64_t dur, const char *cat, const char *name, int64_t arg_set_id,
 	    int64_t thread_ts, int64_t thread_dur);
@@ -968,6 +996,10 @@ int64_t	 tp_track_pool_take(struct tp *, const struct tp_pool_key *,
 /* A slice of known span [ts, ts + dur): the first of the pool's tracks
  * for such slices whose last one has ended by ts, else a new one. */
 int64_t	 tp_track_pool_scoped(struct tp *, const struct tp_pool_key *,
+	    int64_t ts, int64_t dur);
+/* The same, but a slice inside the innermost one open on a track goes
+ * there too (JSON's overlapping complete events); ts never decreases. */
+int64_t	 tp_track_pool_nested(struct tp *, const struct tp_pool_key *,
 	    int64_t ts, int64_t dur);
 /* A legacy async event (JSON's or TrackEvent's): its track is in the pool
  * of the first name its cookie ever had, so later slices of the cookie

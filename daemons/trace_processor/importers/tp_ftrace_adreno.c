@@ -38,6 +38,7 @@ struct pending {
  * last batch has ended (upstream's compressor). */
 struct ctx_tracks {
 	uint32_t	 ctx, prio;
+	int64_t		 group;		/* the tracks' track_group_id */
 	int64_t		*track;
 	int64_t		*end;
 	size_t		 n;
@@ -231,6 +232,7 @@ ctx_track(struct tp *tp, struct tp_fadreno *a, uint32_t ctx, uint32_t prio,
 		memset(c, 0, sizeof(*c));
 		c->ctx = ctx;
 		c->prio = prio;
+		c->group = tp->track_groups++;
 	}
 	for (i = 0; i < c->n; i++)
 		if (c->end[i] <= ts) {
@@ -246,6 +248,7 @@ ctx_track(struct tp *tp, struct tp_fadreno *a, uint32_t ctx, uint32_t prio,
 	if ((track = tp_track_new(tp, TT_TRACK, name, TP_NULL)) < 0)
 		return -1;
 	tp_track_kind(tp, track, "adreno_gpu_cmdbatch");
+	tp->tracks[track].group = c->group;
 	set = tp_track_dim_set(tp, track);
 	tp_arg_int(tp, set, "context_id", "context_id", ctx, "int");
 	tp_arg_int(tp, set, "prio", "prio", prio, "int");

@@ -365,31 +365,42 @@ async_key(const struct tp_jdom *j, const struct tp_jnode *r, uint64_t *key,
 	return 0;
 }
 
-#define OVERLAP_TRACKS	64	/* a thread's; slices beyond: dropped */
+/*
+ * A complete event that overlaps one on its thread, logged as upstream
+ * logs an event's error: its name and phase, then what it overlaps.
+ */
+static void
+overlap_log(struct tp *tp, int64_t ts, const char *name,
+    const struct tp_overlap *o)
+{
+	int64_t set = tp_arg_set_new(tp);
+
+	tp_arg_cstr_fixed(tp, set, "event_name", name);
+	tp_arg_cstr_fixed(tp, set, "event_phase", "X");
+	tp_arg_int_fixed(tp, set, "overlap_start", o->start, "int");
+	tp_arg_int_fixed(tp, set, "overlap_end", o->end, "int");
+	tp_arg_cstr_fixed(tp, set, "conflicting_slice_name", o->name);
+	tp_arg_int_fixed(tp, set, "conflicting_slice_ts", o->ts, "int");
+	tp_arg_int_fixed(tp, set, "conflicting_slice_dur", o->dur, "int");
+	tp_import_log(tp, ST_SLICE_SPILL_OVERLAPPING_COMPLETE, ts, TP_NULL,
+	    set);
+}
 
 /*
  * A complete event that overlaps another on its thread goes, as upstream
- * spills it, to the first of the thread's tracks of overlapping slices
- * where it nests; -1 (counted) when none has room.
+ * spills it, to the thread's first track of overlapping slices where it
+ * nests (tp_track_pool_nested); -1 (counted) when none can be had.
  */
 static int64_t
 overlap_track(struct tp *tp, int64_t utid, int64_t ts, int64_t dur)
 {
-	int64_t track;
-	uint64_t k;
+	struct tp_pool_key k = { .kind = "thread_overlapping_slice",
+	    .upid = TP_NULL, .utid = utid, .has_utid = 1 };
+	int64_t track = tp_track_pool_nested(tp, &k, ts, dur);
 
-	tp_stat_inc(tp, ST_SLICE_SPILL_OVERLAPPING_COMPLETE, 1);
-	for (k = 0; k < OVERLAP_TRACKS; k++) {
-		track = tp_track_intern_key(tp, TT_THREAD, NULL, utid,
-		    0x6f766c70 /* "ovlp" */ + k);
-		if (track < 0)
-			break;
-		tp_track_kind(tp, track, "thread_overlapping_slice");
-		if (!tp_slice_overlaps(tp, track, ts, dur))
-			return track;
-	}
-	tp_stat_inc(tp, ST_SLICE_DROP_OVERLAPPING_COMPLETE, 1);
-	return -1;
+	if (track < 0)
+		tp_stat_inc(tp, ST_SLICE_DROP_OVERLAPPING_COMPLETE, 1);
+	return track;
 }
 
 /*
@@ -550,8 +561,10 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	struct tp_jdom *j;
 	const struct tp_jnode *r, *n, *pn, *tn;
 	char name[1024], cat[512], phs[8], *pname, *pcat;
+	const char *sname;
 	int64_t ts = it->ts, pid = 0, tid = 0, dur = 0, tts = TP_NULL,
 	    tdur = TP_NULL, set = TP_NULL, utid, track = -1, id = -1, bind;
+	struct tp_overlap ov;
 	char ph;
 	int global;
 
@@ -569,6 +582,9 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	}
 	ph = phs[0];
 	pname = node_str(tp_jdom_get(j, r, "name"), name, sizeof(name));
+	/* What upstream names a thread's slice, an async begin and a
+	 * thread state that have no name. */
+	sname = pname != NULL ? pname : "[No name]";
 	pcat = node_str(tp_jdom_get(j, r, "cat"), cat, sizeof(cat));
 	event_pid_tid(j, r, &pid, &tid, &pn, &tn);
 	if (pn != NULL)
@@ -590,7 +606,7 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	switch (ph) {
 	case 'B':
 		set = event_args(tp, j, tp_jdom_get(j, r, "args"), TP_NULL);
-		id = tp_slice_begin(tp, track, ts, pcat, pname, set, tts);
+		id = tp_slice_begin(tp, track, ts, pcat, sname, set, tts);
 		break;
 	case 'E':
 		n = tp_jdom_get(j, r, "args");
@@ -603,11 +619,13 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		if ((n = tp_jdom_get(j, r, "dur")) == NULL ||
 		    us_to_ns(n, &dur) == -1)
 			dur = 0;
-		if (tp_slice_overlaps(tp, track, ts, dur) &&
-		    (track = overlap_track(tp, utid, ts, dur)) < 0)
-			break;
+		if (tp_slice_overlaps(tp, track, ts, dur, &ov)) {
+			overlap_log(tp, ts, pname, &ov);
+			if ((track = overlap_track(tp, utid, ts, dur)) < 0)
+				break;
+		}
 		set = event_args(tp, j, tp_jdom_get(j, r, "args"), TP_NULL);
-		id = tp_slice_complete(tp, track, ts, dur, pcat, pname, set,
+		id = tp_slice_complete(tp, track, ts, dur, pcat, sname, set,
 		    tts, tdur);
 		break;
 	case 'I':
@@ -622,7 +640,8 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 			track = tp_track_legacy_instants(tp,
 			    tp_process_get(tp, pid));
 		set = event_args(tp, j, tp_jdom_get(j, r, "args"), TP_NULL);
-		id = tp_slice_complete(tp, track, ts, 0, pcat, pname, set, tts,
+		id = tp_slice_complete(tp, track, ts, 0, pcat,
+		    sc[0] == 'g' || sc[0] == 'p' ? pname : sname, set, tts,
 		    TP_NULL);
 		break;
 	}
@@ -633,7 +652,7 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 			break;
 		}
 		thread_state_event(tp, j, tp_jdom_get(j, r, "args"), ts, dur,
-		    utid, pname);
+		    utid, sname);
 		break;
 	case 'C':
 		counter_event(tp, j, r, ts, pid, pname);
@@ -669,7 +688,7 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		}
 		set = event_args(tp, j, n, TP_NULL);
 		if (ph == 'b')
-			id = tp_slice_begin(tp, track, ts, pcat, pname, set,
+			id = tp_slice_begin(tp, track, ts, pcat, sname, set,
 			    TP_NULL);
 		else
 			id = tp_slice_complete(tp, track, ts, 0, pcat, pname,

@@ -227,6 +227,64 @@ ftrace_cpu_stats_untrusted(struct tp *tp, int end, const uint8_t *buf,
 	    (int64_t)cpu, secs_to_ns(oldest));
 }
 
+/* One ftrace setup error: an import log whose message is what + text. */
+static void
+setup_error_log(struct tp *tp, const char *what, const uint8_t *text,
+    size_t len)
+{
+	size_t wl = strlen(what);
+	int64_t set;
+	char *m;
+
+	if ((m = malloc(wl + len)) == NULL)
+		return;
+	memcpy(m, what, wl);
+	memcpy(m + wl, text, len);
+	set = tp_arg_set_new(tp);
+	tp_arg_str_fixed(tp, set, "message", m, wl + len);
+	tp_import_log(tp, ST_FTRACE_SETUP_ERRORS, TP_NULL, TP_NULL, set);
+	free(m);
+}
+
+/*
+ * The setup errors of a start's FtraceStats, one log each in upstream's
+ * order: events that failed, events unknown, then the (last) atrace and
+ * exclusive feature errors.
+ */
+static void
+setup_errors_log(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	static const struct {
+		uint32_t	 id;
+		const char	*what;
+	} kinds[] = {
+		{ 7, "Ftrace event failed: " },
+		{ 6, "Ftrace event unknown: " },
+		{ 5, "Atrace failures: " },
+		{ 13, "Ftrace exclusive feature error: " },
+	};
+	struct pb it;
+	struct pb_field f, last;
+	size_t k;
+
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		memset(&last, 0, sizeof(last));
+		pb_init(&it, buf, len);
+		while (pb_next_untrusted(&it, &f) == 1) {
+			if (f.id != kinds[k].id || f.wire != PB_LEN)
+				continue;
+			if (k < 2)
+				setup_error_log(tp, kinds[k].what, f.data,
+				    f.len);
+			else
+				last = f;
+		}
+		if (last.id != 0 && last.len > 0)
+			setup_error_log(tp, kinds[k].what, last.data,
+			    last.len);
+	}
+}
+
 /*
  * FtraceStats, at the start and the end of the trace: per cpu counters
  * (ends minus begins as deltas), kprobe counters, and at the start the
@@ -311,7 +369,7 @@ ftrace_stats_untrusted(struct tp *tp, int *errs_seen, const uint8_t *buf,
 	}
 	errs += atrace + excl;
 	if (!end && errs > 0 && !*errs_seen) {
-		tp_stat_inc(tp, ST_FTRACE_SETUP_ERRORS, errs);
+		setup_errors_log(tp, buf, len);
 		*errs_seen = 1;
 	}
 }

@@ -18,10 +18,14 @@ struct pool_track {
 	int		 nest;		/* slices begun and not ended */
 	int		 scoped;	/* for slices of known end, no cookie */
 	int64_t		 end;		/* scoped: when its last slice ends */
+	/* nested: the ends of its slices open, innermost last */
+	int64_t		*ends;
+	size_t		 nends, capends;
 };
 
 struct pool {
 	struct tp_pool_key	 k;	/* k.name is our copy; k.dims unset */
+	int64_t			 group;	/* its tracks' track_group_id */
 	uint64_t		 dimh;	/* tp_dims_hash of the key's dims */
 	struct pool_track	*t;
 	size_t			 n, cap;
@@ -125,6 +129,9 @@ pool_get(struct tp *tp, const struct tp_pool_key *k)
 	ps->p[ps->n].k.dims = NULL;
 	ps->p[ps->n].k.ndims = 0;
 	ps->p[ps->n].dimh = dimh;
+	/* Upstream numbers its compressor's sets of tracks as it makes
+	 * them, each at its first use. */
+	ps->p[ps->n].group = tp->track_groups++;
 	if ((k->name != NULL &&
 	    (ps->p[ps->n].k.name = strdup(k->name)) == NULL) ||
 	    (k->scope != NULL &&
@@ -164,6 +171,7 @@ pool_track_new(struct tp *tp, struct pool *p, const struct tp_pool_key *k)
 	    tp_track_new(tp, TT_PROCESS, p->k.name, p->k.upid)) < 0)
 		return NULL;
 	tp_track_kind(tp, pt->track, p->k.kind);
+	tp->tracks[pt->track].group = p->group;
 	/* Upstream's dimensions (a thread's or process's track's set
 	 * already has its utid or upid); the index tells the pool's tracks
 	 * apart. */
@@ -189,6 +197,8 @@ pool_track_new(struct tp *tp, struct pool *p, const struct tp_pool_key *k)
 	pt->nest = 0;
 	pt->scoped = 0;
 	pt->end = 0;
+	pt->ends = NULL;
+	pt->nends = pt->capends = 0;
 	p->n++;
 	return pt;
 }
@@ -255,6 +265,51 @@ tp_track_pool_scoped(struct tp *tp, const struct tp_pool_key *k, int64_t ts,
 	}
 	pt->end = ts + dur;
 	return pt->track;
+}
+
+/* Track pt takes a slice ending at end: 0, or -1 when out of memory. */
+static int
+nested_push(struct pool_track *pt, int64_t end)
+{
+	if (pt->nends == pt->capends) {
+		size_t ncap = pt->capends ? pt->capends * 2 : 4;
+		void *np = realloc(pt->ends, ncap * sizeof(*pt->ends));
+
+		if (np == NULL)
+			return -1;
+		pt->ends = np;
+		pt->capends = ncap;
+	}
+	pt->ends[pt->nends++] = end;
+	return 0;
+}
+
+int64_t
+tp_track_pool_nested(struct tp *tp, const struct tp_pool_key *k, int64_t ts,
+    int64_t dur)
+{
+	struct pool *p = pool_get(tp, k);
+	struct pool_track *pt;
+	size_t i;
+
+	if (p == NULL)
+		return -1;
+	/* The first track where it nests in the innermost slice still open
+	 * or where none is; what ended by ts is closed first. */
+	for (i = 0; i < p->n; i++) {
+		pt = &p->t[i];
+		if (!pt->scoped)
+			continue;
+		while (pt->nends > 0 && pt->ends[pt->nends - 1] <= ts)
+			pt->nends--;
+		if (pt->nends == 0 || ts + dur <= pt->ends[pt->nends - 1])
+			return nested_push(pt, ts + dur) == -1 ? -1 :
+			    pt->track;
+	}
+	if ((pt = pool_track_new(tp, p, k)) == NULL)
+		return -1;
+	pt->scoped = 1;
+	return nested_push(pt, ts + dur) == -1 ? -1 : pt->track;
 }
 
 int64_t
@@ -353,11 +408,13 @@ void
 tp_track_pools_free(struct tp *tp)
 {
 	struct tp_track_pools *ps = tp->pools;
-	size_t i;
+	size_t i, j;
 
 	if (ps == NULL)
 		return;
 	for (i = 0; i < ps->n; i++) {
+		for (j = 0; j < ps->p[i].n; j++)
+			free(ps->p[i].t[j].ends);
 		free((char *)ps->p[i].k.name);
 		free((char *)ps->p[i].k.scope);
 		free(ps->p[i].t);

@@ -199,6 +199,7 @@ tp_track_new(struct tp *tp, enum tp_track_type type, const char *name,
 	t->utid = t->upid = t->cpu = TP_NULL;
 	t->dim_set = TP_NULL;
 	t->source_arg_set_id = TP_NULL;
+	t->group = TP_NULL;
 	t->machine = tp->machine;
 	t->multiplier = 1;
 	switch (type) {
@@ -389,6 +390,21 @@ stack_unwind(struct tp *tp, int64_t track, int64_t ts, int64_t dur)
 	}
 }
 
+/* A slice too deep to keep: logged with its parent's name and its own. */
+static void
+max_depth_log(struct tp *tp, const struct tp_track *t, int64_t ts,
+    const char *name)
+{
+	const char *keys[2] = { "parent_slice_name", "current_slice_name" };
+	const char *names[2] = { t->stack[t->depth - 1].name, name };
+	int64_t set = tp_arg_set_new(tp);
+	int i;
+
+	for (i = 0; i < 2; i++)
+		tp_arg_cstr_fixed(tp, set, keys[i], names[i]);
+	tp_import_log(tp, ST_SLICE_MAX_DEPTH_EXCEEDED, ts, TP_NULL, set);
+}
+
 static struct tp_open_slice *
 stack_push(struct tp *tp, int64_t track, int64_t ts, const char *cat,
     const char *name, int64_t arg_set_id, int64_t thread_ts)
@@ -398,7 +414,7 @@ stack_push(struct tp *tp, int64_t track, int64_t ts, const char *cat,
 	int64_t pstack;
 
 	if (t->depth >= MAX_DEPTH) {
-		tp_stat_inc(tp, ST_MISPLACED_END_EVENT, 1);
+		max_depth_log(tp, t, ts, name);
 		return NULL;
 	}
 	if (t->depth == t->cap) {
@@ -450,12 +466,15 @@ tp_slice_begin(struct tp *tp, int64_t track, int64_t ts, const char *cat,
 }
 
 /*
- * 1 when a complete slice [ts, ts + dur) would start inside a complete
- * slice open on track and end after it: it cannot nest there.
+ * 1 when a complete slice [ts, ts + dur) cannot nest on track, what it
+ * overlaps in *o (may be NULL). Past stack_unwind every slice left ends
+ * after ts; one below a slice still open is not looked at, as upstream.
  */
 int
-tp_slice_overlaps(struct tp *tp, int64_t track, int64_t ts, int64_t dur)
+tp_slice_overlaps(struct tp *tp, int64_t track, int64_t ts, int64_t dur,
+    struct tp_overlap *o)
 {
+	const struct tp_open_slice *s;
 	struct tp_track *t;
 	size_t i;
 
@@ -464,10 +483,17 @@ tp_slice_overlaps(struct tp *tp, int64_t track, int64_t ts, int64_t dur)
 		return 0;
 	stack_unwind(tp, track, ts, dur);
 	t = &tp->tracks[track];
-	for (i = 0; i < t->depth; i++)
-		if (t->stack[i].end >= 0 && ts < t->stack[i].end &&
-		    ts + dur > t->stack[i].end)
+	for (i = t->depth; i-- > 0;) {
+		s = &t->stack[i];
+		if (s->end < 0)
+			return 0;
+		if (ts < s->end && ts + dur > s->end) {
+			if (o != NULL)
+				*o = (struct tp_overlap){ ts, s->end,
+				    s->name, s->ts, s->end - s->ts };
 			return 1;
+		}
+	}
 	return 0;
 }
 
@@ -482,7 +508,8 @@ tp_slice_complete(struct tp *tp, int64_t track, int64_t ts, int64_t dur,
 	tp_slice_end_done(tp);
 	if (track < 0 || dur < 0) {
 		if (track >= 0)
-			tp_stat_inc(tp, ST_SLICE_NEGATIVE_DURATION, 1);
+			tp_import_log(tp, ST_SLICE_NEGATIVE_DURATION, ts,
+			    TP_NULL, TP_NULL);
 		tp_arg_set_drop(tp, arg_set_id);
 		return -1;
 	}

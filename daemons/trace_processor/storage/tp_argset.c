@@ -844,3 +844,12 @@ tp_arg_str_fixed(struct tp *tp, int64_t set, const char *key, const char *s,
 
 	arg_add(tp, set, key, key, "string", &av, 1);
 }
+
+void
+tp_arg_cstr_fixed(struct tp *tp, int64_t set, const char *key, const char *s)
+{
+	if (s != NULL)
+		tp_arg_str_fixed(tp, set, key, s, strlen(s));
+	else
+		tp_arg_str_null(tp, set, key);
+}

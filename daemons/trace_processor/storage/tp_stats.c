@@ -109,6 +109,9 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "slice_spill_overlapping_complete_event", "error", "analysis",
 	    "JSON complete events that overlapped another on their thread:"
 	    " put on a track of overlapping slices of the thread." },
+	[ST_SLICE_MAX_DEPTH_EXCEEDED] = { "slice_max_depth_exceeded", "error",
+	    "analysis", "Slices dropped: they would have nested deeper than"
+	    " the deepest a track holds." },
 	[ST_SLICE_DROP_OVERLAPPING_COMPLETE] = {
 	    "slice_drop_overlapping_complete_event", "error", "analysis",
 	    "Complete events that overlapped another and had nowhere to go:"
@@ -378,6 +381,23 @@ void
 tp_stat_inc(struct tp *tp, enum tp_stat s, int64_t n)
 {
 	tp->stats[s] += n;
+}
+
+void
+tp_import_log(struct tp *tp, enum tp_stat s, int64_t ts, int64_t byte_offset,
+    int64_t arg_set_id)
+{
+	sqlite3_stmt *st = tp->stmt[SQ_IMPORT_LOG];
+	const struct stat_desc *d = &stat_descs[s];
+
+	tp_stat_inc(tp, s, 1);
+	arg_set_id = tp_arg_set_done(tp, arg_set_id);
+	tp_bind_i64n(st, 1, ts);
+	tp_bind_i64n(st, 2, byte_offset);
+	sqlite3_bind_text(st, 3, d->severity, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, d->name, -1, SQLITE_STATIC);
+	tp_bind_i64n(st, 5, arg_set_id);
+	(void)tp_step_done(tp, st);
 }
 
 void

@@ -332,6 +332,9 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	[SQ_CLOCK_SNAPSHOT] = "INSERT INTO clock_snapshot(id, ts, clock_id,"
 	    " clock_name, clock_value, snapshot_id, machine_id)"
 	    " VALUES((SELECT count(*) FROM clock_snapshot),?,?,?,?,?,?)",
+	[SQ_IMPORT_LOG] = "INSERT INTO _trace_import_logs(id, trace_id, ts,"
+	    " byte_offset, severity, name, arg_set_id)"
+	    " VALUES((SELECT count(*) FROM _trace_import_logs),0,?,?,?,?,?)",
 	[SQ_GPU] = "INSERT INTO gpu(id, ugpu, gpu, machine_id)"
 	    " VALUES(?,?,?,0)",
 	[SQ_SP_MAPPING] = "INSERT INTO stack_profile_mapping(id, build_id,"
@@ -642,8 +645,8 @@ tp_step_done(struct tp *tp, sqlite3_stmt *st)
  * Binds use SQLITE_STATIC: every statement is stepped and reset before the
  * caller's strings can change (tp_step_done), so SQLite need not copy them.
  */
-static void
-bind_i64n(sqlite3_stmt *st, int col, int64_t v)
+void
+tp_bind_i64n(sqlite3_stmt *st, int col, int64_t v)
 {
 	if (v == TP_NULL)
 		sqlite3_bind_null(st, col);
@@ -769,7 +772,7 @@ metadata_insert(struct tp *tp, const char *name, const char *key_type,
 	    " AND machine_id IS ?4", -1, &st, NULL) == SQLITE_OK) {
 		metadata_bind(st, 1, 2, s, v);
 		sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-		bind_i64n(st, 4, machine);
+		tp_bind_i64n(st, 4, machine);
 		(void)tp_step_done(tp, st);
 		sqlite3_finalize(st);
 		if (sqlite3_changes(tp->db) > 0)
@@ -780,8 +783,8 @@ metadata_insert(struct tp *tp, const char *name, const char *key_type,
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, key_type, -1, SQLITE_STATIC);
 	metadata_bind(st, 4, 5, s, v);
-	bind_i64n(st, 6, machine);
-	bind_i64n(st, 7, trace);
+	tp_bind_i64n(st, 6, machine);
+	tp_bind_i64n(st, 7, trace);
 	(void)tp_step_done(tp, st);
 }
 
@@ -888,9 +891,9 @@ write_threads(struct tp *tp)
 		sqlite3_bind_int64(st, 1, (int64_t)i);
 		sqlite3_bind_int64(st, 2, t->tid);
 		bind_str(st, 3, t->name, t->name ? strlen(t->name) : 0);
-		bind_i64n(st, 4, t->start_ts);
-		bind_i64n(st, 5, t->end_ts);
-		bind_i64n(st, 6, t->upid);
+		tp_bind_i64n(st, 4, t->start_ts);
+		tp_bind_i64n(st, 5, t->end_ts);
+		tp_bind_i64n(st, 6, t->upid);
 		if (t->main_thread >= 0)
 			sqlite3_bind_int(st, 7, t->main_thread);
 		else if (t->upid != TP_NULL)
@@ -899,7 +902,7 @@ write_threads(struct tp *tp)
 		else
 			sqlite3_bind_null(st, 7);
 		sqlite3_bind_int(st, 8, t->is_idle);
-		bind_i64n(st, 9, tp_arg_set_settle(tp, &t->arg_set_id));
+		tp_bind_i64n(st, 9, tp_arg_set_settle(tp, &t->arg_set_id));
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
@@ -930,12 +933,12 @@ write_processes(struct tp *tp)
 		sqlite3_bind_int64(st, 1, (int64_t)i);
 		sqlite3_bind_int64(st, 2, p->pid);
 		bind_str(st, 3, p->name, p->name ? strlen(p->name) : 0);
-		bind_i64n(st, 4, p->start_ts);
-		bind_i64n(st, 5, p->end_ts);
-		bind_i64n(st, 6, p->parent_upid);
-		bind_i64n(st, 7, p->uid);
+		tp_bind_i64n(st, 4, p->start_ts);
+		tp_bind_i64n(st, 5, p->end_ts);
+		tp_bind_i64n(st, 6, p->parent_upid);
+		tp_bind_i64n(st, 7, p->uid);
 		bind_str(st, 8, p->cmdline, p->cmdline ? strlen(p->cmdline) : 0);
-		bind_i64n(st, 9, tp_arg_set_settle(tp, &p->arg_set_id));
+		tp_bind_i64n(st, 9, tp_arg_set_settle(tp, &p->arg_set_id));
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
@@ -958,7 +961,8 @@ write_tracks(struct tp *tp)
 	if (write_prepared(tp, "INSERT OR REPLACE INTO __intrinsic_track(id,"
 	    " type, name, parent_id, source_arg_set_id, utid, upid, cpu,"
 	    " counter_unit, description, event_type, dimension_arg_set_id,"
-	    " machine_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", &st) == -1)
+	    " machine_id, track_group_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	    &st) == -1)
 		return -1;
 	for (i = 0; i < tp->ntracks; i++) {
 		struct tp_track *t = &tp->tracks[i];
@@ -970,25 +974,27 @@ write_tracks(struct tp *tp)
 		uint64_t h;
 
 		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(row_hash_i(
-		    row_hash_i(row_hash_i(0, t->type), t->parent_id), src),
-		    dim), t->utid), t->upid), t->cpu);
+		    row_hash_i(row_hash_i(row_hash_i(0, t->type),
+		    t->parent_id), src), dim), t->utid), t->upid), t->cpu),
+		    t->group);
 		if (row_unchanged(&t->pub, row_hash_s(row_hash_s(row_hash_s(
 		    row_hash_s(h, kind), t->name), t->unit), t->desc)))
 			continue;
 		sqlite3_bind_int64(st, 1, (int64_t)i);
 		sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
 		bind_str(st, 3, t->name, t->name ? strlen(t->name) : 0);
-		bind_i64n(st, 4, t->parent_id);
-		bind_i64n(st, 5, src);
-		bind_i64n(st, 6, t->utid);
-		bind_i64n(st, 7, t->upid);
-		bind_i64n(st, 8, t->cpu);
+		tp_bind_i64n(st, 4, t->parent_id);
+		tp_bind_i64n(st, 5, src);
+		tp_bind_i64n(st, 6, t->utid);
+		tp_bind_i64n(st, 7, t->upid);
+		tp_bind_i64n(st, 8, t->cpu);
 		bind_str(st, 9, t->unit, t->unit ? strlen(t->unit) : 0);
 		bind_str(st, 10, t->desc, t->desc ? strlen(t->desc) : 0);
 		sqlite3_bind_text(st, 11, track_is_counter(t) ? "counter" :
 		    "slice", -1, SQLITE_STATIC);
-		bind_i64n(st, 12, dim);
+		tp_bind_i64n(st, 12, dim);
 		sqlite3_bind_int64(st, 13, t->machine);
+		tp_bind_i64n(st, 14, t->group);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
@@ -1131,9 +1137,9 @@ write_cpus(struct tp *tp)
 		sqlite3_bind_int64(st, 2, v[i].cpu);
 		bind_str(st, 3, d ? d->processor : NULL, d && d->processor ?
 		    strlen(d->processor) : 0);
-		bind_i64n(st, 4, d ? d->cluster_id : TP_NULL);
-		bind_i64n(st, 5, d && d->capacity >= 0 ? d->capacity : TP_NULL);
-		bind_i64n(st, 6, d ? tp_arg_set_stored(tp, d->arg_set_id) : TP_NULL);
+		tp_bind_i64n(st, 4, d ? d->cluster_id : TP_NULL);
+		tp_bind_i64n(st, 5, d && d->capacity >= 0 ? d->capacity : TP_NULL);
+		tp_bind_i64n(st, 6, d ? tp_arg_set_stored(tp, d->arg_set_id) : TP_NULL);
 		sqlite3_bind_int64(st, 7, v[i].machine);
 		(void)tp_step_done(tp, st);
 	}
