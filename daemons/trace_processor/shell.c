@@ -42,7 +42,7 @@ result_free(struct result *r)
 static char *
 cell_format(sqlite3_stmt *st, int col, int csv)
 {
-	char buf[64];
+	char buf[256];		/* upstream's: "%f" cut at 255 bytes */
 	const unsigned char *s;
 	char *out;
 	size_t len;

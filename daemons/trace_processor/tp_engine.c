@@ -127,7 +127,7 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 		sqlite3_free(msg);
 		goto fail;
 	}
-	if (tp_to_ftrace_register(tp) == -1)
+	if (tp_real_text_register(tp) == -1 || tp_to_ftrace_register(tp) == -1)
 		goto fail;
 	/* What every query may use without an INCLUDE (stdlib/prelude). */
 	if (psql_exec(tp->db, "INCLUDE PERFETTO MODULE prelude.prelude;",

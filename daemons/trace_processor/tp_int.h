@@ -56,6 +56,7 @@ enum tp_stat {
 	ST_JSON_DISPLAY_TIME_UNIT,
 	ST_SYSTRACE_PARSE_FAILURE,
 	ST_PROCESS_TRACKER_ERRORS,
+	ST_PROCESS_TRACKER_PARENT_PID_CHANGED,
 	ST_FLOW_END_WITHOUT_START,
 	ST_FLOW_NO_ENCLOSING_SLICE,
 	ST_FLOW_INVALID_ID,
@@ -735,6 +736,10 @@ int64_t	 tp_thread_get(struct tp *, int64_t tid);
 int64_t	 tp_thread_new(struct tp *, int64_t tid, int64_t ts);
 /* A new process comes with its main thread. */
 int64_t	 tp_process_get(struct tp *, int64_t pid);
+/* A process keeps its first parent, as upstream's: a later other one is
+ * a reparenting, logged (at ts, TP_NULL: none) and not taken. */
+void	 tp_process_set_parent(struct tp *, int64_t upid, int64_t parent,
+	    int64_t ts);
 int64_t	 tp_process_new(struct tp *, int64_t pid, int64_t parent_upid,
 	    int64_t ts);
 /* Process child_upid's parent is the process thread parent_utid joins,
@@ -1320,6 +1325,10 @@ int	 tp_task_state_str(int64_t state, int kernel_version, char *, size_t);
 /* ftrace text's prev_state ("D|K", "R+") as a 4.4 kernel's bits, the
  * release text is read as (0xffff: not a state), as upstream. */
 int64_t	 tp_task_state_text(const char *, size_t);
+/* A real as upstream's SQLite casts it to text (tp_real_text.c): the
+ * length written to out (48 bytes hold any); __intrinsic_real_text(). */
+size_t	 tp_real_text(double, char *out, size_t cap);
+int	 tp_real_text_register(struct tp *);
 /* to_ftrace(): ftrace_event rows as text (tp_to_ftrace.c). */
 int	 tp_to_ftrace_register(struct tp *);
 

@@ -324,7 +324,7 @@ tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 		return;
 	pupid = tp_process_get_bare(tp, ppid);
 	upid = tp_process_get_bare(tp, pid);
-	tp->procs[upid].parent_upid = pupid;
+	tp_process_set_parent(tp, upid, pupid, TP_NULL);
 	/* Its name is argv0. */
 	for (namelen = 0; namelen < cmdlen && cmd[namelen] != ' '; namelen++)
 		;

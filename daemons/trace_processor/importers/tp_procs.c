@@ -113,6 +113,21 @@ tp_process_new(struct tp *tp, int64_t pid, int64_t parent_upid, int64_t ts)
 	return (int64_t)tp->nprocs++;
 }
 
+void
+tp_process_set_parent(struct tp *tp, int64_t upid, int64_t parent,
+    int64_t ts)
+{
+	struct tp_process *p = &tp->procs[upid];
+
+	if (parent == TP_NULL || p->parent_upid == parent)
+		return;
+	if (p->parent_upid == TP_NULL)
+		p->parent_upid = parent;
+	else
+		tp_import_log(tp, ST_PROCESS_TRACKER_PARENT_PID_CHANGED, ts,
+		    TP_NULL, TP_NULL);
+}
+
 int64_t
 tp_process_get(struct tp *tp, int64_t pid)
 {

@@ -588,7 +588,8 @@ process_name_len(int64_t ppid, const char *a, size_t n, size_t nargs)
 /* One ProcessTree.Process: its upid (after its parent's), name, cmdline,
  * uid and main thread. Upstream skips a process with no cmdline. */
 static void
-process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
+process_tree_process(struct tp *tp, int64_t ts, const uint8_t *buf,
+    size_t len)
 {
 	struct pb pt;
 	struct pb_field pf;
@@ -612,7 +613,7 @@ process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 		else if (pf.id == 2)
 			ppid = (int32_t)pf.u;
 		else if (pf.id == 5)
-			uid = (int32_t)pf.u;
+			uid = (uint32_t)pf.u;	/* upstream keeps it unsigned */
 		else if (pf.id == 9)
 			is_comm = pf.u != 0;
 		else if (pf.id == 7 && pf.wire == PB_VARINT &&
@@ -639,8 +640,7 @@ process_tree_process(struct tp *tp, const uint8_t *buf, size_t len)
 	/* The parent first, so upids come in upstream's order. */
 	parent = ppid >= 0 ? tp_process_get(tp, ppid) : TP_NULL;
 	upid = tp_process_get(tp, pid);
-	if (tp->procs[upid].parent_upid == TP_NULL)
-		tp->procs[upid].parent_upid = parent;
+	tp_process_set_parent(tp, upid, parent, ts);
 	if (uid != TP_NULL)
 		tp->procs[upid].uid = uid;
 	/* Boot time into trace time, as any clock's (the trace's clock may
@@ -736,7 +736,7 @@ tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
 			if (f.wire != PB_LEN || f.id != (uint32_t)pass)
 				continue;
 			if (pass == 1)
-				process_tree_process(tp, f.data, f.len);
+				process_tree_process(tp, ts, f.data, f.len);
 			else
 				process_tree_thread(tp, f.data, f.len);
 		}
@@ -748,8 +748,9 @@ tp_proto_process_tree(struct tp *tp, int64_t ts, const uint8_t *buf,
 
 /*
  * What upstream's process_memory tracks say of themselves: a fixed text
- * per memory key, kept as the track's "description" source arg. The
- * texts are output upstream prints, so they are kept word for word.
+ * per memory key, kept as the track's "description" source arg and its
+ * description. The texts are output upstream prints, so they are kept
+ * word for word.
  */
 #define MEM_DOCS \
 	"https://perfetto.dev/docs/data-sources/memory-counters#per-process-"
@@ -842,7 +843,7 @@ static const struct {
 };
 
 /* A new process_memory track (of that dimension) gets its key's
- * description. */
+ * description, as a source arg and as its description. */
 static void
 mem_track_describe(struct tp *tp, int64_t track, const char *dim,
     const char *key)
@@ -857,6 +858,9 @@ mem_track_describe(struct tp *tp, int64_t track, const char *dim,
 			tp_arg_str(tp, tp_track_source_set(tp, track),
 			    "description", "description", mem_descs[i].text,
 			    strlen(mem_descs[i].text), NULL);
+			/* The track's description column says it too. */
+			tp_setstr(&tp->tracks[track].desc, mem_descs[i].text,
+			    strlen(mem_descs[i].text));
 			return;
 		}
 }

@@ -83,6 +83,10 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 	    "trace", "displayTimeUnit was set; timestamps stay in us." },
 	[ST_SYSTRACE_PARSE_FAILURE] = { "systrace_parse_failure", "error",
 	    "analysis", "" },
+	[ST_PROCESS_TRACKER_PARENT_PID_CHANGED] = {
+	    "process_tracker_parent_pid_changed", "info", "analysis",
+	    "Processes seen later with another parent: kept as the same"
+	    " process, reparented, not a reused pid." },
 	[ST_PROCESS_TRACKER_ERRORS] = { "process_tracker_errors", "error",
 	    "analysis", "" },
 	[ST_FLOW_END_WITHOUT_START] = { "flow_end_without_start", "info",

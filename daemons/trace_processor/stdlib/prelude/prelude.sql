@@ -8,8 +8,9 @@ CAST($value AS INT);
 CREATE PERFETTO MACRO cast_double(value Expr) RETURNS Expr AS
 CAST($value AS REAL);
 
+-- A real as upstream's SQLite writes one (up to 17 digits, not 15).
 CREATE PERFETTO MACRO cast_string(value Expr) RETURNS Expr AS
-CAST($value AS TEXT);
+__intrinsic_cast_string($value);
 
 -- The trace's first and last timestamps and the time between them.
 CREATE PERFETTO FUNCTION trace_start() RETURNS TIMESTAMP AS
