@@ -607,73 +607,89 @@ cs_get(const struct cs_table *t, size_t c, uint32_t r, int64_t *i,
 }
 
 /*
- * A cell as SQLite's result (cs_vtab.h): a stored column's cell read
- * here, on every row's path; the others through cs_get.
+ * A cell as SQLite's result (cs_vtab.h): a stored column's cell through
+ * a view of its block; the others through cs_get.
  */
 void
 cs_result(sqlite3_context *ctx, const struct cs_table *t, size_t c,
     uint32_t r)
 {
-	const struct cs_col *col = &t->cols[col_base(t, c)];
-	const void *blk;
+	struct cs_view v;
 	const char *s;
 	size_t len;
 	int64_t i;
 	double d;
 
+	cs_view_get(t, c, r, &v);
+	if (cs_view_result(ctx, &v, r) == 0)
+		return;
+	switch (cs_get(t, c, r, &i, &d, &s, &len)) {
+	case CS_I64:
+		sqlite3_result_int64(ctx, i);
+		break;
+	case CS_F64:
+		sqlite3_result_double(ctx, d);
+		break;
+	case CS_STR:
+		/* Pool strings outlive every statement. */
+		sqlite3_result_text(ctx, s, (int)len, SQLITE_STATIC);
+		break;
+	default:
+		sqlite3_result_null(ctx);
+		break;
+	}
+}
+
+void
+cs_view_get(const struct cs_table *t, size_t c, uint32_t r,
+    struct cs_view *v)
+{
+	const struct cs_col *col = &t->cols[col_base(t, c)];
+	const struct int_blk *ib;
+	const void *blk;
+
+	v->start = BLK(r) << CS_BLOCK_SHIFT;
+	v->n = t->nrows > v->start ? t->nrows - v->start : 0;
+	if (v->n > CS_BLOCK)
+		v->n = CS_BLOCK;
+	v->version = t->version;
+	v->ver = &t->version;
+	v->pool = t->pool;
+	v->cells = NULL;
+	v->base = 0;
+	v->kind = CS_VIEW_OTHER;
+	if (r >= t->nrows)
+		return;
 	switch (col->type) {
+	case CS_ID:
+		v->kind = CS_VIEW_ID;
+		return;
 	case CS_I32:
 	case CS_I64:
 	case CS_F64:
 	case CS_STR:
 		break;
-	case CS_ID:
-		if (r < t->nrows) {
-			sqlite3_result_int64(ctx, r);
-			return;
-		}
-		/* FALLTHROUGH */
 	default:
-		switch (cs_get(t, c, r, &i, &d, &s, &len)) {
-		case CS_I64:
-			sqlite3_result_int64(ctx, i);
-			break;
-		case CS_F64:
-			sqlite3_result_double(ctx, d);
-			break;
-		case CS_STR:
-			/* Pool strings outlive every statement. */
-			sqlite3_result_text(ctx, s, (int)len, SQLITE_STATIC);
-			break;
-		default:
-			sqlite3_result_null(ctx);
-			break;
-		}
 		return;
 	}
-	if (r >= t->nrows || (blk = col->blocks[BLK(r)]) == NULL) {
-		sqlite3_result_null(ctx);
+	if ((blk = col->blocks[BLK(r)]) == NULL) {
+		v->kind = CS_VIEW_NULL;
 		return;
 	}
 	switch (col->type) {
 	case CS_F64:
-		if (!isnan(d = ((const double *)blk)[OFF(r)]))
-			sqlite3_result_double(ctx, d);
-		else
-			sqlite3_result_null(ctx);
+		v->kind = CS_VIEW_F64;
+		v->cells = blk;
 		return;
 	case CS_STR:
-		if ((s = cs_pool_get(t->pool, ((const uint32_t *)blk)[OFF(r)],
-		    &len)) != NULL)
-			sqlite3_result_text(ctx, s, (int)len, SQLITE_STATIC);
-		else
-			sqlite3_result_null(ctx);
+		v->kind = CS_VIEW_STR;
+		v->cells = blk;
 		return;
 	default:
-		if ((i = iblk_get(blk, OFF(r))) != CS_NULL_I64)
-			sqlite3_result_int64(ctx, i);
-		else
-			sqlite3_result_null(ctx);
+		ib = blk;
+		v->kind = ib->wide ? CS_VIEW_I64 : CS_VIEW_I32;
+		v->base = ib->base;
+		v->cells = ib->cells;
 		return;
 	}
 }

@@ -63,6 +63,7 @@ struct cs_cursor {
 	struct cs_filter	 f[MAX_FILTERS];
 	int			 farg[MAX_FILTERS];	/* their argv[] */
 	size_t			 nf, nfmax;	/* set now, ever */
+	struct cs_view		*views;		/* per column, for xColumn */
 };
 
 static int
@@ -371,6 +372,13 @@ vt_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 		return SQLITE_NOMEM;
 	memset(cur, 0, sizeof(*cur));
 	cur->t = ((struct cs_vtab *)v)->t;
+	/* Empty views (n 0): each is made on its column's first read. */
+	if ((cur->views = sqlite3_malloc64(cs_table_ncols(cur->t) *
+	    sizeof(*cur->views))) == NULL) {
+		sqlite3_free(cur);
+		return SQLITE_NOMEM;
+	}
+	memset(cur->views, 0, cs_table_ncols(cur->t) * sizeof(*cur->views));
 	*out = &cur->base;
 	return SQLITE_OK;
 }
@@ -385,6 +393,7 @@ vt_close(sqlite3_vtab_cursor *c)
 	sqlite3_free(cur->sl);
 	for (i = 0; i < cur->nfmax; i++)
 		cs_filter_clear(&cur->f[i]);
+	sqlite3_free(cur->views);
 	sqlite3_free(c);
 	return SQLITE_OK;
 }
@@ -799,12 +808,16 @@ vt_eof(sqlite3_vtab_cursor *c)
 	return ((struct cs_cursor *)c)->eof;
 }
 
+/* A cell through its column's view: the row before's block, mostly. */
 static int
 vt_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 {
 	struct cs_cursor *cur = (struct cs_cursor *)c;
+	struct cs_view *v = &cur->views[col];
 
-	cs_result(ctx, cur->t, (size_t)col, cur->r);
+	cs_view_at(cur->t, (size_t)col, cur->r, v);
+	if (cs_view_result(ctx, v, cur->r) == -1)
+		cs_result(ctx, cur->t, (size_t)col, cur->r);
 	return SQLITE_OK;
 }
 
