@@ -977,6 +977,7 @@ struct tp_pool_key {
 	const char	*scope;
 	int64_t		 upid;
 	int		 name_dim;
+	int		 scope_dim;	/* a dimension even when NULL */
 	/* more dimensions, part of the key, before the tracks' index */
 	const struct tp_dim *dims;
 	size_t		 ndims;

@@ -293,6 +293,31 @@ json_get(struct tp *tp)
 	return tp->json;
 }
 
+/*
+ * An event's error, logged as upstream logs one: the event's name and
+ * phase, then (a complete event that overlaps one) what it overlaps.
+ */
+static void
+event_error(struct tp *tp, int64_t ts, const char *name, char ph,
+    enum tp_stat st, const struct tp_overlap *o)
+{
+	char phs[2] = { ph, '\0' };
+	int64_t set = tp_arg_set_new(tp);
+
+	tp_arg_cstr_fixed(tp, set, "event_name", name);
+	tp_arg_cstr_fixed(tp, set, "event_phase", phs);
+	if (o != NULL) {
+		tp_arg_int_fixed(tp, set, "overlap_start", o->start, "int");
+		tp_arg_int_fixed(tp, set, "overlap_end", o->end, "int");
+		tp_arg_cstr_fixed(tp, set, "conflicting_slice_name", o->name);
+		tp_arg_int_fixed(tp, set, "conflicting_slice_ts", o->ts,
+		    "int");
+		tp_arg_int_fixed(tp, set, "conflicting_slice_dur", o->dur,
+		    "int");
+	}
+	tp_import_log(tp, st, ts, TP_NULL, set);
+}
+
 static void
 metadata_event(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
     int64_t pid, int64_t tid)
@@ -300,10 +325,14 @@ metadata_event(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
 	const struct tp_jnode *name = tp_jdom_get(j, r, "name");
 	const struct tp_jnode *args = tp_jdom_get(j, r, "args");
 	const struct tp_jnode *v = tp_jdom_get(j, args, "name");
-	int64_t idx;
+	int64_t idx, ts = 0;
+	char nbuf[64];
 
 	if (name == NULL || name->type != J_STR)
 		return;
+	/* As upstream: errors are logged at the event's time, else 0. */
+	(void)us_to_ns(tp_jdom_get(j, r, "ts"), &ts);
+	(void)node_str(name, nbuf, sizeof(nbuf));
 	/* Sort index hints: numbers only, as upstream. */
 	if ((name->slen == 18 && memcmp(name->s, "process_sort_index",
 	    18) == 0) || (name->slen == 17 && memcmp(name->s,
@@ -314,7 +343,8 @@ metadata_event(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
 		if (si == NULL)
 			return;
 		if (si->type != J_NUM || tp_jdom_int(si, &idx) == -1) {
-			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
+			event_error(tp, ts, nbuf, 'M', ST_JSON_PARSER_FAILURE,
+			    NULL);
 			return;
 		}
 		idx = (int32_t)idx;
@@ -325,8 +355,15 @@ metadata_event(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
 			tp_thread_set_sort_index(tp, utid, idx, TP_SORT_OTHER);
 		return;
 	}
-	if (v == NULL || v->type != J_STR)
+	if (v == NULL || !((name->slen == 12 && memcmp(name->s,
+	    "process_name", 12) == 0) || (name->slen == 11 &&
+	    memcmp(name->s, "thread_name", 11) == 0)))
 		return;
+	/* A name that is no string, or empty, names nothing. */
+	if (v->type != J_STR || v->slen == 0) {
+		event_error(tp, ts, nbuf, 'M', ST_JSON_PARSER_FAILURE, NULL);
+		return;
+	}
 	if (name->slen == 12 && memcmp(name->s, "process_name", 12) == 0)
 		tp_process_set_name(tp, tp_process_get(tp, pid), v->s, v->slen,
 		    TP_PNAME_SYSTEM);
@@ -365,26 +402,6 @@ async_key(const struct tp_jdom *j, const struct tp_jnode *r, uint64_t *key,
 	return 0;
 }
 
-/*
- * A complete event that overlaps one on its thread, logged as upstream
- * logs an event's error: its name and phase, then what it overlaps.
- */
-static void
-overlap_log(struct tp *tp, int64_t ts, const char *name,
-    const struct tp_overlap *o)
-{
-	int64_t set = tp_arg_set_new(tp);
-
-	tp_arg_cstr_fixed(tp, set, "event_name", name);
-	tp_arg_cstr_fixed(tp, set, "event_phase", "X");
-	tp_arg_int_fixed(tp, set, "overlap_start", o->start, "int");
-	tp_arg_int_fixed(tp, set, "overlap_end", o->end, "int");
-	tp_arg_cstr_fixed(tp, set, "conflicting_slice_name", o->name);
-	tp_arg_int_fixed(tp, set, "conflicting_slice_ts", o->ts, "int");
-	tp_arg_int_fixed(tp, set, "conflicting_slice_dur", o->dur, "int");
-	tp_import_log(tp, ST_SLICE_SPILL_OVERLAPPING_COMPLETE, ts, TP_NULL,
-	    set);
-}
 
 /*
  * A complete event that overlaps another on its thread goes, as upstream
@@ -438,8 +455,9 @@ counter_event(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
 	char prefix[512], cname[1024], idb[128];
 	int c;
 
-	if (args == NULL || args->type != J_OBJ) {
-		tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
+	if (args == NULL || args->type != J_OBJ || args->child < 0) {
+		event_error(tp, ts, name, 'C', ST_JSON_PARSER_FAILURE,
+		    NULL);
 		return;
 	}
 	if (id != NULL && node_str(id, idb, sizeof(idb)) != NULL)
@@ -458,13 +476,15 @@ counter_event(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
 		 * parser failures. */
 		if ((v->type != J_NUM && v->type != J_STR) ||
 		    v->slen >= sizeof(buf)) {
-			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
+			event_error(tp, ts, name, 'C',
+			    ST_JSON_PARSER_FAILURE, NULL);
 			continue;
 		}
 		snprintf(buf, sizeof(buf), "%.*s", (int)v->slen, v->s);
 		d = strtod(buf, &end);
 		if (end == buf || *end != '\0') {
-			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
+			event_error(tp, ts, name, 'C',
+			    ST_JSON_PARSER_FAILURE, NULL);
 			continue;
 		}
 		snprintf(cname, sizeof(cname), "%s %.*s", prefix,
@@ -620,7 +640,8 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		    us_to_ns(n, &dur) == -1)
 			dur = 0;
 		if (tp_slice_overlaps(tp, track, ts, dur, &ov)) {
-			overlap_log(tp, ts, pname, &ov);
+			event_error(tp, ts, pname, 'X',
+			    ST_SLICE_SPILL_OVERLAPPING_COMPLETE, &ov);
 			if ((track = overlap_track(tp, utid, ts, dur)) < 0)
 				break;
 		}
@@ -648,7 +669,8 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case 'T':
 		if ((n = tp_jdom_get(j, r, "dur")) == NULL ||
 		    us_to_ns(n, &dur) == -1) {
-			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
+			event_error(tp, ts, pname, ph, ST_JSON_PARSER_FAILURE,
+			    NULL);
 			break;
 		}
 		thread_state_event(tp, j, tp_jdom_get(j, r, "args"), ts, dur,
@@ -665,7 +687,8 @@ tp_json_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 
 		if (tp_jdom_get(j, r, "pid") == NULL ||
 		    async_key(j, r, &key, &global) == -1) {
-			tp_stat_inc(tp, ST_JSON_PARSER_FAILURE, 1);
+			event_error(tp, ts, pname, ph, ST_JSON_PARSER_FAILURE,
+			    NULL);
 			return;
 		}
 		a.cookie = key;
@@ -748,6 +771,18 @@ time_ok(const struct tp_jnode *n)
 	return n == NULL || us_to_ns(n, &v) == 0;
 }
 
+/* An event object upstream's tokenizer rejects whole: logged with its
+ * text, at the byte after it. */
+static void
+object_error(struct tp *tp, const struct tp_json *js, uint64_t at)
+{
+	int64_t set = tp_arg_set_new(tp);
+
+	tp_arg_str_fixed(tp, set, "raw_event", js->obj, js->objlen);
+	tp_import_log(tp, ST_JSON_TOKENIZER_FAILURE, TP_NULL, (int64_t)at,
+	    set);
+}
+
 /* A whole event object: -1 when it is no JSON (the trace is unusable). */
 static int
 object_done(struct tp *tp, struct tp_json *js, uint64_t at)
@@ -765,7 +800,7 @@ object_done(struct tp *tp, struct tp_json *js, uint64_t at)
 	if (node_str(tp_jdom_get(j, r, "ph"), phs, sizeof(phs)) == NULL) {
 		/* "{}" is a common filler (no trailing comma): no error. */
 		if (r->child >= 0)
-			tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
+			object_error(tp, js, at);
 		return 0;
 	}
 	/* Metadata events name things; they need no ordering. */
@@ -778,7 +813,15 @@ object_done(struct tp *tp, struct tp_json *js, uint64_t at)
 	    !time_ok(tp_jdom_get(j, r, "dur")) ||
 	    !time_ok(tp_jdom_get(j, r, "tts")) ||
 	    !time_ok(tp_jdom_get(j, r, "tdur"))) {
-		tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
+		/* Without a time, upstream logs the event whole; a bad value
+		 * it logs with its own message: counted only, here. */
+		if (tp_jdom_get(j, r, "ts") == NULL &&
+		    time_ok(tp_jdom_get(j, r, "dur")) &&
+		    time_ok(tp_jdom_get(j, r, "tts")) &&
+		    time_ok(tp_jdom_get(j, r, "tdur")))
+			object_error(tp, js, at);
+		else
+			tp_stat_inc(tp, ST_JSON_TOKENIZER_FAILURE, 1);
 		return 0;
 	}
 	tp_sorter_push_json(tp, ts,

@@ -112,9 +112,14 @@ tp_pending_resolve(struct tp *tp)
 	for (i = 0; i < p->nrows; i++) {
 		k = &p->keys[p->rows[i].key];
 		if (k->track == -1) {
+			/* Upstream's dimensions: the process, the name. */
+			struct tp_dim d = { "name", k->name, 0 };
+
 			k->track = tp_track_intern(tp, TT_PROCESS_COUNTER,
 			    k->name, k->upid);
 			tp_track_kind(tp, k->track, k->kind);
+			if (k->track >= 0)
+				tp_track_dims_add(tp, k->track, &d, 1);
 		}
 	}
 	for (i = 0; i < p->nrows; i++)

@@ -69,7 +69,8 @@ same_key(const struct pool *p, const struct tp_pool_key *b, uint64_t dimh)
 	 * one's names the tracks). */
 	return p->dimh == dimh && strcmp(a->kind, b->kind) == 0 &&
 	    a->upid == b->upid && a->has_utid == b->has_utid &&
-	    a->name_dim == b->name_dim && same_str(a->scope, b->scope) &&
+	    a->name_dim == b->name_dim && a->scope_dim == b->scope_dim &&
+	    same_str(a->scope, b->scope) &&
 	    a->merged == b->merged && (a->merged ? a->utid == b->utid &&
 	    a->parent_uuid == b->parent_uuid &&
 	    a->merge_type == b->merge_type : same_str(a->name, b->name) &&
@@ -184,9 +185,8 @@ pool_track_new(struct tp *tp, struct pool *p, const struct tp_pool_key *k)
 		    p->k.merge_type, "int");
 		tp_arg_str(tp, set, "merge_key_value", "merge_key_value",
 		    p->k.scope, strlen(p->k.scope), NULL);
-	} else if (p->k.scope != NULL)
-		tp_arg_str(tp, set, "scope", "scope", p->k.scope,
-		    strlen(p->k.scope), NULL);
+	} else if (p->k.scope != NULL || p->k.scope_dim)
+		tp_arg_cstr_fixed(tp, set, "scope", p->k.scope);
 	if (p->k.name_dim)
 		tp_arg_str(tp, set, "name", "name", p->k.name,
 		    strlen(p->k.name), NULL);
@@ -271,15 +271,9 @@ tp_track_pool_scoped(struct tp *tp, const struct tp_pool_key *k, int64_t ts,
 static int
 nested_push(struct pool_track *pt, int64_t end)
 {
-	if (pt->nends == pt->capends) {
-		size_t ncap = pt->capends ? pt->capends * 2 : 4;
-		void *np = realloc(pt->ends, ncap * sizeof(*pt->ends));
-
-		if (np == NULL)
-			return -1;
-		pt->ends = np;
-		pt->capends = ncap;
-	}
+	if (tp_grow((void **)&pt->ends, &pt->capends, pt->nends,
+	    sizeof(*pt->ends)) == -1)
+		return -1;
 	pt->ends[pt->nends++] = end;
 	return 0;
 }
@@ -384,6 +378,8 @@ tp_track_async(struct tp *tp, const struct tp_async *a, int step)
 	k.upid = a->process_scoped ? a->upid : TP_NULL;
 	k.scope = a->scope;
 	k.name_dim = 1;
+	/* Upstream's legacy async tracks: (upid,) scope, name. */
+	k.scope_dim = 1;
 	/* A process's async track is a process track: its name may be
 	 * translated, as upstream. */
 	if ((k.name = async_root(tp, a->cookie, k.upid, a->process_scoped ?
@@ -398,9 +394,7 @@ tp_track_async(struct tp *tp, const struct tp_async *a, int step)
 	    "trace_id_is_process_scoped", a->process_scoped, "bool");
 	if (a->upid != TP_NULL)
 		tp_arg_int(tp, set, "upid", "upid", a->upid, "uint");
-	if (a->scope != NULL)
-		tp_arg_str(tp, set, "source_scope", "source_scope", a->scope,
-		    strlen(a->scope), NULL);
+	tp_arg_cstr_fixed(tp, set, "source_scope", a->scope);
 	return track;
 }
 

@@ -282,6 +282,10 @@ tp_track_legacy_instants(struct tp *tp, int64_t upid)
 		    0x70696e73 /* "pins" */);
 		tp_track_kind(tp, track, "chrome_process_instant");
 	}
+	/* Upstream says where they come from. */
+	if (track >= 0 && tp->tracks[track].source_arg_set_id == TP_NULL)
+		tp_arg_str_fixed(tp, tp_track_source_set(tp, track),
+		    "source", "chrome", 6);
 	return track;
 }
 
