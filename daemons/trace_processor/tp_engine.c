@@ -395,7 +395,7 @@ parse_timed(struct tp *tp, const uint8_t *buf, size_t len)
 		for (i = 0; i < n && i < len; i++)
 			tp->uuid_hash = (tp->uuid_hash ^ buf[i]) *
 			    0x100000001b3ULL;
-		tp_metadata_uuid(tp, 0, tp->uuid_hash);
+		tp_metadata_uuid(tp, 0, tp->uuid_hash, 1);
 	}
 	tp->bytes_in += len;
 	/* A gzip'd trace: inflate and detect the format inside. */

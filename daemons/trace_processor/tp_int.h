@@ -693,7 +693,9 @@ void	 tp_metadata_str(struct tp *, const char *name, const char *v);
 int	 tp_json_args(struct tp *, int64_t set, const char *flat,
 	    const char *key, const char *json, size_t len);
 /* trace_uuid, as upstream prints a 128-bit uuid. */
-void	 tp_metadata_uuid(struct tp *, uint64_t msb, uint64_t lsb);
+/* derived: made from the trace's first bytes, not found in it. */
+void	 tp_metadata_uuid(struct tp *, uint64_t msb, uint64_t lsb,
+	    int derived);
 void	 tp_metadata_int(struct tp *, const char *name, int64_t v);
 /* A metadata key that collects many values ("multi"). */
 void	 tp_metadata_int_multi(struct tp *, const char *name, int64_t v);
@@ -733,6 +735,8 @@ void	 tp_procs_init(struct tp *);
 void	 tp_procs_unmap_idle(struct tp *);
 void	 tp_procs_free(struct tp *);
 int64_t	 tp_thread_get(struct tp *, int64_t tid);
+/* The thread of tid if there is one, else -1 (none made). */
+int64_t	 tp_thread_find(struct tp *, int64_t tid);
 int64_t	 tp_thread_new(struct tp *, int64_t tid, int64_t ts);
 /* A new process comes with its main thread. */
 int64_t	 tp_process_get(struct tp *, int64_t pid);

@@ -584,7 +584,7 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 {
 	const char *p = buf, *end = buf + len, *name, *name_end;
 	char nbuf[1024];
-	int64_t tgid = 0, v = 0, track, upid, utid;
+	int64_t tgid = 0, v = 0, track, upid, utid, set;
 	char ph;
 
 	while (end > p && (end[-1] == '\n' || end[-1] == '\0' ||
@@ -674,11 +674,20 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 			tp_screen_state_counter(tp, ts, (double)v);
 			break;
 		}
+		/* Upstream's: a track of the process and the name, each
+		 * value with the writing thread (if known) as its arg. */
 		upid = tp_process_get(tp, tgid);
-		track = tp_track_intern(tp, TT_PROCESS_COUNTER, nbuf, upid);
+		track = tp_track_intern_dims(tp, TT_PROCESS_COUNTER, nbuf,
+		    upid, (const char *const[]){ "name", nbuf }, 1);
 		tp_track_kind(tp, track, "atrace_counter");
-		if (track >= 0)
-			tp_counter_insert(tp, ts, track, (double)v, TP_NULL);
+		if (track < 0)
+			break;
+		set = TP_NULL;
+		if ((utid = tp_thread_find(tp, tid)) >= 0) {
+			set = tp_arg_set_new(tp);
+			tp_arg_int_fixed(tp, set, "utid", utid, "uint");
+		}
+		tp_counter_insert(tp, ts, track, (double)v, set);
 		break;
 	case 'S':
 	case 'F': {
@@ -1600,7 +1609,7 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 	while (pb_next_untrusted(&it, &f) == 1)
 		if (f.id == 4 && f.wire == PB_LEN) {
 			if (!used && (used = 1))
-				tp_clock_first_use(tp);
+				tp_clock_first_use(tp, TP_CLOCK_BOOTTIME);
 			compact_sched_untrusted(tp, cpu, offset, f.data,
 			    f.len);
 		}
@@ -1624,7 +1633,7 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 			continue;
 		}
 		if (!used && (used = 1))
-			tp_clock_first_use(tp);
+			tp_clock_first_use(tp, TP_CLOCK_BOOTTIME);
 		if (adreno && tp_ftrace_adreno_tokenize(tp, g, cpu,
 		    ts + offset, f.data, f.len))
 			continue;

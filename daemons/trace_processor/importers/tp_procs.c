@@ -84,6 +84,14 @@ tp_thread_new(struct tp *tp, int64_t tid, int64_t ts)
 }
 
 int64_t
+tp_thread_find(struct tp *tp, int64_t tid)
+{
+	uint64_t *u = tp_hash_get(&tp->tid_map, (uint64_t)tid);
+
+	return u != NULL ? (int64_t)*u : -1;
+}
+
+int64_t
 tp_thread_get(struct tp *tp, int64_t tid)
 {
 	uint64_t *u = tp_hash_get(&tp->tid_map, (uint64_t)tid);

@@ -133,7 +133,7 @@ void	 tp_te_active_processes_untrusted(struct tp *, int64_t set,
 void	 tp_clock_snapshot_untrusted(struct tp *, uint32_t seq,
 	    const uint8_t *, size_t);
 /* A time of a named clock is about to be converted (upstream's stats). */
-void	 tp_clock_first_use(struct tp *);
+void	 tp_clock_first_use(struct tp *, uint32_t clock);
 /* A remote machine's RemoteClockSync: its clocks tied to the host's. */
 void	 tp_clock_remote_sync_untrusted(struct tp *, const uint8_t *,
 	    size_t);

@@ -458,19 +458,27 @@ convert(struct tp *tp, uint64_t key, int64_t v, int64_t *out)
 /*
  * Upstream bridges the file's clock to trace time when the first time of
  * a named clock (a packet's own or default clock, an ftrace event's) is
- * converted; before any ClockSnapshot, that bridge costs its conversion
- * cache two misses. Counted the same way here, once.
+ * converted. Before any ClockSnapshot, that bridge is a snapshot of its
+ * own, the clock and the file's clock (TP_CLOCK_TRACE_FILE) both at 0,
+ * shown in clock_snapshot, and costs its conversion cache two misses.
+ * Done the same way here, once.
  */
 void
-tp_clock_first_use(struct tp *tp)
+tp_clock_first_use(struct tp *tp, uint32_t clock)
 {
 	struct tp_clocks *c = clocks_get(tp);
 
 	if (c == NULL || c->bridged)
 		return;
 	c->bridged = 1;
-	if (!c->snapshot_read)
-		tp_stat_inc(tp, ST_CLOCK_SYNC_CACHE_MISS, 2);
+	if (c->snapshot_read)
+		return;
+	tp_stat_inc(tp, ST_CLOCK_SYNC_CACHE_MISS, 2);
+	(void)tp_clock_snapshot_insert(tp, 0, clock, clock_builtin_name(clock),
+	    0, c->nsnapshots);
+	(void)tp_clock_snapshot_insert(tp, 0, TP_CLOCK_TRACE_FILE, NULL, 0,
+	    c->nsnapshots);
+	c->nsnapshots++;
 }
 
 int
@@ -486,7 +494,7 @@ tp_clock_to_trace(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 	if (c == NULL)
 		return -1;
 	if (id != 0)
-		tp_clock_first_use(tp);
+		tp_clock_first_use(tp, id);
 	c->used = 1;
 	/* No clock given: the trace clock, of the packet's machine once a
 	 * sync set that machine's clocks apart. */

@@ -464,8 +464,13 @@ system_info_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 			if (f.wire != PB_LEN)
 				break;
 			for (u = 1; u <= 4; u++) {
-				if (!pb_last_untrusted(f.data, f.len, u, &uf) ||
-				    (s = pb_strdup(&uf)) == NULL)
+				/* Each of the four, NULL when not given, as
+				 * upstream. */
+				if (!pb_last_untrusted(f.data, f.len, u, &uf)) {
+					tp_metadata_str(tp, uts[u], NULL);
+					continue;
+				}
+				if ((s = pb_strdup(&uf)) == NULL)
 					continue;
 				tp_metadata_str(tp, uts[u], s);
 				if (u == 1)
@@ -534,7 +539,7 @@ trace_uuid_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 	if (msb == 0 && lsb == 0)
 		return;
 	tp->uuid_in_trace = 1;
-	tp_metadata_uuid(tp, msb, lsb);
+	tp_metadata_uuid(tp, msb, lsb, 0);
 }
 
 /* errs_seen: the sequence's ftrace setup errors were counted already. */

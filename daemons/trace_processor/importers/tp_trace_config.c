@@ -107,7 +107,7 @@ tp_trace_config_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 	/* A TraceUuid packet, older than the config's, wins. */
 	if (!tp->uuid_in_trace && (msb != 0 || lsb != 0)) {
 		tp->uuid_in_trace = 1;
-		tp_metadata_uuid(tp, msb, lsb);
+		tp_metadata_uuid(tp, msb, lsb, 0);
 	}
 	if ((s = textproto_print(&perfetto__protos__trace_config__descriptor,
 	    buf, len)) != NULL) {

@@ -720,11 +720,17 @@ tp_clock_snapshot_insert(struct tp *tp, int64_t ts, int64_t clock_id,
 	    sqlite3_errmsg(tp->db));
 }
 
+/* tp_metadata_str's NULL: a string value that is NULL. */
+static const char meta_null_str[] = "";
+
 /* A metadata value: a string, else the integer. */
 static void
 metadata_bind(sqlite3_stmt *st, int icol, int scol, const char *s, int64_t v)
 {
-	if (s != NULL) {
+	if (s == meta_null_str) {
+		sqlite3_bind_null(st, icol);
+		sqlite3_bind_null(st, scol);
+	} else if (s != NULL) {
 		sqlite3_bind_null(st, icol);
 		sqlite3_bind_text(st, scol, s, -1, SQLITE_STATIC);
 	} else {
@@ -763,7 +769,8 @@ metadata_scope(const char *name)
 	for (i = 0; i < sizeof(machine) / sizeof(machine[0]); i++)
 		if (strcmp(name, machine[i]) == 0)
 			return META_MACHINE;
-	if (strncmp(name, "cr-", 3) == 0)
+	if (strncmp(name, "cr-", 3) == 0 ||
+	    strncmp(name, "trace_attribute.", 16) == 0)
 		return META_BOTH;
 	for (i = 0; i < sizeof(both) / sizeof(both[0]); i++)
 		if (strcmp(name, both[i]) == 0)
@@ -775,23 +782,27 @@ metadata_scope(const char *name)
  * row, unless appended) or "multi" (a value of many); of the current
  * machine when the key is about machines. */
 static void
-metadata_insert(struct tp *tp, const char *name, const char *key_type,
-    const char *s, int64_t v, int append)
+metadata_put(struct tp *tp, const char *name, const char *key_type,
+    const char *s, int64_t v, int append, int derived)
 {
 	sqlite3_stmt *st = tp->stmt[SQ_METADATA];
 	enum meta_scope scope = metadata_scope(name);
 	int64_t machine = scope == META_MACHINE || scope == META_BOTH ?
 	    (int64_t)tp->machine : TP_NULL;
-	int64_t trace = scope == META_TRACE || scope == META_BOTH ? 0 :
-	    TP_NULL;
+	/* A value made up here (a trace's uuid from its bytes) is no
+	 * trace's, as upstream's. */
+	int64_t trace = !derived && (scope == META_TRACE ||
+	    scope == META_BOTH) ? 0 : TP_NULL;
 
 	if (!append && strcmp(key_type, "single") == 0 &&
 	    sqlite3_prepare_v2(tp->db, "UPDATE metadata SET int_value = ?1,"
-	    " str_value = ?2 WHERE name = ?3 AND key_type = 'single'"
-	    " AND machine_id IS ?4", -1, &st, NULL) == SQLITE_OK) {
+	    " str_value = ?2, trace_id = ?5 WHERE name = ?3 AND"
+	    " key_type = 'single' AND machine_id IS ?4", -1, &st, NULL) ==
+	    SQLITE_OK) {
 		metadata_bind(st, 1, 2, s, v);
 		sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
 		tp_bind_i64n(st, 4, machine);
+		tp_bind_i64n(st, 5, trace);
 		(void)tp_step_done(tp, st);
 		sqlite3_finalize(st);
 		if (sqlite3_changes(tp->db) > 0)
@@ -807,14 +818,22 @@ metadata_insert(struct tp *tp, const char *name, const char *key_type,
 	(void)tp_step_done(tp, st);
 }
 
-void
-tp_metadata_str(struct tp *tp, const char *name, const char *v)
+static void
+metadata_insert(struct tp *tp, const char *name, const char *key_type,
+    const char *s, int64_t v, int append)
 {
-	metadata_insert(tp, name, "single", v, 0, 0);
+	metadata_put(tp, name, key_type, s, v, append, 0);
 }
 
 void
-tp_metadata_uuid(struct tp *tp, uint64_t msb, uint64_t lsb)
+tp_metadata_str(struct tp *tp, const char *name, const char *v)
+{
+	metadata_insert(tp, name, "single", v != NULL ? v : meta_null_str, 0,
+	    0);
+}
+
+void
+tp_metadata_uuid(struct tp *tp, uint64_t msb, uint64_t lsb, int derived)
 {
 	char s[40];
 
@@ -822,7 +841,7 @@ tp_metadata_uuid(struct tp *tp, uint64_t msb, uint64_t lsb)
 	    (unsigned)(msb >> 32), (unsigned)(msb >> 16) & 0xffff,
 	    (unsigned)msb & 0xffff, (unsigned)(lsb >> 48) & 0xffff,
 	    (uint64_t)(lsb & 0xffffffffffffULL));
-	tp_metadata_str(tp, "trace_uuid", s);
+	metadata_put(tp, "trace_uuid", "single", s, 0, 0, derived);
 }
 
 void
@@ -1156,7 +1175,8 @@ write_cpus(struct tp *tp)
 		sqlite3_bind_int64(st, 2, v[i].cpu);
 		bind_str(st, 3, d ? d->processor : NULL, d && d->processor ?
 		    strlen(d->processor) : 0);
-		tp_bind_i64n(st, 4, d ? d->cluster_id : TP_NULL);
+		/* Upstream's cluster is 0 until a CpuInfo says. */
+		sqlite3_bind_int64(st, 4, d ? d->cluster_id : 0);
 		tp_bind_i64n(st, 5, d && d->capacity >= 0 ? d->capacity : TP_NULL);
 		tp_bind_i64n(st, 6, d ? tp_arg_set_stored(tp, d->arg_set_id) : TP_NULL);
 		sqlite3_bind_int64(st, 7, v[i].machine);
