@@ -244,6 +244,9 @@ struct tp_track {
 	int			 incremental;
 	double			 last_value;
 	int64_t			 multiplier;
+	/* atrace's unnestable async slices: begins seen, the last one's
+	 * time (upstream's end args of each slice) */
+	int64_t			 unnest_begins, unnest_last_ts;
 	/* open slices, innermost last */
 	struct tp_open_slice	*stack;
 	size_t			 depth, cap;

@@ -700,13 +700,29 @@ tp_ftrace_print(struct tp *tp, int64_t ts, int64_t tid, const char *buf,
 
 		track = tp_track_pool_take(tp, &k, (uint64_t)v,
 		    ph == 'S' ? TP_POOL_BEGIN_ONCE : -1);
+		if (track < 0)
+			break;
 		/* A begin while its slice is open is no new slice (Android
-		 * code emits runs of them), as upstream. */
-		if (ph == 'S' && tp_slice_top(tp, track, ts, &start) < 0)
-			tp_slice_begin(tp, track, ts, NULL, nbuf, TP_NULL,
-			    TP_NULL);
-		else if (ph == 'F')
-			tp_slice_end(tp, track, ts, NULL, TP_NULL, NULL);
+		 * code emits runs of them), as upstream, which counts the
+		 * track's begins and gives each slice, as it ends, how many
+		 * and when the last one was. */
+		if (ph == 'S') {
+			tp->tracks[track].unnest_begins++;
+			tp->tracks[track].unnest_last_ts = ts;
+			if (tp_slice_top(tp, track, ts, &start) >= 0)
+				break;
+			set = tp_arg_set_new(tp);
+			tp_arg_int_fixed(tp, set, "cookie", v, "int");
+			tp_slice_begin(tp, track, ts, NULL, nbuf, set, TP_NULL);
+		} else if (tp_slice_end(tp, track, ts, NULL, TP_NULL, &set) >=
+		    0 && set != TP_NULL) {
+			tp_arg_int_fixed(tp, set,
+			    "legacy_unnestable_begin_count",
+			    tp->tracks[track].unnest_begins, "int");
+			tp_arg_int_fixed(tp, set,
+			    "legacy_unnestable_last_begin_ts",
+			    tp->tracks[track].unnest_last_ts, "int");
+		}
 		break;
 	}
 	}
