@@ -81,7 +81,8 @@ cpu_args(struct tp *tp, const struct cpu_in *c)
 		    "cpu_features.raw_bitmap", (int64_t)c->features, "uint");
 	}
 	if ((c->features >> NFEATURES) != 0)
-		tp_stat_inc(tp, ST_CPU_INFO_UNKNOWN_CPU_FEATURES, 1);
+		tp_import_log(tp, ST_CPU_INFO_UNKNOWN_CPU_FEATURES, TP_NULL,
+		    TP_NULL, TP_NULL);
 	return set;
 }
 

@@ -340,7 +340,8 @@ tp_proto_power_rails_tokenize(struct tp *tp, int64_t ts, const uint8_t *buf,
 			rail_descriptor_untrusted(tp, p, session, f.data,
 			    f.len);
 	if (!has_data) {
-		tp_stat_inc(tp, ST_POWER_RAIL_EMPTY_PACKET, 1);
+		tp_import_log(tp, ST_POWER_RAIL_EMPTY_PACKET, ts, TP_NULL,
+		    TP_NULL);
 		return;
 	}
 	pb_init(&it, buf, len);
