@@ -481,6 +481,12 @@ struct tp {
 		int64_t		 parent_utid, child_upid;
 	}			*pwait;
 	size_t			 npwait, cappwait;
+	/* threads one made the other (CLONE_THREAD) while neither's
+	 * process was known: they join the first one found */
+	struct tp_thread_pair {
+		int64_t	 a, b;
+	}			*tpairs;
+	size_t			 ntpairs, captpairs;
 	struct tp_hash		 pid_map;	/* pid -> live upid */
 
 	struct tp_track		*tracks;
@@ -738,6 +744,10 @@ void	 tp_procs_init(struct tp *);
 void	 tp_procs_unmap_idle(struct tp *);
 void	 tp_procs_free(struct tp *);
 int64_t	 tp_thread_get(struct tp *, int64_t tid);
+/* Threads a and b are of one process (b made by a, CLONE_THREAD): the one
+ * in no process yet joins the other's, or both join the first process
+ * either is found in, as upstream's. */
+void	 tp_thread_associate(struct tp *, int64_t a, int64_t b);
 /* The thread of tid if there is one, else -1 (none made). */
 int64_t	 tp_thread_find(struct tp *, int64_t tid);
 int64_t	 tp_thread_new(struct tp *, int64_t tid, int64_t ts);

@@ -420,8 +420,9 @@ tp_ftrace_sched_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	if (c == NULL)
 		return;
 	tp_seen_ts(tp, ts);
-	prev_utid = tp_thread_get(tp, prev_pid);
+	/* The next task's thread first, as upstream makes them. */
 	next_utid = tp_thread_get(tp, next_pid);
+	prev_utid = tp_thread_get(tp, prev_pid);
 	if (prev_comm != NULL && prev_pid != 0)
 		tp_thread_set_name(tp, prev_utid, prev_comm, prev_comm_len,
 		    TP_NAME_SCHED);
@@ -507,21 +508,22 @@ task_new(struct tp *tp, int64_t ts, int64_t pid, int64_t child,
 		return;
 	/* A new thread joins its creator's process; else a new process
 	 * with a new main thread, named by its comm. */
-	creator = utid = tp_thread_get(tp, pid);
+	creator = tp_thread_get(tp, pid);
 	if (flags & CLONE_THREAD) {
-		upid = tp->threads[utid].upid;
-		if (upid == TP_NULL)
-			upid = tp_process_get(tp, pid);
+		/* Of its creator's process, known now or later. */
+		utid = tp_thread_new(tp, child, ts);
+		tp_thread_associate(tp, creator, utid);
 	} else {
-		upid = tp_process_new(tp, child, tp->threads[utid].upid, ts);
-		if (tp->threads[utid].upid == TP_NULL)
-			tp_process_parent_wait(tp, upid, utid);
+		upid = tp_process_new(tp, child, tp->threads[creator].upid,
+		    ts);
+		if (tp->threads[creator].upid == TP_NULL)
+			tp_process_parent_wait(tp, upid, creator);
 		if (comm != NULL)
 			tp_process_set_name(tp, upid, comm, commlen,
 			    TP_PNAME_SYSTEM);
+		utid = tp_thread_new(tp, child, ts);
+		tp->threads[utid].upid = upid;
 	}
-	utid = tp_thread_new(tp, child, ts);
-	tp->threads[utid].upid = upid;
 	task_runnable(tp, utid, creator, ts);
 	if (comm != NULL)
 		tp_thread_set_name(tp, utid, comm, commlen, TP_NAME_SCHED);
@@ -1080,102 +1082,107 @@ kprobe_event(struct tp *tp, int64_t ts, int64_t pid,
 
 static void
 event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
-    uint32_t cpu, int64_t pid, uint32_t evid, const uint8_t *buf, size_t len)
+    uint32_t cpu, int64_t pid, uint32_t evid, const uint8_t *buf, size_t len,
+    const struct tp_ftrace_ev *decoded)
 {
-	struct tp_ftrace_ev e;
+	struct tp_ftrace_ev own;
+	const struct tp_ftrace_ev *e = decoded;
 	char sym[KSYM_MAX], st[TP_STATE_MAX];
 
-	tp_ftrace_ev_decode(buf, len, &e);
+	if (e == NULL) {
+		tp_ftrace_ev_decode(buf, len, &own);
+		e = &own;
+	}
 	switch (evid) {
 	case EV_SCHED_SWITCH:
-		(void)tp_task_state_str(e.v[4], tp->kernel_version, st,
+		(void)tp_task_state_str(e->v[4], tp->kernel_version, st,
 		    sizeof(st));
-		tp_ftrace_sched_switch(tp, ts, cpu, e.s[1], e.slen[1],
-		    (int32_t)e.v[2], (int32_t)e.v[3], st, e.s[5], e.slen[5],
-		    (int32_t)e.v[6], (int32_t)e.v[7]);
+		tp_ftrace_sched_switch(tp, ts, cpu, e->s[1], e->slen[1],
+		    (int32_t)e->v[2], (int32_t)e->v[3], st, e->s[5], e->slen[5],
+		    (int32_t)e->v[6], (int32_t)e->v[7]);
 		break;
 	case EV_SCHED_WAKING:
 		/* As upstream, only compact wakings give irq_context; and
 		 * sched_wakeup and sched_wakeup_new (waking's later twins)
 		 * stay raw events: a thread's state is its waking's. */
-		tp_ftrace_sched_waking(tp, ts, cpu, pid, (int32_t)e.v[2],
-		    e.s[1], e.slen[1], TP_NULL);
+		tp_ftrace_sched_waking(tp, ts, cpu, pid, (int32_t)e->v[2],
+		    e->s[1], e->slen[1], TP_NULL);
 		break;
 	case EV_CPU_FREQUENCY:
 		tp_ftrace_cpu_counter(tp, ts, "cpu_frequency", "cpufreq",
-		    (uint32_t)e.v[2],
-		    (double)(uint32_t)e.v[1]);
+		    (uint32_t)e->v[2],
+		    (double)(uint32_t)e->v[1]);
 		break;
 	case EV_CPU_IDLE:
 		tp_ftrace_cpu_counter(tp, ts, "cpu_idle", "cpuidle",
-		    (uint32_t)e.v[2],
-		    (double)(uint32_t)e.v[1]);
+		    (uint32_t)e->v[2],
+		    (double)(uint32_t)e->v[1]);
 		break;
 	case EV_PRINT:
-		if (e.s[2] != NULL)
-			tp_ftrace_print(tp, ts, pid, e.s[2], e.slen[2]);
+		if (e->s[2] != NULL)
+			tp_ftrace_print(tp, ts, pid, e->s[2], e->slen[2]);
 		break;
 	case EV_TASK_NEWTASK:
-		task_new(tp, ts, pid, (int32_t)e.v[1], e.s[2],
-		    e.slen[2], e.v[3]);
+		task_new(tp, ts, pid, (int32_t)e->v[1], e->s[2],
+		    e->slen[2], e->v[3]);
 		break;
 	case EV_TASK_RENAME:
-		task_rename(tp, (int32_t)e.v[1], e.s[3], e.slen[3]);
+		task_rename(tp, (int32_t)e->v[1], e->s[3], e->slen[3]);
 		break;
 	case EV_SCHED_PROCESS_FREE:
-		tp_thread_end(tp, (int32_t)e.v[2], ts);
+		tp_thread_end(tp, (int32_t)e->v[2], ts);
 		break;
 	case EV_SCHED_BLOCKED_REASON: {
 		const char *fn;
 		size_t fnlen;
 
-		if (ksym_lookup(g, (uint64_t)e.v[2], &fn, &fnlen) != 0)
+		if (ksym_lookup(g, (uint64_t)e->v[2], &fn, &fnlen) != 0)
 			fn = NULL, fnlen = 0;
-		tp_ftrace_blocked_reason(tp, (int32_t)e.v[1], e.v[3], fn,
+		tp_ftrace_blocked_reason(tp, (int32_t)e->v[1], e->v[3], fn,
 		    fnlen);
 		break;
 	}
 	case EV_WORKQUEUE_START:
 		tp_ftrace_workqueue(tp, ts, cpu, pid, ksym_name(g,
-		    (uint64_t)e.v[2], sym, sizeof(sym)));
+		    (uint64_t)e->v[2], sym, sizeof(sym)));
 		break;
 	case EV_WORKQUEUE_END:
 		tp_ftrace_workqueue(tp, ts, cpu, pid, NULL);
 		break;
 	case EV_FUNCGRAPH_ENTRY:
-		funcgraph_event(tp, g, ts, cpu, pid, evid, (uint64_t)e.v[2]);
+		funcgraph_event(tp, g, ts, cpu, pid, evid, (uint64_t)e->v[2]);
 		break;
 	case EV_IRQ_HANDLER_ENTRY:
 	case EV_IRQ_HANDLER_EXIT:
 	case EV_SOFTIRQ_ENTRY:
 	case EV_SOFTIRQ_EXIT:
-		irq_event(tp, ts, cpu, evid, &e);
+		irq_event(tp, ts, cpu, evid, e);
 		break;
 	case EV_FUNCGRAPH_EXIT:
-		funcgraph_event(tp, g, ts, cpu, pid, evid, (uint64_t)e.v[3]);
+		funcgraph_event(tp, g, ts, cpu, pid, evid, (uint64_t)e->v[3]);
 		break;
 	case EV_KPROBE_EVENT:
-		kprobe_event(tp, ts, pid, &e);
+		kprobe_event(tp, ts, pid, e);
 		break;
 	default:
-		if (!tp_ftrace_cpu_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_power_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_block_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_mm_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_f2fs_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_thermal_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_ufs_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_kmark_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_androidfs_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_adreno_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_drm_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_v4l2_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_virtio_gpu_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_virtio_video_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_gpu_ftrace_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_cros_event(tp, ts, cpu, pid, evid, &e) &&
-		    !tp_ftrace_binder_event(tp, ts, cpu, pid, evid, &e))
-			(void)tp_ftrace_net_event(tp, ts, cpu, pid, evid, &e);
+		if (!tp_ftrace_cpu_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_power_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_block_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_mm_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_f2fs_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_thermal_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_ufs_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_kmark_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_androidfs_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_adreno_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_drm_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_v4l2_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_virtio_gpu_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_virtio_video_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_gpu_ftrace_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_cros_event(tp, ts, cpu, pid, evid, e) &&
+		    !tp_ftrace_binder_event(tp, ts, cpu, pid, evid, e))
+			(void)tp_ftrace_net_event(tp, ts, cpu, pid, evid, e);
 		break;
 	}
 }
@@ -1189,6 +1196,8 @@ ftrace_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 {
 	struct pb it;
 	struct pb_field f, ev = { 0 };
+	struct tp_ftrace_ev sw;
+	const struct tp_ftrace_ev *decoded = NULL;
 	int64_t pid = 0, flags = TP_NULL, set, utid;
 	const char *name = NULL;
 	char gname[256];
@@ -1231,12 +1240,24 @@ ftrace_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 	if (drop && ev.id == EV_SCHED_SWITCH)
 		return;
 	if ((parts & FT_ROW) && tp->cfg.ftrace_raw) {
-		utid = tp_thread_get(tp, pid);
+		/*
+		 * Upstream writes a switch's row where it parses the switch:
+		 * after making the next task's thread, and as the prev's.
+		 */
+		if (ev.id == EV_SCHED_SWITCH) {
+			tp_ftrace_ev_decode(ev.data, ev.len, &sw);
+			decoded = &sw;
+			(void)tp_thread_get(tp, (int32_t)sw.v[6]);
+			utid = tp_thread_get(tp, (int32_t)sw.v[2]);
+		} else {
+			utid = tp_thread_get(tp, pid);
+		}
 		set = event_args(tp, g, ev.id, ev.data, ev.len);
 		tp_ftrace_insert(tp, ts, name, cpu, utid, set, flags);
 	}
 	if (!drop && (parts & FT_EFFECTS))
-		event_effects(tp, g, ts, cpu, pid, ev.id, ev.data, ev.len);
+		event_effects(tp, g, ts, cpu, pid, ev.id, ev.data, ev.len,
+		    decoded);
 }
 
 void

@@ -208,6 +208,40 @@ thread_join(struct tp *tp, int64_t utid, int64_t upid)
 			tp->procs[w->child_upid].parent_upid = upid;
 		*w = tp->pwait[--tp->npwait];
 	}
+	/* The threads bound to it join too (each may free others). */
+	for (i = 0; i < tp->ntpairs;) {
+		struct tp_thread_pair *p = &tp->tpairs[i];
+		int64_t other = p->a == utid ? p->b : p->b == utid ? p->a : -1;
+
+		if (other < 0) {
+			i++;
+			continue;
+		}
+		*p = tp->tpairs[--tp->ntpairs];
+		if (tp->threads[other].upid == TP_NULL) {
+			thread_join(tp, other, upid);
+			i = 0;
+		}
+	}
+}
+
+void
+tp_thread_associate(struct tp *tp, int64_t a, int64_t b)
+{
+	int64_t ua = tp->threads[a].upid, ub = tp->threads[b].upid;
+
+	if (ua != TP_NULL && ub == TP_NULL) {
+		thread_join(tp, b, ua);
+	} else if (ub != TP_NULL && ua == TP_NULL) {
+		thread_join(tp, a, ub);
+	} else if (ua != TP_NULL) {
+		if (ua != ub)
+			tp_stat_inc(tp, ST_PROCESS_TRACKER_ERRORS, 1);
+	} else if (tp_grow((void **)&tp->tpairs, &tp->captpairs,
+	    tp->ntpairs, sizeof(*tp->tpairs)) == 0) {
+		tp->tpairs[tp->ntpairs].a = a;
+		tp->tpairs[tp->ntpairs++].b = b;
+	}
 }
 
 int64_t
@@ -463,6 +497,7 @@ tp_procs_free(struct tp *tp)
 	free(tp->threads);
 	free(tp->procs);
 	free(tp->pwait);
+	free(tp->tpairs);
 	tp_hash_free(&tp->tid_map);
 	tp_hash_free(&tp->pid_map);
 }
