@@ -47,6 +47,12 @@ struct tp_proto {
 	int		 ftrace_errs_seen;	/* of sequence 0 */
 	int64_t		 last_ts;
 	int		 depth;		/* compressed_packets nesting */
+	/* Byte offsets, as upstream logs them: of the stream fed before
+	 * this piece, of the packet being gathered, of the packet being
+	 * tokenized (its payload; within its decompressed buffer when
+	 * compressed). */
+	uint64_t	 fed, part_off;
+	int64_t		 pkt_off;
 	int		 resolving;	/* parent chain being resolved */
 	/* The sequence of the packet being parsed, -1 outside one: a track
 	 * an event makes notes whether its sequence began in the trace. */
@@ -1121,8 +1127,10 @@ tokenize_decompressed(struct tp *tp, const uint8_t *out, size_t n)
 	tp->proto->depth++;
 	pb_init(&it, out, n);
 	while (pb_next_untrusted(&it, &f) == 1)
-		if (f.id == 1 && f.wire == PB_LEN)
+		if (f.id == 1 && f.wire == PB_LEN) {
+			tp->proto->pkt_off = (int64_t)(f.data - out);
 			tokenize_packet(tp, f.data, f.len);
+		}
 	if (it.err)
 		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
 	tp->proto->depth--;
@@ -1381,7 +1389,8 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		uint32_t clock = pk.has_clock ? pk.clock_id :
 		    (g != NULL && g->has_defaults) ? g->clock_id : 0;
 
-		if (tp_clock_to_trace(tp, pk.seq, clock, pk.ts, &ts) == -1)
+		if (tp_clock_to_trace_at(tp, pk.seq, clock, pk.ts, &ts,
+		    p->pkt_off) == -1)
 			return;
 		if (ts > p->last_ts)
 			p->last_ts = ts;
@@ -1521,10 +1530,11 @@ int
 tp_proto_feed(struct tp *tp, const uint8_t *buf, size_t len)
 {
 	struct tp_proto *p;
-	const uint8_t *end = buf + len;
+	const uint8_t *end = buf + len, *start;
 
 	if ((p = proto_get(tp)) == NULL)
 		return tp_seterr(tp, "%s: out of memory", __func__);
+	start = buf;
 	while (buf < end) {
 		uint64_t key, plen;
 		const uint8_t *q, *hend;
@@ -1545,6 +1555,7 @@ tp_proto_feed(struct tp *tp, const uint8_t *buf, size_t len)
 			p->partlen += take;
 			buf += take;
 			if (p->partlen == p->partneed) {
+				p->pkt_off = (int64_t)p->part_off;
 				tokenize_packet(tp, p->part, p->partlen);
 				p->partneed = p->partlen = 0;
 				tp_sorter_drain(tp, 0);
@@ -1592,6 +1603,7 @@ tp_proto_feed(struct tp *tp, const uint8_t *buf, size_t len)
 		}
 		if ((uint64_t)(end - buf) >= plen) {
 			/* The common case: the whole packet is here. */
+			p->pkt_off = (int64_t)(p->fed + (uint64_t)(buf - start));
 			tokenize_packet(tp, buf, (size_t)plen);
 			buf += plen;
 			tp_sorter_drain(tp, 0);
@@ -1608,11 +1620,13 @@ tp_proto_feed(struct tp *tp, const uint8_t *buf, size_t len)
 		}
 		p->partneed = (size_t)plen;
 		p->partlen = 0;
+		p->part_off = p->fed + (uint64_t)(buf - start);
 		if (plen == 0) {
 			p->partneed = 0;
 			continue;
 		}
 	}
+	p->fed += len;
 	return 0;
 }
 

@@ -141,6 +141,10 @@ void	 tp_clock_remote_sync_untrusted(struct tp *, const uint8_t *,
  * -1 (counted) when it cannot be converted. */
 int	 tp_clock_to_trace(struct tp *, uint32_t seq, uint32_t id, int64_t ts,
 	    int64_t *out);
+/* The same for a packet's own time: failures are logged at the packet's
+ * byte offset, as upstream's tokenizer logs them. */
+int	 tp_clock_to_trace_at(struct tp *, uint32_t seq, uint32_t id,
+	    int64_t ts, int64_t *out, int64_t byte_offset);
 /* A legacy (Chrome) time, in MONOTONIC; -1 when it cannot be converted
  * (then left as it is, as upstream). */
 int	 tp_clock_monotonic_to_trace(struct tp *, int64_t ts, int64_t *out);

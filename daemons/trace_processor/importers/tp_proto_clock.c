@@ -481,9 +481,40 @@ tp_clock_first_use(struct tp *tp, uint32_t clock)
 	c->nsnapshots++;
 }
 
+/*
+ * A time of clock id (of sequence seq when scoped to it) that could not
+ * be converted, logged as upstream logs it: at the byte offset of its
+ * packet when tokenized (TP_NULL: none), with the clocks and the time.
+ */
+static void
+conversion_log(struct tp *tp, enum tp_stat st, uint32_t seq, uint32_t id,
+    int64_t ts, int64_t byte_offset)
+{
+	struct tp_clocks *c = tp->clocks;
+	int64_t set = tp_arg_set_new(tp);
+
+	if (id >= 64 && id < 128)
+		tp_arg_int_fixed(tp, set, "source_sequence_id", seq, "uint");
+	tp_arg_int_fixed(tp, set, "source_clock_id", id, "int");
+	tp_arg_int_fixed(tp, set, "source_timestamp", ts, "int");
+	/* Upstream's trace time is the file's own clock until a snapshot
+	 * names one. */
+	tp_arg_int_fixed(tp, set, "target_clock_id", c->snapshot_read ?
+	    (int64_t)(c->trace_clock & 0xffffffffu) : TP_CLOCK_TRACE_FILE,
+	    "int");
+	tp_import_log(tp, st, TP_NULL, byte_offset, set);
+}
+
 int
 tp_clock_to_trace(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
     int64_t *out)
+{
+	return tp_clock_to_trace_at(tp, seq, id, ts, out, TP_NULL);
+}
+
+int
+tp_clock_to_trace_at(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
+    int64_t *out, int64_t byte_offset)
 {
 	struct tp_clocks *c = clocks_get(tp);
 	struct clock_attr *a;
@@ -515,9 +546,10 @@ tp_clock_to_trace(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 		 */
 		cache_lookup(tp, key, NULL, ts);
 		cache_lookup(tp, key, NULL, ts);
-		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK, 1);
-		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE_UNDEFERRABLE_PACKET_LOSS,
-		    1);
+		conversion_log(tp, ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK,
+		    seq, id, ts, byte_offset);
+		tp_import_log(tp, ST_CLOCK_SYNC_FAILURE_UNDEFERRABLE_PACKET_LOSS,
+		    TP_NULL, byte_offset, TP_NULL);
 		return -1;
 	}
 	if (a->incremental) {
@@ -551,7 +583,8 @@ tp_clock_monotonic_to_trace(struct tp *tp, int64_t ts, int64_t *out)
 	}
 	if (attr_find(c, TP_CLOCK_MONOTONIC, 0) == NULL) {
 		cache_lookup(tp, TP_CLOCK_MONOTONIC, NULL, ts);
-		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK, 1);
+		conversion_log(tp, ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK,
+		    0, TP_CLOCK_MONOTONIC, ts, TP_NULL);
 		return -1;
 	}
 	return convert(tp, TP_CLOCK_MONOTONIC, ts, out) == 0 ? 0 : -1;
