@@ -327,9 +327,13 @@ parse_plain(struct tp *tp, const uint8_t *buf, size_t len)
 		tp_metadata_str(tp, "trace_type", f == FMT_PROTO ? "proto" :
 		    f == FMT_JSON ? "json" : f == FMT_STRACE ? "strace" :
 		    f == FMT_GECKO ? "gecko" : "systrace");
-		/* strace -ttt times are the realtime clock's. */
-		if (f == FMT_STRACE)
-			tp_metadata_int(tp, "trace_time_clock_id", 1);
+		/* The clock of a text format's times, as upstream names it
+		 * (BuiltinClock): strace -ttt's are REALTIME's (1), ftrace
+		 * text's MONOTONIC's (3), JSON's and Gecko's the file's own
+		 * (TRACE_FILE, 11). */
+		if (f != FMT_PROTO)
+			tp_metadata_int(tp, "trace_time_clock_id",
+			    f == FMT_STRACE ? 1 : f == FMT_SYSTRACE ? 3 : 11);
 		/* Upstream names the idle task (utid 0) in kernel traces;
 		 * elsewhere tid and pid 0 are tasks of their own, and rows 0
 		 * stay reserved. */
