@@ -327,6 +327,7 @@ metadata_event(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
 	const struct tp_jnode *v = tp_jdom_get(j, args, "name");
 	int64_t idx, ts = 0;
 	char nbuf[64];
+	int pname;
 
 	if (name == NULL || name->type != J_STR)
 		return;
@@ -355,19 +356,18 @@ metadata_event(struct tp *tp, const struct tp_jdom *j, const struct tp_jnode *r,
 			tp_thread_set_sort_index(tp, utid, idx, TP_SORT_OTHER);
 		return;
 	}
-	if (v == NULL || !((name->slen == 12 && memcmp(name->s,
-	    "process_name", 12) == 0) || (name->slen == 11 &&
-	    memcmp(name->s, "thread_name", 11) == 0)))
+	pname = strcmp(nbuf, "process_name") == 0;
+	if (v == NULL || (!pname && strcmp(nbuf, "thread_name") != 0))
 		return;
 	/* A name that is no string, or empty, names nothing. */
 	if (v->type != J_STR || v->slen == 0) {
 		event_error(tp, ts, nbuf, 'M', ST_JSON_PARSER_FAILURE, NULL);
 		return;
 	}
-	if (name->slen == 12 && memcmp(name->s, "process_name", 12) == 0)
+	if (pname)
 		tp_process_set_name(tp, tp_process_get(tp, pid), v->s, v->slen,
 		    TP_PNAME_SYSTEM);
-	else if (name->slen == 11 && memcmp(name->s, "thread_name", 11) == 0)
+	else
 		tp_thread_set_name(tp, tp_thread_in_process(tp, tid, pid), v->s,
 		    v->slen, TP_NAME_TRACK);
 }
@@ -401,7 +401,6 @@ async_key(const struct tp_jdom *j, const struct tp_jnode *r, uint64_t *key,
 	*key = h;
 	return 0;
 }
-
 
 /*
  * A complete event that overlaps another on its thread goes, as upstream
