@@ -469,7 +469,8 @@ struct tp {
 	/* Next ids per table. */
 	int64_t			 next_slice, next_counter, next_flow,
 				 next_sched,
-				 next_tstate, next_ftrace, next_meta;
+				 next_tstate, next_ftrace, next_meta,
+				 next_import_log;
 
 	struct tp_thread	*threads;
 	size_t			 nthreads, capthreads;

@@ -94,11 +94,9 @@ tp_thread_find(struct tp *tp, int64_t tid)
 int64_t
 tp_thread_get(struct tp *tp, int64_t tid)
 {
-	uint64_t *u = tp_hash_get(&tp->tid_map, (uint64_t)tid);
+	int64_t utid = tp_thread_find(tp, tid);
 
-	if (u != NULL)
-		return (int64_t)*u;
-	return tp_thread_new(tp, tid, TP_NULL);
+	return utid >= 0 ? utid : tp_thread_new(tp, tid, TP_NULL);
 }
 
 int64_t

@@ -102,6 +102,13 @@ machine_synced(const struct tp_clocks *c, uint32_t machine)
 	return 0;
 }
 
+/* Clock ids 64 to 127 are a sequence's own. */
+static inline int
+clock_seq_scoped(uint32_t id)
+{
+	return id >= 64 && id < 128;
+}
+
 /*
  * Ids 64..127 are private to the sequence. A remote machine's clocks are
  * its own (tagged with the machine: a hash with the top bit set), but
@@ -111,7 +118,7 @@ machine_synced(const struct tp_clocks *c, uint32_t machine)
 static uint64_t
 clock_key(struct tp *tp, uint32_t seq, uint32_t id)
 {
-	uint64_t key = id >= 64 && id < 128 ? (uint64_t)seq << 32 | id : id;
+	uint64_t key = clock_seq_scoped(id) ? (uint64_t)seq << 32 | id : id;
 
 	if (tp->machine == 0 || (id == TP_CLOCK_BOOTTIME &&
 	    !machine_synced(tp->clocks, tp->machine)))
@@ -493,7 +500,7 @@ conversion_log(struct tp *tp, enum tp_stat st, uint32_t seq, uint32_t id,
 	struct tp_clocks *c = tp->clocks;
 	int64_t set = tp_arg_set_new(tp);
 
-	if (id >= 64 && id < 128)
+	if (clock_seq_scoped(id))
 		tp_arg_int_fixed(tp, set, "source_sequence_id", seq, "uint");
 	tp_arg_int_fixed(tp, set, "source_clock_id", id, "int");
 	tp_arg_int_fixed(tp, set, "source_timestamp", ts, "int");

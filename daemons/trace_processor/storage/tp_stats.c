@@ -396,11 +396,12 @@ tp_import_log(struct tp *tp, enum tp_stat s, int64_t ts, int64_t byte_offset,
 
 	tp_stat_inc(tp, s, 1);
 	arg_set_id = tp_arg_set_done(tp, arg_set_id);
-	tp_bind_i64n(st, 1, ts);
-	tp_bind_i64n(st, 2, byte_offset);
-	sqlite3_bind_text(st, 3, d->severity, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, d->name, -1, SQLITE_STATIC);
-	tp_bind_i64n(st, 5, arg_set_id);
+	sqlite3_bind_int64(st, 1, tp->next_import_log++);
+	tp_bind_i64n(st, 2, ts);
+	tp_bind_i64n(st, 3, byte_offset);
+	sqlite3_bind_text(st, 4, d->severity, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, d->name, -1, SQLITE_STATIC);
+	tp_bind_i64n(st, 6, arg_set_id);
 	(void)tp_step_done(tp, st);
 }
 

@@ -353,7 +353,7 @@ static const char *const stmt_sql[SQ_COUNT] = {
 	    " VALUES((SELECT count(*) FROM clock_snapshot),?,?,?,?,?,?)",
 	[SQ_IMPORT_LOG] = "INSERT INTO _trace_import_logs(id, trace_id, ts,"
 	    " byte_offset, severity, name, arg_set_id)"
-	    " VALUES((SELECT count(*) FROM _trace_import_logs),0,?,?,?,?,?)",
+	    " VALUES(?,0,?,?,?,?,?)",
 	[SQ_GPU] = "INSERT INTO gpu(id, ugpu, gpu, machine_id)"
 	    " VALUES(?,?,?,0)",
 	[SQ_SP_MAPPING] = "INSERT INTO stack_profile_mapping(id, build_id,"
