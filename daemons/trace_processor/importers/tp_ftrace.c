@@ -1187,6 +1187,9 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 	}
 }
 
+static int64_t	switch_args(struct tp *, const char *, size_t, int64_t, int64_t,
+		    int64_t, const char *, size_t, int64_t, int64_t);
+
 /* parts: FT_ROW (its ftrace_event row), FT_EFFECTS (what it means);
  * raw_ts: when it happened, for the soft drop (an event placed at
  * another time keeps its own). */
@@ -1249,10 +1252,14 @@ ftrace_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 			decoded = &sw;
 			(void)tp_thread_get(tp, (int32_t)sw.v[6]);
 			utid = tp_thread_get(tp, (int32_t)sw.v[2]);
+			set = switch_args(tp, sw.s[1], sw.slen[1],
+			    (int32_t)sw.v[2], (int32_t)sw.v[3], sw.v[4],
+			    sw.s[5], sw.slen[5], (int32_t)sw.v[6],
+			    (int32_t)sw.v[7]);
 		} else {
 			utid = tp_thread_get(tp, pid);
+			set = event_args(tp, g, ev.id, ev.data, ev.len);
 		}
-		set = event_args(tp, g, ev.id, ev.data, ev.len);
 		tp_ftrace_insert(tp, ts, name, cpu, utid, set, flags);
 	}
 	if (!drop && (parts & FT_EFFECTS))
@@ -1316,48 +1323,76 @@ memo_key_add(struct memo_key *k, const void *p, size_t len)
 static void
 memo_key_str(struct memo_key *k, const char *s, size_t len)
 {
-	uint32_t l = (uint32_t)len;
+	/* An absent string is not an empty one. */
+	uint32_t l = s != NULL ? (uint32_t)len : UINT32_MAX;
 
 	memo_key_add(k, &l, sizeof(l));
-	memo_key_add(k, s, len);
+	/* No memcpy from NULL: the compiler may take s for non-NULL after. */
+	if (s != NULL)
+		memo_key_add(k, s, len);
 }
 
-/* A sched_switch's ftrace_event row, from its fields (--no-ftrace-raw:
- * none). */
+/* A comm as upstream stores it: an absent one is a NULL string. */
 static void
-switch_raw(struct tp *tp, int64_t ts, uint32_t cpu, const char *prev_comm,
-    size_t prev_comm_len, int64_t prev_pid, int64_t prev_prio,
-    int64_t prev_state, const char *next_comm, size_t next_comm_len,
-    int64_t next_pid, int64_t next_prio)
+comm_arg(struct tp *tp, int64_t set, const char *key, const char *s,
+    size_t len)
+{
+	if (s != NULL)
+		tp_arg_str_fixed(tp, set, key, s, len);
+	else
+		tp_arg_str_null(tp, set, key);
+}
+
+/*
+ * A sched_switch's args: all seven fields, given or not (upstream writes
+ * them from the decoded event, defaults and all), remembered by their
+ * values.
+ */
+static int64_t
+switch_args(struct tp *tp, const char *prev_comm, size_t prev_comm_len,
+    int64_t prev_pid, int64_t prev_prio, int64_t prev_state,
+    const char *next_comm, size_t next_comm_len, int64_t next_pid,
+    int64_t next_prio)
 {
 	int64_t set, v[5] = { prev_pid, prev_prio, prev_state, next_pid,
 	    next_prio };
 	struct memo_key k = { .n = 0 };
 	uint64_t hash;
 
-	if (!tp->cfg.ftrace_raw)
-		return;
 	memo_key_add(&k, v, sizeof(v));
 	memo_key_str(&k, prev_comm, prev_comm_len);
 	memo_key_str(&k, next_comm, next_comm_len);
 	if ((set = tp_arg_memo_get(tp, MEMO_COMPACT | EV_SCHED_SWITCH, k.b,
-	    k.n, &hash)) == TP_NULL) {
-		set = tp_arg_set_new(tp);
-		tp_arg_str_fixed(tp, set, "prev_comm", prev_comm,
-		    prev_comm_len);
-		tp_arg_int_fixed(tp, set, "prev_pid", prev_pid, "int");
-		tp_arg_int_fixed(tp, set, "prev_prio", prev_prio, "int");
-		tp_arg_int_fixed(tp, set, "prev_state", prev_state, "int");
-		tp_arg_str_fixed(tp, set, "next_comm", next_comm,
-		    next_comm_len);
-		tp_arg_int_fixed(tp, set, "next_pid", next_pid, "int");
-		tp_arg_int_fixed(tp, set, "next_prio", next_prio, "int");
-		set = tp_arg_set_done(tp, set);
-		tp_arg_memo_put(tp, MEMO_COMPACT | EV_SCHED_SWITCH, k.b, k.n,
-		    hash, set);
-	}
+	    k.n, &hash)) != TP_NULL)
+		return set;
+	set = tp_arg_set_new(tp);
+	comm_arg(tp, set, "prev_comm", prev_comm, prev_comm_len);
+	tp_arg_int_fixed(tp, set, "prev_pid", prev_pid, "int");
+	tp_arg_int_fixed(tp, set, "prev_prio", prev_prio, "int");
+	tp_arg_int_fixed(tp, set, "prev_state", prev_state, "int");
+	comm_arg(tp, set, "next_comm", next_comm, next_comm_len);
+	tp_arg_int_fixed(tp, set, "next_pid", next_pid, "int");
+	tp_arg_int_fixed(tp, set, "next_prio", next_prio, "int");
+	set = tp_arg_set_done(tp, set);
+	tp_arg_memo_put(tp, MEMO_COMPACT | EV_SCHED_SWITCH, k.b, k.n, hash,
+	    set);
+	return set;
+}
+
+/* A compact sched_switch's ftrace_event row, from its fields
+ * (--no-ftrace-raw: none). */
+static void
+switch_raw(struct tp *tp, int64_t ts, uint32_t cpu, const char *prev_comm,
+    size_t prev_comm_len, int64_t prev_pid, int64_t prev_prio,
+    int64_t prev_state, const char *next_comm, size_t next_comm_len,
+    int64_t next_pid, int64_t next_prio)
+{
+	if (!tp->cfg.ftrace_raw)
+		return;
 	tp_ftrace_insert(tp, ts, "sched_switch", cpu, tp_thread_get(tp,
-	    prev_pid), set, TP_NULL);
+	    prev_pid), switch_args(tp, prev_comm, prev_comm_len, prev_pid,
+	    prev_prio, prev_state, next_comm, next_comm_len, next_pid,
+	    next_prio), TP_NULL);
 }
 
 void
