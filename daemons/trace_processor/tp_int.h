@@ -265,6 +265,7 @@ struct tp_thread {
 	int		 sort_prio;	/* of sort_index's source; 0: none */
 	int64_t		 sort_index;	/* the UI's ordering hint */
 	int64_t		 arg_set_id;	/* TP_NULL if none */
+	uint32_t	 machine;	/* whose task it is */
 	uint64_t	 pub;		/* hash of the row last written */
 };
 
@@ -279,6 +280,7 @@ struct tp_process {
 	int64_t		 arg_set_id;	/* is_kthread; TP_NULL if none */
 	int		 sort_prio;	/* of sort_index's source; 0: none */
 	int64_t		 sort_index;	/* the UI's ordering hint */
+	uint32_t	 machine;	/* whose process it is */
 	uint64_t	 pub;		/* hash of the row last written */
 };
 
@@ -420,6 +422,7 @@ struct tp_sorter {
 	/* The service's marks (tp_sorter_flushed, tp_sorter_read_done). */
 	unsigned		 flushes;	/* since the last release */
 	uint64_t		 mark;		/* place at the previous read */
+	int			 full;		/* no release before the end */
 };
 
 struct cs_pool;
@@ -685,7 +688,8 @@ void	 tp_counter_insert(struct tp *, int64_t ts, int64_t track, double v,
 	    int64_t arg_set_id);
 int	 tp_gpu_insert(struct tp *, int64_t ugpu, uint32_t gpu);
 int	 tp_clock_snapshot_insert(struct tp *, int64_t ts, int64_t clock_id,
-	    const char *clock_name, int64_t value, int64_t snapshot_id);
+	    const char *clock_name, int64_t value, int64_t snapshot_id,
+	    uint32_t machine);
 int64_t	 tp_sched_insert(struct tp *, int64_t id, int64_t ts, int64_t dur,
 	    int64_t cpu, int64_t utid, const char *end_state, int64_t prio);
 void	 tp_thread_state_insert(struct tp *, int64_t id, int64_t ts,
@@ -743,6 +747,8 @@ int	 tp_rows_flush(struct tp *);
 void	 tp_procs_init(struct tp *);
 /* Traces other than kernel ones: tid and pid 0 get rows of their own. */
 void	 tp_procs_unmap_idle(struct tp *);
+/* A remote machine's idle task: its process and thread, as the host's. */
+void	 tp_procs_add_idle(struct tp *, uint32_t machine);
 void	 tp_procs_free(struct tp *);
 int64_t	 tp_thread_get(struct tp *, int64_t tid);
 /* Threads a and b are of one process (b made by a, CLONE_THREAD): the one
@@ -833,6 +839,12 @@ int	 tp_machine_cpu_next(struct tp *, size_t *iter, uint32_t *machine,
 /* What the current machine's SystemInfo says of its cpus. */
 void	 tp_machine_set_num_cpus(struct tp *, int64_t);
 int	 tp_machines_write(struct tp *);
+/* A cpu of the current machine as rows hold it (upstream's ucpu, the
+ * cpu table's id): the host's its number, a remote machine's past. */
+int64_t	 tp_ucpu(const struct tp *, int64_t cpu);
+/* A machine's map of tids (pids: of pids) to live utids (upids): the
+ * host's are tp's own, a remote machine's its own. */
+struct tp_hash *tp_machine_ids(struct tp *, uint32_t machine, int pids);
 void	 tp_machines_free(struct tp *);
 
 /* tp_translation.c: the trace's translation tables. */
@@ -1118,6 +1130,10 @@ void	 tp_sorter_release(struct tp *, int64_t upto);
 void	 tp_sorter_flushed(struct tp *);
 /* A TracingServiceEvent read_tracing_buffers_completed was read. */
 void	 tp_sorter_read_done(struct tp *);
+/* Whether the sorter can hold everything to the end (nothing left it
+ * yet, no live stream), and from now on it does. */
+int	 tp_sorter_can_hold(const struct tp *);
+void	 tp_sorter_hold(struct tp *);
 /* Dispatch of one sorted item: tp_proto.c, tp_json.c, tp_systrace.c. */
 void	 tp_proto_parse_sorted(struct tp *, struct tp_sort_item *);
 void	 tp_json_parse_sorted(struct tp *, struct tp_sort_item *);

@@ -87,9 +87,15 @@ struct open_state {
 	struct state_row held;
 };
 
-struct tp_ftrace {
+/* A machine's cpus: each machine numbers its own from 0. */
+struct cpu_set {
 	struct cpu_state	*cpus;
 	size_t			 ncpus;
+};
+
+struct tp_ftrace {
+	struct cpu_set		*sets;		/* by machine */
+	size_t			 nsets;
 	struct open_state	*states;	/* by utid */
 	size_t			 nstates;
 	/*
@@ -167,26 +173,37 @@ static struct cpu_state *
 cpu_get(struct tp *tp, uint32_t cpu)
 {
 	struct tp_ftrace *ft = ft_get(tp);
+	struct cpu_set *s;
 	size_t i;
 
 	if (ft == NULL || cpu >= MAX_CPUS)
 		return NULL;
-	if (cpu >= ft->ncpus) {
+	if (tp->machine >= ft->nsets) {
+		size_t n = (size_t)tp->machine + 1;
+
+		if ((s = realloc(ft->sets, n * sizeof(*s))) == NULL)
+			return NULL;
+		memset(s + ft->nsets, 0, (n - ft->nsets) * sizeof(*s));
+		ft->sets = s;
+		ft->nsets = n;
+	}
+	s = &ft->sets[tp->machine];
+	if (cpu >= s->ncpus) {
 		size_t n = cpu + 1;
-		struct cpu_state *c = realloc(ft->cpus, n * sizeof(*c));
+		struct cpu_state *c = realloc(s->cpus, n * sizeof(*c));
 
 		if (c == NULL)
 			return NULL;
-		for (i = ft->ncpus; i < n; i++) {
+		for (i = s->ncpus; i < n; i++) {
 			memset(&c[i], 0, sizeof(c[i]));
 			c[i].sched_id = -1;
 			c[i].pid = -1;
 			c[i].irq_track[0] = c[i].irq_track[1] = -1;
 		}
-		ft->cpus = c;
-		ft->ncpus = n;
+		s->cpus = c;
+		s->ncpus = n;
 	}
-	return &ft->cpus[cpu];
+	return &s->cpus[cpu];
 }
 
 static struct open_state *
@@ -1681,7 +1698,7 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 	while (pb_next_untrusted(&it, &f) == 1)
 		if (f.id == 4 && f.wire == PB_LEN) {
 			if (!used && (used = 1))
-				tp_clock_first_use(tp, TP_CLOCK_BOOTTIME);
+				tp_clock_first_use(tp);
 			compact_sched_untrusted(tp, cpu, offset, f.data,
 			    f.len);
 		}
@@ -1705,7 +1722,7 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 			continue;
 		}
 		if (!used && (used = 1))
-			tp_clock_first_use(tp, TP_CLOCK_BOOTTIME);
+			tp_clock_first_use(tp);
 		if (adreno && tp_ftrace_adreno_tokenize(tp, g, cpu,
 		    ts + offset, f.data, f.len))
 			continue;
@@ -1728,18 +1745,24 @@ write_open(struct tp *tp, int final)
 {
 	struct tp_ftrace *ft = tp->ftrace;
 	struct state_row r;
+	uint32_t machine;
 	size_t i, k;
 
 	if (ft == NULL)
 		return;
-	for (i = 0; i < ft->ncpus; i++) {
-		struct cpu_state *c = &ft->cpus[i];
+	/* Each row is written as its machine's (rows hold its ucpu). */
+	machine = tp->machine;
+	for (k = 0; k < ft->nsets; k++) {
+		tp->machine = (uint32_t)k;
+		for (i = 0; i < ft->sets[k].ncpus; i++) {
+			struct cpu_state *c = &ft->sets[k].cpus[i];
 
-		if (c->sched_id >= 0)
-			tp_sched_insert(tp, c->sched_id, c->ts, -1,
-			    (int64_t)i, c->utid, NULL, c->prio);
-		if (final)
-			c->sched_id = -1;
+			if (c->sched_id >= 0)
+				tp_sched_insert(tp, c->sched_id, c->ts, -1,
+				    (int64_t)i, c->utid, NULL, c->prio);
+			if (final)
+				c->sched_id = -1;
+		}
 	}
 	for (i = 0; i < ft->nstates; i++) {
 		struct state_row *rows[2] = { &ft->states[i].held,
@@ -1749,9 +1772,12 @@ write_open(struct tp *tp, int final)
 			/* row_write closes the row it writes: a copy
 			 * keeps it open. */
 			r = *rows[k];
+			if (i < tp->nthreads)
+				tp->machine = tp->threads[i].machine;
 			row_write(tp, (int64_t)i, final ? rows[k] : &r);
 		}
 	}
+	tp->machine = machine;
 }
 
 void
@@ -1769,6 +1795,8 @@ tp_ftrace_write_open(struct tp *tp)
 void
 tp_ftrace_free(struct tp *tp)
 {
+	size_t i;
+
 	tp_ftrace_power_free(tp);
 	tp_ftrace_mm_free(tp);
 	tp_ftrace_net_free(tp);
@@ -1780,7 +1808,9 @@ tp_ftrace_free(struct tp *tp)
 	tp_ftrace_binder_free(tp);
 	if (tp->ftrace == NULL)
 		return;
-	free(tp->ftrace->cpus);
+	for (i = 0; i < tp->ftrace->nsets; i++)
+		free(tp->ftrace->sets[i].cpus);
+	free(tp->ftrace->sets);
 	free(tp->ftrace->states);
 	tp_hash_free(&tp->ftrace->remote_first);
 	tp_hash_free(&tp->ftrace->remote_latest);

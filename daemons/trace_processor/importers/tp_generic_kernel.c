@@ -155,7 +155,8 @@ static int64_t
 task_utid(struct tp *tp, int64_t ts, int64_t tid, int state,
     const char *comm, size_t commlen)
 {
-	uint64_t *u = tp_hash_get(&tp->tid_map, (uint64_t)tid);
+	uint64_t *u = tp_hash_get(tp_machine_ids(tp, tp->machine, 0),
+	    (uint64_t)tid);
 	struct gk_thread *t;
 	int64_t utid;
 

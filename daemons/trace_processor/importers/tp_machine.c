@@ -17,6 +17,7 @@
 struct machine {
 	uint32_t	 raw;
 	int64_t		 num_cpus;	/* TP_NULL: unknown */
+	struct tp_hash	 tids, pids;	/* a remote one's tasks */
 };
 
 struct tp_machines {
@@ -42,7 +43,7 @@ machines_get(struct tp *tp)
 		return NULL;
 	}
 	/* the host, raw id 0 */
-	m->m[0] = (struct machine){ 0, TP_NULL };
+	m->m[0] = (struct machine){ .raw = 0, .num_cpus = TP_NULL };
 	m->n = 1;
 	tp->machines = m;
 	return m;
@@ -71,8 +72,30 @@ tp_machine_of_packet(struct tp *tp, int has_raw, uint32_t raw)
 	if (tp_grow((void **)&m->m, &m->cap, m->n, sizeof(*m->m)) == -1 ||
 	    tp_hash_put(&m->by_raw, raw, m->n) == -1)
 		return 0;
-	m->m[m->n] = (struct machine){ raw, TP_NULL };
-	return (uint32_t)m->n++;
+	m->m[m->n] = (struct machine){ .raw = raw, .num_cpus = TP_NULL };
+	tp_hash_init(&m->m[m->n].tids);
+	tp_hash_init(&m->m[m->n].pids);
+	m->n++;
+	/* Its idle task comes with it, as upstream makes a machine's. */
+	tp_procs_add_idle(tp, (uint32_t)(m->n - 1));
+	return (uint32_t)(m->n - 1);
+}
+
+int64_t
+tp_ucpu(const struct tp *tp, int64_t cpu)
+{
+	return tp->machine == 0 || cpu < 0 || cpu >= TP_MAX_CPUS ? cpu :
+	    (int64_t)tp->machine * TP_MAX_CPUS + cpu;
+}
+
+struct tp_hash *
+tp_machine_ids(struct tp *tp, uint32_t machine, int pids)
+{
+	struct tp_machines *m = tp->machines;
+
+	if (machine == 0 || m == NULL || machine >= m->n)
+		return pids ? &tp->pid_map : &tp->tid_map;
+	return pids ? &m->m[machine].pids : &m->m[machine].tids;
 }
 
 void
@@ -145,9 +168,14 @@ void
 tp_machines_free(struct tp *tp)
 {
 	struct tp_machines *m = tp->machines;
+	size_t i;
 
 	if (m == NULL)
 		return;
+	for (i = 1; i < m->n; i++) {
+		tp_hash_free(&m->m[i].tids);
+		tp_hash_free(&m->m[i].pids);
+	}
 	tp_hash_free(&m->by_raw);
 	tp_hash_free(&m->cpus);
 	free(m->m);

@@ -60,9 +60,14 @@ tp_grow(void **arr, size_t *cap, size_t n, size_t elsz)
 	return 0;
 }
 
-int64_t
-tp_thread_new(struct tp *tp, int64_t tid, int64_t ts)
+/* The current machine's maps of tids and pids. */
+#define TIDS(tp)	tp_machine_ids((tp), (tp)->machine, 0)
+#define PIDS(tp)	tp_machine_ids((tp), (tp)->machine, 1)
+
+static int64_t
+thread_new_on(struct tp *tp, uint32_t machine, int64_t tid, int64_t ts)
 {
+	struct tp_hash *tids = tp_machine_ids(tp, machine, 0);
 	struct tp_thread *t;
 	uint64_t *u;
 
@@ -73,20 +78,27 @@ tp_thread_new(struct tp *tp, int64_t tid, int64_t ts)
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->upid = TP_NULL;
-	t->older = (u = tp_hash_get(&tp->tid_map, (uint64_t)tid)) != NULL ?
+	t->older = (u = tp_hash_get(tids, (uint64_t)tid)) != NULL ?
 	    (int64_t)*u : TP_NULL;
 	t->start_ts = ts;
 	t->end_ts = TP_NULL;
 	t->main_thread = -1;
 	t->arg_set_id = TP_NULL;
-	(void)tp_hash_put(&tp->tid_map, (uint64_t)tid, tp->nthreads);
+	t->machine = machine;
+	(void)tp_hash_put(tids, (uint64_t)tid, tp->nthreads);
 	return (int64_t)tp->nthreads++;
+}
+
+int64_t
+tp_thread_new(struct tp *tp, int64_t tid, int64_t ts)
+{
+	return thread_new_on(tp, tp->machine, tid, ts);
 }
 
 int64_t
 tp_thread_find(struct tp *tp, int64_t tid)
 {
-	uint64_t *u = tp_hash_get(&tp->tid_map, (uint64_t)tid);
+	uint64_t *u = tp_hash_get(TIDS(tp), (uint64_t)tid);
 
 	return u != NULL ? (int64_t)*u : -1;
 }
@@ -99,8 +111,9 @@ tp_thread_get(struct tp *tp, int64_t tid)
 	return utid >= 0 ? utid : tp_thread_new(tp, tid, TP_NULL);
 }
 
-int64_t
-tp_process_new(struct tp *tp, int64_t pid, int64_t parent_upid, int64_t ts)
+static int64_t
+process_new_on(struct tp *tp, uint32_t machine, int64_t pid,
+    int64_t parent_upid, int64_t ts)
 {
 	struct tp_process *p;
 
@@ -115,8 +128,16 @@ tp_process_new(struct tp *tp, int64_t pid, int64_t parent_upid, int64_t ts)
 	p->arg_set_id = TP_NULL;
 	p->start_ts = ts;
 	p->end_ts = TP_NULL;
-	(void)tp_hash_put(&tp->pid_map, (uint64_t)pid, tp->nprocs);
+	p->machine = machine;
+	(void)tp_hash_put(tp_machine_ids(tp, machine, 1), (uint64_t)pid,
+	    tp->nprocs);
 	return (int64_t)tp->nprocs++;
+}
+
+int64_t
+tp_process_new(struct tp *tp, int64_t pid, int64_t parent_upid, int64_t ts)
+{
+	return process_new_on(tp, tp->machine, pid, parent_upid, ts);
 }
 
 void
@@ -137,7 +158,7 @@ tp_process_set_parent(struct tp *tp, int64_t upid, int64_t parent,
 int64_t
 tp_process_get(struct tp *tp, int64_t pid)
 {
-	uint64_t *u = tp_hash_get(&tp->pid_map, (uint64_t)pid);
+	uint64_t *u = tp_hash_get(PIDS(tp), (uint64_t)pid);
 	int64_t upid;
 
 	if (u != NULL)
@@ -151,7 +172,7 @@ tp_process_get(struct tp *tp, int64_t pid)
 int64_t
 tp_process_get_bare(struct tp *tp, int64_t pid)
 {
-	uint64_t *u = tp_hash_get(&tp->pid_map, (uint64_t)pid);
+	uint64_t *u = tp_hash_get(PIDS(tp), (uint64_t)pid);
 
 	return u != NULL ? (int64_t)*u : tp_process_new(tp, pid, TP_NULL,
 	    TP_NULL);
@@ -172,7 +193,8 @@ thread_alive(const struct tp *tp, const struct tp_thread *t)
 	p = &tp->procs[t->upid];
 	if (p->end_ts != TP_NULL)
 		return 0;
-	u = tp_hash_get(&tp->pid_map, (uint64_t)p->pid);
+	u = tp_hash_get(tp_machine_ids((struct tp *)tp, p->machine, 1),
+	    (uint64_t)p->pid);
 	return u == NULL || (int64_t)*u == t->upid;
 }
 
@@ -245,7 +267,7 @@ tp_thread_associate(struct tp *tp, int64_t a, int64_t b)
 int64_t
 tp_thread_with_parent(struct tp *tp, int64_t tid, int64_t upid)
 {
-	uint64_t *u = tp_hash_get(&tp->tid_map, (uint64_t)tid);
+	uint64_t *u = tp_hash_get(TIDS(tp), (uint64_t)tid);
 	int64_t utid = u != NULL ? (int64_t)*u : TP_NULL;
 	struct tp_thread *t;
 
@@ -267,7 +289,7 @@ int64_t
 tp_thread_in_process(struct tp *tp, int64_t tid, int64_t pid)
 {
 	int64_t upid = tp_process_get(tp, pid);
-	uint64_t *u = tp_hash_get(&tp->tid_map, (uint64_t)tid);
+	uint64_t *u = tp_hash_get(TIDS(tp), (uint64_t)tid);
 	int64_t utid = u != NULL ? (int64_t)*u : TP_NULL;
 	struct tp_thread *t;
 
@@ -437,7 +459,7 @@ tp_process_set_cmdline(struct tp *tp, int64_t upid, const char *s,
 void
 tp_thread_end(struct tp *tp, int64_t tid, int64_t ts)
 {
-	uint64_t *u = tp_hash_get(&tp->tid_map, (uint64_t)tid);
+	uint64_t *u = tp_hash_get(TIDS(tp), (uint64_t)tid);
 	struct tp_thread *t;
 	int64_t older;
 
@@ -452,26 +474,35 @@ tp_thread_end(struct tp *tp, int64_t tid, int64_t ts)
 	    older = tp->threads[older].older)
 		;
 	if (older != TP_NULL)
-		(void)tp_hash_put(&tp->tid_map, (uint64_t)tid, (uint64_t)older);
+		(void)tp_hash_put(TIDS(tp), (uint64_t)tid, (uint64_t)older);
 	else
-		(void)tp_hash_del(&tp->tid_map, (uint64_t)tid);
+		(void)tp_hash_del(TIDS(tp), (uint64_t)tid);
 	if (t->upid != TP_NULL && tp->procs[t->upid].pid == tid) {
 		tp->procs[t->upid].end_ts = ts;
-		(void)tp_hash_del(&tp->pid_map, (uint64_t)tid);
+		(void)tp_hash_del(PIDS(tp), (uint64_t)tid);
 	}
 }
 
 void
 tp_procs_init(struct tp *tp)
 {
-	int64_t utid, upid;
-
 	tp_hash_init(&tp->tid_map);
 	tp_hash_init(&tp->pid_map);
-	upid = tp_process_new(tp, 0, TP_NULL, TP_NULL);
-	utid = tp_thread_new(tp, 0, TP_NULL);
+	tp_procs_add_idle(tp, 0);
+}
+
+void
+tp_procs_add_idle(struct tp *tp, uint32_t machine)
+{
+	int64_t upid = process_new_on(tp, machine, 0, TP_NULL, TP_NULL);
+	int64_t utid = thread_new_on(tp, machine, 0, TP_NULL);
+
 	tp->threads[utid].upid = upid;
 	tp->threads[utid].is_idle = 1;
+	/* Remote machines are in proto traces only: a kernel's idle task,
+	 * named as the host's is (tp_parse). */
+	if (machine != 0)
+		tp_thread_set_name(tp, utid, "swapper", 7, TP_NAME_TREE);
 }
 
 void

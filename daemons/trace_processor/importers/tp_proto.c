@@ -57,9 +57,24 @@ struct tp_proto {
 	/* The sequence of the packet being parsed, -1 outside one: a track
 	 * an event makes notes whether its sequence began in the trace. */
 	int64_t		 parse_seq;	/* machine << 32 | id */
+	/* Packets whose time no clock could convert yet: tried again at the
+	 * end, when later snapshots may tell (upstream's deferral). */
+	struct deferred	*deferred;
+	size_t		 ndeferred, capdeferred;
+};
+
+/* A deferred packet: a copy, its sequence's state, where it came from. */
+struct deferred {
+	uint8_t		*buf;
+	size_t		 len;
+	struct tp_gen	*g;
+	uint32_t	 machine;
+	int64_t		 off;
 };
 
 static void tokenize_packet(struct tp *, const uint8_t *, size_t);
+static void tokenize_timed(struct tp *, const uint8_t *, size_t,
+		    struct tp_pkt *, struct tp_gen *, int);
 
 static struct tp_proto *
 proto_get(struct tp *tp)
@@ -895,27 +910,17 @@ tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 	}
 	if (d == NULL) {
 		/*
-		 * A uuid no descriptor declares: for uuid 0 upstream's default
-		 * track, a global one merged by its name "Default Track";
-		 * else a global track named after its first event.
+		 * A uuid no descriptor declares: a global track merged by
+		 * name, as upstream's: for uuid 0 its default track, "Default
+		 * Track"; else named after its first event.
 		 */
-		struct tp_desc nd = { .uuid = uuid };
+		struct tp_desc nd = { .uuid = uuid, .merged = 1,
+		    .m_utid = TP_NULL, .m_upid = TP_NULL };
 
-		if (uuid == 0) {
-			nd.merged = 1;
-			nd.mname = (char *)"Default Track";
-			nd.m_utid = nd.m_upid = TP_NULL;
-			if ((id = merged_track(tp, &nd, TP_NULL, step)) >= 0)
-				(void)tp_hash_put(&p->uuid_tracks, uuid,
-				    (uint64_t)id);
-			return id;
-		}
-		id = tp_track_new(tp, TT_TRACK, ev_name, TP_NULL);
-		tp_track_kind(tp, id, "global_merged_track_event");
-		if (id >= 0) {
-			desc_track_args(tp, &nd, id, 0);
+		nd.mname = uuid == 0 ? (char *)"Default Track" :
+		    (char *)ev_name;
+		if ((id = merged_track(tp, &nd, TP_NULL, step)) >= 0)
 			(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)id);
-		}
 		return id;
 	}
 	if (dout != NULL)
@@ -998,8 +1003,8 @@ tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 		 * upstream merges them; a child of no name of its own takes
 		 * its first event's. */
 		name = d->name != NULL ? d->name : ev_name;
-		d->mname = strdup(name != NULL ? name : "");
-		if (d->mname == NULL) {
+		/* No name at all merges with the unnamed, as upstream. */
+		if (name != NULL && (d->mname = strdup(name)) == NULL) {
 			(void)tp_hash_del(&p->uuid_tracks, uuid);
 			return -1;
 		}
@@ -1049,7 +1054,9 @@ tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 		if (tp->tracks[id].source_arg_set_id == TP_NULL)
 			tp_arg_int(tp, tp_track_dim_set(tp, id), "track_uuid",
 			    "track_uuid", (int64_t)uuid, "int");
-		desc_track_args(tp, d, id, shared);
+		/* A thread's or process's own descriptor is its scope's
+		 * root, shared or apart. */
+		desc_track_args(tp, d, id, d->has_thread || d->has_process);
 	}
 	(void)tp_hash_put(&p->uuid_tracks, uuid, (uint64_t)id);
 	return id;
@@ -1319,6 +1326,25 @@ push_packet(struct tp *tp, int64_t ts, struct tp_gen *g,
 		tp_proto_unref(g);
 }
 
+void
+tp_proto_packet_log(struct tp *tp, enum tp_stat st, ptrdiff_t off,
+    int64_t set)
+{
+	tp_import_log(tp, st, TP_NULL, tp->proto->pkt_off + off, set);
+}
+
+/* What a sequence's lost state cost, logged as upstream logs it: at the
+ * byte offset of what was skipped (at off in the packet), with the
+ * sequence. */
+static void
+lost_state_log(struct tp *tp, enum tp_stat st, uint32_t seq, ptrdiff_t off)
+{
+	int64_t set = tp_arg_set_new(tp);
+
+	tp_arg_int_fixed(tp, set, "packet_sequence_id", seq, "uint");
+	tp_proto_packet_log(tp, st, off, set);
+}
+
 static void
 tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 {
@@ -1326,7 +1352,6 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	struct tp_pkt pk;
 	struct tp_seq *s = NULL;
 	struct tp_gen *g = NULL;
-	int64_t ts;
 
 	if (packet_scan_untrusted(buf, len, &pk) == -1) {
 		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
@@ -1368,12 +1393,14 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 			interned_data_untrusted(tp, g, pk.interned.data,
 			    pk.interned.len);
 		else if (pk.interned.id != 0)
-			tp_stat_inc(tp, ST_INTERNED_SKIPPED_STATE_INVALID, 1);
+			lost_state_log(tp, ST_INTERNED_SKIPPED_STATE_INVALID,
+			    pk.seq, pk.interned.data - buf);
 		if (pk.flags & SEQ_NEEDS_STATE)
 			s->needs_state++;
 		if ((pk.flags & SEQ_NEEDS_STATE) && !s->valid) {
 			s->needs_state_skipped++;
-			tp_stat_inc(tp, ST_PACKET_SKIPPED_STATE_INVALID, 1);
+			lost_state_log(tp, ST_PACKET_SKIPPED_STATE_INVALID,
+			    pk.seq, 0);
 			return;
 		}
 	}
@@ -1384,14 +1411,106 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		    pk.data.len);
 	else if (pk.data.id == 107)	/* remote_clock_sync */
 		tp_clock_remote_sync_untrusted(tp, pk.data.data, pk.data.len);
-	ts = pk.ts;
+	tokenize_timed(tp, buf, len, &pk, g, 0);
+}
+
+static void
+deferred_free(struct tp_proto *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ndeferred; i++) {
+		free(p->deferred[i].buf);
+		if (p->deferred[i].g != NULL)
+			tp_proto_unref(p->deferred[i].g);
+	}
+	free(p->deferred);
+	p->deferred = NULL;
+	p->ndeferred = p->capdeferred = 0;
+}
+
+/* Keeps a packet for the end (0), or -1 when it cannot be. */
+static int
+defer_packet(struct tp *tp, const uint8_t *buf, size_t len, struct tp_gen *g)
+{
+	struct tp_proto *p = tp->proto;
+	struct deferred *d;
+
+	if (tp_grow((void **)&p->deferred, &p->capdeferred, p->ndeferred,
+	    sizeof(*d)) == -1)
+		return -1;
+	d = &p->deferred[p->ndeferred];
+	if ((d->buf = malloc(len > 0 ? len : 1)) == NULL)
+		return -1;
+	memcpy(d->buf, buf, len);
+	d->len = len;
+	if ((d->g = g) != NULL)
+		g->refs++;
+	d->machine = tp->machine;
+	d->off = p->pkt_off;
+	p->ndeferred++;
+	return 0;
+}
+
+/*
+ * The packets deferred, tried again now that the whole file was read:
+ * in file order, each as its machine's, with its sequence's state of
+ * then; a time that still does not convert drops its packet (logged).
+ */
+static void
+deferred_retry(struct tp *tp)
+{
+	struct tp_proto *p = tp->proto;
+	struct tp_pkt pk;
+	size_t i;
+
+	for (i = 0; i < p->ndeferred; i++) {
+		struct deferred *d = &p->deferred[i];
+
+		tp->machine = d->machine;
+		p->pkt_off = d->off;
+		if (packet_scan_untrusted(d->buf, d->len, &pk) == 0)
+			tokenize_timed(tp, d->buf, d->len, &pk, d->g, 1);
+	}
+	deferred_free(p);
+	tp->machine = 0;
+}
+
+/*
+ * A packet from its own time on: converted to trace time (else deferred
+ * to the end while nothing left the sorter, as upstream; at the end,
+ * dropped), then read by its kind.
+ */
+static void
+tokenize_timed(struct tp *tp, const uint8_t *buf, size_t len,
+    struct tp_pkt *pkp, struct tp_gen *g, int at_end)
+{
+	struct tp_proto *p = tp->proto;
+	struct tp_pkt pk = *pkp;
+	struct tp_seq *s = pk.seq != 0 ? seq_get(tp, pk.seq) : NULL;
+	int64_t ts = pk.ts;
+
 	if (pk.has_ts) {
 		uint32_t clock = pk.has_clock ? pk.clock_id :
 		    (g != NULL && g->has_defaults) ? g->clock_id : 0;
+		int wait = !at_end && tp_sorter_can_hold(tp);
 
 		if (tp_clock_to_trace_at(tp, pk.seq, clock, pk.ts, &ts,
-		    p->pkt_off) == -1)
+		    p->pkt_off, wait) == -1) {
+			if (wait && defer_packet(tp, buf, len, g) == 0) {
+				tp_sorter_hold(tp);
+				return;
+			}
+			/* Out of memory to keep it: the failure logged now
+			 * (converting once more). */
+			if (wait)
+				(void)tp_clock_to_trace_at(tp, pk.seq, clock,
+				    pk.ts, &ts, p->pkt_off, 0);
+			tp_import_log(tp,
+			    ST_CLOCK_SYNC_FAILURE_UNDEFERRABLE_PACKET_LOSS,
+			    TP_NULL, p->pkt_off, TP_NULL);
 			return;
+		}
 		if (ts > p->last_ts)
 			p->last_ts = ts;
 	} else {
@@ -1637,6 +1756,8 @@ tp_proto_end(struct tp *tp)
 
 	if (p != NULL && (p->partneed > 0 || p->hdrlen > 0))
 		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);	/* truncated */
+	if (p != NULL && p->ndeferred > 0)
+		deferred_retry(tp);
 	return 0;
 }
 
@@ -1666,6 +1787,7 @@ tp_proto_free(struct tp *tp)
 		free(p->descs[i].mname);
 	}
 	tp_clock_free(tp);
+	deferred_free(p);
 	free(p->descs);
 	free(p->part);
 	tp_hash_free(&p->seqs);

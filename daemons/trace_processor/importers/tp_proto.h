@@ -132,8 +132,12 @@ void	 tp_te_active_processes_untrusted(struct tp *, int64_t set,
 #define TP_CLOCK_TRACE_FILE		11
 void	 tp_clock_snapshot_untrusted(struct tp *, uint32_t seq,
 	    const uint8_t *, size_t);
+/* An import log at the byte offset of the packet being tokenized (plus
+ * off, into it), as upstream's tokenizer logs. */
+void	 tp_proto_packet_log(struct tp *, enum tp_stat, ptrdiff_t off,
+	    int64_t arg_set_id);
 /* A time of a named clock is about to be converted (upstream's stats). */
-void	 tp_clock_first_use(struct tp *, uint32_t clock);
+void	 tp_clock_first_use(struct tp *);
 /* A remote machine's RemoteClockSync: its clocks tied to the host's. */
 void	 tp_clock_remote_sync_untrusted(struct tp *, const uint8_t *,
 	    size_t);
@@ -142,9 +146,10 @@ void	 tp_clock_remote_sync_untrusted(struct tp *, const uint8_t *,
 int	 tp_clock_to_trace(struct tp *, uint32_t seq, uint32_t id, int64_t ts,
 	    int64_t *out);
 /* The same for a packet's own time: failures are logged at the packet's
- * byte offset, as upstream's tokenizer logs them. */
+ * byte offset, as upstream's tokenizer logs them; quiet: not logged nor
+ * counted (the packet is tried again at the end). */
 int	 tp_clock_to_trace_at(struct tp *, uint32_t seq, uint32_t id,
-	    int64_t ts, int64_t *out, int64_t byte_offset);
+	    int64_t ts, int64_t *out, int64_t byte_offset, int quiet);
 /* A legacy (Chrome) time, in MONOTONIC; -1 when it cannot be converted
  * (then left as it is, as upstream). */
 int	 tp_clock_monotonic_to_trace(struct tp *, int64_t ts, int64_t *out);

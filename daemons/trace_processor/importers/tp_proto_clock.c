@@ -66,9 +66,13 @@ struct tp_clocks {
 	int64_t		 nsnapshots;	/* clock_snapshot.snapshot_id */
 	int		 snapshot_read;	/* any ClockSnapshot, valid or not */
 	int		 bridged;	/* a time of a named clock was read */
+	int		 named;		/* a snapshot named the trace clock */
 	uint32_t	 synced[MAX_SYNCED];	/* machines a RemoteClockSync
 						 * tied to the host */
 	size_t		 nsynced;
+	/* remote machines whose clocks were first used (machine_bridge) */
+	uint32_t	 mbridged[MAX_SYNCED];
+	size_t		 nmbridged;
 	/*
 	 * Upstream's conversion cache, kept only to count its misses the
 	 * same way: 8 paths, each valid between two snapshots of its clock,
@@ -100,6 +104,15 @@ machine_synced(const struct tp_clocks *c, uint32_t machine)
 		if (c->synced[i] == machine)
 			return 1;
 	return 0;
+}
+
+/* Upstream's trace time clock, as its logs and snapshots name it: the
+ * file's own until a snapshot names one. */
+static int64_t
+trace_clock_id(const struct tp_clocks *c)
+{
+	return c->named ? (int64_t)(c->trace_clock & 0xffffffffu) :
+	    TP_CLOCK_TRACE_FILE;
 }
 
 /* Clock ids 64 to 127 are a sequence's own. */
@@ -367,7 +380,8 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 		has_file |= cl[n].id == TP_CLOCK_TRACE_FILE;
 		n++;
 	}
-	if (it.err || n == 0) {
+	/* One of no clocks still names the trace clock and takes an id. */
+	if (it.err) {
 		tp_stat_inc(tp, ST_INVALID_CLOCK_SNAPSHOTS, 1);
 		return;
 	}
@@ -376,6 +390,7 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 	if (!c->used && (primary != 0 || (has_boot && !has_file))) {
 		c->trace_clock = primary != 0 ?
 		    clock_key(tp, 0, (uint32_t)primary) : TP_CLOCK_BOOTTIME;
+		c->named = 1;
 		c->npaths = 0;
 		tp_metadata_int(tp, "trace_time_clock_id",
 		    (int64_t)c->trace_clock);
@@ -392,7 +407,8 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 		keys[i] = cl[i].key;
 		ns[i] = cl[i].ns;
 	}
-	edges_add_snapshot(c, keys, ns, n);
+	if (n > 0)
+		edges_add_snapshot(c, keys, ns, n);
 	/* The snapshot's instant in trace time, for its table. */
 	for (i = 0; i < n && !has_instant; i++)
 		if (cl[i].key == c->trace_clock) {
@@ -420,7 +436,8 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 	}
 	for (i = 0; i < n && has_instant; i++)
 		(void)tp_clock_snapshot_insert(tp, instant, cl[i].id,
-		    clock_builtin_name(cl[i].id), cl[i].ns, c->nsnapshots);
+		    clock_builtin_name(cl[i].id), cl[i].ns, c->nsnapshots,
+		    tp->machine);
 	/* Upstream converts each clock of the snapshot for its table. */
 	for (i = 0; i < n; i++) {
 		const struct clock_path *p;
@@ -463,28 +480,63 @@ convert(struct tp *tp, uint64_t key, int64_t v, int64_t *out)
 }
 
 /*
- * Upstream bridges the file's clock to trace time when the first time of
- * a named clock (a packet's own or default clock, an ftrace event's) is
- * converted. Before any ClockSnapshot, that bridge is a snapshot of its
- * own, the clock and the file's clock (TP_CLOCK_TRACE_FILE) both at 0,
- * shown in clock_snapshot, and costs its conversion cache two misses.
- * Done the same way here, once.
+ * Upstream bridges a proto file's clock (BOOTTIME) to trace time when the
+ * first time of a named clock (a packet's own or default clock, an ftrace
+ * event's, a Chrome event's MONOTONIC) is converted. Before any
+ * ClockSnapshot, that bridge is a snapshot of its own, BOOTTIME and the
+ * file's clock (TP_CLOCK_TRACE_FILE) both at 0, shown in clock_snapshot,
+ * and costs its conversion cache two misses. Done the same way here, once.
  */
+/*
+ * A remote machine's first time of a named clock: upstream ties the
+ * machine's BOOTTIME to trace time then, at 0 on both, unless a
+ * RemoteClockSync did already; the tie is a snapshot of its own in
+ * clock_snapshot. (Times convert the same either way: an unsynced
+ * machine's BOOTTIME is the host's.)
+ */
+static void
+machine_bridge(struct tp *tp, struct tp_clocks *c)
+{
+	int64_t g = trace_clock_id(c);
+	size_t i;
+
+	for (i = 0; i < c->nmbridged; i++)
+		if (c->mbridged[i] == tp->machine)
+			return;
+	if (c->nmbridged == MAX_SYNCED)
+		return;
+	c->mbridged[c->nmbridged++] = tp->machine;
+	if (machine_synced(c, tp->machine))
+		return;
+	(void)tp_clock_snapshot_insert(tp, 0, TP_CLOCK_BOOTTIME,
+	    clock_builtin_name(TP_CLOCK_BOOTTIME), 0, c->nsnapshots,
+	    tp->machine);
+	(void)tp_clock_snapshot_insert(tp, 0, g,
+	    clock_builtin_name((uint32_t)g), 0, c->nsnapshots, 0);
+	c->nsnapshots++;
+	memset(c->ccache, 0, sizeof(c->ccache));
+}
+
 void
-tp_clock_first_use(struct tp *tp, uint32_t clock)
+tp_clock_first_use(struct tp *tp)
 {
 	struct tp_clocks *c = clocks_get(tp);
 
+	if (c != NULL && tp->machine != 0) {
+		machine_bridge(tp, c);
+		return;
+	}
 	if (c == NULL || c->bridged)
 		return;
 	c->bridged = 1;
 	if (c->snapshot_read)
 		return;
 	tp_stat_inc(tp, ST_CLOCK_SYNC_CACHE_MISS, 2);
-	(void)tp_clock_snapshot_insert(tp, 0, clock, clock_builtin_name(clock),
-	    0, c->nsnapshots);
+	(void)tp_clock_snapshot_insert(tp, 0, TP_CLOCK_BOOTTIME,
+	    clock_builtin_name(TP_CLOCK_BOOTTIME), 0, c->nsnapshots,
+	    tp->machine);
 	(void)tp_clock_snapshot_insert(tp, 0, TP_CLOCK_TRACE_FILE, NULL, 0,
-	    c->nsnapshots);
+	    c->nsnapshots, tp->machine);
 	c->nsnapshots++;
 }
 
@@ -504,10 +556,7 @@ conversion_log(struct tp *tp, enum tp_stat st, uint32_t seq, uint32_t id,
 		tp_arg_int_fixed(tp, set, "source_sequence_id", seq, "uint");
 	tp_arg_int_fixed(tp, set, "source_clock_id", id, "int");
 	tp_arg_int_fixed(tp, set, "source_timestamp", ts, "int");
-	/* Upstream's trace time is the file's own clock until a snapshot
-	 * names one. */
-	tp_arg_int_fixed(tp, set, "target_clock_id", c->snapshot_read ?
-	    (int64_t)(c->trace_clock & 0xffffffffu) : TP_CLOCK_TRACE_FILE,
+	tp_arg_int_fixed(tp, set, "target_clock_id", trace_clock_id(c),
 	    "int");
 	tp_import_log(tp, st, TP_NULL, byte_offset, set);
 }
@@ -516,12 +565,12 @@ int
 tp_clock_to_trace(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
     int64_t *out)
 {
-	return tp_clock_to_trace_at(tp, seq, id, ts, out, TP_NULL);
+	return tp_clock_to_trace_at(tp, seq, id, ts, out, TP_NULL, 0);
 }
 
 int
 tp_clock_to_trace_at(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
-    int64_t *out, int64_t byte_offset)
+    int64_t *out, int64_t byte_offset, int quiet)
 {
 	struct tp_clocks *c = clocks_get(tp);
 	struct clock_attr *a;
@@ -532,7 +581,7 @@ tp_clock_to_trace_at(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 	if (c == NULL)
 		return -1;
 	if (id != 0)
-		tp_clock_first_use(tp, id);
+		tp_clock_first_use(tp);
 	c->used = 1;
 	/* No clock given: the trace clock, of the packet's machine once a
 	 * sync set that machine's clocks apart. */
@@ -547,16 +596,11 @@ tp_clock_to_trace_at(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 		return 0;
 	}
 	if ((a = attr_find(c, key, 0)) == NULL) {
-		/*
-		 * Upstream tries such a packet again at the end of the trace
-		 * (one more miss) before it gives up on it.
-		 */
 		cache_lookup(tp, key, NULL, ts);
-		cache_lookup(tp, key, NULL, ts);
-		conversion_log(tp, ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK,
-		    seq, id, ts, byte_offset);
-		tp_import_log(tp, ST_CLOCK_SYNC_FAILURE_UNDEFERRABLE_PACKET_LOSS,
-		    TP_NULL, byte_offset, TP_NULL);
+		if (!quiet)
+			conversion_log(tp,
+			    ST_CLOCK_SYNC_FAILURE_UNKNOWN_SOURCE_CLOCK, seq, id,
+			    ts, byte_offset);
 		return -1;
 	}
 	if (a->incremental) {
@@ -568,11 +612,12 @@ tp_clock_to_trace_at(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 		goto range;
 	if ((rc = convert(tp, key, v, out)) == 0)
 		return 0;
-	if (rc == -1)
+	if (rc == -1 && !quiet)
 		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE_NO_PATH, 1);
 	return -1;
 range:
-	tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE, 1);
+	if (!quiet)
+		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE, 1);
 	return -1;
 }
 
@@ -583,6 +628,7 @@ tp_clock_monotonic_to_trace(struct tp *tp, int64_t ts, int64_t *out)
 
 	if (c == NULL)
 		return -1;
+	tp_clock_first_use(tp);
 	c->used = 1;
 	if (c->trace_clock == TP_CLOCK_MONOTONIC) {
 		*out = ts;
@@ -641,6 +687,33 @@ sync_clocks_read(const uint8_t *buf, size_t len, uint64_t *v)
 	return it.err ? -1 : 0;
 }
 
+/* ns of the host's builtin clock id in trace time: -1 without a path. */
+static int
+host_trace_time(struct tp *tp, uint32_t id, int64_t v, int64_t *out)
+{
+	struct tp_clocks *c = tp->clocks;
+	const struct clock_path *p;
+	uint64_t key = id;	/* the host's builtin clocks are their ids */
+	int h;
+
+	if (key == c->trace_clock) {
+		*out = v;
+		return 0;
+	}
+	if ((p = path_find(c, key)) == NULL)
+		return -1;
+	for (h = 0; h < p->n; h++) {
+		const struct clock_edge *e = &c->edges[p->e[h]];
+		size_t lo = edge_pt_find(e, v);
+
+		if (__builtin_sub_overflow(v, e->pts[lo].src, &v) ||
+		    __builtin_add_overflow(v, e->pts[lo].dst, &v))
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 /*
  * A RemoteClockSync of the packet's (remote) machine, as upstream reads
  * it: rounds of client then host snapshots; two rounds less than 30 s
@@ -695,9 +768,12 @@ tp_clock_remote_sync_untrusted(struct tp *tp, const uint8_t *buf,
 		c->synced[c->nsynced++] = tp->machine;
 		c->npaths = 0;
 	}
+	/* Upstream stores each round's client clocks as a snapshot first. */
+	c->nsnapshots += (int64_t)n;
+	memset(c->ccache, 0, sizeof(c->ccache));
 	for (k = 0; k < SYNC_IDS; k++) {
 		__int128 sum = 0;
-		int64_t cnt = 0, offset, anchor = 0;
+		int64_t cnt = 0, offset, anchor = 0, ts;
 		struct clock_edge *e;
 
 		for (i = 1; i < n; i++) {
@@ -723,6 +799,19 @@ tp_clock_remote_sync_untrusted(struct tp *tp, const uint8_t *buf,
 		if ((e = edge_find(c, clock_key(tp, 0, (uint32_t)k),
 		    (uint64_t)k, 1)) != NULL)
 			edge_add(e, offset, anchor);
+		/* The tie is a snapshot of the clock on both machines, shown
+		 * at the host reading's trace time when it has one. */
+		c->npaths = 0;
+		memset(c->ccache, 0, sizeof(c->ccache));
+		if (host_trace_time(tp, (uint32_t)k, anchor, &ts) == 0) {
+			(void)tp_clock_snapshot_insert(tp, ts, (int64_t)k,
+			    clock_builtin_name((uint32_t)k), anchor,
+			    c->nsnapshots, 0);
+			(void)tp_clock_snapshot_insert(tp, ts, (int64_t)k,
+			    clock_builtin_name((uint32_t)k), offset,
+			    c->nsnapshots, tp->machine);
+		}
+		c->nsnapshots++;
 	}
 	/* The machine's clocks to each other, as a snapshot would. */
 	for (i = 0; i < n; i++) {

@@ -934,7 +934,8 @@ tp_sorter_drain(struct tp *tp, int flush)
 	struct tp_sorter *s = &tp->sorter;
 
 	sorter_batch(s);
-	while (s->nitems > 0 && (flush || (tp->cfg.sort_window_bytes > 0 &&
+	while (s->nitems > 0 && (flush || (!s->full &&
+	    tp->cfg.sort_window_bytes > 0 &&
 	    s->bytes > tp->cfg.sort_window_bytes)))
 		sorter_pop(tp);
 }
@@ -970,7 +971,7 @@ tp_sorter_read_done(struct tp *tp)
 	struct sort_ent *it;
 	int fresh;
 
-	if (s->flushes < 2 || tp->cfg.full_sort)
+	if (s->flushes < 2 || tp->cfg.full_sort || s->full)
 		return;
 	/*
 	 * As upstream: a record that came after the previous read stops
@@ -989,6 +990,19 @@ tp_sorter_read_done(struct tp *tp)
 	}
 	s->mark = sorter_wpos(s);
 	s->flushes = 0;
+}
+
+int
+tp_sorter_can_hold(const struct tp *tp)
+{
+	/* A live stream releases by its window: it has no end to wait for. */
+	return !tp->sorter.popped_any && !tp->cfg.streaming;
+}
+
+void
+tp_sorter_hold(struct tp *tp)
+{
+	tp->sorter.full = 1;
 }
 
 int64_t

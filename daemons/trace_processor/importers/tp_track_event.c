@@ -204,7 +204,8 @@ tp_proto_te_times(struct tp *tp, struct tp_seq *s, const uint8_t *buf,
 	/* Before the clock's start (or saturated): dropped, as upstream,
 	 * before a conversion could bring it back into range. */
 	if (legacy_ts && *ts < 0) {
-		tp_stat_inc(tp, ST_TRACK_EVENT_INVALID_TIMESTAMP, 1);
+		tp_proto_packet_log(tp, ST_TRACK_EVENT_INVALID_TIMESTAMP, 0,
+		    TP_NULL);
 		return -1;
 	}
 	if (legacy_ts && tp_clock_monotonic_to_trace(tp, *ts, &v) == 0)
@@ -224,7 +225,8 @@ tp_proto_streaming_profile(struct tp *tp, struct tp_seq *s,
 	/* The samples' times run on from the sequence's legacy time; the
 	 * samples themselves are not imported. */
 	if (s->ref_ts < 0) {
-		tp_stat_inc(tp, ST_STREAMING_PROFILE_INVALID_TIMESTAMP, 1);
+		tp_proto_packet_log(tp, ST_STREAMING_PROFILE_INVALID_TIMESTAMP,
+		    0, TP_NULL);
 		return;
 	}
 	pb_init(&it, buf, len);
@@ -247,7 +249,8 @@ tp_proto_streaming_profile(struct tp *tp, struct tp_seq *s,
 	}
 	return;
 bad:
-	tp_stat_inc(tp, ST_STREAMING_PROFILE_INVALID_TIMESTAMP, 1);
+	tp_proto_packet_log(tp, ST_STREAMING_PROFILE_INVALID_TIMESTAMP, 0,
+	    TP_NULL);
 }
 
 static void

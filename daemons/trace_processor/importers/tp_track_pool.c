@@ -183,13 +183,12 @@ pool_track_new(struct tp *tp, struct pool *p, const struct tp_pool_key *k)
 		/* Upstream's dimensions keep every integer as an int. */
 		tp_arg_int(tp, set, "merge_key_type", "merge_key_type",
 		    p->k.merge_type, "int");
-		tp_arg_str(tp, set, "merge_key_value", "merge_key_value",
-		    p->k.scope, strlen(p->k.scope), NULL);
+		/* An unnamed track's merge key is a NULL string. */
+		tp_arg_cstr_fixed(tp, set, "merge_key_value", p->k.scope);
 	} else if (p->k.scope != NULL || p->k.scope_dim)
 		tp_arg_cstr_fixed(tp, set, "scope", p->k.scope);
 	if (p->k.name_dim)
-		tp_arg_str(tp, set, "name", "name", p->k.name,
-		    strlen(p->k.name), NULL);
+		tp_arg_cstr_fixed(tp, set, "name", p->k.name);
 	tp_track_dims_add(tp, pt->track, k->dims, k->ndims);
 	tp_arg_int(tp, set, "track_compressor_idx",
 	    "track_compressor_idx", (int64_t)p->n, "int");

@@ -117,12 +117,12 @@ static const char schema_sql[] =
 	" WHEN 'json' THEN string_value ELSE NULL END AS display_value"
 	" FROM __args;"
 
-	/* One machine: its id is 0, as upstream's for the traced host. */
+	/* machine_id: 0 the traced host, as upstream's; else a remote one. */
 	"CREATE TABLE thread(utid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (utid) VIRTUAL, tid INTEGER, name TEXT,"
 	" start_ts INTEGER, end_ts INTEGER, upid INTEGER,"
 	" is_main_thread INTEGER, is_idle INTEGER,"
-	" machine_id INTEGER AS (0) VIRTUAL, arg_set_id INTEGER);"
+	" machine_id INTEGER, arg_set_id INTEGER);"
 	"CREATE TABLE process(upid INTEGER PRIMARY KEY,"
 	" id INTEGER AS (upid) VIRTUAL, pid INTEGER, name TEXT,"
 	" start_ts INTEGER, end_ts INTEGER, parent_upid INTEGER,"
@@ -131,8 +131,7 @@ static const char schema_sql[] =
 	 * upstream derives them once the uid is known. */
 	" android_appid INTEGER AS (uid % 100000) VIRTUAL,"
 	" android_user_id INTEGER AS (uid / 100000) VIRTUAL,"
-	" cmdline TEXT, arg_set_id INTEGER,"
-	" machine_id INTEGER AS (0) VIRTUAL);"
+	" cmdline TEXT, arg_set_id INTEGER, machine_id INTEGER);"
 
 	"CREATE VIRTUAL TABLE sched_slice USING __cs;"
 	"CREATE VIEW sched AS SELECT *, ts + dur AS ts_end FROM sched_slice;"
@@ -700,7 +699,8 @@ tp_gpu_insert(struct tp *tp, int64_t ugpu, uint32_t gpu)
 
 int
 tp_clock_snapshot_insert(struct tp *tp, int64_t ts, int64_t clock_id,
-    const char *clock_name, int64_t value, int64_t snapshot_id)
+    const char *clock_name, int64_t value, int64_t snapshot_id,
+    uint32_t machine)
 {
 	sqlite3_stmt *st = tp->stmt[SQ_CLOCK_SNAPSHOT];
 	int rc;
@@ -713,7 +713,7 @@ tp_clock_snapshot_insert(struct tp *tp, int64_t ts, int64_t clock_id,
 		sqlite3_bind_null(st, 3);
 	sqlite3_bind_int64(st, 4, value);
 	sqlite3_bind_int64(st, 5, snapshot_id);
-	sqlite3_bind_int64(st, 6, tp->machine);
+	sqlite3_bind_int64(st, 6, machine);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : tp_seterr(tp, "%s: %s", __func__,
@@ -912,8 +912,8 @@ write_threads(struct tp *tp)
 	size_t i;
 
 	if (write_prepared(tp, "INSERT OR REPLACE INTO thread(utid, tid, name,"
-	    " start_ts, end_ts, upid, is_main_thread, is_idle, arg_set_id)"
-	    " VALUES(?,?,?,?,?,?,?,?,?)",
+	    " start_ts, end_ts, upid, is_main_thread, is_idle, arg_set_id,"
+	    " machine_id) VALUES(?,?,?,?,?,?,?,?,?,?)",
 	    &st) == -1)
 		return -1;
 	for (i = 0; i < tp->nthreads; i++) {
@@ -923,7 +923,8 @@ write_threads(struct tp *tp)
 		h = row_hash_i(row_hash_i(row_hash_i(row_hash_i(row_hash_i(
 		    row_hash_i(0, t->tid), t->start_ts), t->end_ts), t->upid),
 		    t->main_thread), t->is_idle);
-		h = row_hash_i(h, tp_arg_set_settle(tp, &t->arg_set_id));
+		h = row_hash_i(row_hash_i(h, tp_arg_set_settle(tp,
+		    &t->arg_set_id)), t->machine);
 		if (row_unchanged(&t->pub, row_hash_s(h, t->name)))
 			continue;
 		sqlite3_bind_int64(st, 1, (int64_t)i);
@@ -941,6 +942,7 @@ write_threads(struct tp *tp)
 			sqlite3_bind_null(st, 7);
 		sqlite3_bind_int(st, 8, t->is_idle);
 		tp_bind_i64n(st, 9, tp_arg_set_settle(tp, &t->arg_set_id));
+		sqlite3_bind_int64(st, 10, t->machine);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
@@ -954,8 +956,8 @@ write_processes(struct tp *tp)
 	size_t i;
 
 	if (write_prepared(tp, "INSERT OR REPLACE INTO process(upid, pid, name,"
-	    " start_ts, end_ts, parent_upid, uid, cmdline, arg_set_id)"
-	    " VALUES(?,?,?,?,?,?,?,?,?)", &st) == -1)
+	    " start_ts, end_ts, parent_upid, uid, cmdline, arg_set_id,"
+	    " machine_id) VALUES(?,?,?,?,?,?,?,?,?,?)", &st) == -1)
 		return -1;
 	for (i = 0; i < tp->nprocs; i++) {
 		struct tp_process *p = &tp->procs[i];
@@ -965,6 +967,7 @@ write_processes(struct tp *tp)
 		    row_hash_i(0, p->pid), p->start_ts), p->end_ts),
 		    p->parent_upid), p->uid),
 		    tp_arg_set_settle(tp, &p->arg_set_id));
+		h = row_hash_i(h, p->machine);
 		if (row_unchanged(&p->pub, row_hash_s(row_hash_s(h, p->name),
 		    p->cmdline)))
 			continue;
@@ -977,6 +980,7 @@ write_processes(struct tp *tp)
 		tp_bind_i64n(st, 7, p->uid);
 		bind_str(st, 8, p->cmdline, p->cmdline ? strlen(p->cmdline) : 0);
 		tp_bind_i64n(st, 9, tp_arg_set_settle(tp, &p->arg_set_id));
+		sqlite3_bind_int64(st, 10, p->machine);
 		(void)tp_step_done(tp, st);
 	}
 	sqlite3_finalize(st);
@@ -1101,9 +1105,6 @@ struct cpu_row {
 	uint32_t	 machine;
 };
 
-/* As upstream numbers them: a remote machine's cpus after the host's. */
-#define CPUS_PER_MACHINE	4096
-
 static int
 cmp_cpu_row(const void *a, const void *b)
 {
@@ -1134,9 +1135,9 @@ write_cpus(struct tp *tp)
 	    tp_machine_ncpus(tp), sizeof(*v))) == NULL)
 		return tp_seterr(tp, "%s: out of memory", __func__);
 	while (tp_machine_cpu_next(tp, &iter, &m, &c))
-		if (c < CPUS_PER_MACHINE)
+		if (c < TP_MAX_CPUS)
 			v[n++] = (struct cpu_row){ (int64_t)m *
-			    CPUS_PER_MACHINE + c, c, m };
+			    TP_MAX_CPUS + c, c, m };
 	for (i = 0; i < tp->ntracks; i++) {
 		uint32_t tm = tp->tracks[i].machine;
 
@@ -1144,9 +1145,9 @@ write_cpus(struct tp *tp)
 			continue;
 		if (tm == 0)
 			v[n++] = (struct cpu_row){ c, c, 0 };
-		else if (c >= 0 && c < CPUS_PER_MACHINE)
+		else if (c >= 0 && c < TP_MAX_CPUS)
 			v[n++] = (struct cpu_row){ (int64_t)tm *
-			    CPUS_PER_MACHINE + c, c, tm };
+			    TP_MAX_CPUS + c, c, tm };
 	}
 	for (i = 0; i < TP_MAX_CPUS; i++)
 		if (tp->cpus_seen[i / 64] & (1ULL << (i % 64)))

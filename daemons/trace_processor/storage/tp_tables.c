@@ -256,7 +256,7 @@ tp_sched_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
 		return -1;
 	cs_set_int(t, SC_TS, r, ts);
 	cs_set_int(t, SC_DUR, r, dur);
-	cs_set_int(t, SC_CPU, r, cpu);
+	cs_set_int(t, SC_CPU, r, tp_ucpu(tp, cpu));
 	cs_set_int(t, SC_UTID, r, utid);
 	set_cstr(t, SC_END_STATE, r, end_state);
 	cs_set_int(t, SC_PRIO, r, prio);
@@ -277,7 +277,7 @@ tp_thread_state_insert(struct tp *tp, int64_t id, int64_t ts, int64_t dur,
 		return;
 	cs_set_int(t, TS_TS, r, ts);
 	cs_set_int(t, TS_DUR, r, dur);
-	cs_set_int(t, TS_CPU, r, cpu);
+	cs_set_int(t, TS_CPU, r, tp_ucpu(tp, cpu));
 	cs_set_int(t, TS_UTID, r, utid);
 	set_cstr(t, TS_STATE, r, state);
 	cs_set_int(t, TS_IO_WAIT, r, io_wait);
@@ -302,7 +302,7 @@ tp_ftrace_insert(struct tp *tp, int64_t ts, const char *name, int64_t cpu,
 		return id;
 	cs_set_int(t, FT_TS, r, ts);
 	set_cstr(t, FT_NAME, r, name);
-	cs_set_int(t, FT_CPU, r, cpu);
+	cs_set_int(t, FT_CPU, r, tp_ucpu(tp, cpu));
 	cs_set_int(t, FT_UTID, r, utid);
 	cs_set_int(t, FT_ARGS, r, set);
 	/* Not given is 0, as upstream's column has no NULL. */
