@@ -469,7 +469,9 @@ tp_eof(struct tp *tp)
 	if (tp_pending_resolve(tp) == -1)
 		rc = -1;
 	tp_slices_close_all(tp);
-	tp_metadata_int(tp, "trace_size_bytes", (int64_t)tp->bytes_in);
+	/* An empty file is no trace: upstream keeps no metadata of it. */
+	if (tp->format != FMT_UNKNOWN)
+		tp_metadata_int(tp, "trace_size_bytes", (int64_t)tp->bytes_in);
 	if (tp_write_final_tables(tp) == -1 || tp_stats_write(tp) == -1)
 		rc = -1;
 	if (tp_txn_commit(tp) == -1 || tp_tables_check(tp) == -1)

@@ -74,7 +74,8 @@ struct deferred {
 
 static void tokenize_packet(struct tp *, const uint8_t *, size_t);
 static void tokenize_timed(struct tp *, const uint8_t *, size_t,
-		    struct tp_pkt *, struct tp_gen *, int);
+		    const struct tp_pkt *, struct tp_seq *, struct tp_gen *,
+		    int);
 
 static struct tp_proto *
 proto_get(struct tp *tp)
@@ -856,12 +857,12 @@ merged_track(struct tp *tp, struct tp_desc *d, int64_t parent, int step)
 	memset(&k, 0, sizeof(k));
 	k.kind = te_child_kind(d, d->m_utid != TP_NULL ? "thread" :
 	    d->m_upid != TP_NULL ? "process" : "global");
-	/* A process's track is named as the translation table says; the
-	 * merge goes by the name as sent. */
+	/* A process's track is named as the translation table says, and
+	 * merged by that name, as upstream. */
 	k.name = d->m_upid != TP_NULL ?
 	    tp_translate_process_track_name(tp, d->mname) : d->mname;
 	k.scope = d->merge_by_key ? (d->merge_key != NULL ? d->merge_key :
-	    "") : d->mname;
+	    "") : k.name;
 	k.upid = d->m_upid;
 	k.merged = 1;
 	k.utid = d->m_utid;
@@ -1411,7 +1412,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		    pk.data.len);
 	else if (pk.data.id == 107)	/* remote_clock_sync */
 		tp_clock_remote_sync_untrusted(tp, pk.data.data, pk.data.len);
-	tokenize_timed(tp, buf, len, &pk, g, 0);
+	tokenize_timed(tp, buf, len, &pk, s, g, 0);
 }
 
 static void
@@ -1470,7 +1471,8 @@ deferred_retry(struct tp *tp)
 		tp->machine = d->machine;
 		p->pkt_off = d->off;
 		if (packet_scan_untrusted(d->buf, d->len, &pk) == 0)
-			tokenize_timed(tp, d->buf, d->len, &pk, d->g, 1);
+			tokenize_timed(tp, d->buf, d->len, &pk, pk.seq != 0 ?
+			    seq_get(tp, pk.seq) : NULL, d->g, 1);
 	}
 	deferred_free(p);
 	tp->machine = 0;
@@ -1483,19 +1485,17 @@ deferred_retry(struct tp *tp)
  */
 static void
 tokenize_timed(struct tp *tp, const uint8_t *buf, size_t len,
-    struct tp_pkt *pkp, struct tp_gen *g, int at_end)
+    const struct tp_pkt *pk, struct tp_seq *s, struct tp_gen *g, int at_end)
 {
 	struct tp_proto *p = tp->proto;
-	struct tp_pkt pk = *pkp;
-	struct tp_seq *s = pk.seq != 0 ? seq_get(tp, pk.seq) : NULL;
-	int64_t ts = pk.ts;
+	int64_t ts = pk->ts;
 
-	if (pk.has_ts) {
-		uint32_t clock = pk.has_clock ? pk.clock_id :
+	if (pk->has_ts) {
+		uint32_t clock = pk->has_clock ? pk->clock_id :
 		    (g != NULL && g->has_defaults) ? g->clock_id : 0;
 		int wait = !at_end && tp_sorter_can_hold(tp);
 
-		if (tp_clock_to_trace_at(tp, pk.seq, clock, pk.ts, &ts,
+		if (tp_clock_to_trace_at(tp, pk->seq, clock, pk->ts, &ts,
 		    p->pkt_off, wait) == -1) {
 			if (wait && defer_packet(tp, buf, len, g) == 0) {
 				tp_sorter_hold(tp);
@@ -1504,8 +1504,8 @@ tokenize_timed(struct tp *tp, const uint8_t *buf, size_t len,
 			/* Out of memory to keep it: the failure logged now
 			 * (converting once more). */
 			if (wait)
-				(void)tp_clock_to_trace_at(tp, pk.seq, clock,
-				    pk.ts, &ts, p->pkt_off, 0);
+				(void)tp_clock_to_trace_at(tp, pk->seq, clock,
+				    pk->ts, &ts, p->pkt_off, 0);
 			tp_import_log(tp,
 			    ST_CLOCK_SYNC_FAILURE_UNDEFERRABLE_PACKET_LOSS,
 			    TP_NULL, p->pkt_off, TP_NULL);
@@ -1520,49 +1520,49 @@ tokenize_timed(struct tp *tp, const uint8_t *buf, size_t len,
 			ts = tp->sorter.newest;
 	}
 
-	switch (pk.data.id) {
+	switch (pk->data.id) {
 	case 60:	/* track_descriptor */
-		track_descriptor_untrusted(tp, pk.data.data, pk.data.len);
+		track_descriptor_untrusted(tp, pk->data.data, pk->data.len);
 		if (s != NULL && s->valid)
-			seq_thread_from_desc(s, pk.data.data, pk.data.len);
+			seq_thread_from_desc(s, pk->data.data, pk->data.len);
 		/*
 		 * In time order, as upstream. But in a live stream one
 		 * without a time of its own would take the newest one seen,
 		 * maybe another sequence's, and make the rest out of order:
 		 * it applies at once there.
 		 */
-		if (pk.has_ts || !tp->cfg.streaming)
+		if (pk->has_ts || !tp->cfg.streaming)
 			push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		else
-			desc_apply(tp, pk.data.data, pk.data.len);
+			desc_apply(tp, pk->data.data, pk->data.len);
 		break;
 	case 54:	/* streaming_profile_packet: its times only */
 		if (s != NULL)
-			tp_proto_streaming_profile(tp, s, pk.data.data,
-			    pk.data.len);
+			tp_proto_streaming_profile(tp, s, pk->data.data,
+			    pk->data.len);
 		break;
 	case 44:	/* thread_descriptor (legacy) */
 		if (s != NULL)
-			tp_proto_thread_descriptor(tp, s, pk.data.data,
-			    pk.data.len);
+			tp_proto_thread_descriptor(tp, s, pk->data.data,
+			    pk->data.len);
 		break;
 	case 43: {	/* process_descriptor (legacy) */
 		struct tp_desc d;
 
 		memset(&d, 0, sizeof(d));
-		if (pk.has_ts)
+		if (pk->has_ts)
 			push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		else
-			process_desc_untrusted(tp, pk.data.data, pk.data.len,
+			process_desc_untrusted(tp, pk->data.data, pk->data.len,
 			    &d, 1);
 		break;
 	}
 	case 119:	/* cpu_per_uid_data: incremental, in file order */
-		tp_proto_cpu_per_uid(tp, pk.seq, g, ts, pk.data.data,
-		    pk.data.len);
+		tp_proto_cpu_per_uid(tp, pk->seq, g, ts, pk->data.data,
+		    pk->data.len);
 		break;
 	case 1:		/* ftrace_events: kernel_symbols live in g */
-		tp_proto_ftrace_bundle(tp, g, pk.data.data, pk.data.len);
+		tp_proto_ftrace_bundle(tp, g, pk->data.data, pk->data.len);
 		break;
 	case 11: {	/* track_event */
 		int64_t tv[2] = { TP_NULL, TP_NULL };
@@ -1571,10 +1571,10 @@ tokenize_timed(struct tp *tp, const uint8_t *buf, size_t len,
 			tp_stat_inc(tp, ST_TRACK_EVENT_TOKENIZER_ERRORS, 1);
 			break;
 		}
-		if (tp_proto_te_times(tp, s, pk.data.data, pk.data.len,
-		    pk.has_ts, &ts, tv) == -1)
+		if (tp_proto_te_times(tp, s, pk->data.data, pk->data.len,
+		    pk->has_ts, &ts, tv) == -1)
 			break;
-		push_packet(tp, ts, g, tv, pk.data.data, pk.data.len, 1);
+		push_packet(tp, ts, g, tv, pk->data.data, pk->data.len, 1);
 		break;
 	}
 	case 35:	/* trace_stats */
@@ -1582,18 +1582,18 @@ tokenize_timed(struct tp *tp, const uint8_t *buf, size_t len,
 	case 45:	/* system_info */
 	case 67:	/* cpu_info */
 	case 89:	/* trace_uuid */
-		tp_proto_service_packet(tp, pk.data.id,
+		tp_proto_service_packet(tp, pk->data.id,
 		    s != NULL ? &s->ftrace_errs_seen : &p->ftrace_errs_seen,
-		    pk.data.data, pk.data.len);
+		    pk->data.data, pk->data.len);
 		break;
 	case 51:	/* chrome_metadata: in file order, as upstream */
-		tp_proto_chrome_metadata(tp, pk.data.data, pk.data.len);
+		tp_proto_chrome_metadata(tp, pk->data.data, pk->data.len);
 		break;
 	case 126:	/* trace_attributes */
-		tp_trace_attributes_untrusted(tp, pk.data.data, pk.data.len);
+		tp_trace_attributes_untrusted(tp, pk->data.data, pk->data.len);
 		break;
 	case 33:	/* trace_config: the rest read in time order */
-		tp_trace_config_tokenize(tp, pk.data.data, pk.data.len);
+		tp_trace_config_tokenize(tp, pk->data.data, pk->data.len);
 		push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	case 2:		/* process_tree */
@@ -1613,16 +1613,16 @@ tokenize_timed(struct tp *tp, const uint8_t *buf, size_t len,
 		push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	case 40:	/* power_rails: each sample sorted on its own */
-		tp_proto_power_rails_tokenize(tp, ts, pk.data.data,
-		    pk.data.len);
+		tp_proto_power_rails_tokenize(tp, ts, pk->data.data,
+		    pk->data.len);
 		break;
 	case 77:	/* android_energy_estimation_breakdown */
-		if (!tp_proto_energy_descriptor_tokenize(tp, pk.data.data,
-		    pk.data.len))
+		if (!tp_proto_energy_descriptor_tokenize(tp, pk->data.data,
+		    pk->data.len))
 			push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	case 91:	/* entity_state_residency */
-		tp_proto_entity_states_tokenize(tp, pk.data.data, pk.data.len);
+		tp_proto_entity_states_tokenize(tp, pk->data.data, pk->data.len);
 		push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	case 37:	/* profile_packet */
@@ -1630,13 +1630,13 @@ tokenize_timed(struct tp *tp, const uint8_t *buf, size_t len,
 		push_packet(tp, ts, g, NULL, buf, len, 0);
 		break;
 	case 69:	/* service_event: the sorter's marks */
-		service_event_untrusted(tp, ts, pk.data.data, pk.data.len);
+		service_event_untrusted(tp, ts, pk->data.data, pk->data.len);
 		break;
 	case 95:	/* etw_events: each event sorted by its time */
-		tp_etw_bundle_untrusted(tp, pk.data.data, pk.data.len);
+		tp_etw_bundle_untrusted(tp, pk->data.data, pk->data.len);
 		break;
 	case 82:	/* translation_table: for the whole trace */
-		tp_translation_untrusted(tp, pk.data.data, pk.data.len);
+		tp_translation_untrusted(tp, pk->data.data, pk->data.len);
 		break;
 	default:
 		break;
