@@ -440,10 +440,13 @@ tp_ftrace_sched_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	/* The next task's thread first, as upstream makes them. */
 	next_utid = tp_thread_get(tp, next_pid);
 	prev_utid = tp_thread_get(tp, prev_pid);
-	if (prev_comm != NULL && prev_pid != 0)
+	/* The idle task (a machine's utid of tid 0; in a JSON trace's
+	 * systrace, tid 0 is a task like any) keeps its name and has no
+	 * thread states. */
+	if (prev_comm != NULL && !tp->threads[prev_utid].is_idle)
 		tp_thread_set_name(tp, prev_utid, prev_comm, prev_comm_len,
 		    TP_NAME_SCHED);
-	if (next_comm != NULL && next_pid != 0)
+	if (next_comm != NULL && !tp->threads[next_utid].is_idle)
 		tp_thread_set_name(tp, next_utid, next_comm, next_comm_len,
 		    TP_NAME_SCHED);
 	if (st[0] == '\0')
@@ -466,15 +469,16 @@ tp_ftrace_sched_switch(struct tp *tp, int64_t ts, uint32_t cpu,
 	c->pid = next_pid;
 	tp_strlcpy(c->comm, sizeof(c->comm), next_comm, next_comm_len);
 
-	/* The idle task has no thread states. */
 	/* A task switched out that was not running: its switch-in was
 	 * lost, so the state before it has no known end. */
-	if (prev_pid != 0 && (s = state_get(tp, prev_utid)) != NULL) {
+	if (!tp->threads[prev_utid].is_idle &&
+	    (s = state_get(tp, prev_utid)) != NULL) {
 		state_close(tp, prev_utid, s, ts, s->cur.id >= 0 &&
 		    strcmp(s->cur.state, "Running") != 0);
 		state_open(tp, prev_utid, s, ts, st, TP_NULL, TP_NULL, TP_NULL);
 	}
-	if (next_pid != 0 && (s = state_get(tp, next_utid)) != NULL) {
+	if (!tp->threads[next_utid].is_idle &&
+	    (s = state_get(tp, next_utid)) != NULL) {
 		state_close(tp, next_utid, s, ts, 0);
 		state_open(tp, next_utid, s, ts, "Running", cpu, TP_NULL,
 		    TP_NULL);
@@ -493,9 +497,11 @@ tp_ftrace_sched_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 
 	(void)cpu;
 	tp_seen_ts(tp, ts);
-	if (comm != NULL && pid != 0)
+	if (tp->threads[utid].is_idle)
+		return;
+	if (comm != NULL)
 		tp_thread_set_name(tp, utid, comm, comm_len, TP_NAME_SCHED);
-	if (pid == 0 || (s = state_get(tp, utid)) == NULL)
+	if ((s = state_get(tp, utid)) == NULL)
 		return;
 	/* Already running or runnable: nothing changes. */
 	if (s->cur.id >= 0 && !state_blocked(s->cur.state))

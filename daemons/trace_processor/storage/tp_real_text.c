@@ -7,17 +7,16 @@
  * rule, done here as SQL function __intrinsic_cast_string (any other value
  * as CAST(x AS TEXT) gives it: the prelude's cast_string! is this).
  *
- * The rule, as that SQLite's "%!.17g": take the first 18 significant
- * digits; if digits 15 and 16 are both 9 (or the value is a whole number,
- * or digits 14 to 16 are 0), try the shorter number the run of 9s rounds
- * up to (or of the digits before the run of 0s) and keep it if it reads
- * back as the same double; else round to 17 digits. Then print as %g
- * with precision 17 (exponent form below 1e-4 and from 1e17), without
- * trailing zeros, always with a digit after the point ("1.0", "1.0e+20").
- * That SQLite's own binary-to-decimal step is not exact: about one value
- * in 200 gets another 17th digit there than the correctly rounded 18
- * digits give here (10.285714285714286, here ...287).
+ * The rule, as that SQLite's "%!.17g": take the first 18 (or 19)
+ * significant digits as it decodes them (sig_digits); if digits 15 and
+ * 16 are both 9 (or the value is a whole number, or digits 14 to 16 are
+ * 0), try the shorter number the run of 9s rounds up to (or of the digits
+ * before the run of 0s) and keep it if it reads back as the same double;
+ * else round to 17 digits. Then print as %g with precision 17 (exponent
+ * form below 1e-4 and from 1e17), without trailing zeros, always with a
+ * digit after the point ("1.0", "1.0e+20").
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,11 +34,62 @@ same_double(double r, const char *z, int n, int e)
 	return strtod(buf, NULL) == r;
 }
 
+/*
+ * The significant digits of r (> 0, finite) as that SQLite decodes them
+ * for 17-digit output: into z (18 or 19 of them, returned), with *dp the
+ * digits before the decimal point. It multiplies r's mantissa m (top bit
+ * set, r = m * 2^e) by 10^p normalized to 64 bits, p chosen for 18
+ * digits, keeps the high half of the product, drops the bits below one
+ * past the last digit and rounds that one up: the last digit is not
+ * always the correctly rounded one (10.285714285714286 is ...2864755,
+ * it takes ...864). For p of 0 to 26 (r from about 1e-9 to 1e17) the
+ * power is exact (5^p fits in 64 bits) and so is this; other magnitudes
+ * and subnormals take r's correctly rounded 18 digits, where that SQLite
+ * may differ in the last one (its powers there are rounded).
+ */
+static int
+sig_digits(double r, char *z, int *dp)
+{
+	char buf[32];
+	uint64_t bits, m, d;
+	unsigned __int128 pw = 1;
+	int e, p = -1, i;
+
+	memcpy(&bits, &r, sizeof(bits));
+	e = (int)(bits >> 52) & 0x7ff;
+	if (e != 0) {
+		m = bits << 11 | 1ULL << 63;
+		e -= 1086;
+		p = 17 - (((e + 63) * 78913) >> 18);
+	}
+	if (p < 0 || p > 26) {
+		/* d.ddddddddddddddddde[+-]x */
+		snprintf(buf, sizeof(buf), "%.17e", r);
+		z[0] = buf[0];
+		memcpy(z + 1, buf + 2, 17);
+		*dp = atoi(buf + 20) + 1;
+		return 18;
+	}
+	for (i = 0; i < p; i++)
+		pw *= 10;
+	while (pw < (unsigned __int128)1 << 63)
+		pw <<= 1;
+	while (pw >> 64 != 0)
+		pw >>= 1;	/* only zero bits: 10^p is 5^p * 2^p */
+	d = (uint64_t)(((unsigned __int128)m * (uint64_t)pw) >> 64);
+	d >>= -(e + ((p * 108853) >> 15) + 2);
+	d = (d >> 1) + (d & 1);
+	i = snprintf(buf, sizeof(buf), "%" PRIu64, d);
+	memcpy(z, buf, (size_t)i);
+	*dp = i - p;
+	return i;
+}
+
 size_t
 tp_real_text(double r, char *out, size_t cap)
 {
 	char buf[64], z[20];
-	int e, n = 18, round = 17, jj, i, dp, len = 0;
+	int e, n, round = 17, jj, i, dp, len = 0;
 	const char *sign = r < 0 ? "-" : "";
 
 	if (isnan(r))
@@ -48,13 +98,8 @@ tp_real_text(double r, char *out, size_t cap)
 		return (size_t)snprintf(out, cap, "%sInf", sign);
 	if (r == 0)
 		return (size_t)snprintf(out, cap, "0.0");
-	/* 18 significant digits: d.ddddddddddddddddde[+-]x */
-	snprintf(buf, sizeof(buf), "%.17e", fabs(r));
-	z[0] = buf[0];
-	memcpy(z + 1, buf + 2, 17);
-	e = atoi(buf + 20);
-	dp = e + 1;		/* digits before the decimal point */
 	r = fabs(r);
+	n = sig_digits(r, z, &dp);
 	if (z[15] == '9' && z[14] == '9') {
 		char up[20];
 		int ok;
