@@ -81,9 +81,14 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 	const char *cause;
 	char *msg = NULL, *cause2 = NULL;
 
-	/* No global memory accounting: it takes a mutex per allocation. */
+	/* No global memory accounting: it takes a mutex per allocation.
+	 * Temporary files are memory (tp_tempvfs.c). */
 	if (!sqlite_configured) {
 		(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+		if (tp_tempvfs_register() == -1) {
+			*errmsg = strdup("SQLite: no VFS for temporary files");
+			return NULL;
+		}
 		sqlite_configured = 1;
 	}
 	if ((tp = calloc(1, sizeof(*tp))) == NULL) {
@@ -111,7 +116,7 @@ tp_new(const struct tp_config *cfg, char **errmsg)
 	}
 	/* Nothing is written to disk: no journal, no sync. */
 	sqlite3_exec(tp->db, "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-	    " PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536",
+	    " PRAGMA temp_store=FILE; PRAGMA cache_size=-65536",
 	    NULL, NULL, NULL);
 	/* Before the engine adds its own functions: see tp_sql_guard.c. */
 	if ((tp->guard = tp_sql_guard_install(tp->db, &cause)) == NULL) {

@@ -1364,6 +1364,9 @@ int64_t	 tp_task_state_text(const char *, size_t);
  * length written to out (48 bytes hold any); __intrinsic_real_text(). */
 size_t	 tp_real_text(double, char *out, size_t cap);
 int	 tp_real_text_register(struct tp *);
+/* tp_tempvfs.c: SQLite's temporary files in memory, through the default
+ * VFS (once per process, before the first database). */
+int	 tp_tempvfs_register(void);
 /* to_ftrace(): ftrace_event rows as text (tp_to_ftrace.c). */
 int	 tp_to_ftrace_register(struct tp *);
 

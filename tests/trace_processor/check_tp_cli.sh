@@ -208,6 +208,14 @@ refused server-stdio 'server stdio: not supported yet' -- server stdio
 refused server-unix-name '--name: not supported yet' -- server --name a unix
 refused export-arrow 'export arrow_tar: not supported yet' -- \
     export arrow_tar -o "$tmp/x" "$trace"
+# A DISTINCT over more than SQLite's cache (1.2M texts of 80 bytes) spills
+# to temporary files: in the sandboxed shell they must be memory
+# (storage/tp_tempvfs.c), or opening one kills the process.
+printf '"n"\n1200000\n' >"$tmp/want_spill"
+expect sort-spills-in-memory 0 "$tmp/want_spill" -- -Q "WITH RECURSIVE \
+s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 1200000) \
+SELECT COUNT(DISTINCT printf('%080d', i)) AS n FROM s" "$trace"
+
 refused export-needs-o 'export: -o FILE is required' -- export sqlite \
     "$trace"
 refused export-ch-needs-url 'export clickhouse: --url is required' -- \
