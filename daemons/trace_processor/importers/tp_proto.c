@@ -509,6 +509,12 @@ desc_track_args(struct tp *tp, const struct tp_desc *d, int64_t id,
 	if (d->is_counter && d->category != NULL)
 		tp_arg_str(tp, set, "category", "category", d->category,
 		    strlen(d->category), NULL);
+	if (d->is_counter && (d->builtin == 1 || d->builtin == 2))
+		tp_arg_cstr_fixed(tp, set, "builtin_counter_type",
+		    d->builtin == 1 ? "thread_time" :
+		    "thread_instruction_count");
+	if (d->is_counter && d->y_axis != NULL)
+		tp_arg_cstr_fixed(tp, set, "y_axis_share_key", d->y_axis);
 	if (seq_began(tp, d->uuid))
 		tp_arg_int(tp, set, "has_first_packet_on_sequence",
 		    "has_first_packet_on_sequence", 1, "bool");
@@ -686,6 +692,11 @@ counter_desc_untrusted(const uint8_t *buf, size_t len, struct tp_desc *d)
 			if (f.wire == PB_LEN)
 				desc_category_add(d, f.data, f.len);
 			break;
+		case 7:
+			if (f.wire == PB_LEN)
+				tp_setstr(&d->y_axis, (const char *)f.data,
+				    f.len);
+			break;
 		}
 	}
 	free(d->unit);
@@ -823,6 +834,7 @@ out:
 	free(nd.desc);
 	free(nd.unit);
 	free(nd.category);
+	free(nd.y_axis);
 	free(nd.merge_key);
 }
 
@@ -878,6 +890,32 @@ merged_track(struct tp *tp, struct tp_desc *d, int64_t parent, int step)
 		tp->tracks[id].desc = strdup(d->desc);
 	desc_track_args(tp, d, id, d->uuid == 0);
 	return id;
+}
+
+/* The thread of a thread's descriptor (made if new). */
+static int64_t
+desc_thread(struct tp *tp, const struct tp_desc *a)
+{
+	int64_t utid = tp_thread_in_process(tp, a->tid, a->pid);
+
+	return a->pid == 0 && a->tid != 0 ? tp_thread_get(tp, a->tid) : utid;
+}
+
+int64_t
+tp_proto_track_thread(struct tp *tp, uint64_t uuid)
+{
+	struct tp_proto *p = tp->proto;
+	const struct tp_desc *d = desc_find(p, uuid);
+	const uint64_t *tr = tp_hash_get(&p->uuid_tracks, uuid);
+
+	if (tr != NULL && (int64_t)*tr >= 0)
+		return tp->tracks[*tr].utid != TP_NULL ?
+		    tp->tracks[*tr].utid : -1;
+	if (d == NULL || !d->has_thread || d->separate || d->merged)
+		return -1;
+	/* As its track's making would: the claim first (a reused tid). */
+	desc_claim_ids(tp, uuid, d);
+	return desc_thread(tp, d);
 }
 
 /* The track of a uuid, made on first use; -1 if none can be made. */
@@ -959,9 +997,7 @@ tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
 	for (a = d, hops = 0; a != NULL && hops < 64 && utid == TP_NULL &&
 	    upid == TP_NULL; hops++) {
 		if (a->has_thread) {
-			utid = tp_thread_in_process(tp, a->tid, a->pid);
-			if (a->pid == 0 && a->tid != 0)
-				utid = tp_thread_get(tp, a->tid);
+			utid = desc_thread(tp, a);
 			break;
 		}
 		if (a->has_process) {
@@ -1783,6 +1819,7 @@ tp_proto_free(struct tp *tp)
 		free(p->descs[i].desc);
 		free(p->descs[i].unit);
 		free(p->descs[i].category);
+		free(p->descs[i].y_axis);
 		free(p->descs[i].merge_key);
 		free(p->descs[i].mname);
 	}

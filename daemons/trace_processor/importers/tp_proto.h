@@ -75,6 +75,7 @@ struct tp_desc {
 	int		 incremental;
 	/* for the track's source args, as upstream's */
 	char		*category;	/* a counter's categories, joined */
+	char		*y_axis;	/* a counter's y_axis_share_key */
 	int		 child_ordering;	/* 1 lexicographic, 2 chrono-
 						 * logical, 3 explicit */
 	int		 has_rank;
@@ -104,6 +105,9 @@ int	 tp_gen_string(const struct tp_gen *, uint32_t field, uint64_t iid,
 	    uint32_t sfield, const char **, size_t *);
 int64_t	 tp_proto_track(struct tp *, uint64_t uuid, struct tp_desc **,
 	    const char *ev_name);
+/* The thread a uuid's track is of, known before the track is made: a
+ * thread's own descriptor (claimed, its thread made); -1 otherwise. */
+int64_t	 tp_proto_track_thread(struct tp *, uint64_t uuid);
 /* The same for an event of step (tp_track_pool_take's): a descriptor
  * merged with its siblings of one name (or key) gives the track of the
  * pool that is free for it, as upstream's track compressor. */

@@ -917,18 +917,28 @@ counter_push(struct tp *tp, struct tp_gen *g, uint64_t uuid, int64_t track,
 /* A legacy per-thread value (thread time, instruction count) of an
  * event on a thread's track, kept as a counter of that thread. */
 static void
-thread_value_counter(struct tp *tp, int64_t track, const char *name,
+thread_value_counter(struct tp *tp, int64_t utid, const char *name,
     const char *kind, int64_t ts, int64_t v)
 {
 	int64_t ct;
 
-	if (v == TP_NULL || track < 0 || tp->tracks[track].utid == TP_NULL)
+	if (v == TP_NULL || utid < 0 || utid == TP_NULL)
 		return;
-	ct = tp_track_intern(tp, TT_THREAD_COUNTER, name,
-	    tp->tracks[track].utid);
+	ct = tp_track_intern(tp, TT_THREAD_COUNTER, name, utid);
 	tp_track_kind(tp, ct, kind);
 	if (ct >= 0)
 		tp_counter_insert(tp, ts, ct, (double)v, TP_NULL);
+}
+
+/* An event's legacy thread time (tv[0]) and instruction count (tv[1]),
+ * TP_NULL when not given, as counters of its thread. */
+static void
+thread_values(struct tp *tp, int64_t utid, int64_t ts, const int64_t tv[2])
+{
+	thread_value_counter(tp, utid, "thread_time", "thread_time", ts,
+	    tv[0]);
+	thread_value_counter(tp, utid, "thread_instruction_count",
+	    "thread_instructions", ts, tv[1]);
 }
 
 /*
@@ -983,33 +993,41 @@ instant_thread_dur(struct tp *tp, int64_t track, int64_t thread_ts)
  * thread it fell back to, -1 if none; unless thread_track, its track is
  * not made (-1 is returned).
  */
-static int64_t
-te_track(struct tp *tp, struct tp_gen *g, const struct te *e, char *name,
-    struct tp_desc **d, int64_t *fallback, int thread_track)
+/* The track uuid an event is on: its own, else its sequence's default;
+ * 0: none. */
+static uint64_t
+te_uuid(const struct tp_gen *g, const struct te *e)
 {
-	uint64_t uuid = e->has_track ? e->track_uuid : g != NULL &&
-	    g->has_track_uuid ? g->track_uuid : 0;
+	return e->has_track ? e->track_uuid : g != NULL && g->has_track_uuid ?
+	    g->track_uuid : 0;
+}
+
+/* Whether an event falls back to its thread's track (upstream's legacy
+ * pid/tid tracks): of no track uuid, with its sequence's thread or
+ * overrides of it. */
+static int
+te_falls_back(const struct tp_gen *g, const struct te *e)
+{
+	int thread_ok = g != NULL && g->has_thread;
+
+	return te_uuid(g, e) == 0 && (((!e->has_track || !e->has_type) &&
+	    thread_ok) || e->has_pid_override || (e->has_tid_override &&
+	    thread_ok));
+}
+
+/*
+ * The thread an event falls back to (te_falls_back): its sequence's, or
+ * the one its overrides name; -1 if it does not, or falls on the
+ * swapper's 0. Makes the thread, not a track.
+ */
+static int64_t
+te_fallback_thread(struct tp *tp, struct tp_gen *g, const struct te *e)
+{
 	int thread_ok = g != NULL && g->has_thread;
 	int64_t pid, tid;
-	int step = TP_POOL_FIRST;
 
-	/* Where the event stands in its track's slices, for a track
-	 * shared by merged siblings. */
-	if (e->has_type ? e->type == TE_SLICE_BEGIN : e->phase == 'B')
-		step = 1;
-	else if (e->has_type ? e->type == TE_SLICE_END : e->phase == 'E')
-		step = -1;
-	else if (e->has_type ? e->type == TE_INSTANT :
-	    e->phase != 0 && strchr("IiR", e->phase) != NULL)
-		step = 0;
-	*fallback = -1;
-	if (uuid == 0 && !(((!e->has_track || !e->has_type) && thread_ok) ||
-	    e->has_pid_override || (e->has_tid_override && thread_ok)))
-		return tp_proto_track_step(tp, 0, d, e->has_name ? name : NULL,
-		    step);
-	if (uuid != 0)
-		return tp_proto_track_step(tp, uuid, d, e->has_name ? name :
-		    NULL, step);
+	if (!te_falls_back(g, e))
+		return -1;
 	pid = thread_ok ? g->pid : 0;
 	tid = thread_ok ? g->tid : 0;
 	if (e->has_pid_override) {
@@ -1022,7 +1040,45 @@ te_track(struct tp *tp, struct tp_gen *g, const struct te *e, char *name,
 	/* pid and tid 0 are the swapper's, not a thread's of the trace. */
 	if (pid == 0 || tid == 0)
 		return -1;
-	*fallback = tp_thread_in_process(tp, tid, pid);
+	return tp_thread_in_process(tp, tid, pid);
+}
+
+/*
+ * The thread an event's track will be of, known before the track is made
+ * (upstream makes the thread's counters first): the fallback thread, or
+ * a thread descriptor's own. -1 when only the track will tell.
+ */
+static int64_t
+te_thread_ahead(struct tp *tp, struct tp_gen *g, const struct te *e)
+{
+	uint64_t uuid = te_uuid(g, e);
+
+	return uuid != 0 ? tp_proto_track_thread(tp, uuid) :
+	    te_fallback_thread(tp, g, e);
+}
+
+static int64_t
+te_track(struct tp *tp, struct tp_gen *g, const struct te *e, char *name,
+    struct tp_desc **d, int64_t *fallback, int thread_track)
+{
+	uint64_t uuid = te_uuid(g, e);
+	int step = TP_POOL_FIRST;
+
+	/* Where the event stands in its track's slices, for a track
+	 * shared by merged siblings. */
+	if (e->has_type ? e->type == TE_SLICE_BEGIN : e->phase == 'B')
+		step = 1;
+	else if (e->has_type ? e->type == TE_SLICE_END : e->phase == 'E')
+		step = -1;
+	else if (e->has_type ? e->type == TE_INSTANT :
+	    e->phase != 0 && strchr("IiR", e->phase) != NULL)
+		step = 0;
+	*fallback = -1;
+	if (!te_falls_back(g, e))
+		return tp_proto_track_step(tp, uuid, d, e->has_name ? name :
+		    NULL, step);
+	if ((*fallback = te_fallback_thread(tp, g, e)) < 0)
+		return -1;
 	return thread_track ? tp_thread_track(tp, *fallback) : -1;
 }
 
@@ -1113,8 +1169,8 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	char name[1024];
 	const uint64_t *xu;
 	size_t i, nxu;
-	int64_t async_utid = -1, fallback_utid = -1;
-	int type, async, scoped_instant = 0;
+	int64_t async_utid = -1, fallback_utid = -1, utid;
+	int type, async, scoped_instant, counted;
 
 	if (te_decode_untrusted(tp, g, buf, len, &e) == -1)
 		return;
@@ -1126,35 +1182,26 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		name[e.namelen] = '\0';
 	}
 
-	/* Track: a legacy async event's by its id; else as te_track. */
 	async = !e.has_type && e.phase != 0 &&
 	    strchr("beSTpFn", e.phase) != NULL;
-	if (async) {
-		async_utid = g != NULL && g->has_thread ?
-		    tp_thread_in_process(tp, g->tid, g->pid) : -1;
-		track = te_async_track(tp, &e, name, async_utid);
-	} else {
-		scoped_instant = !e.has_type && (e.phase == 'i' ||
-		    e.phase == 'I') && (e.instant_scope == 1 ||
-		    e.instant_scope == 2);
-		track = te_track(tp, g, &e, name, &d, &fallback_utid,
-		    !scoped_instant);
-		if (scoped_instant)
-			track = te_scoped_instant_track(tp, &e, track,
-			    fallback_utid);
+	scoped_instant = !async && !e.has_type && (e.phase == 'i' ||
+	    e.phase == 'I') && (e.instant_scope == 1 || e.instant_scope == 2);
+
+	/*
+	 * As upstream: legacy thread time and instruction count (the
+	 * thread_time_* and thread_instruction_count_* fields) as counters
+	 * of the event's thread, then its extra counters, then its own
+	 * track, made last. A thread known only from the track (a child
+	 * track of a thread's) gets its counters after it.
+	 */
+	counted = (e.has_type || e.phase != 0) && !scoped_instant &&
+	    (tv[0] != TP_NULL || tv[1] != TP_NULL);
+	if (counted && (utid = te_thread_ahead(tp, g, &e)) >= 0) {
+		thread_values(tp, utid, ts, tv);
+		counted = 0;
 	}
 
-	/* Legacy thread time and instruction count (thread_time_*,
-	 * thread_instruction_count_* fields) are also counters of the
-	 * event's thread, as upstream keeps them. */
-	if (e.has_type || e.phase != 0) {
-		thread_value_counter(tp, track, "thread_time", "thread_time",
-		    ts, thread_ts);
-		thread_value_counter(tp, track, "thread_instruction_count",
-		    "thread_instructions", ts, tv[1]);
-	}
-
-	/* Extra counters first: their values may give thread time. */
+	/* Extra counters: their values may give thread time. */
 	xu = e.n_extra_uuids ? e.extra_uuids : g ? g->extra_uuids : NULL;
 	nxu = e.n_extra_uuids ? e.n_extra_uuids : g ? g->n_extra : 0;
 	for (i = 0; i < e.n_extra_values && i < nxu; i++) {
@@ -1184,6 +1231,21 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		else
 			tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 	}
+
+	/* Track: a legacy async event's by its id; else as te_track. */
+	if (async) {
+		async_utid = g != NULL && g->has_thread ?
+		    tp_thread_in_process(tp, g->tid, g->pid) : -1;
+		track = te_async_track(tp, &e, name, async_utid);
+	} else {
+		track = te_track(tp, g, &e, name, &d, &fallback_utid,
+		    !scoped_instant);
+		if (scoped_instant)
+			track = te_scoped_instant_track(tp, &e, track,
+			    fallback_utid);
+	}
+	if (counted && track >= 0)
+		thread_values(tp, tp->tracks[track].utid, ts, tv);
 
 	type = e.type;
 	if (async) {
