@@ -1287,6 +1287,10 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	else
 		passthrough = type == TE_SLICE_END ? -1 :
 		    te_passthrough_utid(tp, g, &e, track);
+	/* As upstream, a slice of no thread (a legacy async one, an instant
+	 * of process or global scope) keeps no thread time. */
+	if (async || scoped_instant)
+		thread_ts = TP_NULL;
 	switch (type) {
 	case TE_SLICE_BEGIN:
 		te_args(tp, g, &set, tp->tracks[track].utid != TP_NULL, buf,

@@ -743,8 +743,8 @@ metadata_bind(sqlite3_stmt *st, int icol, int scol, const char *s, int64_t v)
  * Which machine and trace a key is about, as upstream scopes its keys:
  * the machine alone (its system, Android build, tracing service), both
  * (when data sources started or stopped, ftrace's start, Chrome's
- * dynamic "cr-" keys), neither (trace_time_clock_id), else the trace
- * alone.
+ * dynamic "cr-" keys, a JSON trace's own metadata), neither
+ * (trace_time_clock_id), else the trace alone.
  */
 enum meta_scope { META_TRACE, META_MACHINE, META_BOTH, META_GLOBAL };
 
@@ -770,7 +770,8 @@ metadata_scope(const char *name)
 		if (strcmp(name, machine[i]) == 0)
 			return META_MACHINE;
 	if (strncmp(name, "cr-", 3) == 0 ||
-	    strncmp(name, "trace_attribute.", 16) == 0)
+	    strncmp(name, "trace_attribute.", 16) == 0 ||
+	    strncmp(name, "json_metadata.", 14) == 0)
 		return META_BOTH;
 	for (i = 0; i < sizeof(both) / sizeof(both[0]); i++)
 		if (strcmp(name, both[i]) == 0)
