@@ -807,6 +807,8 @@ void	 tp_thread_set_sort_index(struct tp *, int64_t utid, int64_t v,
  * indexes into keys; NULL when out of memory. */
 size_t	*tp_hashorder(const uint32_t *keys, size_t n, int typed,
 	    size_t entry_bytes);
+/* The same for keys of 64 bits. */
+size_t	*tp_hashorder64(const uint64_t *keys, size_t n, size_t entry_bytes);
 /* At the end of the trace: the hints become process and thread args. */
 void	 tp_procs_sort_args(struct tp *);
 

@@ -25,7 +25,7 @@ struct hmap {
 /* A plain integer key is hashed alone; a typed id (a track's) through the
  * combiner. */
 static uint64_t
-key_hash(uint32_t key, int typed)
+key_hash(uint64_t key, int typed)
 {
 	/* upstream's hash of an integer */
 	uint64_t h = tp_hash_mix(key);
@@ -63,8 +63,17 @@ reset(struct hmap *m, size_t cap)
 	return 0;
 }
 
-size_t *
-tp_hashorder(const uint32_t *keys, size_t n, int typed, size_t entry_bytes)
+static uint64_t
+key_at(const void *keys, int wide, size_t i)
+{
+	return wide ? ((const uint64_t *)keys)[i] :
+	    ((const uint32_t *)keys)[i];
+}
+
+/* keys: of 32 bits, or of 64 when wide. */
+static size_t *
+hashorder(const void *keys, int wide, size_t n, int typed,
+    size_t entry_bytes)
 {
 	struct hmap m;
 	int64_t *old;
@@ -89,15 +98,27 @@ tp_hashorder(const uint32_t *keys, size_t n, int typed, size_t entry_bytes)
 			}
 			for (k = 0; k < oldcap; k++)
 				if (old[k] >= 0)
-					place(&m, key_hash(keys[old[k]],
-					    typed), old[k]);
+					place(&m, key_hash(key_at(keys, wide,
+					    (size_t)old[k]), typed), old[k]);
 			free(old);
 		}
-		place(&m, key_hash(keys[i], typed), (int64_t)i);
+		place(&m, key_hash(key_at(keys, wide, i), typed), (int64_t)i);
 	}
 	for (i = 0, k = 0; i < m.cap; i++)
 		if (m.slot[i] >= 0)
 			order[k++] = (size_t)m.slot[i];
 	free(m.slot);
 	return order;
+}
+
+size_t *
+tp_hashorder(const uint32_t *keys, size_t n, int typed, size_t entry_bytes)
+{
+	return hashorder(keys, 0, n, typed, entry_bytes);
+}
+
+size_t *
+tp_hashorder64(const uint64_t *keys, size_t n, size_t entry_bytes)
+{
+	return hashorder(keys, 1, n, 0, entry_bytes);
 }

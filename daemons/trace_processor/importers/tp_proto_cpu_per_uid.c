@@ -165,6 +165,26 @@ omap_at(struct omap *m, uint64_t key, uint64_t v, uint64_t k, int *isnew)
 	return &m->val[i];
 }
 
+/*
+ * The entries packet k touched, in the order upstream's hash map holds
+ * its keys: it walks every key for each packet (those not touched give
+ * no new value), so that order decides which track is made first. Left
+ * in insertion order when out of memory.
+ */
+static void
+omap_touched_order(struct omap *m, uint64_t k)
+{
+	size_t *order = tp_hashorder64(m->key, m->n, 16), i;
+
+	if (order == NULL)
+		return;
+	m->ntouched = 0;
+	for (i = 0; i < m->n; i++)
+		if (m->stamp[order[i]] == k)
+			m->touched[m->ntouched++] = order[i];
+	free(order);
+}
+
 static int
 grouped(uint32_t uid)
 {
@@ -475,6 +495,10 @@ tp_proto_cpu_per_uid(struct tp *tp, uint32_t seq, struct tp_gen *gen,
 	c->sys.ntouched = c->apps.ntouched = c->cumul.ntouched = 0;
 	c->last.ntouched = s->times.ntouched = 0;
 	packet_times(tp, c, s, buf, len);
+	omap_touched_order(&c->sys, c->k);
+	omap_touched_order(&c->apps, c->k);
+	omap_touched_order(&c->cumul, c->k);
+	omap_touched_order(&s->times, c->k);
 	/* The totals, then the ranges, then the uids, as upstream. */
 	totals_sample(tp, c, ts, "System", &c->sys);
 	totals_sample(tp, c, ts, "Apps", &c->apps);
