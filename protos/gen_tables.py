@@ -32,7 +32,7 @@ EVENT_TABLE_FILES = ("block", "ext4", "f2fs", "filemap", "ftrace", "irq",
 EVENT_TABLE_TYPES = {"int32": "PT_INT32", "int64": "PT_INT64",
                      "uint32": "PT_UINT32", "uint64": "PT_UINT64",
                      "string": "PT_STRING"}
-TP_TYPES = {"string": "FT_STR", "bytes": "FT_BYTES", "bool": "FT_UINT",
+TP_TYPES = {"string": "FT_STR", "bytes": "FT_BYTES", "bool": "FT_INT",
             "uint32": "FT_UINT", "uint64": "FT_UINT", "int32": "FT_INT",
             "int64": "FT_INT", "double": "FT_DOUBLE", "sint32": "FT_SINT",
             "sint64": "FT_SINT", "fixed64": "FT_FIXED64",
@@ -170,7 +170,11 @@ def tp_tables(top_dir, out):
     for num, typ, name in entries:
         fields = []
         if typ in msgs:
-            fields = [f for f in msgs[typ][1].fields() if f[1] in TP_TYPES]
+            # An enum of the event's own is an int, as upstream stores it.
+            enums = {b.name for b in msgs[typ][1].blocks("enum")}
+            fields = [(lab, "int32" if t in enums else t, n, num)
+                      for lab, t, n, num in msgs[typ][1].fields()
+                      if t in TP_TYPES or t in enums]
         descs.append((num, name, fields))
         if not fields:
             continue

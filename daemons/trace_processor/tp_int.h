@@ -1199,6 +1199,16 @@ void	 tp_ftrace_parse_event_part(struct tp *, const struct tp_gen *,
  * tokenizes; at tokenization, an Adreno cmdbatch event that it placed in
  * the sorter itself (1), else 0. */
 int	 tp_ftrace_adreno_tokenizes(uint32_t evid);
+/* Pushes an ftrace event to the sorter at ts: whole (parts 0), or its row
+ * or effects alone (FT_ROW, FT_EFFECTS) with raw_ts its own time. */
+void	 tp_ftrace_push(struct tp *, struct tp_gen *, uint32_t cpu,
+	    int64_t ts, int64_t raw_ts, int parts, const uint8_t *, size_t);
+/* tp_ftrace_thermal.c: whether FtraceEvent field evid is an event it
+ * tokenizes (Exynos ACPM's bulk report: its row at its own time, its
+ * counters at the sample time it carries); the tokenizing. */
+int	 tp_ftrace_thermal_tokenizes(uint32_t evid);
+void	 tp_ftrace_thermal_tokenize(struct tp *, struct tp_gen *, uint32_t cpu,
+	    int64_t ts, const uint8_t *, size_t);
 int	 tp_ftrace_adreno_tokenize(struct tp *, struct tp_gen *, uint32_t cpu,
 	    int64_t ts, const uint8_t *, size_t);
 void	 tp_ftrace_adreno_free(struct tp *);

@@ -1653,6 +1653,31 @@ out:
 }
 
 void
+tp_ftrace_push(struct tp *tp, struct tp_gen *g, uint32_t cpu, int64_t ts,
+    int64_t raw_ts, int parts, const uint8_t *ev, size_t len)
+{
+	uint8_t *d;
+	int rc;
+
+	if (g != NULL)
+		g->refs++;
+	if (parts == 0) {
+		rc = tp_sorter_push(tp, ts, SK_FTRACE, cpu, g, ev, len);
+	} else if ((d = malloc(len + 9)) == NULL) {
+		rc = -1;
+	} else {
+		memcpy(d, &raw_ts, 8);
+		d[8] = (uint8_t)parts;
+		memcpy(d + 9, ev, len);
+		rc = tp_sorter_push(tp, ts, SK_FTRACE_PART, cpu, g, d,
+		    len + 9);
+		free(d);
+	}
+	if (rc == -1 && g != NULL)
+		tp_proto_unref(g);
+}
+
+void
 tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
     size_t len)
 {
@@ -1711,7 +1736,7 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		int64_t ts = -1;
-		int adreno = 0;
+		int adreno = 0, acpm = 0;
 
 		if (f.wire != PB_LEN || f.id != 2)
 			continue;
@@ -1723,6 +1748,9 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 			else if (ef.wire == PB_LEN &&
 			    tp_ftrace_adreno_tokenizes(ef.id))
 				adreno = 1;
+			else if (ef.wire == PB_LEN &&
+			    tp_ftrace_thermal_tokenizes(ef.id))
+				acpm = 1;
 		if (ts < 0) {
 			tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
 			continue;
@@ -1732,6 +1760,11 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 		if (adreno && tp_ftrace_adreno_tokenize(tp, g, cpu,
 		    ts + offset, f.data, f.len))
 			continue;
+		if (acpm) {
+			tp_ftrace_thermal_tokenize(tp, g, cpu, ts + offset,
+			    f.data, f.len);
+			continue;
+		}
 		if (g != NULL)
 			g->refs++;
 		if (tp_sorter_push(tp, ts + offset, SK_FTRACE, cpu, g, f.data,

@@ -67,32 +67,6 @@ adreno_get(struct tp *tp)
 	return a;
 }
 
-/* Pushes the event whole (parts 0) or a part of it to the sorter. */
-static void
-push(struct tp *tp, struct tp_gen *g, uint32_t cpu, int64_t ts,
-    int64_t raw_ts, int parts, const uint8_t *ev, size_t len)
-{
-	uint8_t *d;
-	int rc;
-
-	if (g != NULL)
-		g->refs++;
-	if (parts == 0) {
-		rc = tp_sorter_push(tp, ts, SK_FTRACE, cpu, g, ev, len);
-	} else if ((d = malloc(len + 9)) == NULL) {
-		rc = -1;
-	} else {
-		memcpy(d, &raw_ts, 8);
-		d[8] = (uint8_t)parts;
-		memcpy(d + 9, ev, len);
-		rc = tp_sorter_push(tp, ts, SK_FTRACE_PART, cpu, g, d,
-		    len + 9);
-		free(d);
-	}
-	if (rc == -1 && g != NULL)
-		tp_proto_unref(g);
-}
-
 /* Where the batch started in trace time, from its sync; -1 if the ticks
  * are too far apart to say. */
 static int64_t
@@ -111,9 +85,9 @@ static void
 push_retired(struct tp *tp, struct tp_gen *g, uint32_t cpu, int64_t raw_ts,
     int64_t start_ts, const uint8_t *ev, size_t len)
 {
-	push(tp, g, cpu, raw_ts, raw_ts, FT_ROW, ev, len);
+	tp_ftrace_push(tp, g, cpu, raw_ts, raw_ts, FT_ROW, ev, len);
 	if (start_ts >= 0)
-		push(tp, g, cpu, start_ts, raw_ts, FT_EFFECTS, ev, len);
+		tp_ftrace_push(tp, g, cpu, start_ts, raw_ts, FT_EFFECTS, ev, len);
 }
 
 static void
@@ -167,7 +141,7 @@ tp_ftrace_adreno_tokenize(struct tp *tp, struct tp_gen *g, uint32_t cpu,
 			(void)tp_hash_del(&a->sync_ticks, stamp);
 			break;
 		}
-		push(tp, g, cpu, ts, ts, 0, buf, len);
+		tp_ftrace_push(tp, g, cpu, ts, ts, 0, buf, len);
 		return 1;
 	}
 	/* start 6 */
@@ -182,7 +156,7 @@ tp_ftrace_adreno_tokenize(struct tp *tp, struct tp_gen *g, uint32_t cpu,
 	}
 	/* Its row now; its slice when the sync comes (beyond MAX_PENDING
 	 * waiting, never). */
-	push(tp, g, cpu, ts, ts, FT_ROW, buf, len);
+	tp_ftrace_push(tp, g, cpu, ts, ts, FT_ROW, buf, len);
 	if (a->npend == MAX_PENDING)
 		return 1;
 	if (a->npend == a->cappend) {

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 
+#include "pbdec.h"
 #include "tp_int.h"
 
 #define EV_THERMAL_TEMPERATURE		341
@@ -88,12 +89,50 @@ tp_ftrace_thermal_event(struct tp *tp, int64_t ts, uint32_t cpu, int64_t pid,
 		    (double)(uint64_t)e->v[1], TP_NULL);
 		return 1;
 	case EV_ACPM_BULK:
-		/* timestamp 11: when the firmware sampled */
-		acpm(tp, (int64_t)(uint64_t)e->v[11], e);
+		/* Placed at its sample time (tp_ftrace_thermal_tokenize). */
+		acpm(tp, ts, e);
 		return 1;
 	case EV_ACPM_HIGH_OVERHEAD:
 		acpm(tp, ts, e);
 		return 1;
 	}
 	return 0;
+}
+
+int
+tp_ftrace_thermal_tokenizes(uint32_t evid)
+{
+	return evid == EV_ACPM_BULK;
+}
+
+/*
+ * An ACPM bulk report (in FtraceEvent ev) is sorted twice, as upstream's
+ * tokenizer sorts it: its ftrace_event row at its own time, its counters
+ * at the time the firmware sampled (its field 11). One without that time
+ * is dropped, counted.
+ */
+void
+tp_ftrace_thermal_tokenize(struct tp *tp, struct tp_gen *g, uint32_t cpu,
+    int64_t ts, const uint8_t *ev, size_t len)
+{
+	struct tp_ftrace_ev e;
+	struct pb it;
+	struct pb_field f;
+
+	pb_init(&it, ev, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == EV_ACPM_BULK && f.wire == PB_LEN)
+			break;
+	if (it.err || f.id != EV_ACPM_BULK) {
+		tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
+		return;
+	}
+	tp_ftrace_ev_decode(f.data, f.len, &e);
+	if (!(e.has & 1u << 11)) {
+		tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
+		return;
+	}
+	tp_ftrace_push(tp, g, cpu, ts, ts, FT_ROW, ev, len);
+	tp_ftrace_push(tp, g, cpu, (int64_t)(uint64_t)e.v[11], ts, FT_EFFECTS,
+	    ev, len);
 }
