@@ -507,7 +507,10 @@ tp_etw_end(struct tp *tp)
 	struct started st;
 	size_t i;
 
-	for (i = 0; e != NULL && i < e->n; i++) {
+	/* Newest first, as upstream's map of them (a std::unordered_map,
+	 * each new key at the front while keys fall in buckets of their
+	 * own) gives them. */
+	for (i = e != NULL ? e->n : 0; i-- > 0;) {
 		if (!e->s[i].live)
 			continue;
 		st = e->s[i].st;
