@@ -314,6 +314,8 @@ clock_builtin_name(uint32_t id)
 }
 
 static int convert(struct tp *, uint64_t key, int64_t ns, int64_t *out);
+static int path_walk(const struct tp_clocks *, const struct clock_path *,
+		    int64_t, int64_t *);
 
 /* A point on the edge of every pair of the n clocks read together. */
 static void
@@ -416,23 +418,10 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 			has_instant = 1;
 		}
 	for (i = 0; i < n && !has_instant; i++) {
-		struct clock_path *p = (struct clock_path *)path_find(c,
-		    cl[i].key);
-		size_t h;
-		int64_t v = cl[i].ns;
+		const struct clock_path *p = path_find(c, cl[i].key);
 
-		for (h = 0; p != NULL && h < (size_t)p->n; h++) {
-			const struct clock_edge *e = &c->edges[p->e[h]];
-			size_t lo = edge_pt_find(e, v);
-
-			if (__builtin_sub_overflow(v, e->pts[lo].src, &v) ||
-			    __builtin_add_overflow(v, e->pts[lo].dst, &v))
-				break;
-		}
-		if (p != NULL && h == (size_t)p->n) {
-			instant = v;
-			has_instant = 1;
-		}
+		has_instant = p != NULL && path_walk(c, p, cl[i].ns,
+		    &instant) == 0;
 	}
 	for (i = 0; i < n && has_instant; i++)
 		(void)tp_clock_snapshot_insert(tp, instant, cl[i].id,
@@ -451,31 +440,43 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 	c->nsnapshots++;
 }
 
+/* ns v along path p's edges; -1 when it would overflow (hostile
+ * values). */
+static int
+path_walk(const struct tp_clocks *c, const struct clock_path *p, int64_t v,
+    int64_t *out)
+{
+	int h;
+
+	for (h = 0; h < p->n; h++) {
+		const struct clock_edge *e = &c->edges[p->e[h]];
+		size_t lo = edge_pt_find(e, v);
+
+		if (__builtin_sub_overflow(v, e->pts[lo].src, &v) ||
+		    __builtin_add_overflow(v, e->pts[lo].dst, &v))
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 /* ns of clock key into the trace clock; -1 (counted) without a path. */
 static int
 convert(struct tp *tp, uint64_t key, int64_t v, int64_t *out)
 {
 	struct tp_clocks *c = tp->clocks;
 	const struct clock_path *p = path_find(c, key);
-	int h;
 
 	if (p == NULL) {
 		cache_lookup(tp, key, NULL, v);
 		return -1;
 	}
 	cache_lookup(tp, key, &c->edges[p->e[0]], v);
-	for (h = 0; h < p->n; h++) {
-		const struct clock_edge *e = &c->edges[p->e[h]];
-		size_t lo = edge_pt_find(e, v);
-
-		/* Hostile values must not overflow: a counted drop. */
-		if (__builtin_sub_overflow(v, e->pts[lo].src, &v) ||
-		    __builtin_add_overflow(v, e->pts[lo].dst, &v)) {
-			tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE, 1);
-			return -2;
-		}
+	/* An overflow is a counted drop. */
+	if (path_walk(c, p, v, out) == -1) {
+		tp_stat_inc(tp, ST_CLOCK_SYNC_FAILURE, 1);
+		return -2;
 	}
-	*out = v;
 	return 0;
 }
 
@@ -694,24 +695,12 @@ host_trace_time(struct tp *tp, uint32_t id, int64_t v, int64_t *out)
 	struct tp_clocks *c = tp->clocks;
 	const struct clock_path *p;
 	uint64_t key = id;	/* the host's builtin clocks are their ids */
-	int h;
 
 	if (key == c->trace_clock) {
 		*out = v;
 		return 0;
 	}
-	if ((p = path_find(c, key)) == NULL)
-		return -1;
-	for (h = 0; h < p->n; h++) {
-		const struct clock_edge *e = &c->edges[p->e[h]];
-		size_t lo = edge_pt_find(e, v);
-
-		if (__builtin_sub_overflow(v, e->pts[lo].src, &v) ||
-		    __builtin_add_overflow(v, e->pts[lo].dst, &v))
-			return -1;
-	}
-	*out = v;
-	return 0;
+	return (p = path_find(c, key)) != NULL ? path_walk(c, p, v, out) : -1;
 }
 
 /*
