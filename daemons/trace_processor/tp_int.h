@@ -882,6 +882,10 @@ int64_t	 tp_track_intern(struct tp *, enum tp_track_type, const char *name,
 /* The same with a discriminator (async ids, cookies) in the key. */
 int64_t	 tp_track_intern_key(struct tp *, enum tp_track_type,
 	    const char *name, int64_t scope, uint64_t discr);
+/* tp_track_intern, a new track's dimensions led by lead, a NULL string
+ * (before its thread's, process's or cpu's). */
+int64_t	 tp_track_intern_lead(struct tp *, enum tp_track_type,
+	    const char *name, int64_t scope, const char *lead);
 int64_t	 tp_thread_track(struct tp *, int64_t utid);
 /* The track of legacy (Chrome) instants of global scope (upid TP_NULL) or
  * of a process's. */

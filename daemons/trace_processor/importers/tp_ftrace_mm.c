@@ -95,20 +95,17 @@ cma_end(struct tp *tp, int64_t ts, int64_t utid, const char *name,
 	arg_uint(tp, set, "cma_nr_test_fail", fails[2]);
 }
 
-/* A counter track with a heap_name dimension that is NULL: ion_stat
- * does not say which heap. */
+/* A counter track with a heap_name dimension that is NULL (ion_stat
+ * does not say which heap), first as upstream's. */
 static int64_t
 ion_track(struct tp *tp, enum tp_track_type type, const char *name,
     int64_t scope, const char *kind)
 {
-	size_t n = tp->ntracks;
-	int64_t track = tp_track_intern(tp, type, name, scope);
+	int64_t track = tp_track_intern_lead(tp, type, name, scope,
+	    "heap_name");
 
-	if (track < 0)
-		return -1;
-	tp_track_kind(tp, track, kind);
-	if (tp->ntracks != n)
-		tp_arg_str_null(tp, tp_track_dim_set(tp, track), "heap_name");
+	if (track >= 0)
+		tp_track_kind(tp, track, kind);
 	return track;
 }
 

@@ -176,9 +176,11 @@ tp_track_kind(struct tp *tp, int64_t track, const char *kind)
 		tp->tracks[track].kind = kind;
 }
 
-int64_t
-tp_track_new(struct tp *tp, enum tp_track_type type, const char *name,
-    int64_t scope)
+/* A new track; lead: a dimension (a NULL string) its set has before its
+ * thread's, process's or cpu's, as some of upstream's do; NULL: none. */
+static int64_t
+track_new(struct tp *tp, enum tp_track_type type, const char *name,
+    int64_t scope, const char *lead)
 {
 	struct tp_track *t;
 
@@ -220,8 +222,11 @@ tp_track_new(struct tp *tp, enum tp_track_type type, const char *name,
 	}
 	/* What the track is of, as upstream's dimension_arg_set_id: made
 	 * here, so that ids follow creation whenever tables are written. */
-	if (t->utid != TP_NULL || t->upid != TP_NULL || t->cpu != TP_NULL) {
+	if (t->utid != TP_NULL || t->upid != TP_NULL || t->cpu != TP_NULL ||
+	    lead != NULL) {
 		(void)track_set(tp, &t->dim_set);
+		if (lead != NULL)
+			tp_arg_str_null(tp, t->dim_set, lead);
 		if (t->utid != TP_NULL)
 			tp_arg_int(tp, t->dim_set, "utid", "utid", t->utid,
 			    "int");
@@ -242,8 +247,15 @@ tp_track_intern(struct tp *tp, enum tp_track_type type, const char *name,
 }
 
 int64_t
-tp_track_intern_key(struct tp *tp, enum tp_track_type type, const char *name,
-    int64_t scope, uint64_t discr)
+tp_track_new(struct tp *tp, enum tp_track_type type, const char *name,
+    int64_t scope)
+{
+	return track_new(tp, type, name, scope, NULL);
+}
+
+static int64_t
+track_intern(struct tp *tp, enum tp_track_type type, const char *name,
+    int64_t scope, uint64_t discr, const char *lead)
 {
 	uint64_t key, *v;
 	int64_t id;
@@ -255,10 +267,24 @@ tp_track_intern_key(struct tp *tp, enum tp_track_type type, const char *name,
 	    name ? strlen(name) + 1 : 0);
 	if ((v = tp_hash_get(&tp->track_keys, key)) != NULL)
 		return (int64_t)*v;
-	if ((id = tp_track_new(tp, type, name, scope)) < 0)
+	if ((id = track_new(tp, type, name, scope, lead)) < 0)
 		return -1;
 	(void)tp_hash_put(&tp->track_keys, key, (uint64_t)id);
 	return id;
+}
+
+int64_t
+tp_track_intern_key(struct tp *tp, enum tp_track_type type, const char *name,
+    int64_t scope, uint64_t discr)
+{
+	return track_intern(tp, type, name, scope, discr, NULL);
+}
+
+int64_t
+tp_track_intern_lead(struct tp *tp, enum tp_track_type type, const char *name,
+    int64_t scope, const char *lead)
+{
+	return track_intern(tp, type, name, scope, 0, lead);
 }
 
 int64_t
