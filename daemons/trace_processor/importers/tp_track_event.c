@@ -221,6 +221,7 @@ tp_proto_streaming_profile(struct tp *tp, struct tp_seq *s,
 	struct pb_field f;
 	struct pb_packed pk;
 	uint64_t d;
+	int64_t unused;
 
 	/* The samples' times run on from the sequence's legacy time; the
 	 * samples themselves are not imported. */
@@ -229,6 +230,9 @@ tp_proto_streaming_profile(struct tp *tp, struct tp_seq *s,
 		    0, TP_NULL);
 		return;
 	}
+	/* Upstream converts that time (it places the samples by it): a
+	 * failure is logged and counted the same here. */
+	(void)tp_clock_monotonic_to_trace(tp, s->ref_ts, &unused);
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.id != 2)
