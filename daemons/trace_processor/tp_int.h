@@ -211,6 +211,8 @@ struct tp_open_slice {
 	int64_t		 stack_id;
 	int64_t		 dur;		/* -1 until known */
 	int64_t		 thread_dur;	/* or TP_NULL */
+	/* thread instruction count at its start, and to its end; TP_NULL */
+	int64_t		 thread_ic, thread_icd;
 	char		*name;
 	char		*cat;
 	int		 shown;		/* written open (checkpoint) already */
@@ -303,6 +305,7 @@ struct tp_slice_row {
 	const char	*cat, *name;
 	int64_t		 depth, stack_id, parent_stack_id, parent_id;
 	int64_t		 arg_set_id, thread_ts, thread_dur;
+	int64_t		 thread_ic, thread_icd;
 };
 
 /* Tables of few rows stay SQLite's, written by prepared statements. */
@@ -887,6 +890,13 @@ int64_t	 tp_track_intern_key(struct tp *, enum tp_track_type,
 int64_t	 tp_track_intern_lead(struct tp *, enum tp_track_type,
 	    const char *name, int64_t scope, const char *lead);
 int64_t	 tp_thread_track(struct tp *, int64_t utid);
+/* A thread's instruction count on slices: at the start of the innermost
+ * open one of track (and its delta, for a complete one), and at the end
+ * of the one an end of cat and name would end. */
+void	 tp_slice_instr_start(struct tp *, int64_t track, int64_t count,
+	    int64_t delta);
+void	 tp_slice_instr_end(struct tp *, int64_t track, const char *cat,
+	    const char *name, int64_t count);
 /* The track of legacy (Chrome) instants of global scope (upid TP_NULL) or
  * of a process's. */
 int64_t	 tp_track_legacy_instants(struct tp *, int64_t upid);

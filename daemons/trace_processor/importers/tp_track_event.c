@@ -50,6 +50,7 @@ struct te {
 	int		 phase;
 	int64_t		 legacy_dur;
 	int64_t		 legacy_thread_dur;
+	int64_t		 legacy_instr_delta;
 	uint64_t	 legacy_name_iid;
 	int		 has_legacy_name;
 	int64_t		 pid_override, tid_override;
@@ -309,6 +310,9 @@ legacy_event_untrusted(struct te *e, const uint8_t *buf, size_t len)
 			break;
 		case 4:
 			e->legacy_thread_dur = (int64_t)f.u * 1000;
+			break;
+		case 15:
+			e->legacy_instr_delta = (int64_t)f.u;
 			break;
 		case 6:
 		case 10:
@@ -1173,7 +1177,7 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 	char name[1024];
 	const uint64_t *xu;
 	size_t i, nxu;
-	int64_t async_utid = -1, fallback_utid = -1, utid;
+	int64_t async_utid = -1, fallback_utid = -1, utid, instr;
 	int type, async, scoped_instant, counted;
 
 	if (te_decode_untrusted(tp, g, buf, len, &e) == -1)
@@ -1292,9 +1296,12 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		passthrough = type == TE_SLICE_END ? -1 :
 		    te_passthrough_utid(tp, g, &e, track);
 	/* As upstream, a slice of no thread (a legacy async one, an instant
-	 * of process or global scope) keeps no thread time. */
+	 * of process or global scope) keeps no thread time, and only a
+	 * thread's slice its instruction count. */
 	if (async || scoped_instant)
 		thread_ts = TP_NULL;
+	instr = async || scoped_instant || tp->tracks[track].utid == TP_NULL ?
+	    TP_NULL : tv[1];
 	switch (type) {
 	case TE_SLICE_BEGIN:
 		te_args(tp, g, &set, tp->tracks[track].utid != TP_NULL, buf,
@@ -1303,10 +1310,14 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		te_phase_arg(tp, &e, set);
 		id = tp_slice_begin(tp, track, ts, e.has_cat ? e.cat : NULL,
 		    e.has_name ? name : NULL, set, thread_ts);
+		if (id >= 0)
+			tp_slice_instr_start(tp, track, instr, TP_NULL);
 		break;
 	case TE_SLICE_END:
 		/* As upstream, the innermost slice of its category and
 		 * name (when it has them) ends. */
+		tp_slice_instr_end(tp, track, e.has_cat ? e.cat : NULL,
+		    e.has_name ? name : NULL, instr);
 		id = tp_slice_end_matching(tp, track, ts, e.has_cat ? e.cat :
 		    NULL, e.has_name ? name : NULL, thread_ts,
 		    te_has_args(buf, len) ? &set : NULL);
@@ -1325,6 +1336,9 @@ tp_proto_track_event(struct tp *tp, struct tp_gen *g, int64_t ts,
 		    e.has_cat ? e.cat : NULL, e.has_name ? name : NULL, set,
 		    thread_ts, type == TE_INSTANT ? instant_thread_dur(tp,
 		    track, thread_ts) : e.legacy_thread_dur);
+		if (id >= 0)
+			tp_slice_instr_start(tp, track, instr, type ==
+			    TE_INSTANT ? 0 : e.legacy_instr_delta);
 		break;
 	case TE_COUNTER:
 		if (!e.has_counter) {

@@ -341,7 +341,8 @@ slice_write(struct tp *tp, int64_t track, struct tp_open_slice *s,
 		.cat = s->cat, .name = s->name, .depth = (int64_t)depth,
 		.stack_id = s->stack_id, .parent_stack_id = parent_stack,
 		.parent_id = parent_id, .thread_ts = s->thread_ts,
-		.thread_dur = s->thread_dur,
+		.thread_dur = s->thread_dur, .thread_ic = s->thread_ic,
+		.thread_icd = s->thread_icd,
 	};
 
 	if (final)
@@ -464,6 +465,7 @@ stack_push(struct tp *tp, int64_t track, int64_t ts, const char *cat,
 	s->end = -1;
 	s->dur = -1;
 	s->thread_dur = TP_NULL;
+	s->thread_ic = s->thread_icd = TP_NULL;
 	s->arg_set_id = arg_set_id;
 	s->thread_ts = thread_ts;
 	s->name = name ? strdup(name) : NULL;
@@ -688,6 +690,34 @@ tp_slice_find_open(struct tp *tp, int64_t track, const char *cat,
 			return (int64_t)(i - 1);
 	}
 	return -1;
+}
+
+void
+tp_slice_instr_start(struct tp *tp, int64_t track, int64_t count,
+    int64_t delta)
+{
+	struct tp_track *t;
+
+	if (track < 0 || count == TP_NULL || (t = &tp->tracks[track])->depth ==
+	    0)
+		return;
+	t->stack[t->depth - 1].thread_ic = count;
+	t->stack[t->depth - 1].thread_icd = delta;
+}
+
+void
+tp_slice_instr_end(struct tp *tp, int64_t track, const char *cat,
+    const char *name, int64_t count)
+{
+	struct tp_open_slice *s;
+	int64_t d;
+
+	if (count == TP_NULL || (d = tp_slice_find_open(tp, track, cat,
+	    name)) < 0)
+		return;
+	s = &tp->tracks[track].stack[d];
+	if (s->thread_ic != TP_NULL)
+		s->thread_icd = count - s->thread_ic;
 }
 
 int64_t

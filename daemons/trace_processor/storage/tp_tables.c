@@ -28,7 +28,8 @@
 
 /* Columns in upstream's order; the comments name the index. */
 enum { SL_ID, SL_TS, SL_DUR, SL_TRACK, SL_CAT, SL_NAME, SL_DEPTH,
-	SL_STACK, SL_PSTACK, SL_PARENT, SL_ARGS, SL_TTS, SL_TDUR };
+	SL_STACK, SL_PSTACK, SL_PARENT, SL_ARGS, SL_TTS, SL_TDUR, SL_TIC,
+	SL_TICD };
 static const struct cs_coldef slice_cols[] = {
 	ID("id"), I64("ts"), I64("dur"), I32("track_id"), STR("category"),
 	STR("name"), I32("depth"), I64("stack_id"), I64("parent_stack_id"),
@@ -217,6 +218,8 @@ tp_slice_write(struct tp *tp, const struct tp_slice_row *s)
 	cs_set_int(t, SL_ARGS, r, s->arg_set_id);
 	cs_set_int(t, SL_TTS, r, s->thread_ts);
 	cs_set_int(t, SL_TDUR, r, s->thread_dur);
+	cs_set_int(t, SL_TIC, r, s->thread_ic);
+	cs_set_int(t, SL_TICD, r, s->thread_icd);
 }
 
 void
