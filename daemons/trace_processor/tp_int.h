@@ -847,6 +847,12 @@ int	 tp_machines_write(struct tp *);
 /* A cpu of the current machine as rows hold it (upstream's ucpu, the
  * cpu table's id): the host's its number, a remote machine's past. */
 int64_t	 tp_ucpu(const struct tp *, int64_t cpu);
+/* The same of a machine's cpu (0 <= cpu < TP_MAX_CPUS). */
+static inline int64_t
+tp_ucpu_of(uint32_t machine, int64_t cpu)
+{
+	return (int64_t)machine * TP_MAX_CPUS + cpu;
+}
 /* A machine's map of tids (pids: of pids) to live utids (upids): the
  * host's are tp's own, a remote machine's its own. */
 struct tp_hash *tp_machine_ids(struct tp *, uint32_t machine, int pids);
@@ -1219,10 +1225,12 @@ void	 tp_ftrace_push(struct tp *, struct tp_gen *, uint32_t cpu,
 	    int64_t ts, int64_t raw_ts, int parts, const uint8_t *, size_t);
 /* tp_ftrace_thermal.c: whether FtraceEvent field evid is an event it
  * tokenizes (Exynos ACPM's bulk report: its row at its own time, its
- * counters at the sample time it carries); the tokenizing. */
+ * counters at the sample time it carries); the tokenizing of an event
+ * and its report. */
 int	 tp_ftrace_thermal_tokenizes(uint32_t evid);
 void	 tp_ftrace_thermal_tokenize(struct tp *, struct tp_gen *, uint32_t cpu,
-	    int64_t ts, const uint8_t *, size_t);
+	    int64_t ts, const uint8_t *ev, size_t len, const uint8_t *rep,
+	    size_t replen);
 int	 tp_ftrace_adreno_tokenize(struct tp *, struct tp_gen *, uint32_t cpu,
 	    int64_t ts, const uint8_t *, size_t);
 void	 tp_ftrace_adreno_free(struct tp *);

@@ -1735,8 +1735,9 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 		}
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
+		struct pb_field acpm = { 0 };
 		int64_t ts = -1;
-		int adreno = 0, acpm = 0;
+		int adreno = 0;
 
 		if (f.wire != PB_LEN || f.id != 2)
 			continue;
@@ -1750,7 +1751,7 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 				adreno = 1;
 			else if (ef.wire == PB_LEN &&
 			    tp_ftrace_thermal_tokenizes(ef.id))
-				acpm = 1;
+				acpm = ef;
 		if (ts < 0) {
 			tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
 			continue;
@@ -1760,9 +1761,9 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 		if (adreno && tp_ftrace_adreno_tokenize(tp, g, cpu,
 		    ts + offset, f.data, f.len))
 			continue;
-		if (acpm) {
+		if (acpm.id != 0) {
 			tp_ftrace_thermal_tokenize(tp, g, cpu, ts + offset,
-			    f.data, f.len);
+			    f.data, f.len, acpm.data, acpm.len);
 			continue;
 		}
 		if (g != NULL)

@@ -6,7 +6,6 @@
  */
 #include <stdio.h>
 
-#include "pbdec.h"
 #include "tp_int.h"
 
 #define EV_THERMAL_TEMPERATURE		341
@@ -106,28 +105,19 @@ tp_ftrace_thermal_tokenizes(uint32_t evid)
 }
 
 /*
- * An ACPM bulk report (in FtraceEvent ev) is sorted twice, as upstream's
- * tokenizer sorts it: its ftrace_event row at its own time, its counters
- * at the time the firmware sampled (its field 11). One without that time
- * is dropped, counted.
+ * An ACPM bulk report (rep, in FtraceEvent ev) is sorted twice, as
+ * upstream's tokenizer sorts it: its ftrace_event row at its own time,
+ * its counters at the time the firmware sampled (its field 11). One
+ * without that time is dropped, counted.
  */
 void
 tp_ftrace_thermal_tokenize(struct tp *tp, struct tp_gen *g, uint32_t cpu,
-    int64_t ts, const uint8_t *ev, size_t len)
+    int64_t ts, const uint8_t *ev, size_t len, const uint8_t *rep,
+    size_t replen)
 {
 	struct tp_ftrace_ev e;
-	struct pb it;
-	struct pb_field f;
 
-	pb_init(&it, ev, len);
-	while (pb_next_untrusted(&it, &f) == 1)
-		if (f.id == EV_ACPM_BULK && f.wire == PB_LEN)
-			break;
-	if (it.err || f.id != EV_ACPM_BULK) {
-		tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
-		return;
-	}
-	tp_ftrace_ev_decode(f.data, f.len, &e);
+	tp_ftrace_ev_decode(rep, replen, &e);
 	if (!(e.has & 1u << 11)) {
 		tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
 		return;

@@ -84,8 +84,8 @@ tp_machine_of_packet(struct tp *tp, int has_raw, uint32_t raw)
 int64_t
 tp_ucpu(const struct tp *tp, int64_t cpu)
 {
-	return tp->machine == 0 || cpu < 0 || cpu >= TP_MAX_CPUS ? cpu :
-	    (int64_t)tp->machine * TP_MAX_CPUS + cpu;
+	return cpu < 0 || cpu >= TP_MAX_CPUS ? cpu : tp_ucpu_of(tp->machine,
+	    cpu);
 }
 
 struct tp_hash *

@@ -95,15 +95,31 @@ clocks_get(struct tp *tp)
 	return tp->clocks;
 }
 
+/* Whether machine is among the n of v. */
 static int
-machine_synced(const struct tp_clocks *c, uint32_t machine)
+machine_listed(const uint32_t *v, size_t n, uint32_t machine)
 {
 	size_t i;
 
-	for (i = 0; c != NULL && i < c->nsynced; i++)
-		if (c->synced[i] == machine)
+	for (i = 0; i < n; i++)
+		if (v[i] == machine)
 			return 1;
 	return 0;
+}
+
+static int
+machine_synced(const struct tp_clocks *c, uint32_t machine)
+{
+	return c != NULL && machine_listed(c->synced, c->nsynced, machine);
+}
+
+/* A new snapshot's id; as upstream's, each snapshot empties the
+ * conversion cache. */
+static int64_t
+snapshot_new(struct tp_clocks *c)
+{
+	memset(c->ccache, 0, sizeof(c->ccache));
+	return c->nsnapshots++;
 }
 
 /* Upstream's trace time clock, as its logs and snapshots name it: the
@@ -348,7 +364,7 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 	size_t n = 0, i;
 	int has_boot = 0, has_file = 0, has_instant = 0;
 	uint64_t primary = 0;
-	int64_t instant = 0;
+	int64_t instant = 0, id;
 
 	if (c == NULL)
 		return;
@@ -397,7 +413,7 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 		tp_metadata_int(tp, "trace_time_clock_id",
 		    (int64_t)c->trace_clock);
 	}
-	memset(c->ccache, 0, sizeof(c->ccache));
+	id = snapshot_new(c);
 	for (i = 0; i < n; i++) {
 		struct clock_attr *a = attr_find(c, cl[i].key, 1);
 
@@ -425,8 +441,7 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 	}
 	for (i = 0; i < n && has_instant; i++)
 		(void)tp_clock_snapshot_insert(tp, instant, cl[i].id,
-		    clock_builtin_name(cl[i].id), cl[i].ns, c->nsnapshots,
-		    tp->machine);
+		    clock_builtin_name(cl[i].id), cl[i].ns, id, tp->machine);
 	/* Upstream converts each clock of the snapshot for its table. */
 	for (i = 0; i < n; i++) {
 		const struct clock_path *p;
@@ -437,7 +452,6 @@ tp_clock_snapshot_untrusted(struct tp *tp, uint32_t seq, const uint8_t *buf,
 		cache_lookup(tp, cl[i].key, p != NULL ? &c->edges[p->e[0]] :
 		    NULL, cl[i].inc ? 0 : cl[i].ns);
 	}
-	c->nsnapshots++;
 }
 
 /* ns v along path p's edges; -1 when it would overflow (hostile
@@ -498,30 +512,26 @@ convert(struct tp *tp, uint64_t key, int64_t v, int64_t *out)
 static void
 machine_bridge(struct tp *tp, struct tp_clocks *c)
 {
-	int64_t g = trace_clock_id(c);
-	size_t i;
+	int64_t g = trace_clock_id(c), id;
 
-	for (i = 0; i < c->nmbridged; i++)
-		if (c->mbridged[i] == tp->machine)
-			return;
-	if (c->nmbridged == MAX_SYNCED)
+	if (machine_listed(c->mbridged, c->nmbridged, tp->machine) ||
+	    c->nmbridged == MAX_SYNCED)
 		return;
 	c->mbridged[c->nmbridged++] = tp->machine;
 	if (machine_synced(c, tp->machine))
 		return;
+	id = snapshot_new(c);
 	(void)tp_clock_snapshot_insert(tp, 0, TP_CLOCK_BOOTTIME,
-	    clock_builtin_name(TP_CLOCK_BOOTTIME), 0, c->nsnapshots,
-	    tp->machine);
+	    clock_builtin_name(TP_CLOCK_BOOTTIME), 0, id, tp->machine);
 	(void)tp_clock_snapshot_insert(tp, 0, g,
-	    clock_builtin_name((uint32_t)g), 0, c->nsnapshots, 0);
-	c->nsnapshots++;
-	memset(c->ccache, 0, sizeof(c->ccache));
+	    clock_builtin_name((uint32_t)g), 0, id, 0);
 }
 
 void
 tp_clock_first_use(struct tp *tp)
 {
 	struct tp_clocks *c = clocks_get(tp);
+	int64_t id;
 
 	if (c != NULL && tp->machine != 0) {
 		machine_bridge(tp, c);
@@ -533,12 +543,11 @@ tp_clock_first_use(struct tp *tp)
 	if (c->snapshot_read)
 		return;
 	tp_stat_inc(tp, ST_CLOCK_SYNC_CACHE_MISS, 2);
+	id = snapshot_new(c);
 	(void)tp_clock_snapshot_insert(tp, 0, TP_CLOCK_BOOTTIME,
-	    clock_builtin_name(TP_CLOCK_BOOTTIME), 0, c->nsnapshots,
-	    tp->machine);
+	    clock_builtin_name(TP_CLOCK_BOOTTIME), 0, id, tp->machine);
 	(void)tp_clock_snapshot_insert(tp, 0, TP_CLOCK_TRACE_FILE, NULL, 0,
-	    c->nsnapshots, tp->machine);
-	c->nsnapshots++;
+	    id, tp->machine);
 }
 
 /*
@@ -758,11 +767,11 @@ tp_clock_remote_sync_untrusted(struct tp *tp, const uint8_t *buf,
 		c->npaths = 0;
 	}
 	/* Upstream stores each round's client clocks as a snapshot first. */
-	c->nsnapshots += (int64_t)n;
-	memset(c->ccache, 0, sizeof(c->ccache));
+	for (i = 0; i < n; i++)
+		(void)snapshot_new(c);
 	for (k = 0; k < SYNC_IDS; k++) {
 		__int128 sum = 0;
-		int64_t cnt = 0, offset, anchor = 0, ts;
+		int64_t cnt = 0, offset, anchor = 0, ts, id;
 		struct clock_edge *e;
 
 		for (i = 1; i < n; i++) {
@@ -791,16 +800,14 @@ tp_clock_remote_sync_untrusted(struct tp *tp, const uint8_t *buf,
 		/* The tie is a snapshot of the clock on both machines, shown
 		 * at the host reading's trace time when it has one. */
 		c->npaths = 0;
-		memset(c->ccache, 0, sizeof(c->ccache));
+		id = snapshot_new(c);
 		if (host_trace_time(tp, (uint32_t)k, anchor, &ts) == 0) {
 			(void)tp_clock_snapshot_insert(tp, ts, (int64_t)k,
-			    clock_builtin_name((uint32_t)k), anchor,
-			    c->nsnapshots, 0);
+			    clock_builtin_name((uint32_t)k), anchor, id, 0);
 			(void)tp_clock_snapshot_insert(tp, ts, (int64_t)k,
-			    clock_builtin_name((uint32_t)k), offset,
-			    c->nsnapshots, tp->machine);
+			    clock_builtin_name((uint32_t)k), offset, id,
+			    tp->machine);
 		}
-		c->nsnapshots++;
 	}
 	/* The machine's clocks to each other, as a snapshot would. */
 	for (i = 0; i < n; i++) {

@@ -930,7 +930,7 @@ thread_value_counter(struct tp *tp, int64_t utid, const char *name,
 {
 	int64_t ct;
 
-	if (v == TP_NULL || utid < 0 || utid == TP_NULL)
+	if (v == TP_NULL || utid < 0)	/* TP_NULL is < 0 too */
 		return;
 	ct = tp_track_intern(tp, TT_THREAD_COUNTER, name, utid);
 	tp_track_kind(tp, ct, kind);

@@ -1137,18 +1137,15 @@ write_cpus(struct tp *tp)
 		return tp_seterr(tp, "%s: out of memory", __func__);
 	while (tp_machine_cpu_next(tp, &iter, &m, &c))
 		if (c < TP_MAX_CPUS)
-			v[n++] = (struct cpu_row){ (int64_t)m *
-			    TP_MAX_CPUS + c, c, m };
+			v[n++] = (struct cpu_row){ tp_ucpu_of(m, c), c, m };
 	for (i = 0; i < tp->ntracks; i++) {
 		uint32_t tm = tp->tracks[i].machine;
 
 		if ((c = tp->tracks[i].cpu) == TP_NULL)
 			continue;
-		if (tm == 0)
-			v[n++] = (struct cpu_row){ c, c, 0 };
-		else if (c >= 0 && c < TP_MAX_CPUS)
-			v[n++] = (struct cpu_row){ (int64_t)tm *
-			    TP_MAX_CPUS + c, c, tm };
+		/* The host's cpu is its number, whatever it is. */
+		if (tm == 0 || (c >= 0 && c < TP_MAX_CPUS))
+			v[n++] = (struct cpu_row){ tp_ucpu_of(tm, c), c, tm };
 	}
 	for (i = 0; i < TP_MAX_CPUS; i++)
 		if (tp->cpus_seen[i / 64] & (1ULL << (i % 64)))
