@@ -47,12 +47,38 @@ mem_close(sqlite3_file *f)
 	return SQLITE_OK;
 }
 
+/* Bytes [off, off + len) of the file's chunks, chunk by chunk: copied
+ * to out (a read), else from in (a write), else zeroed. */
+static void
+mem_span(struct memfile *m, sqlite3_int64 off, sqlite3_int64 len,
+    unsigned char *out, const unsigned char *in)
+{
+	sqlite3_int64 at, n;
+	unsigned char *c;
+
+	while (len > 0) {
+		at = off & (CHUNK - 1);
+		n = CHUNK - at < len ? CHUNK - at : len;
+		c = m->chunks[off >> CHUNK_SHIFT] + at;
+		if (out != NULL) {
+			memcpy(out, c, (size_t)n);
+			out += n;
+		} else if (in != NULL) {
+			memcpy(c, in, (size_t)n);
+			in += n;
+		} else {
+			memset(c, 0, (size_t)n);
+		}
+		off += n;
+		len -= n;
+	}
+}
+
 static int
 mem_read(sqlite3_file *f, void *buf, int amt, sqlite3_int64 off)
 {
 	struct memfile *m = (struct memfile *)f;
-	unsigned char *p = buf;
-	sqlite3_int64 n, in;
+	sqlite3_int64 n;
 	int rc = SQLITE_OK;
 
 	if (off < 0 || amt < 0)
@@ -60,18 +86,11 @@ mem_read(sqlite3_file *f, void *buf, int amt, sqlite3_int64 off)
 	if (off + amt > m->size) {
 		/* The part past the end reads as zeros. */
 		n = off >= m->size ? amt : off + amt - m->size;
-		memset(p + (amt - n), 0, (size_t)n);
+		memset((unsigned char *)buf + (amt - n), 0, (size_t)n);
 		amt -= (int)n;
 		rc = SQLITE_IOERR_SHORT_READ;
 	}
-	while (amt > 0) {
-		in = off & (CHUNK - 1);
-		n = CHUNK - in < amt ? CHUNK - in : amt;
-		memcpy(p, m->chunks[off >> CHUNK_SHIFT] + in, (size_t)n);
-		p += n;
-		off += n;
-		amt -= (int)n;
-	}
+	mem_span(m, off, amt, buf, NULL);
 	return rc;
 }
 
@@ -101,28 +120,18 @@ static int
 mem_write(sqlite3_file *f, const void *buf, int amt, sqlite3_int64 off)
 {
 	struct memfile *m = (struct memfile *)f;
-	const unsigned char *p = buf;
-	sqlite3_int64 n, in, end = off + amt;
+	sqlite3_int64 end = off + amt;
 
 	if (off < 0 || amt < 0)
 		return SQLITE_IOERR_WRITE;
 	if (mem_reserve(m, end) == -1)
 		return SQLITE_IOERR_NOMEM;
 	/* A hole written past the end reads as zeros. */
-	while (m->size < off) {
-		in = m->size & (CHUNK - 1);
-		n = CHUNK - in < off - m->size ? CHUNK - in : off - m->size;
-		memset(m->chunks[m->size >> CHUNK_SHIFT] + in, 0, (size_t)n);
-		m->size += n;
+	if (m->size < off) {
+		mem_span(m, m->size, off - m->size, NULL, NULL);
+		m->size = off;
 	}
-	while (amt > 0) {
-		in = off & (CHUNK - 1);
-		n = CHUNK - in < amt ? CHUNK - in : amt;
-		memcpy(m->chunks[off >> CHUNK_SHIFT] + in, p, (size_t)n);
-		p += n;
-		off += n;
-		amt -= (int)n;
-	}
+	mem_span(m, off, amt, NULL, buf);
 	if (end > m->size)
 		m->size = end;
 	return SQLITE_OK;
