@@ -77,6 +77,10 @@ struct proc_sandbox {
 	const struct proc_sys_rule *rules;	/* argument-level allow-list */
 	size_t			 nrules;
 	int			 seccomp_debug;	/* trap + log, not kill */
+	/* Starts threads: clone with CLONE_THREAD only (never a process),
+	 * clone3 answered ENOSYS (its flags are out of a filter's reach;
+	 * glibc then uses clone), and what a new thread sets up. */
+	int			 threads;
 };
 
 int		 proc_sandbox_enter(const struct proc_sandbox *,

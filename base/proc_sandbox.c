@@ -8,6 +8,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+#include <sched.h>
+
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
@@ -133,6 +135,15 @@ sandbox_seccomp(const struct proc_sandbox *sb, const char **cause)
 			goto fail;
 		}
 	}
+#ifndef FARO_ASAN
+	/* ENOSYS, so that glibc falls back to clone, which rules check. */
+	if (sb->threads && (rc = seccomp_rule_add(ctx,
+	    SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0)) < 0) {
+		errno = -rc;
+		*cause = "seccomp_rule_add (clone3)";
+		goto fail;
+	}
+#endif
 	if (sb->seccomp_debug) {
 		for (i = 0; i < sizeof(debug_extra) / sizeof(*debug_extra); i++)
 			seccomp_rule_add(ctx, SCMP_ACT_ALLOW,
@@ -347,6 +358,14 @@ static const char *const sandbox_common[] = {
 	NULL
 };
 
+/* What glibc's pthread_create needs beyond clone (policy->threads): the
+ * new thread's robust futex list and restartable sequences. */
+#ifndef FARO_ASAN
+static const char *const sandbox_thread_calls[] = {
+	"set_robust_list", "rseq", NULL
+};
+#endif
+
 #define SANDBOX_PROT_EXEC	0x4
 #define SANDBOX_IOCTL_TCGETS	0x5401	/* isatty() on the log's stderr */
 #define SANDBOX_IOCTL_FIONREAD	0x541b	/* libevent sizes its reads */
@@ -381,8 +400,8 @@ proc_sandbox_run(const struct proc_sandbox *policy,
 {
 	static const size_t ncommon_rules = sizeof(sandbox_common_rules) /
 	    sizeof(*sandbox_common_rules);
-	const char *const *parts[3] = { sandbox_common, policy->syscalls,
-	    NULL };
+	const char *const *parts[4] = { sandbox_common, policy->syscalls,
+	    NULL, NULL };
 	struct proc_sandbox sb = *policy;
 	struct proc_sys_rule *rules;
 	const char **list;
@@ -392,6 +411,9 @@ proc_sandbox_run(const struct proc_sandbox *policy,
 
 #ifdef FARO_ASAN
 	parts[2] = sandbox_asan_extra;
+#else
+	if (policy->threads)
+		parts[3] = sandbox_thread_calls;
 #endif
 	sb.user = sandbox_user(policy, o);
 	if (sb.user == NULL)
@@ -401,11 +423,11 @@ proc_sandbox_run(const struct proc_sandbox *policy,
 	    (v != NULL && strcmp(v, "1") == 0);
 
 	/* One list: the common base, the daemon's own, the test extras. */
-	for (j = 0; j < 3; j++)
+	for (j = 0; j < 4; j++)
 		n += sandbox_count(parts[j]);
 	list = calloc(n + 1, sizeof(*list));
 	/* Twice the room: ASan builds mirror openat rules onto open. */
-	rules = calloc(2 * (ncommon_rules + policy->nrules) + 1,
+	rules = calloc(2 * (ncommon_rules + policy->nrules) + 2,
 	    sizeof(*rules));
 	if (list == NULL || rules == NULL) {
 		free(list);
@@ -413,7 +435,7 @@ proc_sandbox_run(const struct proc_sandbox *policy,
 		*cause = "out of memory";
 		return -1;
 	}
-	for (j = 0; j < 3; j++)
+	for (j = 0; j < 4; j++)
 		for (const char *const *p = parts[j]; p && *p; p++)
 			list[i++] = *p;
 	memcpy(rules, sandbox_common_rules, sizeof(sandbox_common_rules));
@@ -430,6 +452,14 @@ proc_sandbox_run(const struct proc_sandbox *policy,
 	rules[sb.nrules].mask = 0xffffffff;
 	rules[sb.nrules].value = (uint64_t)getpid();
 	sb.nrules++;
+	/* Threads, never processes (ASan builds allow clone outright). */
+	if (policy->threads) {
+		rules[sb.nrules].name = "clone";
+		rules[sb.nrules].arg = 0;
+		rules[sb.nrules].mask = CLONE_THREAD;
+		rules[sb.nrules].value = CLONE_THREAD;
+		sb.nrules++;
+	}
 #endif
 #ifdef FARO_ASAN
 	/* The sanitizer runtime opens files (/proc/self/maps, the task

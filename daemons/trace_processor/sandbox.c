@@ -53,6 +53,9 @@ static const struct proc_sandbox trace_processor_policy = {
 	.rules = trace_processor_rules,
 	.nrules = sizeof(trace_processor_rules) /
 	    sizeof(trace_processor_rules[0]),
+	/* A file's compressed packets are decompressed on a second thread
+	 * (importers/tp_unpack.c). */
+	.threads = 1,
 };
 
 int

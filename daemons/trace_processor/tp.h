@@ -97,9 +97,12 @@ int		 tp_evict_before(struct tp *, int64_t ts);
 int64_t		 tp_newest_ts(struct tp *);
 /* Bytes the engine holds: table pages in use and sorter records. */
 size_t		 tp_mem_bytes(struct tp *);
-/* Reads a whole descriptor in blocks, then tp_eof(). */
+/* Reads a whole descriptor in blocks, then tp_eof(); a file's compressed
+ * packets are decompressed ahead on a second thread. */
 int		 tp_load_fd(struct tp *, int fd);
 int		 tp_load_file(struct tp *, const char *path);	/* "-": stdin */
+/* Compressed packets the second thread decompressed, all loads so far. */
+uint64_t	 tp_unpacked_ahead(const struct tp *);
 
 /* The last error, valid until the next call. */
 const char	*tp_error(const struct tp *);

@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "tp_int.h"
 #include "tp_sql_guard.h"
+#include "importers/tp_proto.h"
 #include "psql/psql.h"
 #include "ops/tp_ops.h"
 
@@ -555,27 +556,26 @@ tp_load_fd(struct tp *tp, int fd)
 		total = (uint64_t)sb.st_size;
 	if ((buf = malloc(READ_BLOCK)) == NULL)
 		return tp_seterr(tp, "%s: out of memory", __func__);
+	tp_unpack_ahead_start(tp, fd);
 	for (;;) {
 		n = read(fd, buf, READ_BLOCK);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
-			free(buf);
-			return tp_seterr(tp, "%s: read: %s", __func__,
+			tp_seterr(tp, "%s: read: %s", __func__,
 			    strerror(errno));
-		}
-		if (n == 0)
 			break;
-		if (tp_parse(tp, buf, (size_t)n) == -1) {
-			free(buf);
-			return -1;
 		}
+		if (n == 0 || tp_parse(tp, buf, (size_t)n) == -1)
+			break;
 		done += (uint64_t)n;
 		if (tp->cfg.progress != NULL)
 			tp->cfg.progress(tp->cfg.progress_arg, done, total);
 	}
 	free(buf);
-	return tp_eof(tp);
+	/* Every packet is tokenized: nothing more to take ahead. */
+	tp_unpack_ahead_stop(tp);
+	return n == 0 ? tp_eof(tp) : -1;
 }
 
 int

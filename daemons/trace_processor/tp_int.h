@@ -360,6 +360,7 @@ struct tp_json;
 struct tp_systrace;
 struct tp_ftrace;
 struct tp_gunzip;
+struct tp_unpack_ahead;
 struct tp_sysstats;
 struct tp_fpower;
 struct tp_fnet;
@@ -533,6 +534,8 @@ struct tp {
 	struct tp_systrace	*systrace;
 	struct tp_ftrace	*ftrace;
 	struct tp_gunzip	*gunzip;
+	struct tp_unpack_ahead	*ahead;		/* tp_unpack.c */
+	uint64_t		 unpacked_ahead;
 	struct tp_sysstats	*sysstats;
 	struct tp_pending	*pending;
 	struct tp_fpower	*fpower;

@@ -4,11 +4,17 @@
  * file must not change the tables; damaged, hostile and out-of-order input
  * must end in counted drops or a clear error, never a crash.
  */
+#include "config.h"
+
+#include <sys/wait.h>
+
 #include <check.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <zlib.h>
 #include <zstd.h>
@@ -441,6 +447,153 @@ START_TEST(test_zstd_compressed_packets)
 	ck_assert(same_as_wrapped(&t, 133, z, zl));
 	ck_assert(!same_as_wrapped(&t, 133, z, zl / 2));
 	free(z);
+	free(t.buf);
+}
+END_TEST
+
+/* b compressed as field 50 (deflate) or 133 (zstd) holds it. */
+static uint8_t *
+zip(uint32_t field, const struct pbbuf *b, size_t *zl)
+{
+	uLongf dl = compressBound(b->len);
+	uint8_t *z;
+
+	if (field == 50) {
+		ck_assert_ptr_nonnull(z = malloc(dl));
+		ck_assert_int_eq(compress(z, &dl, b->buf, b->len), Z_OK);
+		*zl = dl;
+	} else {
+		*zl = ZSTD_compressBound(b->len);
+		ck_assert_ptr_nonnull(z = malloc(*zl));
+		*zl = ZSTD_compress(z, *zl, b->buf, b->len, 3);
+		ck_assert(!ZSTD_isError(*zl));
+	}
+	return z;
+}
+
+/*
+ * t's packets wrapped k at a time, each group a compressed packet (deflate
+ * and zstd in turn): the third group cut short (a decode error), a plain
+ * packet after every fourth, the seventh holding another group inside
+ * (nested: decompressed where it is found). *ngroups: the top-level ones.
+ */
+static struct pbbuf
+wrap_groups(const struct pbbuf *t, int k, int *ngroups)
+{
+	struct pbbuf out = { 0 }, grp = { 0 }, pk = { 0 }, inner = { 0 };
+	size_t pos = 0, end, zl;
+	uint64_t len;
+	uint8_t *z;
+	uint32_t field;
+	int n = 0, shift;
+
+	*ngroups = 0;
+	while (pos < t->len) {
+		end = pos + 1;		/* past the key: field 1, length */
+		for (len = 0, shift = 0; t->buf[end] & 0x80; shift += 7)
+			len |= (uint64_t)(t->buf[end++] & 0x7f) << shift;
+		len |= (uint64_t)t->buf[end++] << shift;
+		end += len;
+		pbb_raw(&grp, t->buf + pos, end - pos);
+		pos = end;
+		if (++n < k && pos < t->len)
+			continue;
+		n = 0;
+		if (*ngroups == 6) {
+			z = zip(50, &grp, &zl);
+			pbb_bytes(&pk, 50, z, zl);
+			put_msg(&inner, 1, &pk);
+			free(z);
+			pbb_free(&grp);
+			grp = inner;
+			memset(&inner, 0, sizeof(inner));
+		}
+		field = *ngroups % 2 == 0 ? 50 : 133;
+		z = zip(field, &grp, &zl);
+		pbb_bytes(&pk, field, z, *ngroups == 2 ? zl / 2 : zl);
+		put_msg(&out, 1, &pk);
+		free(z);
+		pbb_free(&grp);
+		memset(&grp, 0, sizeof(grp));
+		if (*ngroups % 4 == 3)
+			put_instant(&out, 900, "plain");
+		(*ngroups)++;
+	}
+	ck_assert_int_eq(out.oom, 0);
+	return out;
+}
+
+#define STATS_SUMMARY "SELECT GROUP_CONCAT(name || '=' || value, ',')" \
+	" FROM (SELECT name, value FROM stats WHERE value != 0 AND name" \
+	" NOT LIKE '%duration%' ORDER BY name, idx)"
+
+/* Loads path (with or without the thread ahead): slices and stats. */
+static char *
+load_path(const char *path, int ahead, uint64_t *taken)
+{
+	struct tp *tp;
+	char *err = NULL, *a, *b, *r;
+
+	if (ahead)
+		unsetenv("FARO_TP_UNPACK_AHEAD");
+	else
+		setenv("FARO_TP_UNPACK_AHEAD", "0", 1);
+	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
+	ck_assert_msg(tp_load_file(tp, path) == 0, "%s", tp_error(tp));
+	a = query1(tp, SUMMARY);
+	b = query1(tp, STATS_SUMMARY);
+	*taken = tp_unpacked_ahead(tp);
+	tp_free(tp);
+	ck_assert_int_ne(asprintf(&r, "%s\n%s", a, b), -1);
+	free(a);
+	free(b);
+	unsetenv("FARO_TP_UNPACK_AHEAD");
+	return r;
+}
+
+/*
+ * A file of compressed packets: decompressed on the second thread, every
+ * top-level one, with the same tables and stats as by the tokenizer
+ * alone; under load (two processes spinning beside), three times.
+ */
+START_TEST(test_compressed_ahead)
+{
+	struct pbbuf t = trace_build(3000, 0), w;
+	char path[] = "/tmp/check_tp_unpack.XXXXXX";
+	char *alone, *ahead;
+	uint64_t taken;
+	pid_t hog[2];
+	int fd, ngroups, i;
+
+	w = wrap_groups(&t, 9, &ngroups);
+	ck_assert_int_gt(ngroups, 600);
+	ck_assert_int_ge(fd = mkstemp(path), 0);
+	ck_assert_int_eq(write(fd, w.buf, w.len), (ssize_t)w.len);
+	close(fd);
+	alone = load_path(path, 0, &taken);
+	ck_assert_uint_eq(taken, 0);
+	/* The cut group is two errors (its stream, the packet cut in it);
+	 * the plain packets are there. */
+	ck_assert_msg(strstr(alone, "proto_decode_errors=2") != NULL, "%s",
+	    strchr(alone, '\n'));
+	ck_assert_ptr_nonnull(strstr(alone, "plain@900"));
+	for (i = 0; i < 2; i++)
+		if ((hog[i] = fork()) == 0)
+			for (;;)
+				;
+	for (i = 0; i < 3; i++) {
+		ahead = load_path(path, 1, &taken);
+		ck_assert_str_eq(ahead, alone);
+		ck_assert_uint_eq(taken, (uint64_t)ngroups);
+		free(ahead);
+	}
+	for (i = 0; i < 2; i++) {
+		kill(hog[i], SIGKILL);
+		waitpid(hog[i], NULL, 0);
+	}
+	unlink(path);
+	free(alone);
+	free(w.buf);
 	free(t.buf);
 }
 END_TEST
@@ -1044,6 +1197,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_sorting_and_window);
 	tcase_add_test(tc, test_compressed_packets);
 	tcase_add_test(tc, test_zstd_compressed_packets);
+	tcase_add_test(tc, test_compressed_ahead);
 	tcase_add_test(tc, test_gzip_file);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_unknown_format);

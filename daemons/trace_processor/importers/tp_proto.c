@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
-#include <zstd.h>
 
 #include "pbdec.h"
 #include "tp_int.h"
@@ -22,8 +20,6 @@
 
 /* Largest packet accepted; larger ones are skipped and counted. */
 #define MAX_PACKET	(256u << 20)
-/* Largest decompressed compressed_packets payload. */
-#define MAX_INFLATE	(256u << 20)
 
 #define SEQ_STATE_CLEARED	1
 #define SEQ_NEEDS_STATE		2
@@ -1105,8 +1101,8 @@ tp_proto_track_step(struct tp *tp, uint64_t uuid, struct tp_desc **dout,
  * Reads the fields of a packet tokenization needs. Everything else is
  * left for the sorted parse.
  */
-static int
-packet_scan_untrusted(const uint8_t *buf, size_t len, struct tp_pkt *pk)
+int
+tp_proto_packet_scan(const uint8_t *buf, size_t len, struct tp_pkt *pk)
 {
 	struct pb it;
 	struct pb_field f;
@@ -1180,87 +1176,24 @@ tokenize_decompressed(struct tp *tp, const uint8_t *out, size_t n)
 	tp->proto->depth--;
 }
 
-/* Room after used bytes of *out, doubling *cap; -1 past MAX_INFLATE. */
-static int
-grow_out(uint8_t **out, size_t *cap, size_t used)
-{
-	void *p;
-
-	if (*out != NULL && used < *cap)
-		return 0;
-	if (*cap > MAX_INFLATE)
-		return -1;
-	if (*out != NULL)
-		*cap *= 2;
-	if ((p = realloc(*out, *cap)) == NULL)
-		return -1;
-	*out = p;
-	return 0;
-}
-
+/*
+ * A compressed packet's run of packets (tp_unpack.c): decompressed ahead
+ * on the second thread when it has this one (a top-level packet of a
+ * file), here otherwise; off is its bytes' offset in the stream.
+ */
 static void
-inflate_packets(struct tp *tp, const uint8_t *buf, size_t len)
+unpack_packets(struct tp *tp, uint32_t field, const uint8_t *buf,
+    size_t len, uint64_t off)
 {
-	z_stream z;
 	uint8_t *out = NULL;
-	size_t cap = len * 4 + 4096, n = 0;
+	size_t n = 0;
 	int rc;
 
-	memset(&z, 0, sizeof(z));
-	/* 32 + 15: accept both zlib and gzip wrappers. */
-	if (inflateInit2(&z, 32 + 15) != Z_OK)
-		return;
-	z.next_in = (uint8_t *)(uintptr_t)buf;
-	z.avail_in = (uInt)len;
-	for (;;) {
-		if (grow_out(&out, &cap, n) == -1)
-			break;
-		z.next_out = out + n;
-		z.avail_out = (uInt)(cap - n);
-		rc = inflate(&z, Z_NO_FLUSH);
-		n = cap - z.avail_out;
-		if (rc == Z_STREAM_END)
-			break;
-		if (rc != Z_OK && !(rc == Z_BUF_ERROR && z.avail_out == 0)) {
-			tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
-			break;
-		}
-	}
-	inflateEnd(&z);
-	tokenize_decompressed(tp, out, n);
-	free(out);
-}
-
-/* zstd_compressed_packets: one zstd frame holding a Trace. */
-static void
-unzstd_packets(struct tp *tp, const uint8_t *buf, size_t len)
-{
-	ZSTD_DStream *zd;
-	ZSTD_inBuffer in = { buf, len, 0 };
-	ZSTD_outBuffer ob;
-	uint8_t *out = NULL;
-	size_t cap = len * 4 + 4096, n = 0, rc;
-
-	if ((zd = ZSTD_createDStream()) == NULL)
-		return;
-	for (;;) {
-		if (grow_out(&out, &cap, n) == -1)
-			break;
-		ob.dst = out;
-		ob.size = cap;
-		ob.pos = n;
-		rc = ZSTD_decompressStream(zd, &ob, &in);
-		n = ob.pos;
-		if (ZSTD_isError(rc) || (in.pos == in.size && n < cap &&
-		    rc != 0)) {
-			/* corrupt, or a frame cut short */
-			tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
-			break;
-		}
-		if (rc == 0 && in.pos == in.size)
-			break;
-	}
-	ZSTD_freeDStream(zd);
+	if (tp->proto->depth > 0 || !tp_unpack_ahead_take(tp, off, field,
+	    len, &out, &n, &rc))
+		rc = tp_unpack(field, buf, len, &out, &n);
+	if (rc == -1)
+		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
 	tokenize_decompressed(tp, out, n);
 	free(out);
 }
@@ -1390,16 +1323,14 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	struct tp_seq *s = NULL;
 	struct tp_gen *g = NULL;
 
-	if (packet_scan_untrusted(buf, len, &pk) == -1) {
+	if (tp_proto_packet_scan(buf, len, &pk) == -1) {
 		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
 		return;
 	}
-	if (pk.data.id == 50 && p->depth < 2) {
-		inflate_packets(tp, pk.data.data, pk.data.len);
-		return;
-	}
-	if (pk.data.id == 133 && p->depth < 2) {
-		unzstd_packets(tp, pk.data.data, pk.data.len);
+	if ((pk.data.id == TP_UNPACK_DEFLATE || pk.data.id == TP_UNPACK_ZSTD) &&
+	    p->depth < 2) {
+		unpack_packets(tp, pk.data.id, pk.data.data, pk.data.len,
+		    (uint64_t)p->pkt_off + (uint64_t)(pk.data.data - buf));
 		return;
 	}
 	/* A synchronization marker is no machine's data. */
@@ -1506,7 +1437,7 @@ deferred_retry(struct tp *tp)
 
 		tp->machine = d->machine;
 		p->pkt_off = d->off;
-		if (packet_scan_untrusted(d->buf, d->len, &pk) == 0)
+		if (tp_proto_packet_scan(d->buf, d->len, &pk) == 0)
 			tokenize_timed(tp, d->buf, d->len, &pk, pk.seq != 0 ?
 			    seq_get(tp, pk.seq) : NULL, d->g, 1);
 	}
@@ -1909,7 +1840,7 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		tp->proto->parse_seq = -1;
 		return;
 	}
-	if (packet_scan_untrusted(it->data + hlen, it->len - hlen, &pk) == -1)
+	if (tp_proto_packet_scan(it->data + hlen, it->len - hlen, &pk) == -1)
 		return;
 	for (i = 0; i < sizeof(timed) / sizeof(timed[0]); i++)
 		if (timed[i].field == pk.data.id) {
