@@ -19,11 +19,10 @@
 #include "base/log.h"
 #include "tp_int.h"
 #include "tp_sql_guard.h"
-#include "importers/tp_proto.h"
+#include "importers/tp_unpack.h"
 #include "psql/psql.h"
 #include "ops/tp_ops.h"
 
-#define READ_BLOCK	(1 << 20)
 #define COMMIT_BYTES	(16u << 20)
 #define UUID_HASH_BYTES	4096u
 
@@ -286,15 +285,22 @@ format_guess(const uint8_t *p, size_t len)
 
 static int parse_plain(struct tp *, const uint8_t *, size_t);
 
+/* tp_gunzip_run's fn: a piece of the file inflated, parsed. */
+static int
+plain_piece(void *arg, const uint8_t *buf, size_t len)
+{
+	return parse_plain(arg, buf, len);
+}
+
 static int
 gunzip_feed(struct tp *tp, const uint8_t *buf, size_t len)
 {
 	struct tp_gunzip *g = tp->gunzip;
-	int rc;
+	const char *msg;
 
 	if (g == NULL) {
 		if ((g = calloc(1, sizeof(*g))) == NULL ||
-		    (g->out = malloc(READ_BLOCK)) == NULL) {
+		    (g->out = malloc(TP_GUNZIP_PIECE)) == NULL) {
 			free(g);
 			return tp_seterr(tp, "gunzip: out of memory");
 		}
@@ -306,24 +312,30 @@ gunzip_feed(struct tp *tp, const uint8_t *buf, size_t len)
 		}
 		tp->gunzip = g;
 	}
-	g->z.next_in = (uint8_t *)(uintptr_t)buf;
-	g->z.avail_in = (uInt)len;
-	while (g->z.avail_in > 0 && !g->done) {
-		g->z.next_out = g->out;
-		g->z.avail_out = READ_BLOCK;
-		rc = inflate(&g->z, Z_NO_FLUSH);
-		if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
-			return tp_seterr(tp, "gunzip: corrupt data (%s)",
-			    g->z.msg ? g->z.msg : "?");
-		if (g->z.next_out != g->out &&
-		    parse_plain(tp, g->out, (size_t)(g->z.next_out - g->out)) ==
-		    -1)
-			return -1;
-		if (rc == Z_STREAM_END)
-			g->done = 1;
-		if (rc == Z_BUF_ERROR && g->z.next_out == g->out)
-			break;
+	switch (tp_gunzip_run(&g->z, g->out, buf, len, &g->done, plain_piece,
+	    tp, &msg)) {
+	case -1:
+		return tp_seterr(tp, "gunzip: corrupt data (%s)", msg);
+	case -2:
+		return -1;
+	default:
+		return 0;
 	}
+}
+
+/* A chunk of a gzip'd file inflated ahead: what gunzip_feed would do. */
+static int
+gunzip_chunk(struct tp *tp, const struct tp_gz_chunk *c)
+{
+	size_t i, off = 0;
+
+	for (i = 0; i < c->npieces; off += c->pieces[i++])
+		if (parse_plain(tp, c->out + off, c->pieces[i]) == -1)
+			return -1;
+	if (c->corrupt != NULL)
+		return tp_seterr(tp, "gunzip: corrupt data (%s)", c->corrupt);
+	if (c->nomem)
+		return tp_seterr(tp, "gunzip: out of memory");
 	return 0;
 }
 
@@ -379,21 +391,31 @@ mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int parse_timed(struct tp *, const uint8_t *, size_t);
+static int parse_timed(struct tp *, const uint8_t *, size_t,
+    const struct tp_gz_chunk *);
 
-int
-tp_parse(struct tp *tp, const void *vbuf, size_t len)
+/* len bytes of the trace; of a gzip'd file inflated ahead when gz. */
+static int
+parse_bytes(struct tp *tp, const void *vbuf, size_t len,
+    const struct tp_gz_chunk *gz)
 {
 	int64_t t0 = mono_ns();
 	int rc;
 
-	rc = parse_timed(tp, vbuf, len);
+	rc = parse_timed(tp, vbuf, len, gz);
 	tp_stat_inc(tp, ST_PARSE_TRACE_DURATION_NS, mono_ns() - t0);
 	return rc;
 }
 
+int
+tp_parse(struct tp *tp, const void *vbuf, size_t len)
+{
+	return parse_bytes(tp, vbuf, len, NULL);
+}
+
 static int
-parse_timed(struct tp *tp, const uint8_t *buf, size_t len)
+parse_timed(struct tp *tp, const uint8_t *buf, size_t len,
+    const struct tp_gz_chunk *gz)
 {
 	int rc;
 
@@ -415,7 +437,9 @@ parse_timed(struct tp *tp, const uint8_t *buf, size_t len)
 	}
 	tp->bytes_in += len;
 	/* A gzip'd trace: inflate and detect the format inside. */
-	if (tp->gunzip != NULL || (tp->format == FMT_UNKNOWN &&
+	if (gz != NULL)
+		rc = gunzip_chunk(tp, gz);
+	else if (tp->gunzip != NULL || (tp->format == FMT_UNKNOWN &&
 	    format_guess(buf, len) == FMT_GZIP))
 		rc = gunzip_feed(tp, buf, len);
 	else
@@ -544,6 +568,33 @@ tp_mem_bytes(struct tp *tp)
 	    tp_tables_bytes(tp);
 }
 
+/*
+ * The next chunk of a gzip'd file, read and inflated ahead, parsed: its
+ * length, 0 at the end of the file, -1 on error.
+ */
+static ssize_t
+load_chunk(struct tp *tp)
+{
+	struct tp_gz_chunk *c;
+	ssize_t n;
+	int eof;
+
+	if ((c = tp_unpack_ahead_chunk(tp, &eof)) == NULL) {
+		if (eof)
+			return 0;
+		return tp_seterr(tp, "gunzip: out of memory");
+	}
+	if (c->read_errno != 0) {
+		tp_seterr(tp, "tp_load_fd: read: %s", strerror(c->read_errno));
+		n = -1;
+	} else {
+		n = parse_bytes(tp, c->in, c->inlen, c) == -1 ? -1 :
+		    (ssize_t)c->inlen;
+	}
+	tp_gz_chunk_free(c);
+	return n;
+}
+
 int
 tp_load_fd(struct tp *tp, int fd)
 {
@@ -554,19 +605,23 @@ tp_load_fd(struct tp *tp, int fd)
 
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
 		total = (uint64_t)sb.st_size;
-	if ((buf = malloc(READ_BLOCK)) == NULL)
+	if ((buf = malloc(TP_READ_BLOCK)) == NULL)
 		return tp_seterr(tp, "%s: out of memory", __func__);
 	tp_unpack_ahead_start(tp, fd);
 	for (;;) {
-		n = read(fd, buf, READ_BLOCK);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			tp_seterr(tp, "%s: read: %s", __func__,
-			    strerror(errno));
-			break;
+		if (tp_unpack_ahead_gzip(tp)) {
+			n = load_chunk(tp);
+		} else {
+			n = read(fd, buf, TP_READ_BLOCK);
+			if (n == -1 && errno == EINTR)
+				continue;
+			if (n == -1)
+				tp_seterr(tp, "%s: read: %s", __func__,
+				    strerror(errno));
+			else if (n > 0 && tp_parse(tp, buf, (size_t)n) == -1)
+				n = -1;
 		}
-		if (n == 0 || tp_parse(tp, buf, (size_t)n) == -1)
+		if (n <= 0)
 			break;
 		done += (uint64_t)n;
 		if (tp->cfg.progress != NULL)

@@ -252,6 +252,13 @@ if ! grep -q 'compressed packets: [1-9][0-9]* decompressed ahead, 0 here' \
 	echo "FAIL compressed-ahead: not decompressed ahead"; cat "$tmp/err"
 	fail=1
 fi
+# A gzip'd file: inflated on that thread too.
+gzip -c "$trace" >"$tmp/trace.gz"
+expect gzip-ahead 0 "$tmp/want_plain" -- --verbose -Q "$all" "$tmp/trace.gz"
+if ! grep -q "gzip'd file's chunks: 1 decompressed ahead" "$tmp/err"; then
+	echo "FAIL gzip-ahead: not inflated ahead"; cat "$tmp/err"
+	fail=1
+fi
 
 refused export-needs-o 'export: -o FILE is required' -- export sqlite \
     "$trace"

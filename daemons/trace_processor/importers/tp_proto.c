@@ -17,6 +17,7 @@
 #include "pbdec.h"
 #include "tp_int.h"
 #include "tp_proto.h"
+#include "tp_unpack.h"
 
 /* Largest packet accepted; larger ones are skipped and counted. */
 #define MAX_PACKET	(256u << 20)

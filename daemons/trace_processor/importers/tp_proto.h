@@ -103,23 +103,6 @@ struct tp_pkt {
  * -1 when it does not decode. */
 int	 tp_proto_packet_scan(const uint8_t *, size_t, struct tp_pkt *);
 
-/*
- * Compressed packets (tp_unpack.c): the payload of field 50 (deflate) or
- * 133 (zstd) decompressed into a malloc'd *out of *n bytes; -1 when it
- * was corrupt or cut short (*out keeps what came out).
- */
-#define TP_UNPACK_DEFLATE	50
-#define TP_UNPACK_ZSTD		133
-int	 tp_unpack(uint32_t field, const uint8_t *, size_t, uint8_t **out,
-	    size_t *n);
-/* A file's compressed packets decompressed ahead, on a second thread. */
-void	 tp_unpack_ahead_start(struct tp *, int fd);
-/* The packet at stream offset off if the thread decompressed it: 1, and
- * tp_unpack's results; 0 when it did not (decompress it here). */
-int	 tp_unpack_ahead_take(struct tp *, uint64_t off, uint32_t field,
-	    size_t len, uint8_t **out, size_t *n, int *rc);
-void	 tp_unpack_ahead_stop(struct tp *);
-
 int	 tp_gen_lookup(const struct tp_gen *, uint32_t field, uint64_t iid,
 	    const uint8_t **, size_t *);
 int	 tp_gen_string(const struct tp_gen *, uint32_t field, uint64_t iid,

@@ -1,17 +1,22 @@
 /*
- * Compressed packets: TracePacket.compressed_packets (field 50, deflate
- * in a zlib or gzip wrapper) and zstd_compressed_packets (field 133, one
- * zstd frame), each holding a Trace: a run of packets.
+ * Decompression: compressed packets, TracePacket.compressed_packets (field
+ * 50, deflate in a zlib or gzip wrapper) and zstd_compressed_packets
+ * (field 133, one zstd frame), each holding a Trace, a run of packets;
+ * and whole gzip'd files.
  *
  * Decompressing is most of what a compressed trace costs over a plain
- * one, and depends on nothing but the packet's bytes. So when a trace is
- * read from a file (tp_load_fd), a second thread does it ahead of the
- * tokenizer: it reads the file on its own (pread), splits it into packets
- * as tp_proto_feed does and decompresses the compressed ones into a
- * queue, in file order. The tokenizer takes the one of the offset it has
- * reached, or decompresses it itself when the thread has none for it
- * (behind, given up, or split otherwise), with the same function: the
- * same bytes are tokenized either way, in the same order.
+ * one, and depends on nothing but the compressed bytes. So when a trace
+ * is read from a file (tp_load_fd), a second thread does it ahead of the
+ * tokenizer, reading the file on its own (pread):
+ *   - a gzip'd file: in chunks as read(2) gives them, each queued with
+ *     what it inflates to, in the pieces tp_parse would make (the same
+ *     function makes them); the tokenizer takes the chunks in order;
+ *   - any other: split into packets as tp_proto_feed splits it, the
+ *     compressed ones queued decompressed, in file order; the tokenizer
+ *     takes the one of the offset it has reached, or decompresses it
+ *     itself when the thread has none for it (behind, given up, or split
+ *     otherwise), with the same function.
+ * Either way the same bytes are tokenized, in the same order.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -25,6 +30,7 @@
 #include "base/log.h"
 #include "tp_int.h"
 #include "tp_proto.h"
+#include "tp_unpack.h"
 
 /* Largest decompressed payload; larger ones are cut there. */
 #define MAX_UNPACKED	(256u << 20)
@@ -36,7 +42,6 @@
 #define AHEAD_BYTES	(64u << 20)
 /* Packets looked at before the thread gives up finding a compressed one. */
 #define AHEAD_PROBE	64
-#define AHEAD_READ	(1u << 20)
 
 /* Room after used bytes of *out, doubling *cap; -1 past MAX_UNPACKED. */
 static int
@@ -129,15 +134,57 @@ tp_unpack(uint32_t field, const uint8_t *buf, size_t len, uint8_t **out,
 	    unpack_deflate(buf, len, out, n);
 }
 
+int
+tp_gunzip_run(z_stream *z, uint8_t *out, const uint8_t *buf, size_t len,
+    int *done, int (*fn)(void *, const uint8_t *, size_t), void *arg,
+    const char **msg)
+{
+	int rc;
+
+	z->next_in = (uint8_t *)(uintptr_t)buf;
+	z->avail_in = (uInt)len;
+	while (z->avail_in > 0 && !*done) {
+		z->next_out = out;
+		z->avail_out = TP_GUNZIP_PIECE;
+		rc = inflate(z, Z_NO_FLUSH);
+		if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
+			*msg = z->msg != NULL ? z->msg : "?";
+			return -1;
+		}
+		if (z->next_out != out &&
+		    fn(arg, out, (size_t)(z->next_out - out)) == -1)
+			return -2;
+		if (rc == Z_STREAM_END)
+			*done = 1;
+		if (rc == Z_BUF_ERROR && z->next_out == out)
+			break;
+	}
+	return 0;
+}
+
+void
+tp_gz_chunk_free(struct tp_gz_chunk *c)
+{
+	if (c == NULL)
+		return;
+	free(c->in);
+	free(c->out);
+	free(c->pieces);
+	free(c->corrupt);
+	free(c);
+}
+
 /* ---- ahead, on a second thread ---- */
 
+/* A queued packet decompressed, or (gzip) a chunk of the file. */
 struct unpacked {
 	uint64_t	 off;		/* of the compressed bytes in the file */
 	size_t		 len;
 	uint32_t	 field;
 	int		 rc;
 	uint8_t		*out;
-	size_t		 n;
+	size_t		 n;		/* bytes held: out's, or chunk's */
+	struct tp_gz_chunk *chunk;
 };
 
 struct tp_unpack_ahead {
@@ -145,10 +192,12 @@ struct tp_unpack_ahead {
 	pthread_mutex_t	 mu;
 	pthread_cond_t	 cv;		/* the queue moved, or stop */
 	int		 fd;
+	int		 gzip;		/* a gzip'd file, read in chunks */
 	uint64_t	 size;		/* of the file */
 	struct unpacked	 q[AHEAD_SLOTS];
 	size_t		 head, count, bytes;
 	int		 done, stop;
+	int		 eof;		/* gzip: the file read to its end */
 	uint64_t	 taken, here;	/* for the debug line */
 };
 
@@ -175,7 +224,7 @@ window_at(int fd, struct window *w, uint64_t pos, size_t need)
 	}
 	w->off = pos;
 	w->len = keep;
-	want = need > AHEAD_READ ? need : AHEAD_READ;
+	want = need > TP_READ_BLOCK ? need : TP_READ_BLOCK;
 	if (w->cap < want) {
 		if ((p = realloc(w->b, want)) == NULL)
 			return NULL;
@@ -225,6 +274,100 @@ ahead_stopped(struct tp_unpack_ahead *a)
 	return stop;
 }
 
+/* A piece a chunk inflates to, kept (tp_gunzip_run's fn). */
+static int
+chunk_piece(void *arg, const uint8_t *b, size_t n)
+{
+	struct tp_gz_chunk *c = arg;
+	void *p;
+
+	if (c->outlen + n > c->cap) {
+		size_t cap = c->cap ? c->cap : TP_GUNZIP_PIECE;
+
+		while (cap < c->outlen + n)
+			cap *= 2;
+		if ((p = realloc(c->out, cap)) == NULL)
+			return -1;
+		c->out = p;
+		c->cap = cap;
+	}
+	if (c->npieces == c->piecescap) {
+		size_t cap = c->piecescap ? c->piecescap * 2 : 8;
+
+		if ((p = realloc(c->pieces, cap * sizeof(*c->pieces))) == NULL)
+			return -1;
+		c->pieces = p;
+		c->piecescap = cap;
+	}
+	memcpy(c->out + c->outlen, b, n);
+	c->outlen += n;
+	c->pieces[c->npieces++] = n;
+	return 0;
+}
+
+/* The thread, for a gzip'd file: chunks of TP_READ_BLOCK bytes (as
+ * tp_load_fd's reads), each with what it inflates to. */
+static void
+ahead_gzip(struct tp_unpack_ahead *a)
+{
+	struct tp_gz_chunk *c;
+	struct unpacked u;
+	z_stream z;
+	uint8_t *piece;
+	const char *msg;
+	uint64_t pos = 0;
+	ssize_t r;
+	int done = 0, rc;
+
+	memset(&z, 0, sizeof(z));
+	if ((piece = malloc(TP_GUNZIP_PIECE)) == NULL)
+		return;
+	if (inflateInit2(&z, 16 + 15) != Z_OK) {
+		free(piece);
+		return;
+	}
+	while (!ahead_stopped(a)) {
+		if ((c = calloc(1, sizeof(*c))) == NULL ||
+		    (c->in = malloc(TP_READ_BLOCK)) == NULL) {
+			tp_gz_chunk_free(c);
+			break;
+		}
+		while ((r = pread(a->fd, c->in, TP_READ_BLOCK, (off_t)pos)) ==
+		    -1 && errno == EINTR)
+			;
+		if (r == 0) {
+			tp_gz_chunk_free(c);
+			pthread_mutex_lock(&a->mu);
+			a->eof = 1;
+			pthread_mutex_unlock(&a->mu);
+			break;
+		}
+		if (r == -1)
+			c->read_errno = errno;
+		else {
+			c->inlen = (size_t)r;
+			pos += (uint64_t)r;
+			rc = tp_gunzip_run(&z, piece, c->in, c->inlen, &done,
+			    chunk_piece, c, &msg);
+			if (rc == -1 && (c->corrupt = strdup(msg)) == NULL)
+				rc = -2;
+			c->nomem = rc == -2;
+		}
+		memset(&u, 0, sizeof(u));
+		u.chunk = c;
+		u.n = c->inlen + c->outlen;
+		if (ahead_put(a, &u) == -1) {
+			tp_gz_chunk_free(c);
+			break;
+		}
+		/* The tokenizer stops at an error: so does the thread. */
+		if (c->read_errno != 0 || c->corrupt != NULL || c->nomem)
+			break;
+	}
+	inflateEnd(&z);
+	free(piece);
+}
+
 /*
  * The thread: the file's top-level fields as tp_proto_feed splits them
  * (length-delimited only; packets are field 1), each packet's payload
@@ -241,6 +384,10 @@ ahead_run(void *arg)
 	uint64_t pos = 0, key, plen, seen = 0, found = 0;
 	size_t hn;
 
+	if (a->gzip) {
+		ahead_gzip(a);
+		goto out;
+	}
 	while (pos < a->size && !ahead_stopped(a)) {
 		hn = a->size - pos < 20 ? (size_t)(a->size - pos) : 20;
 		if ((h = window_at(a->fd, &w, pos, hn)) == NULL ||
@@ -277,6 +424,7 @@ ahead_run(void *arg)
 			break;
 	}
 	free(w.b);
+out:
 	pthread_mutex_lock(&a->mu);
 	a->done = 1;
 	pthread_cond_broadcast(&a->cv);
@@ -295,14 +443,18 @@ tp_unpack_ahead_start(struct tp *tp, int fd)
 	/* Off for tests that compare with the tokenizer alone. */
 	if (tp->ahead != NULL || (v != NULL && strcmp(v, "0") == 0))
 		return;
-	/* A whole gzip'd file is decompressed as it is read: its packets'
-	 * offsets are in what comes out. */
 	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
-	    pread(fd, magic, 2, 0) != 2 ||
-	    (magic[0] == 0x1f && magic[1] == 0x8b))
+	    pread(fd, magic, 2, 0) != 2)
 		return;
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return;
+	/* A gzip'd file from its start (tp_parse takes it for one only
+	 * then); its packets are left to the tokenizer. */
+	a->gzip = magic[0] == 0x1f && magic[1] == 0x8b;
+	if (a->gzip && (tp->bytes_in > 0 || tp->gunzip != NULL)) {
+		free(a);
+		return;
+	}
 	a->fd = fd;
 	a->size = (uint64_t)sb.st_size;
 	pthread_mutex_init(&a->mu, NULL);
@@ -322,8 +474,10 @@ ahead_pop(struct tp_unpack_ahead *a, int keep)
 {
 	struct unpacked *u = &a->q[a->head];
 
-	if (!keep)
+	if (!keep) {
 		free(u->out);
+		tp_gz_chunk_free(u->chunk);
+	}
 	a->bytes -= u->n;
 	a->head = (a->head + 1) % AHEAD_SLOTS;
 	a->count--;
@@ -338,7 +492,7 @@ tp_unpack_ahead_take(struct tp *tp, uint64_t off, uint32_t field,
 	struct unpacked *u;
 	int got = 0;
 
-	if (a == NULL)
+	if (a == NULL || a->gzip)
 		return 0;
 	pthread_mutex_lock(&a->mu);
 	for (;;) {
@@ -369,6 +523,31 @@ tp_unpack_ahead_take(struct tp *tp, uint64_t off, uint32_t field,
 	return got;
 }
 
+int
+tp_unpack_ahead_gzip(const struct tp *tp)
+{
+	return tp->ahead != NULL && tp->ahead->gzip;
+}
+
+struct tp_gz_chunk *
+tp_unpack_ahead_chunk(struct tp *tp, int *eof)
+{
+	struct tp_unpack_ahead *a = tp->ahead;
+	struct tp_gz_chunk *c = NULL;
+
+	pthread_mutex_lock(&a->mu);
+	while (a->count == 0 && !a->done)
+		pthread_cond_wait(&a->cv, &a->mu);
+	if (a->count > 0) {
+		c = a->q[a->head].chunk;
+		ahead_pop(a, 1);
+		a->taken++;
+	}
+	*eof = a->eof;
+	pthread_mutex_unlock(&a->mu);
+	return c;
+}
+
 uint64_t
 tp_unpacked_ahead(const struct tp *tp)
 {
@@ -389,7 +568,8 @@ tp_unpack_ahead_stop(struct tp *tp)
 	pthread_join(a->th, NULL);
 	while (a->count > 0)
 		ahead_pop(a, 0);
-	log_debug("compressed packets: %llu decompressed ahead, %llu here",
+	log_debug("%s: %llu decompressed ahead, %llu here", a->gzip ?
+	    "gzip'd file's chunks" : "compressed packets",
 	    (unsigned long long)a->taken, (unsigned long long)a->here);
 	tp->unpacked_ahead += a->taken;
 	pthread_cond_destroy(&a->cv);
