@@ -139,11 +139,13 @@ tp_gunzip_run(z_stream *z, uint8_t *out, const uint8_t *buf, size_t len,
     int *done, int (*fn)(void *, const uint8_t *, size_t), void *arg,
     const char **msg)
 {
-	int rc;
+	int rc, full = 0;
 
 	z->next_in = (uint8_t *)(uintptr_t)buf;
 	z->avail_in = (uInt)len;
-	while (z->avail_in > 0 && !*done) {
+	/* On while input is left, or the last piece was full: the end of a
+	 * match may still be due, with no input left. */
+	while ((z->avail_in > 0 || full) && !*done) {
 		z->next_out = out;
 		z->avail_out = TP_GUNZIP_PIECE;
 		rc = inflate(z, Z_NO_FLUSH);
@@ -156,6 +158,7 @@ tp_gunzip_run(z_stream *z, uint8_t *out, const uint8_t *buf, size_t len,
 			return -2;
 		if (rc == Z_STREAM_END)
 			*done = 1;
+		full = z->avail_out == 0;
 		if (rc == Z_BUF_ERROR && z->next_out == out)
 			break;
 	}
@@ -201,14 +204,15 @@ struct tp_unpack_ahead {
 	uint64_t	 taken, here;	/* for the debug line */
 };
 
-/* The file's bytes [pos, pos + need) in a window read ahead of it; a
- * pointer to them, or NULL at a short read. */
+/* A window on the file, read ahead of where the splitter is. */
 struct window {
 	uint8_t		*b;
 	size_t		 len, cap;
 	uint64_t	 off;		/* of b[0] in the file */
 };
 
+/* The file's bytes [pos, pos + need) in the window: a pointer to them,
+ * or NULL at a short read. */
 static const uint8_t *
 window_at(int fd, struct window *w, uint64_t pos, size_t need)
 {
@@ -305,19 +309,26 @@ chunk_piece(void *arg, const uint8_t *b, size_t n)
 	return 0;
 }
 
-/* The thread, for a gzip'd file: chunks of TP_READ_BLOCK bytes (as
- * tp_load_fd's reads), each with what it inflates to. */
+/*
+ * The thread, for a gzip'd file: chunks of it (TP_READ_BLOCK bytes, as
+ * tp_load_fd reads) each with what it inflates to, fed GZ_STEP bytes at a
+ * time so that a chunk whose output passes GZ_OUT_MAX (a gzip bomb) is
+ * queued there, the rest of its bytes in the next. How the file is cut
+ * changes nothing the tokenizer makes.
+ */
+#define GZ_STEP		(16u << 10)
+#define GZ_OUT_MAX	(16u << 20)
 static void
 ahead_gzip(struct tp_unpack_ahead *a)
 {
-	struct tp_gz_chunk *c;
+	struct tp_gz_chunk *c = NULL;
 	struct unpacked u;
 	z_stream z;
 	uint8_t *piece;
 	const char *msg;
 	uint64_t pos = 0;
 	ssize_t r;
-	int done = 0, rc;
+	int done = 0, rc, stop = 0;
 
 	memset(&z, 0, sizeof(z));
 	if ((piece = malloc(TP_GUNZIP_PIECE)) == NULL)
@@ -326,44 +337,46 @@ ahead_gzip(struct tp_unpack_ahead *a)
 		free(piece);
 		return;
 	}
-	while (!ahead_stopped(a)) {
-		if ((c = calloc(1, sizeof(*c))) == NULL ||
-		    (c->in = malloc(TP_READ_BLOCK)) == NULL) {
-			tp_gz_chunk_free(c);
+	while (!stop && !ahead_stopped(a)) {
+		if (c == NULL && ((c = calloc(1, sizeof(*c))) == NULL ||
+		    (c->in = malloc(TP_READ_BLOCK)) == NULL))
 			break;
-		}
-		while ((r = pread(a->fd, c->in, TP_READ_BLOCK, (off_t)pos)) ==
-		    -1 && errno == EINTR)
+		while ((r = pread(a->fd, c->in + c->inlen, GZ_STEP,
+		    (off_t)pos)) == -1 && errno == EINTR)
 			;
 		if (r == 0) {
-			tp_gz_chunk_free(c);
 			pthread_mutex_lock(&a->mu);
 			a->eof = 1;
 			pthread_mutex_unlock(&a->mu);
-			break;
-		}
-		if (r == -1)
+			if (c->inlen == 0)
+				break;
+			stop = 1;
+		} else if (r == -1) {
 			c->read_errno = errno;
-		else {
-			c->inlen = (size_t)r;
+			stop = 1;
+		} else {
+			rc = tp_gunzip_run(&z, piece, c->in + c->inlen,
+			    (size_t)r, &done, chunk_piece, c, &msg);
+			c->inlen += (size_t)r;
 			pos += (uint64_t)r;
-			rc = tp_gunzip_run(&z, piece, c->in, c->inlen, &done,
-			    chunk_piece, c, &msg);
 			if (rc == -1 && (c->corrupt = strdup(msg)) == NULL)
 				rc = -2;
 			c->nomem = rc == -2;
+			/* The tokenizer stops at an error: so does the
+			 * thread. */
+			stop = rc != 0;
+			if (!stop && c->inlen + GZ_STEP <= TP_READ_BLOCK &&
+			    c->outlen < GZ_OUT_MAX)
+				continue;
 		}
 		memset(&u, 0, sizeof(u));
 		u.chunk = c;
 		u.n = c->inlen + c->outlen;
-		if (ahead_put(a, &u) == -1) {
-			tp_gz_chunk_free(c);
+		if (ahead_put(a, &u) == -1)
 			break;
-		}
-		/* The tokenizer stops at an error: so does the thread. */
-		if (c->read_errno != 0 || c->corrupt != NULL || c->nomem)
-			break;
+		c = NULL;
 	}
+	tp_gz_chunk_free(c);
 	inflateEnd(&z);
 	free(piece);
 }
