@@ -646,7 +646,7 @@ gzip_buf(const uint8_t *buf, size_t len, int level, size_t *n)
  * A gzip'd file of 4.5 MB (stored, not compressed: one chunk a MB read):
  * inflated on the second thread, chunk by chunk; damaged near its end,
  * the same error after the same rows. A bomb (a packet of 40 MB of zeros
- * in 40 KB): queued in parts of at most about 16 MB.
+ * in 40 KB): queued in parts of a few MB.
  */
 START_TEST(test_gzip_ahead)
 {

@@ -39,7 +39,7 @@
 
 /* What the thread may hold decompressed before the tokenizer takes it. */
 #define AHEAD_SLOTS	16
-#define AHEAD_BYTES	(64u << 20)
+#define AHEAD_BYTES	(24u << 20)
 /* Packets looked at before the thread gives up finding a compressed one. */
 #define AHEAD_PROBE	64
 
@@ -312,12 +312,13 @@ chunk_piece(void *arg, const uint8_t *b, size_t n)
 /*
  * The thread, for a gzip'd file: chunks of it (TP_READ_BLOCK bytes, as
  * tp_load_fd reads) each with what it inflates to, fed GZ_STEP bytes at a
- * time so that a chunk whose output passes GZ_OUT_MAX (a gzip bomb) is
- * queued there, the rest of its bytes in the next. How the file is cut
- * changes nothing the tokenizer makes.
+ * time so that a chunk whose output passes GZ_OUT_MAX is queued there, the
+ * rest of its bytes in the next: a queue of small entries keeps the thread
+ * ahead in little memory, and a gzip bomb is held a part at a time. How
+ * the file is cut changes nothing the tokenizer makes.
  */
 #define GZ_STEP		(16u << 10)
-#define GZ_OUT_MAX	(16u << 20)
+#define GZ_OUT_MAX	(2u << 20)
 static void
 ahead_gzip(struct tp_unpack_ahead *a)
 {
@@ -453,21 +454,19 @@ tp_unpack_ahead_start(struct tp *tp, int fd)
 	struct stat sb;
 	uint8_t magic[2];
 
-	/* Off for tests that compare with the tokenizer alone. */
-	if (tp->ahead != NULL || (v != NULL && strcmp(v, "0") == 0))
+	/* Off for tests that compare with the tokenizer alone. Only from
+	 * the trace's first byte: offsets in the file are then the
+	 * tokenizer's, and a gzip'd file is taken for one. */
+	if (tp->ahead != NULL || tp->bytes_in > 0 ||
+	    (v != NULL && strcmp(v, "0") == 0))
 		return;
 	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
 	    pread(fd, magic, 2, 0) != 2)
 		return;
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return;
-	/* A gzip'd file from its start (tp_parse takes it for one only
-	 * then); its packets are left to the tokenizer. */
+	/* A gzip'd file's packets are left to the tokenizer. */
 	a->gzip = magic[0] == 0x1f && magic[1] == 0x8b;
-	if (a->gzip && (tp->bytes_in > 0 || tp->gunzip != NULL)) {
-		free(a);
-		return;
-	}
 	a->fd = fd;
 	a->size = (uint64_t)sb.st_size;
 	pthread_mutex_init(&a->mu, NULL);
