@@ -219,30 +219,9 @@ SELECT COUNT(DISTINCT printf('%080d', i)) AS n FROM s" "$trace"
 # A file of compressed packets: decompressed ahead on a second thread,
 # which the sandbox must let the shell start (only threads: clone with
 # CLONE_THREAD), with the same rows as the plain file.
-python3 - "$trace" "$tmp/deflated.pb" <<'PY'
-import sys, zlib
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]; i += 1; v |= (c & 0x7f) << s; s += 7
-        if c < 0x80: return v, i
-def put(v):
-    o = bytearray()
-    while True:
-        c, v = v & 0x7f, v >> 7
-        o.append(c | 0x80 if v else c)
-        if not v: return bytes(o)
-src, out, i, n = open(sys.argv[1], 'rb').read(), bytearray(), 0, 0
-while i < len(src):
-    j = i
-    for _ in range(8):		# 8 packets to a compressed one
-        if j >= len(src): break
-        ln, k = varint(src, j + 1); j = k + ln
-    z = zlib.compress(src[i:j])
-    pkt = b'\x92\x03' + put(len(z)) + z	# compressed_packets = 50
-    out += b'\x0a' + put(len(pkt)) + pkt; i = j
-open(sys.argv[2], 'wb').write(out)
-PY
+# (groups of about 100 bytes: several in this small trace)
+python3 "$srcdir/bench/trace_processor/compress_trace.py" deflate "$trace" \
+    "$tmp/deflated.pb" 100
 all='select count(*) as n, sum(dur) as d from sched_slice; select count(*) as n from ftrace_event; select count(*) as n, sum(value) as v from counter'
 "$tp" -Q "$all" "$trace" >"$tmp/want_plain" 2>/dev/null
 expect compressed-ahead 0 "$tmp/want_plain" -- --verbose -Q "$all" \
