@@ -10,29 +10,14 @@ field 133, with the zstd command of Debian's package zstd).
 For the load of compressed traces against upstream (vs_upstream.sh or
 farm-bench); a gzip'd trace is `gzip -c IN > OUT.gz`.
 """
+import os
 import subprocess
 import sys
 import zlib
 
-
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7f) << s
-        s += 7
-        if c < 0x80:
-            return v, i
-
-
-def put_varint(v):
-    o = bytearray()
-    while True:
-        c, v = v & 0x7f, v >> 7
-        o.append(c | 0x80 if v else c)
-        if not v:
-            return bytes(o)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "fleet"))
+from synth import put_varint, varint  # noqa: E402  (protobuf by hand)
 
 
 def compress(kind, data):
