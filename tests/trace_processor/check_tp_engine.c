@@ -596,14 +596,17 @@ same_ahead(const uint8_t *buf, size_t len, uint64_t *want)
 	return alone;
 }
 
-/* A file of compressed packets: each top-level one decompressed on the
- * second thread. */
+/*
+ * A file of compressed packets: each top-level one decompressed on the
+ * second thread; after a thousand plain packets (as a service may write
+ * first) too.
+ */
 START_TEST(test_compressed_ahead)
 {
-	struct pbbuf t = trace_build(3000, 0), w;
+	struct pbbuf t = trace_build(3000, 0), w, pre = { 0 };
 	uint64_t taken;
 	char *r;
-	int ngroups;
+	int ngroups, i;
 
 	w = wrap_groups(&t, 9, &ngroups);
 	ck_assert_int_gt(ngroups, 600);
@@ -615,6 +618,14 @@ START_TEST(test_compressed_ahead)
 	    strchr(r, '\n'));
 	ck_assert_ptr_nonnull(strstr(r, "plain@900"));
 	free(r);
+	for (i = 0; i < 1000; i++)
+		put_instant(&pre, 800, "first");
+	pbb_raw(&pre, w.buf, w.len);
+	ck_assert_int_eq(pre.oom, 0);
+	r = same_ahead(pre.buf, pre.len, &taken);
+	ck_assert_uint_eq(taken, (uint64_t)ngroups);
+	free(r);
+	pbb_free(&pre);
 	free(w.buf);
 	free(t.buf);
 }

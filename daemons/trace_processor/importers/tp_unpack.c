@@ -40,8 +40,9 @@
 /* What the thread may hold decompressed before the tokenizer takes it. */
 #define AHEAD_SLOTS	16
 #define AHEAD_BYTES	(24u << 20)
-/* Packets looked at before the thread gives up finding a compressed one. */
-#define AHEAD_PROBE	64
+/* The file's bytes looked at before the thread gives up finding a
+ * compressed packet (those a service writes first may be plain). */
+#define AHEAD_PROBE	(4u << 20)
 
 /* Room after used bytes of *out, doubling *cap; -1 past MAX_UNPACKED. */
 static int
@@ -395,7 +396,7 @@ ahead_run(void *arg)
 	struct unpacked u;
 	struct tp_pkt pk;
 	const uint8_t *h, *q, *pkt;
-	uint64_t pos = 0, key, plen, seen = 0, found = 0;
+	uint64_t pos = 0, key, plen, found = 0;
 	size_t hn;
 
 	if (a->gzip) {
@@ -434,7 +435,7 @@ ahead_run(void *arg)
 		}
 		pos += plen;
 		/* A trace of plain packets: nothing to do ahead. */
-		if (++seen == AHEAD_PROBE && found == 0)
+		if (pos >= AHEAD_PROBE && found == 0)
 			break;
 	}
 	free(w.b);
