@@ -19,8 +19,6 @@
 #include "tp_proto.h"
 #include "tp_unpack.h"
 
-/* Largest packet accepted; larger ones are skipped and counted. */
-#define MAX_PACKET	(256u << 20)
 
 #define SEQ_STATE_CLEARED	1
 #define SEQ_NEEDS_STATE		2
@@ -1682,7 +1680,7 @@ tp_proto_feed(struct tp *tp, const uint8_t *buf, size_t len)
 			    " %u at top level", (unsigned)(key & 7));
 		}
 		p->hdrlen = 0;
-		if ((key >> 3) != 1 || plen > MAX_PACKET) {
+		if ((key >> 3) != 1 || plen > TP_MAX_PACKET) {
 			if ((key >> 3) == 1)
 				tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
 			p->skip = plen;

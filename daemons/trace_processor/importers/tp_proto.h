@@ -99,6 +99,9 @@ struct tp_pkt {
 	struct pb_field	 data;		/* the oneof payload */
 };
 
+/* Largest packet accepted; larger ones are skipped and counted. */
+#define TP_MAX_PACKET	(256u << 20)
+
 /* The fields of a packet tokenization needs (payload: the oneof's);
  * -1 when it does not decode. */
 int	 tp_proto_packet_scan(const uint8_t *, size_t, struct tp_pkt *);

@@ -8,9 +8,10 @@
  * one, and depends on nothing but the compressed bytes. So when a trace
  * is read from a file (tp_load_fd), a second thread does it ahead of the
  * tokenizer, reading the file on its own (pread):
- *   - a gzip'd file: in chunks as read(2) gives them, each queued with
- *     what it inflates to, in the pieces tp_parse would make (the same
- *     function makes them); the tokenizer takes the chunks in order;
+ *   - a gzip'd file: in chunks (as read(2) gives them, or cut shorter
+ *     where their output passes a few MB), each queued with what it
+ *     inflates to, in the pieces tp_parse would make (the same function
+ *     makes them); the tokenizer takes the chunks in order;
  *   - any other: split into packets as tp_proto_feed splits it, the
  *     compressed ones queued decompressed, in file order; the tokenizer
  *     takes the one of the offset it has reached, or decompresses it
@@ -34,8 +35,6 @@
 
 /* Largest decompressed payload; larger ones are cut there. */
 #define MAX_UNPACKED	(256u << 20)
-/* Largest packet the splitter takes (tp_proto.c's MAX_PACKET). */
-#define MAX_PACKET	(256u << 20)
 
 /* What the thread may hold decompressed before the tokenizer takes it. */
 #define AHEAD_SLOTS	16
@@ -411,7 +410,7 @@ ahead_run(void *arg)
 		    (q = pb_varint_untrusted(q, h + hn, &plen)) == NULL)
 			break;
 		pos += (uint64_t)(q - h);
-		if ((key >> 3) != 1 || plen > MAX_PACKET ||
+		if ((key >> 3) != 1 || plen > TP_MAX_PACKET ||
 		    plen > a->size - pos) {
 			pos += plen;
 			continue;
