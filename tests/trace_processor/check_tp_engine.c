@@ -599,7 +599,7 @@ same_ahead(const uint8_t *buf, size_t len, uint64_t *want)
 /*
  * A file of compressed packets: each top-level one decompressed on the
  * second thread; after a thousand plain packets (as a service may write
- * first) too.
+ * first) too; cut anywhere, the same as the tokenizer alone.
  */
 START_TEST(test_compressed_ahead)
 {
@@ -625,6 +625,10 @@ START_TEST(test_compressed_ahead)
 	r = same_ahead(pre.buf, pre.len, &taken);
 	ck_assert_uint_eq(taken, (uint64_t)ngroups);
 	free(r);
+	for (i = 1; i < 12; i++) {
+		r = same_ahead(w.buf, w.len * (size_t)i / 12 + (size_t)i, &taken);
+		free(r);
+	}
 	pbb_free(&pre);
 	free(w.buf);
 	free(t.buf);
@@ -663,7 +667,7 @@ START_TEST(test_gzip_ahead)
 {
 	struct pbbuf t = trace_build(120000, 0), b = { 0 }, pk = { 0 };
 	uint64_t taken;
-	size_t n;
+	size_t n, i;
 	uint8_t *gz, *zeros;
 	char *r;
 
@@ -673,6 +677,11 @@ START_TEST(test_gzip_ahead)
 	ck_assert_uint_eq(taken, (n + (1u << 20) - 1) >> 20);
 	ck_assert_uint_ge(taken, 4);
 	free(r);
+	/* Cut anywhere: what came before the cut, both ways. */
+	for (i = 1; i < 6; i++) {
+		r = same_ahead(gz, n * i / 6 + i, &taken);
+		free(r);
+	}
 	/* The CRC at the end no longer matches. */
 	gz[n - 4096] ^= 0xff;
 	r = same_ahead(gz, n, &taken);
