@@ -8,11 +8,10 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
-#include <sched.h>
-
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -400,8 +399,8 @@ proc_sandbox_run(const struct proc_sandbox *policy,
 {
 	static const size_t ncommon_rules = sizeof(sandbox_common_rules) /
 	    sizeof(*sandbox_common_rules);
-	const char *const *parts[4] = { sandbox_common, policy->syscalls,
-	    NULL, NULL };
+	const char *const *parts[3] = { sandbox_common, policy->syscalls,
+	    NULL };
 	struct proc_sandbox sb = *policy;
 	struct proc_sys_rule *rules;
 	const char **list;
@@ -413,7 +412,7 @@ proc_sandbox_run(const struct proc_sandbox *policy,
 	parts[2] = sandbox_asan_extra;
 #else
 	if (policy->threads)
-		parts[3] = sandbox_thread_calls;
+		parts[2] = sandbox_thread_calls;
 #endif
 	sb.user = sandbox_user(policy, o);
 	if (sb.user == NULL)
@@ -422,8 +421,9 @@ proc_sandbox_run(const struct proc_sandbox *policy,
 	sb.seccomp_debug = policy->seccomp_debug || (o != NULL && o->debug) ||
 	    (v != NULL && strcmp(v, "1") == 0);
 
-	/* One list: the common base, the daemon's own, the test extras. */
-	for (j = 0; j < 4; j++)
+	/* One list: the common base, the daemon's own, the test extras
+	 * (or a thread's needs). */
+	for (j = 0; j < 3; j++)
 		n += sandbox_count(parts[j]);
 	list = calloc(n + 1, sizeof(*list));
 	/* Twice the room: ASan builds mirror openat rules onto open. */
@@ -435,7 +435,7 @@ proc_sandbox_run(const struct proc_sandbox *policy,
 		*cause = "out of memory";
 		return -1;
 	}
-	for (j = 0; j < 4; j++)
+	for (j = 0; j < 3; j++)
 		for (const char *const *p = parts[j]; p && *p; p++)
 			list[i++] = *p;
 	memcpy(rules, sandbox_common_rules, sizeof(sandbox_common_rules));

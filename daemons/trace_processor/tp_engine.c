@@ -568,6 +568,13 @@ tp_mem_bytes(struct tp *tp)
 	    tp_tables_bytes(tp);
 }
 
+/* A read of the trace file failed: the load's error, -1. */
+static ssize_t
+load_read_error(struct tp *tp, int err)
+{
+	return tp_seterr(tp, "tp_load_fd: read: %s", strerror(err));
+}
+
 /*
  * The next chunk of a gzip'd file, read and inflated ahead, parsed: its
  * length, 0 at the end of the file, -1 on error.
@@ -584,13 +591,11 @@ load_chunk(struct tp *tp)
 			return 0;
 		return tp_seterr(tp, "gunzip: out of memory");
 	}
-	if (c->read_errno != 0) {
-		tp_seterr(tp, "tp_load_fd: read: %s", strerror(c->read_errno));
-		n = -1;
-	} else {
+	if (c->read_errno != 0)
+		n = load_read_error(tp, c->read_errno);
+	else
 		n = parse_bytes(tp, c->in, c->inlen, c) == -1 ? -1 :
 		    (ssize_t)c->inlen;
-	}
 	tp_gz_chunk_free(c);
 	return n;
 }
@@ -616,8 +621,7 @@ tp_load_fd(struct tp *tp, int fd)
 			if (n == -1 && errno == EINTR)
 				continue;
 			if (n == -1)
-				tp_seterr(tp, "%s: read: %s", __func__,
-				    strerror(errno));
+				load_read_error(tp, errno);
 			else if (n > 0 && tp_parse(tp, buf, (size_t)n) == -1)
 				n = -1;
 		}

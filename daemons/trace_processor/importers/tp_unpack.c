@@ -496,6 +496,16 @@ ahead_pop(struct tp_unpack_ahead *a, int keep)
 	pthread_cond_broadcast(&a->cv);
 }
 
+/* The queue's head, waited for while the thread may still queue one;
+ * NULL once it is done and the queue empty. The lock held. */
+static struct unpacked *
+ahead_head(struct tp_unpack_ahead *a)
+{
+	while (a->count == 0 && !a->done)
+		pthread_cond_wait(&a->cv, &a->mu);
+	return a->count > 0 ? &a->q[a->head] : NULL;
+}
+
 int
 tp_unpack_ahead_take(struct tp *tp, uint64_t off, uint32_t field,
     size_t len, uint8_t **out, size_t *n, int *rc)
@@ -507,12 +517,7 @@ tp_unpack_ahead_take(struct tp *tp, uint64_t off, uint32_t field,
 	if (a == NULL || a->gzip)
 		return 0;
 	pthread_mutex_lock(&a->mu);
-	for (;;) {
-		while (a->count == 0 && !a->done)
-			pthread_cond_wait(&a->cv, &a->mu);
-		if (a->count == 0)
-			break;
-		u = &a->q[a->head];
+	while ((u = ahead_head(a)) != NULL) {
 		if (u->off < off) {
 			/* One the tokenizer never reached (split otherwise). */
 			ahead_pop(a, 0);
@@ -546,12 +551,11 @@ tp_unpack_ahead_chunk(struct tp *tp, int *eof)
 {
 	struct tp_unpack_ahead *a = tp->ahead;
 	struct tp_gz_chunk *c = NULL;
+	struct unpacked *u;
 
 	pthread_mutex_lock(&a->mu);
-	while (a->count == 0 && !a->done)
-		pthread_cond_wait(&a->cv, &a->mu);
-	if (a->count > 0) {
-		c = a->q[a->head].chunk;
+	if ((u = ahead_head(a)) != NULL) {
+		c = u->chunk;
 		ahead_pop(a, 1);
 		a->taken++;
 	}
