@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "tp_int.h"
 #include "tp_sql_guard.h"
+#include "importers/tp_pipe.h"
 #include "importers/tp_unpack.h"
 #include "psql/psql.h"
 #include "ops/tp_ops.h"
@@ -176,6 +177,7 @@ tp_free(struct tp *tp)
 {
 	if (tp == NULL)
 		return;
+	tp_pipe_end(tp);
 	tp_sorter_free(tp);
 	tp_proto_free(tp);
 	tp_json_free(tp);
@@ -428,6 +430,8 @@ parse_timed(struct tp *tp, const uint8_t *buf, size_t len,
 	if (!tp->uuid_in_trace && tp->bytes_in < UUID_HASH_BYTES) {
 		size_t i, n = UUID_HASH_BYTES - (size_t)tp->bytes_in;
 
+		tp_pipe_sync(tp);
+
 		if (tp->bytes_in == 0)
 			tp->uuid_hash = 0xcbf29ce484222325ULL;
 		for (i = 0; i < n && i < len; i++)
@@ -444,7 +448,13 @@ parse_timed(struct tp *tp, const uint8_t *buf, size_t len,
 		rc = gunzip_feed(tp, buf, len);
 	else
 		rc = parse_plain(tp, buf, len);
-	/* Queries may run between two pieces: no row stays queued. */
+	/*
+	 * Queries may run between two pieces: no row stays queued. (A file
+	 * read whole, while the parse thread writes rows, has no queries
+	 * before its end: flushed there.)
+	 */
+	if (tp_pipe_busy(tp))
+		return rc;
 	if (tp_rows_flush(tp) == -1)
 		rc = -1;
 	if (rc == 0 && tp->bytes_in % COMMIT_BYTES < len)
@@ -613,6 +623,7 @@ tp_load_fd(struct tp *tp, int fd)
 	if ((buf = malloc(TP_READ_BLOCK)) == NULL)
 		return tp_seterr(tp, "%s: out of memory", __func__);
 	tp_unpack_ahead_start(tp, fd);
+	tp_pipe_begin(tp);
 	for (;;) {
 		if (tp_unpack_ahead_gzip(tp)) {
 			n = load_chunk(tp);
@@ -632,8 +643,10 @@ tp_load_fd(struct tp *tp, int fd)
 			tp->cfg.progress(tp->cfg.progress_arg, done, total);
 	}
 	free(buf);
-	/* Every packet is tokenized: nothing more to take ahead. */
+	/* Every packet is tokenized: nothing more to take ahead, nothing
+	 * more to parse beside. */
 	tp_unpack_ahead_stop(tp);
+	tp_pipe_end(tp);
 	return n == 0 ? tp_eof(tp) : -1;
 }
 

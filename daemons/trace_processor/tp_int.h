@@ -361,6 +361,7 @@ struct tp_systrace;
 struct tp_ftrace;
 struct tp_gunzip;
 struct tp_unpack_ahead;
+struct tp_pipe;
 struct tp_sysstats;
 struct tp_fpower;
 struct tp_fnet;
@@ -535,6 +536,7 @@ struct tp {
 	struct tp_ftrace	*ftrace;
 	struct tp_gunzip	*gunzip;
 	struct tp_unpack_ahead	*ahead;		/* tp_unpack.c */
+	struct tp_pipe		*pipe;		/* tp_pipe.c */
 	uint64_t		 unpacked_ahead;
 	struct tp_sysstats	*sysstats;
 	struct tp_pending	*pending;
@@ -716,6 +718,9 @@ int	 tp_json_args(struct tp *, int64_t set, const char *flat,
 /* derived: made from the trace's first bytes, not found in it. */
 void	 tp_metadata_uuid(struct tp *, uint64_t msb, uint64_t lsb,
 	    int derived);
+/* One metadata row, key_type "single" or "multi" (tp_storage.c). */
+void	 tp_metadata_put(struct tp *, const char *name, const char *key_type,
+	    const char *s, int64_t v, int append, int derived);
 void	 tp_metadata_int(struct tp *, const char *name, int64_t v);
 /* A metadata key that collects many values ("multi"). */
 void	 tp_metadata_int_multi(struct tp *, const char *name, int64_t v);
@@ -1125,6 +1130,18 @@ struct tp_sort_item {
 };
 
 void	 tp_sorter_free(struct tp *);
+/* A released record parsed; then its share of the sorter given back. */
+void	 tp_sorter_parse(struct tp *, struct tp_sort_item *);
+void	 tp_sorter_done(struct tp *, const struct tp_sort_item *,
+	    uint64_t blk);
+/* A released record by where it is, for the parse thread (tp_pipe.h). */
+struct tp_sort_at {
+	int64_t			 ts;
+	struct tp_sort_blk	*blk;
+	uint64_t		 pos;
+};
+void	 tp_sorter_item_at(const struct tp_sort_at *, struct tp_sort_item *);
+void	 tp_sorter_done_at(struct tp *, const struct tp_sort_at *);
 /* Copies data. Returns -1 when dropped (counted). */
 int	 tp_sorter_push(struct tp *, int64_t ts, enum tp_sort_kind,
 	    uint32_t aux, void *ref, const void *data, size_t len);

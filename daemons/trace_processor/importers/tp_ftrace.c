@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "tp_gen_tables.h"
+#include "tp_pipe.h"
 #include "tp_proto.h"
 
 #define EV_PRINT		3
@@ -142,11 +143,16 @@ soft_dropped(struct tp *tp, int64_t ts)
 static void
 bundle_start(struct tp *tp, uint32_t cpu, int64_t start)
 {
-	struct tp_ftrace *ft = ft_get(tp);
+	struct tp_ftrace *ft;
 	uint64_t bit = 1ULL << (cpu % 64), *latest;
 	uint64_t key = (uint64_t)tp->machine << 32 | cpu;
 
-	if (ft == NULL)
+	/* A cpu's first bundle is read after the parse thread's batch: the
+	 * parse reads what it sets. */
+	if (tp->ftrace == NULL || tp->machine != 0 ||
+	    !(tp->ftrace->first_bundle[cpu / 64] & bit))
+		tp_pipe_sync(tp);
+	if ((ft = ft_get(tp)) == NULL)
 		return;
 	if (tp->machine != 0) {
 		if (tp_hash_get(&ft->remote_first, key) != NULL ||
@@ -1660,7 +1666,7 @@ tp_ftrace_push(struct tp *tp, struct tp_gen *g, uint32_t cpu, int64_t ts,
 	int rc;
 
 	if (g != NULL)
-		g->refs++;
+		tp_proto_ref(g);
 	if (parts == 0) {
 		rc = tp_sorter_push(tp, ts, SK_FTRACE, cpu, g, ev, len);
 	} else if ((d = malloc(len + 9)) == NULL) {
@@ -1758,6 +1764,9 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 		}
 		if (!used && (used = 1))
 			tp_clock_first_use(tp);
+		/* These two tokenizers keep state the parse reads. */
+		if (adreno || acpm.id != 0)
+			tp_pipe_sync(tp);
 		if (adreno && tp_ftrace_adreno_tokenize(tp, g, cpu,
 		    ts + offset, f.data, f.len))
 			continue;
@@ -1767,7 +1776,7 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 			continue;
 		}
 		if (g != NULL)
-			g->refs++;
+			tp_proto_ref(g);
 		if (tp_sorter_push(tp, ts + offset, SK_FTRACE, cpu, g, f.data,
 		    f.len) == -1 && g != NULL)
 			tp_proto_unref(g);

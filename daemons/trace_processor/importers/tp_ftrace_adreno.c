@@ -179,7 +179,7 @@ tp_ftrace_adreno_tokenize(struct tp *tp, struct tp_gen *g, uint32_t cpu,
 	p->start = (uint64_t)e.v[6];
 	p->g = g;
 	if (g != NULL)
-		g->refs++;
+		tp_proto_ref(g);
 	a->npend++;
 	return 1;
 }

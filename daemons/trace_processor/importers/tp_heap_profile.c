@@ -185,7 +185,7 @@ pending_add(struct tp_heapprof *h, const struct alloc *a)
 	}
 	h->pend[h->npend] = *a;
 	if (a->g != NULL)
-		a->g->refs++;
+		tp_proto_ref(a->g);
 	h->npend++;
 }
 

@@ -16,6 +16,7 @@
 
 #include "pbdec.h"
 #include "tp_int.h"
+#include "tp_pipe.h"
 #include "tp_proto.h"
 #include "tp_unpack.h"
 
@@ -119,7 +120,7 @@ tp_proto_unref(void *ref)
 {
 	struct tp_gen *g = ref;
 
-	if (g == NULL || --g->refs > 0)
+	if (g == NULL || __atomic_sub_fetch(&g->refs, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
 	tp_hash_free(&g->interned);
 	tp_hash_free(&g->counters);
@@ -1289,7 +1290,7 @@ push_packet(struct tp *tp, int64_t ts, struct tp_gen *g,
 		hlen = 2 * sizeof(*thread_vals);
 	}
 	if (g != NULL)
-		g->refs++;
+		tp_proto_ref(g);
 	if (tp_sorter_push_hdr(tp, ts, SK_PACKET, aux, g, thread_vals, hlen,
 	    buf, len) == -1 && g != NULL)
 		tp_proto_unref(g);
@@ -1314,6 +1315,84 @@ lost_state_log(struct tp *tp, enum tp_stat st, uint32_t seq, ptrdiff_t off)
 	tp_proto_packet_log(tp, st, off, set);
 }
 
+/*
+ * Whether a packet leaves its sequence's state as it is: of the host's,
+ * on a sequence known and usable, with no interned data, defaults or
+ * new state (for the tokenizer beside the parse thread, tp_pipe.h).
+ */
+static int
+packet_plain(struct tp *tp, const struct tp_pkt *pk, struct tp_seq **s)
+{
+	*s = NULL;
+	if (tp->machine != 0 || (pk->has_machine && pk->machine != 0) ||
+	    (pk->flags & SEQ_STATE_CLEARED) || pk->defaults.id != 0 ||
+	    pk->interned.id != 0)
+		return 0;
+	return pk->seq == 0 || ((*s = tp_proto_seq_find(tp, pk->seq)) != NULL &&
+	    (!(pk->flags & SEQ_NEEDS_STATE) || (*s)->valid));
+}
+
+/*
+ * Whether the tokenizer may go on with this packet while the parse
+ * thread parses a batch: a plain packet at a time taken as it is, whose
+ * kind only feeds the sorter (an ftrace bundle waits itself for the
+ * little else it may touch; a service event leaves its metadata rows
+ * for after the batch).
+ */
+static int
+kind_beside(uint32_t id)
+{
+	switch (id) {
+	case 1:		/* ftrace_events */
+	case 2:		/* process_tree */
+	case 9:		/* process_stats */
+	case 7:		/* sys_stats */
+	case 36:	/* synchronization_marker */
+	case 38:	/* battery */
+	case 69:	/* service_event */
+	case 70:	/* initial_display_state */
+	case TP_GK_TASK_STATE:
+	case TP_GK_CPU_FREQ:
+	case TP_GK_TASK_RENAME:
+	case TP_GK_PROCESS_TREE:
+	case TP_GK_GPU_FREQ:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int
+packet_beside(struct tp *tp, const struct tp_pkt *pk)
+{
+	struct tp_seq *s;
+	uint32_t clock;
+
+	if ((pk->data.id == TP_UNPACK_DEFLATE || pk->data.id == TP_UNPACK_ZSTD) &&
+	    tp->proto->depth < 2)
+		return 1;
+	if (!kind_beside(pk->data.id) || !packet_plain(tp, pk, &s))
+		return 0;
+	clock = pk->has_clock ? pk->clock_id : s != NULL &&
+	    s->gen->has_defaults ? s->gen->clock_id : 0;
+	return !pk->has_ts || tp_clock_plain(tp, pk->seq, clock);
+}
+
+/*
+ * Whether a packet's clock snapshot may be read by the parse thread in
+ * its turn: a plain one once the clocks are settled (the packets
+ * tokenized beside meanwhile take their times as they are, which no
+ * snapshot changes then; whatever would see it waits for the thread).
+ */
+static int
+packet_later(struct tp *tp, const struct tp_pkt *pk)
+{
+	struct tp_seq *s;
+
+	return pk->data.id == 6 && !pk->has_ts && packet_plain(tp, pk, &s) &&
+	    tp_clock_settled(tp);
+}
+
 static void
 tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 {
@@ -1321,21 +1400,29 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	struct tp_pkt pk;
 	struct tp_seq *s = NULL;
 	struct tp_gen *g = NULL;
+	uint32_t machine;
+	int later = 0;
 
 	if (tp_proto_packet_scan(buf, len, &pk) == -1) {
 		tp_stat_inc(tp, ST_PROTO_DECODE_ERRORS, 1);
 		return;
 	}
+	if (tp->pipe != NULL)
+		tp_pipe_kind(tp, kind_beside(pk.data.id));
+	if (tp_pipe_busy(tp) && !packet_beside(tp, &pk) &&
+	    !(later = packet_later(tp, &pk)))
+		tp_pipe_sync(tp);
 	if ((pk.data.id == TP_UNPACK_DEFLATE || pk.data.id == TP_UNPACK_ZSTD) &&
 	    p->depth < 2) {
 		unpack_packets(tp, pk.data.id, pk.data.data, pk.data.len,
 		    (uint64_t)p->pkt_off + (uint64_t)(pk.data.data - buf));
 		return;
 	}
-	/* A synchronization marker is no machine's data. */
-	if (pk.data.id != 36)
-		tp->machine = tp_machine_of_packet(tp, pk.has_machine,
-		    pk.machine);
+	/* A synchronization marker is no machine's data. (The parse thread
+	 * reads tp->machine: written only when it changes.) */
+	if (pk.data.id != 36 && (machine = tp_machine_of_packet(tp,
+	    pk.has_machine, pk.machine)) != tp->machine)
+		tp->machine = machine;
 	if (pk.seq != 0 && (s = seq_get(tp, pk.seq)) != NULL) {
 		if (pk.first_on_seq)
 			s->first_seen = 1;
@@ -1373,9 +1460,12 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 	}
 
 	/* A snapshot is read before its packet's own time, as upstream. */
-	if (pk.data.id == 6)
+	if (pk.data.id == 6 && !(later && tp_pipe_later_snapshot(tp, pk.seq,
+	    pk.data.data, pk.data.len))) {
+		tp_pipe_sync(tp);
 		tp_clock_snapshot_untrusted(tp, pk.seq, pk.data.data,
 		    pk.data.len);
+	}
 	else if (pk.data.id == 107)	/* remote_clock_sync */
 		tp_clock_remote_sync_untrusted(tp, pk.data.data, pk.data.len);
 	tokenize_timed(tp, buf, len, &pk, s, g, 0);
@@ -1412,7 +1502,7 @@ defer_packet(struct tp *tp, const uint8_t *buf, size_t len, struct tp_gen *g)
 	memcpy(d->buf, buf, len);
 	d->len = len;
 	if ((d->g = g) != NULL)
-		g->refs++;
+		tp_proto_ref(g);
 	d->machine = tp->machine;
 	d->off = p->pkt_off;
 	p->ndeferred++;

@@ -12,7 +12,7 @@
 
 /* One generation of a sequence's incremental state. */
 struct tp_gen {
-	int		 refs;
+	int		 refs;		/* atomic: tp_proto_ref, tp_proto_unref */
 	uint64_t	 serial;	/* tells generations apart, from 1 */
 	uint64_t	 seq_key;	/* its sequence's: machine << 32 | id */
 	struct tp_hash	 interned;	/* field << 48 ^ iid -> off << 32 | len */
@@ -106,6 +106,13 @@ struct tp_pkt {
  * -1 when it does not decode. */
 int	 tp_proto_packet_scan(const uint8_t *, size_t, struct tp_pkt *);
 
+/* One more holder of g (the parse thread takes some too: atomic). */
+static inline void
+tp_proto_ref(struct tp_gen *g)
+{
+	__atomic_add_fetch(&g->refs, 1, __ATOMIC_RELAXED);
+}
+
 int	 tp_gen_lookup(const struct tp_gen *, uint32_t field, uint64_t iid,
 	    const uint8_t **, size_t *);
 int	 tp_gen_string(const struct tp_gen *, uint32_t field, uint64_t iid,
@@ -159,6 +166,10 @@ int	 tp_clock_to_trace(struct tp *, uint32_t seq, uint32_t id, int64_t ts,
 /* The same for a packet's own time: failures are logged at the packet's
  * byte offset, as upstream's tokenizer logs them; quiet: not logged nor
  * counted (the packet is tried again at the end). */
+/* Whether times convert and named clocks were bridged: what a snapshot
+ * no longer changes for a time of the trace clock. */
+int	 tp_clock_settled(struct tp *);
+int	 tp_clock_plain(struct tp *, uint32_t seq, uint32_t id);
 int	 tp_clock_to_trace_at(struct tp *, uint32_t seq, uint32_t id,
 	    int64_t ts, int64_t *out, int64_t byte_offset, int quiet);
 /* A legacy (Chrome) time, in MONOTONIC; -1 when it cannot be converted

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "tp_int.h"
+#include "tp_pipe.h"
 #include "tp_proto.h"
 
 #define MAX_CLOCKS		1024	/* beyond: not tracked */
@@ -534,12 +535,18 @@ tp_clock_first_use(struct tp *tp)
 	int64_t id;
 
 	if (c != NULL && tp->machine != 0) {
+		tp_pipe_sync(tp);
 		machine_bridge(tp, c);
 		return;
 	}
-	if (c == NULL || c->bridged)
+	/* Read by the tokenizer while the parse thread may set it. */
+	if (c == NULL || __atomic_load_n(&c->bridged, __ATOMIC_RELAXED))
 		return;
-	c->bridged = 1;
+	/* The parse thread's batch first: it may bridge them itself. */
+	tp_pipe_sync(tp);
+	if (c->bridged)
+		return;
+	__atomic_store_n(&c->bridged, 1, __ATOMIC_RELAXED);
 	if (c->snapshot_read)
 		return;
 	tp_stat_inc(tp, ST_CLOCK_SYNC_CACHE_MISS, 2);
@@ -578,6 +585,55 @@ tp_clock_to_trace(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 	return tp_clock_to_trace_at(tp, seq, id, ts, out, TP_NULL, 0);
 }
 
+/* A time was converted (set once: the tokenizer reads it while the
+ * parse thread may set it, tp_clock_plain). */
+static void
+clocks_used(struct tp_clocks *c)
+{
+	if (!__atomic_load_n(&c->used, __ATOMIC_RELAXED))
+		__atomic_store_n(&c->used, 1, __ATOMIC_RELAXED);
+}
+
+/* The key of clock id (0: none given: the trace clock, of the packet's
+ * machine once a sync set that machine's clocks apart). */
+static uint64_t
+trace_key(struct tp *tp, const struct tp_clocks *c, uint32_t seq,
+    uint32_t id)
+{
+	if (id != 0)
+		return clock_key(tp, seq, id);
+	if (machine_synced(c, tp->machine) && c->trace_clock < 64)
+		return clock_key(tp, seq, (uint32_t)c->trace_clock);
+	return c->trace_clock;
+}
+
+/*
+ * Whether a time of clock id converts by writing nothing, for the
+ * tokenizer beside the parse thread (tp_pipe.h): the trace clock's own,
+ * once times were converted and named clocks bridged.
+ */
+int
+tp_clock_settled(struct tp *tp)
+{
+	const struct tp_clocks *c = tp->clocks;
+
+	return c != NULL && tp->machine == 0 &&
+	    __atomic_load_n(&c->used, __ATOMIC_RELAXED) &&
+	    __atomic_load_n(&c->bridged, __ATOMIC_RELAXED);
+}
+
+int
+tp_clock_plain(struct tp *tp, uint32_t seq, uint32_t id)
+{
+	const struct tp_clocks *c = tp->clocks;
+
+	if (c == NULL || tp->machine != 0 ||
+	    !__atomic_load_n(&c->used, __ATOMIC_RELAXED) ||
+	    (id != 0 && !__atomic_load_n(&c->bridged, __ATOMIC_RELAXED)))
+		return 0;
+	return trace_key(tp, c, seq, id) == c->trace_clock;
+}
+
 int
 tp_clock_to_trace_at(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
     int64_t *out, int64_t byte_offset, int quiet)
@@ -592,16 +648,8 @@ tp_clock_to_trace_at(struct tp *tp, uint32_t seq, uint32_t id, int64_t ts,
 		return -1;
 	if (id != 0)
 		tp_clock_first_use(tp);
-	c->used = 1;
-	/* No clock given: the trace clock, of the packet's machine once a
-	 * sync set that machine's clocks apart. */
-	if (id != 0)
-		key = clock_key(tp, seq, id);
-	else if (machine_synced(c, tp->machine) && c->trace_clock < 64)
-		key = clock_key(tp, seq, (uint32_t)c->trace_clock);
-	else
-		key = c->trace_clock;
-	if (key == c->trace_clock) {
+	clocks_used(c);
+	if ((key = trace_key(tp, c, seq, id)) == c->trace_clock) {
 		*out = ts;
 		return 0;
 	}
@@ -639,7 +687,7 @@ tp_clock_monotonic_to_trace(struct tp *tp, int64_t ts, int64_t *out)
 	if (c == NULL)
 		return -1;
 	tp_clock_first_use(tp);
-	c->used = 1;
+	clocks_used(c);
 	if (c->trace_clock == TP_CLOCK_MONOTONIC) {
 		*out = ts;
 		return 0;

@@ -227,7 +227,7 @@ seq_get(struct tp_cpu_uid *c, uint32_t id, struct tp_gen *gen)
 		omap_init(&s->times);
 		s->gen = gen;
 		if (gen != NULL)
-			gen->refs++;
+			tp_proto_ref(gen);
 		return (int64_t)c->nseqs++;
 	}
 	s = &c->seqs[*ip];
@@ -251,7 +251,7 @@ seq_get(struct tp_cpu_uid *c, uint32_t id, struct tp_gen *gen)
 		tp_proto_unref(s->gen);
 		s->gen = gen;
 		if (gen != NULL)
-			gen->refs++;
+			tp_proto_ref(gen);
 	}
 	return (int64_t)*ip;
 }

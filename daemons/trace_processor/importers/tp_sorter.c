@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "tp_int.h"
+#include "tp_pipe.h"
 #include "storage/cs_radix.h"
 
 /*
@@ -202,8 +203,9 @@ blk_unref(struct tp_sorter *s, uint64_t num)
 
 /* The block being filled, with room for len bytes; -1: out of memory. */
 static int
-blk_room(struct tp_sorter *s, size_t len)
+blk_room(struct tp *tp, size_t len)
 {
+	struct tp_sorter *s = &tp->sorter;
 	struct tp_sort_blk *b;
 	size_t total, need;
 	void *p;
@@ -218,6 +220,8 @@ blk_room(struct tp_sorter *s, size_t len)
 	}
 	if (len > SIZE_MAX - sizeof(*b) - BLK_SIZE)
 		return -1;
+	/* Blocks the parse thread is done with go first. */
+	tp_pipe_reap(tp);
 	total = (sizeof(*b) + len + BLK_SIZE - 1) & ~(size_t)(BLK_SIZE - 1);
 	if (s->nblks == 0)
 		s->blk0 = s->next_blk;
@@ -315,17 +319,16 @@ rec_put(struct tp_sort_blk *b, const struct tp_sort_item *it)
 	return p;
 }
 
-/* The record of an entry, as its parser takes it. */
+/* The record at pos in block b, as its parser takes it. */
 static void
-rec_get(const struct tp_sorter *s, const struct sort_ent *e,
+rec_decode(const struct tp_sort_blk *b, int64_t ts, uint64_t pos,
     struct tp_sort_item *it)
 {
-	const struct tp_sort_blk *b = blk_at(s, e->pos);
-	const uint8_t *p = b->data + (e->pos & (BLK_SIZE - 1));
+	const uint8_t *p = b->data + (pos & (BLK_SIZE - 1));
 	uint8_t f = *p++;
 
-	it->ts = e->ts;
-	it->seq = e->pos & ~ENT_JSON;
+	it->ts = ts;
+	it->seq = pos & ~ENT_JSON;
 	it->kind = f & REC_KIND;
 	it->ref = NULL;
 	if (it->kind == SK_JSON) {
@@ -345,6 +348,21 @@ rec_get(const struct tp_sorter *s, const struct sort_ent *e,
 	if (f & REC_MACHINE)
 		p = varint_get(p, &it->machine);
 	it->data = (uint8_t *)p;
+}
+
+static void
+rec_get(const struct tp_sorter *s, const struct sort_ent *e,
+    struct tp_sort_item *it)
+{
+	rec_decode(blk_at(s, e->pos), e->ts, e->pos, it);
+}
+
+/* A record released to the parse thread: where it is (its block stays
+ * until tp_sorter_done_at), read without the table of blocks. */
+void
+tp_sorter_item_at(const struct tp_sort_at *at, struct tp_sort_item *it)
+{
+	rec_decode(at->blk, at->ts, at->pos, it);
 }
 
 /* Among records of one timestamp: JSON ones by their key, the rest after. */
@@ -607,16 +625,23 @@ item_dispatch(struct tp *tp, struct tp_sort_item *it)
 	}
 }
 
-/* What a record holds: its importer context, its share of a block. */
+/* What a record holds, given back without parsing it. */
 static void
-item_release(struct tp_sorter *s, const struct sort_ent *e)
+item_release(struct tp *tp, const struct sort_ent *e)
 {
 	struct tp_sort_item it;
 
-	rec_get(s, e, &it);
-	if (it.kind != SK_JSON && it.ref != NULL)
-		tp_proto_unref(it.ref);
-	blk_unref(s, (e->pos & ~ENT_JSON) >> BLK_SHIFT);
+	rec_get(&tp->sorter, e, &it);
+	tp_sorter_done(tp, &it, (e->pos & ~ENT_JSON) >> BLK_SHIFT);
+}
+
+void
+tp_sorter_done_at(struct tp *tp, const struct tp_sort_at *at)
+{
+	struct tp_sort_item it;
+
+	tp_sorter_item_at(at, &it);
+	tp_sorter_done(tp, &it, (at->pos & ~ENT_JSON) >> BLK_SHIFT);
 }
 
 /* The first record of the run; the run is not empty. */
@@ -739,13 +764,41 @@ sorter_batch(struct tp_sorter *s)
 	s->has_cur = 0;
 }
 
+/* A record parsed as the machine it came from (tokenizing goes on as
+ * the machine it was at); on the parse thread it is always that one. */
+void
+tp_sorter_parse(struct tp *tp, struct tp_sort_item *it)
+{
+	uint32_t machine = tp->machine;
+
+	if (it->machine != machine)
+		tp->machine = it->machine;
+	item_dispatch(tp, it);
+	if (tp->machine != machine)
+		tp->machine = machine;
+}
+
+/* A record parsed: its importer context and its share of block blk
+ * given back. */
+void
+tp_sorter_done(struct tp *tp, const struct tp_sort_item *it, uint64_t blk)
+{
+	if (it->kind != SK_JSON && it->ref != NULL)
+		tp_proto_unref(it->ref);
+	blk_unref(&tp->sorter, blk);
+}
+
+/* The next record out: parsed, or kept for the parse thread with the
+ * others of a release (batch; tp_pipe.h). What the thread had before
+ * was parsed and what the tokenizer left for after it done: the
+ * callers wait for it before they pop (tp_pipe_sync). */
 static void
-sorter_pop(struct tp *tp)
+sorter_pop(struct tp *tp, int batch)
 {
 	struct tp_sorter *s = &tp->sorter;
 	struct sort_ent e;
 	struct tp_sort_item it;
-	uint32_t machine;
+	struct tp_sort_at at;
 	int fresh;
 
 	if (sorter_next(s, &fresh) == NULL)
@@ -756,15 +809,15 @@ sorter_pop(struct tp *tp)
 	s->bytes -= (size_t)(it.data - rec_at(s, e.pos)) + it.len + sizeof(e);
 	s->last_popped = it.ts;
 	s->popped_any = 1;
-	/* Parsed as the machine it came from; tokenizing goes on as the
-	 * machine it was at. */
-	machine = tp->machine;
-	tp->machine = it.machine;
-	item_dispatch(tp, &it);
-	tp->machine = machine;
-	if (it.kind != SK_JSON && it.ref != NULL)
-		tp_proto_unref(it.ref);
-	blk_unref(s, (e.pos & ~ENT_JSON) >> BLK_SHIFT);
+	at.ts = e.ts;
+	at.blk = blk_at(s, e.pos);
+	at.pos = e.pos;
+	if (batch && tp_pipe_add(tp, &at) == 0)
+		return;
+	/* Parsed here, after whatever the thread was given. */
+	tp_pipe_sync(tp);
+	tp_sorter_parse(tp, &it);
+	tp_sorter_done_at(tp, &at);
 }
 
 /* Appends empty queues up to n; -1 when out of memory. */
@@ -869,7 +922,7 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 			return -1;
 	}
 	if (hlen + len > SIZE_MAX - REC_HDR_MAX ||
-	    blk_room(s, REC_HDR_MAX + hlen + len) == -1)
+	    blk_room(tp, REC_HDR_MAX + hlen + len) == -1)
 		return -1;
 	if (kind == SK_JSON)
 		r.key = key;
@@ -932,12 +985,16 @@ void
 tp_sorter_drain(struct tp *tp, int flush)
 {
 	struct tp_sorter *s = &tp->sorter;
+	int synced = 0;
 
 	sorter_batch(s);
 	while (s->nitems > 0 && (flush || (!s->full &&
 	    tp->cfg.sort_window_bytes > 0 &&
-	    s->bytes > tp->cfg.sort_window_bytes)))
-		sorter_pop(tp);
+	    s->bytes > tp->cfg.sort_window_bytes))) {
+		if (!synced++)
+			tp_pipe_sync(tp);
+		sorter_pop(tp, 0);
+	}
 }
 
 /*
@@ -951,10 +1008,11 @@ tp_sorter_release(struct tp *tp, int64_t upto)
 	struct sort_ent *it;
 	int fresh;
 
+	tp_pipe_sync(tp);
 	sorter_batch(&tp->sorter);
 	while ((it = sorter_next(&tp->sorter, &fresh)) != NULL &&
 	    it->ts < upto)
-		sorter_pop(tp);
+		sorter_pop(tp, 0);
 	tp_sorter_drain(tp, 0);
 }
 
@@ -969,7 +1027,7 @@ tp_sorter_read_done(struct tp *tp)
 {
 	struct tp_sorter *s = &tp->sorter;
 	struct sort_ent *it;
-	int fresh;
+	int fresh, batch;
 
 	if (s->flushes < 2 || tp->cfg.full_sort || s->full)
 		return;
@@ -978,6 +1036,7 @@ tp_sorter_read_done(struct tp *tp)
 	 * the queue being drained; the release ends when a fresh pick
 	 * falls on one.
 	 */
+	batch = tp_pipe_batching(tp);
 	sorter_batch(s);
 	while ((it = sorter_next(s, &fresh)) != NULL) {
 		if ((it->pos & ~ENT_JSON) >= s->mark) {
@@ -986,8 +1045,9 @@ tp_sorter_read_done(struct tp *tp)
 			sorter_batch(s);
 			continue;
 		}
-		sorter_pop(tp);
+		sorter_pop(tp, batch);
 	}
+	tp_pipe_go(tp);
 	s->mark = sorter_wpos(s);
 	s->flushes = 0;
 }
@@ -1027,11 +1087,11 @@ tp_sorter_free(struct tp *tp)
 		while (late_head(q) != NULL) {
 			struct sort_ent it = late_take(q);
 
-			item_release(s, &it);
+			item_release(tp, &it);
 		}
 		/* What a sort without memory left behind. */
 		for (i = q->nsorted; i < q->n; i++)
-			item_release(s, late_at(q, i));
+			item_release(tp, late_at(q, i));
 		for (i = 0; i < q->nsegs; i++)
 			free(q->lsegs[i]);
 		free(q->lsegs);
@@ -1039,7 +1099,7 @@ tp_sorter_free(struct tp *tp)
 		while (q->rn > 0) {
 			struct sort_ent it = run_pop(q);
 
-			item_release(s, &it);
+			item_release(tp, &it);
 		}
 		free(q->rfirst);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tp_int.h"
+#include "importers/tp_pipe.h"
 
 struct stat_desc {
 	const char	*name;
@@ -384,7 +385,11 @@ static const struct stat_desc stat_descs[ST_COUNT] = {
 void
 tp_stat_inc(struct tp *tp, enum tp_stat s, int64_t n)
 {
-	tp->stats[s] += n;
+	/* The tokenizer's, while the parse thread counts: kept aside. */
+	if (tp->pipe != NULL && tp_pipe_self != tp && tp_pipe_busy(tp))
+		tp_pipe_stat(tp, (int)s, n);
+	else
+		tp->stats[s] += n;
 }
 
 void
@@ -394,6 +399,7 @@ tp_import_log(struct tp *tp, enum tp_stat s, int64_t ts, int64_t byte_offset,
 	sqlite3_stmt *st = tp->stmt[SQ_IMPORT_LOG];
 	const struct stat_desc *d = &stat_descs[s];
 
+	tp_pipe_sync(tp);
 	tp_stat_inc(tp, s, 1);
 	arg_set_id = tp_arg_set_done(tp, arg_set_id);
 	sqlite3_bind_int64(st, 1, tp->next_import_log++);
@@ -408,6 +414,7 @@ tp_import_log(struct tp *tp, enum tp_stat s, int64_t ts, int64_t byte_offset,
 void
 tp_stat_set_indexed(struct tp *tp, enum tp_stat s, int64_t idx, int64_t v)
 {
+	tp_pipe_sync(tp);
 	(void)tp_hash_put(&tp->istats,
 	    ((uint64_t)s << 32) | ((uint64_t)idx & 0xffffffff), (uint64_t)v);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tp_int.h"
+#include "importers/tp_pipe.h"
 
 /*
  * Track-like rows share one table; the typed tables are views that keep
@@ -782,8 +783,8 @@ metadata_scope(const char *name)
 /* One metadata row: key_type "single" (a later value replaces it, in its
  * row, unless appended) or "multi" (a value of many); of the current
  * machine when the key is about machines. */
-static void
-metadata_put(struct tp *tp, const char *name, const char *key_type,
+void
+tp_metadata_put(struct tp *tp, const char *name, const char *key_type,
     const char *s, int64_t v, int append, int derived)
 {
 	sqlite3_stmt *st = tp->stmt[SQ_METADATA];
@@ -795,6 +796,9 @@ metadata_put(struct tp *tp, const char *name, const char *key_type,
 	int64_t trace = !derived && (scope == META_TRACE ||
 	    scope == META_BOTH) ? 0 : TP_NULL;
 
+	/* The tokenizer's while the parse thread writes: after its batch. */
+	if (tp_pipe_later_metadata(tp, name, key_type, s, v, append, derived))
+		return;
 	if (!append && strcmp(key_type, "single") == 0 &&
 	    sqlite3_prepare_v2(tp->db, "UPDATE metadata SET int_value = ?1,"
 	    " str_value = ?2, trace_id = ?5 WHERE name = ?3 AND"
@@ -823,7 +827,7 @@ static void
 metadata_insert(struct tp *tp, const char *name, const char *key_type,
     const char *s, int64_t v, int append)
 {
-	metadata_put(tp, name, key_type, s, v, append, 0);
+	tp_metadata_put(tp, name, key_type, s, v, append, 0);
 }
 
 void
@@ -842,7 +846,7 @@ tp_metadata_uuid(struct tp *tp, uint64_t msb, uint64_t lsb, int derived)
 	    (unsigned)(msb >> 32), (unsigned)(msb >> 16) & 0xffff,
 	    (unsigned)msb & 0xffff, (unsigned)(lsb >> 48) & 0xffff,
 	    (uint64_t)(lsb & 0xffffffffffffULL));
-	metadata_put(tp, "trace_uuid", "single", s, 0, 0, derived);
+	tp_metadata_put(tp, "trace_uuid", "single", s, 0, 0, derived);
 }
 
 void
