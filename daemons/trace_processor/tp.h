@@ -98,11 +98,14 @@ int64_t		 tp_newest_ts(struct tp *);
 /* Bytes the engine holds: table pages in use and sorter records. */
 size_t		 tp_mem_bytes(struct tp *);
 /* Reads a whole descriptor in blocks, then tp_eof(); a file's compressed
- * packets are decompressed ahead on a second thread. */
+ * packets are decompressed ahead on a second thread, and what the sorter
+ * releases is parsed on another while the tokenizer reads on. */
 int		 tp_load_fd(struct tp *, int fd);
 int		 tp_load_file(struct tp *, const char *path);	/* "-": stdin */
 /* Compressed packets the second thread decompressed, all loads so far. */
 uint64_t	 tp_unpacked_ahead(const struct tp *);
+/* Records the parse thread parsed, all loads so far. */
+uint64_t	 tp_parsed_beside(const struct tp *);
 
 /* The last error, valid until the next call. */
 const char	*tp_error(const struct tp *);

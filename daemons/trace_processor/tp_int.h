@@ -538,6 +538,7 @@ struct tp {
 	struct tp_unpack_ahead	*ahead;		/* tp_unpack.c */
 	struct tp_pipe		*pipe;		/* tp_pipe.c */
 	uint64_t		 unpacked_ahead;
+	uint64_t		 parsed_beside;	/* tp_pipe.c */
 	struct tp_sysstats	*sysstats;
 	struct tp_pending	*pending;
 	struct tp_fpower	*fpower;

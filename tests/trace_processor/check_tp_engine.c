@@ -527,66 +527,118 @@ wrap_groups(const struct pbbuf *t, int k, int *ngroups)
 	" FROM (SELECT name, value FROM stats WHERE value != 0 AND name" \
 	" NOT LIKE '%duration%' ORDER BY name, idx)"
 
+/* Every row of every table, but the load's durations, as text. */
+static char *
+dump_tables(struct tp *tp)
+{
+	sqlite3_str *out = sqlite3_str_new(NULL);
+	sqlite3_stmt *tl, *st;
+	char *sql;
+	int i;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(tp_db(tp), "SELECT name FROM"
+	    " sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"
+	    " ORDER BY name", -1, &tl, NULL), SQLITE_OK);
+	while (sqlite3_step(tl) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(tl, 0);
+
+		ck_assert_ptr_nonnull(sql = sqlite3_mprintf("SELECT * FROM"
+		    " \"%w\"%s", t, strcmp(t, "stats") == 0 ?
+		    " WHERE name NOT LIKE '%duration%'" : ""));
+		ck_assert_int_eq(sqlite3_prepare_v2(tp_db(tp), sql, -1, &st,
+		    NULL), SQLITE_OK);
+		sqlite3_str_appendf(out, "%s:\n", t);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			for (i = 0; i < sqlite3_column_count(st); i++)
+				sqlite3_str_appendf(out, "%s|",
+				    sqlite3_column_text(st, i) != NULL ?
+				    (const char *)sqlite3_column_text(st, i) :
+				    "NULL");
+			sqlite3_str_appendchar(out, 1, '\n');
+		}
+		sqlite3_finalize(st);
+		sqlite3_free(sql);
+	}
+	sqlite3_finalize(tl);
+	ck_assert_int_eq(sqlite3_str_errcode(out), SQLITE_OK);
+	return sqlite3_str_finish(out);
+}
+
+/* A second thread of tp_load_file: the variable whose "0" turns it
+ * off, and what it reports it did. */
+struct second {
+	const char	*env;
+	uint64_t	(*done)(const struct tp *);
+};
+
+static const struct second unpack_ahead = { "FARO_TP_UNPACK_AHEAD",
+    tp_unpacked_ahead };
+static const struct second parse_beside = { "FARO_TP_PARSE_THREAD",
+    tp_parsed_beside };
+
 /*
- * Loads path (with or without the thread ahead): slices and stats, and
- * the error when the load failed.
+ * Loads path with or without the second thread th: slices and stats,
+ * the error when the load failed, then every table.
  */
 static char *
-load_path(const char *path, int ahead, uint64_t *taken)
+load_path(const char *path, const struct second *th, int on, uint64_t *done)
 {
 	struct tp *tp;
-	char *err = NULL, *a, *b, *r;
+	char *err = NULL, *a, *b, *d, *r;
 	int rc;
 
-	if (ahead)
-		unsetenv("FARO_TP_UNPACK_AHEAD");
+	if (on)
+		unsetenv(th->env);
 	else
-		setenv("FARO_TP_UNPACK_AHEAD", "0", 1);
+		setenv(th->env, "0", 1);
 	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
 	rc = tp_load_file(tp, path);
 	a = query1(tp, SUMMARY);
 	b = query1(tp, STATS_SUMMARY);
-	*taken = tp_unpacked_ahead(tp);
-	ck_assert_int_ne(asprintf(&r, "%s\n%s\n%s", a, b, rc == 0 ? "ok" :
-	    tp_error(tp)), -1);
+	d = dump_tables(tp);
+	*done = th->done(tp);
+	ck_assert_int_ne(asprintf(&r, "%s\n%s\n%s\n%s", a, b, rc == 0 ?
+	    "ok" : tp_error(tp), d), -1);
 	tp_free(tp);
 	free(a);
 	free(b);
-	unsetenv("FARO_TP_UNPACK_AHEAD");
+	sqlite3_free(d);
+	unsetenv(th->env);
 	return r;
 }
 
 /*
- * The file of buf loaded by the tokenizer alone, then three times with
- * the thread ahead under load (two processes spinning beside): the same
- * tables, stats and error each time, as many things taken ahead each
- * time (*taken). The first.
+ * The file of buf loaded without the second thread th, then three times
+ * with it under load (two processes spinning beside): the same tables,
+ * stats and error each time, as much done by the thread each time
+ * (*want). The first.
  */
 static char *
-same_ahead(const uint8_t *buf, size_t len, uint64_t *want)
+same_threaded(const uint8_t *buf, size_t len, const struct second *th,
+    uint64_t *want)
 {
-	char path[] = "/tmp/check_tp_unpack.XXXXXX";
-	char *alone, *ahead;
-	uint64_t taken;
+	char path[] = "/tmp/check_tp_thread.XXXXXX";
+	char *alone, *with;
+	uint64_t done;
 	pid_t hog[2];
 	int fd, i;
 
 	ck_assert_int_ge(fd = mkstemp(path), 0);
 	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
 	close(fd);
-	alone = load_path(path, 0, &taken);
-	ck_assert_uint_eq(taken, 0);
+	alone = load_path(path, th, 0, &done);
+	ck_assert_uint_eq(done, 0);
 	for (i = 0; i < 2; i++)
 		if ((hog[i] = fork()) == 0)
 			for (;;)
 				;
 	for (i = 0; i < 3; i++) {
-		ahead = load_path(path, 1, &taken);
-		ck_assert_str_eq(ahead, alone);
+		with = load_path(path, th, 1, &done);
+		ck_assert_str_eq(with, alone);
 		if (i == 0)
-			*want = taken;
-		ck_assert_uint_eq(taken, *want);
-		free(ahead);
+			*want = done;
+		ck_assert_uint_eq(done, *want);
+		free(with);
 	}
 	for (i = 0; i < 2; i++) {
 		kill(hog[i], SIGKILL);
@@ -610,7 +662,7 @@ START_TEST(test_compressed_ahead)
 
 	w = wrap_groups(&t, 9, &ngroups);
 	ck_assert_int_gt(ngroups, 600);
-	r = same_ahead(w.buf, w.len, &taken);
+	r = same_threaded(w.buf, w.len, &unpack_ahead, &taken);
 	ck_assert_uint_eq(taken, (uint64_t)ngroups);
 	/* The cut group is two errors (its stream, the packet cut in it);
 	 * the plain packets are there. */
@@ -622,11 +674,12 @@ START_TEST(test_compressed_ahead)
 		put_instant(&pre, 800, "first");
 	pbb_raw(&pre, w.buf, w.len);
 	ck_assert_int_eq(pre.oom, 0);
-	r = same_ahead(pre.buf, pre.len, &taken);
+	r = same_threaded(pre.buf, pre.len, &unpack_ahead, &taken);
 	ck_assert_uint_eq(taken, (uint64_t)ngroups);
 	free(r);
 	for (i = 1; i < 12; i++) {
-		r = same_ahead(w.buf, w.len * (size_t)i / 12 + (size_t)i, &taken);
+		r = same_threaded(w.buf, w.len * (size_t)i / 12 + (size_t)i,
+		    &unpack_ahead, &taken);
 		free(r);
 	}
 	pbb_free(&pre);
@@ -672,19 +725,19 @@ START_TEST(test_gzip_ahead)
 	char *r;
 
 	gz = gzip_buf(t.buf, t.len, Z_NO_COMPRESSION, &n);
-	r = same_ahead(gz, n, &taken);
+	r = same_threaded(gz, n, &unpack_ahead, &taken);
 	ck_assert_msg(strstr(r, "\nok") != NULL, "%s", strchr(r, '\n'));
 	ck_assert_uint_eq(taken, (n + (1u << 20) - 1) >> 20);
 	ck_assert_uint_ge(taken, 4);
 	free(r);
 	/* Cut anywhere: what came before the cut, both ways. */
 	for (i = 1; i < 6; i++) {
-		r = same_ahead(gz, n * i / 6 + i, &taken);
+		r = same_threaded(gz, n * i / 6 + i, &unpack_ahead, &taken);
 		free(r);
 	}
 	/* The CRC at the end no longer matches. */
 	gz[n - 4096] ^= 0xff;
-	r = same_ahead(gz, n, &taken);
+	r = same_threaded(gz, n, &unpack_ahead, &taken);
 	ck_assert_msg(strstr(r, "gunzip: corrupt data") != NULL, "%s",
 	    strchr(r, '\n'));
 	free(r);
@@ -699,13 +752,208 @@ START_TEST(test_gzip_ahead)
 	ck_assert_int_eq(b.oom, 0);
 	gz = gzip_buf(b.buf, b.len, 9, &n);
 	ck_assert_uint_lt(n, 1u << 20);
-	r = same_ahead(gz, n, &taken);
+	r = same_threaded(gz, n, &unpack_ahead, &taken);
 	ck_assert_msg(strstr(r, "\nok") != NULL, "%s", strchr(r, '\n'));
 	ck_assert_uint_ge(taken, 2);
 	free(r);
 	free(gz);
 	free(zeros);
 	pbb_free(&b);
+	free(t.buf);
+}
+END_TEST
+
+/* Appends packet pk, on sequence seq (machine: its id, 0 none), at ts
+ * when not 0. */
+static void
+put_packet(struct pbbuf *t, uint32_t field, struct pbbuf *m, uint32_t seq,
+    uint64_t ts, uint32_t machine)
+{
+	struct pbbuf pk = { 0 };
+
+	if (ts != 0)
+		pbb_uint(&pk, 8, ts);
+	pbb_uint(&pk, 10, seq);
+	if (machine != 0)
+		pbb_uint(&pk, 98, machine);	/* machine_id */
+	put_msg(&pk, field, m);
+	put_msg(t, 1, &pk);
+}
+
+/* An FtraceEvent of cpu at ts, by k: a sched_switch, a print of a
+ * counter, or a sched_wakeup. */
+static void
+put_ftrace_event(struct pbbuf *b, uint64_t ts, uint32_t cpu, int k)
+{
+	struct pbbuf e = { 0 }, m = { 0 };
+	uint32_t prev = 100 + (uint32_t)(k + (int)cpu) % 7, next;
+	char s[32];
+
+	next = 100 + (prev - 99) % 7;
+	pbb_uint(&e, 1, ts);
+	pbb_uint(&e, 2, prev);
+	if (k % 3 == 0) {
+		snprintf(s, sizeof(s), "t%u", prev);
+		pbb_bytes(&m, 1, s, strlen(s));		/* prev_comm */
+		pbb_uint(&m, 2, prev);
+		pbb_uint(&m, 3, 120);
+		pbb_uint(&m, 4, k % 2);			/* prev_state */
+		snprintf(s, sizeof(s), "t%u", next);
+		pbb_bytes(&m, 5, s, strlen(s));		/* next_comm */
+		pbb_uint(&m, 6, next);
+		pbb_uint(&m, 7, 120);
+		put_msg(&e, 4, &m);			/* sched_switch */
+	} else if (k % 5 == 0) {
+		snprintf(s, sizeof(s), "C|%u|load|%d\n", prev, k);
+		pbb_uint(&m, 1, 0xffff);		/* ip */
+		pbb_bytes(&m, 2, s, strlen(s));		/* buf */
+		put_msg(&e, 3, &m);			/* print */
+	} else {
+		snprintf(s, sizeof(s), "t%u", next);
+		pbb_bytes(&m, 1, s, strlen(s));		/* comm */
+		pbb_uint(&m, 2, next);
+		pbb_uint(&m, 3, 120);
+		pbb_uint(&m, 5, cpu);			/* target_cpu */
+		put_msg(&e, 17, &m);			/* sched_wakeup */
+	}
+	put_msg(b, 2, &e);
+}
+
+/* A bundle of cpu from base: n events, then compact sched records. */
+static void
+put_bundle(struct pbbuf *t, uint32_t cpu, uint64_t base, int n, int lost,
+    int first)
+{
+	struct pbbuf b = { 0 }, cs = { 0 };
+	int k;
+
+	pbb_uint(&b, 1, cpu);
+	if (lost)
+		pbb_uint(&b, 3, 1);		/* lost_events */
+	if (first)
+		pbb_uint(&b, 10, base - 1);	/* previous_bundle_end */
+	for (k = 0; k < n; k++)
+		put_ftrace_event(&b, base + (uint64_t)k * 100 + cpu, cpu, k);
+	pbb_bytes(&cs, 5, "idle", 4);		/* intern_table */
+	pbb_bytes(&cs, 5, "t101", 4);
+	for (k = 0; k < 5; k++) {
+		pbb_uint(&cs, 1, k == 0 ? base + 31 : 97);	/* switch ts */
+		pbb_uint(&cs, 2, 0);				/* prev_state */
+		pbb_uint(&cs, 3, k % 2 ? 101 : 0);		/* next_pid */
+		pbb_uint(&cs, 4, 120);
+		pbb_uint(&cs, 6, (uint64_t)(k % 2));		/* comm index */
+		pbb_uint(&cs, 7, k == 0 ? base + 33 : 97);	/* waking ts */
+		pbb_uint(&cs, 8, 101);
+		pbb_uint(&cs, 9, cpu);
+		pbb_uint(&cs, 10, 120);
+		pbb_uint(&cs, 11, 1);
+	}
+	put_msg(&b, 4, &cs);			/* compact_sched */
+	put_packet(t, 1, &b, 2, 0, 0);
+}
+
+/* A ClockSnapshot of BOOTTIME and MONOTONIC at boot time ts. */
+static void
+put_clock_snapshot(struct pbbuf *t, uint64_t ts)
+{
+	struct pbbuf s = { 0 }, c = { 0 };
+
+	pbb_uint(&c, 1, 6);			/* BOOTTIME */
+	pbb_uint(&c, 2, ts);
+	put_msg(&s, 1, &c);
+	pbb_uint(&c, 1, 3);			/* MONOTONIC */
+	pbb_uint(&c, 2, ts - 5000);
+	put_msg(&s, 1, &c);
+	put_packet(t, 6, &s, 1, 0, 0);
+}
+
+/* A process tree (machine: whose) and a sys_stats at ts. */
+static void
+put_procs(struct pbbuf *t, uint64_t ts, int p, uint32_t machine)
+{
+	struct pbbuf tree = { 0 }, pr = { 0 }, ss = { 0 }, mv = { 0 };
+	char s[32];
+	int i;
+
+	for (i = 0; i < 7; i++) {
+		pbb_uint(&pr, 1, 100 + (uint64_t)i);	/* Process.pid */
+		pbb_uint(&pr, 2, 1);			/* ppid */
+		snprintf(s, sizeof(s), "/bin/t%d", 100 + i);
+		pbb_bytes(&pr, 3, s, strlen(s));	/* cmdline */
+		put_msg(&tree, 1, &pr);
+		pbb_uint(&pr, 1, 200 + (uint64_t)i);	/* Thread.tid */
+		pbb_uint(&pr, 3, 100 + (uint64_t)i);	/* tgid */
+		snprintf(s, sizeof(s), "w%d.%d", i, p);
+		pbb_bytes(&pr, 2, s, strlen(s));	/* name */
+		put_msg(&tree, 2, &pr);
+	}
+	put_packet(t, 2, &tree, 3, ts, machine);
+	pbb_uint(&mv, 1, 1);			/* MEMINFO_MEM_TOTAL */
+	pbb_uint(&mv, 2, 1000 + (uint64_t)p);
+	put_msg(&ss, 1, &mv);			/* meminfo */
+	put_packet(t, 7, &ss, 3, ts + 10, machine);
+}
+
+/*
+ * An ftrace trace as traced_probes and the service write it, a release
+ * of the sorter in each of 40 periods: bundles of four cpus (a fifth
+ * from period 20), process trees and sys_stats, flushes and completed
+ * reads. Whatever the tokenizer cannot go on with beside the parse
+ * thread comes in too: clock snapshots, a cpu's data loss, track events
+ * on new sequences with interned data, a remote machine's packets.
+ */
+static struct pbbuf
+ftrace_periods(void)
+{
+	struct pbbuf t = trace_build(0, 0);
+	uint64_t base;
+	uint32_t cpu;
+	int p;
+
+	put_clock_snapshot(&t, 1000000);
+	for (p = 0; p < 40; p++) {
+		base = 1000000 + (uint64_t)p * 100000;
+		/* First, while the thread parses the period before. */
+		if (p % 7 == 3)
+			put_clock_snapshot(&t, base);
+		if (p % 4 == 1)
+			put_procs(&t, base + 50000, p, p % 8 == 5 ? 7 : 0);
+		if (p % 9 == 5)
+			put_seq_instant(&t, 50 + (uint32_t)p, base + 60000, 1);
+		for (cpu = 0; cpu < (p < 20 ? 4u : 5u); cpu++)
+			put_bundle(&t, cpu, base, 120, p == 13 && cpu == 2,
+			    p == 0 || (p == 20 && cpu == 4));
+		put_read_pass(&t);
+	}
+	ck_assert_int_eq(t.oom, 0);
+	return t;
+}
+
+/*
+ * What the sorter releases is parsed on the second thread while the
+ * tokenizer reads on: the same tables as on one thread, under load, the
+ * file whole or cut anywhere; most records go to the thread.
+ */
+START_TEST(test_parse_beside)
+{
+	struct pbbuf t = ftrace_periods();
+	uint64_t done;
+	char *r;
+	int i;
+
+	r = same_threaded(t.buf, t.len, &parse_beside, &done);
+	/* 40 periods of 4 or 5 cpus: 120 events and 10 compact records. */
+	ck_assert_uint_gt(done, 40 * 4 * 130 / 2);
+	ck_assert_msg(strstr(r, "\nok") != NULL, "%s", strchr(r, '\n'));
+	ck_assert_ptr_nonnull(strstr(r, "ftrace_cpu_has_data_loss"));
+	ck_assert_ptr_nonnull(strstr(r, "all_data_source_flushed_ns"));
+	ck_assert_ptr_nonnull(strstr(r, "s55@"));
+	free(r);
+	for (i = 1; i < 8; i++) {
+		r = same_threaded(t.buf, t.len * (size_t)i / 8 + (size_t)i,
+		    &parse_beside, &done);
+		free(r);
+	}
 	free(t.buf);
 }
 END_TEST
@@ -1310,6 +1558,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_compressed_packets);
 	tcase_add_test(tc, test_zstd_compressed_packets);
 	tcase_add_test(tc, test_compressed_ahead);
+	tcase_add_test(tc, test_parse_beside);
 	tcase_add_test(tc, test_gzip_ahead);
 	tcase_add_test(tc, test_gzip_file);
 	tcase_add_test(tc, test_truncated);

@@ -164,9 +164,10 @@ give_back(struct tp *tp, uint64_t upto)
 			p->given_i = 0;
 		}
 		e = &p->give->e[p->given_i++];
-		if (e->blk != NULL)
+		if (e->blk != NULL) {
 			tp_sorter_done_at(tp, e);
-		else
+			tp->parsed_beside++;
+		} else
 			task_free((struct task *)(uintptr_t)e->pos);
 	}
 }
@@ -350,6 +351,12 @@ tp_pipe_go(struct tp *tp)
 	p->handed = 1;
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
+}
+
+uint64_t
+tp_parsed_beside(const struct tp *tp)
+{
+	return tp->parsed_beside;
 }
 
 void
