@@ -54,7 +54,8 @@ static const struct proc_sandbox trace_processor_policy = {
 	.nrules = sizeof(trace_processor_rules) /
 	    sizeof(trace_processor_rules[0]),
 	/* A file's compressed packets are decompressed on a second thread
-	 * (importers/tp_unpack.c). */
+	 * (importers/tp_unpack.c), its records parsed on a third
+	 * (importers/tp_pipe.c). */
 	.threads = 1,
 };
 

@@ -239,6 +239,25 @@ if ! grep -q "gzip'd file's chunks: 1 decompressed ahead" "$tmp/err"; then
 	fail=1
 fi
 
+# Records a completed read of the service's buffers releases are parsed
+# on another thread while the file is read on, in the sandboxed shell
+# too, with the same rows: the trace, then twice two flushes and a read
+# (TracePacket.service_event, 69: fields 3 and 4 set); the second read
+# releases what came before the first.
+python3 - "$trace" "$tmp/reads.pb" <<'EOF'
+import sys
+ev = lambda f: bytes([0x0a, 5, 0xaa, 0x04, 2, f << 3, 1])
+read = ev(3) + ev(3) + ev(4)
+open(sys.argv[2], 'wb').write(open(sys.argv[1], 'rb').read() + read * 2)
+EOF
+expect parse-beside 0 "$tmp/want_plain" -- --verbose -Q "$all" \
+    "$tmp/reads.pb"
+if ! grep -q 'parse thread: [1-9][0-9]* records parsed beside' "$tmp/err"
+then
+	echo "FAIL parse-beside: nothing parsed on the thread"; cat "$tmp/err"
+	fail=1
+fi
+
 refused export-needs-o 'export: -o FILE is required' -- export sqlite \
     "$trace"
 refused export-ch-needs-url 'export clickhouse: --url is required' -- \

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "tp_int.h"
 #include "tp_pipe.h"
 #include "tp_proto.h"
@@ -367,6 +368,8 @@ tp_pipe_end(struct tp *tp)
 	if (p == NULL)
 		return;
 	tp_pipe_wait(tp);
+	log_debug("parse thread: %llu records parsed beside the tokenizer",
+	    (unsigned long long)tp->parsed_beside);
 	pthread_mutex_lock(&p->mu);
 	p->stop = 1;
 	pthread_cond_broadcast(&p->cv);

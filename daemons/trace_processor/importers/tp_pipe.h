@@ -1,20 +1,31 @@
 /*
  * The parse thread (tp_pipe.c). When a trace is read from a file, the
- * records a completed read of the service's buffers lets leave the
- * sorter (tp_sorter_read_done) are parsed on a second thread while the
- * tokenizer reads on: one batch at a time, in the sorter's order.
+ * records a release of the sorter lets go (tp_sorter_read_done, at the
+ * service's completed reads) are parsed on a second thread while the
+ * tokenizer reads on; both ends of one queue, in the order a run on
+ * one thread parses them.
  *
- * The tables come out as a run on one thread makes them because the
- * tokenizer writes nothing the parser reads or writes while a batch is
- * parsed: before any such write it waits for the batch to end
- * (tp_pipe_sync). It goes on beside the parser only through packets
- * that feed the sorter and nothing else (tp_proto.c, packet_beside),
- * and stops to wait at whatever else they might touch: a first bundle
- * of a cpu, a clock not bridged yet, an indexed stat, an import log, a
- * metadata row. Its plain counters are kept aside meanwhile and added
- * after. A batch goes to the thread only when its records are all of
- * the machine being tokenized (the parser then never sets tp->machine).
- * Generations' reference counts are atomic: the parser takes some.
+ * The tables are a run on one thread's because, while the thread
+ * parses, the tokenizer touches nothing the parse reads or writes:
+ *   - it goes on only with packets that feed the sorter and its own
+ *     state (tp_proto.c, packet_beside: ftrace bundles, process and
+ *     system stats, service events, of the host, on a sequence known,
+ *     with no interned data, defaults or cleared state, at a time of
+ *     the trace clock once clocks are settled);
+ *   - before anything else it waits for the queue to be parsed
+ *     (tp_pipe_sync): other packets, a cpu's first bundle, a clock not
+ *     bridged yet, an indexed stat, an import log, a release parsed in
+ *     place (another machine's records, a window, the end);
+ *   - what it may leave to the thread goes in the queue in its turn: a
+ *     metadata row, a clock snapshot once clocks are settled (the
+ *     packets tokenized meanwhile take their times as they are, which
+ *     such a snapshot does not change);
+ *   - its plain counters are kept aside and added when it next waits.
+ * The thread never sets tp->machine (its records are the host's) and
+ * takes references to generations, which are atomic. A release goes to
+ * the thread only when most packets since the last one were of the
+ * kinds tokenized beside it: otherwise the tokenizer would only wait.
+ * FARO_TP_PARSE_THREAD=0 parses everything on the tokenizer's thread.
  */
 #ifndef TP_PIPE_H
 #define TP_PIPE_H
@@ -48,12 +59,11 @@ struct tp_pipe {
 	uint64_t		 kinds_beside, kinds_other;
 };
 
-/* The tp whose batch this thread parses, else NULL. */
+/* The tp whose queue this thread parses, else NULL. */
 extern __thread struct tp *tp_pipe_self;
 
-/* tp_load_fd: releases hand their records over from now on (unless
- * FARO_TP_PARSE_THREAD=0); tp_pipe_end waits for the last batch and
- * stops the thread. */
+/* tp_load_fd: the thread started (unless FARO_TP_PARSE_THREAD=0);
+ * tp_pipe_end waits for the queue to be parsed and stops it. */
 void	 tp_pipe_begin(struct tp *);
 void	 tp_pipe_end(struct tp *);
 /* Whether a release hands its records to the thread (asked once per
@@ -67,8 +77,8 @@ tp_pipe_kind(struct tp *tp, int beside)
 	else
 		tp->pipe->kinds_other++;
 }
-/* A released record (after the batch before is parsed: -1 when out of
- * memory); then the batch handed over. */
+/* A released record queued: -1 when it is to be parsed in place (of
+ * another machine, or out of memory); then the release handed over. */
 int	 tp_pipe_add(struct tp *, const struct tp_sort_at *);
 void	 tp_pipe_go(struct tp *);
 /* Whether the thread parses (the tokenizer's view). */
@@ -84,17 +94,16 @@ tp_pipe_busy(struct tp *tp)
 	p->handed = 0;
 	return 0;
 }
-/* Counter n of stat s, while a batch is parsed: kept aside. */
+/* Counter n of stat s while the thread parses: kept aside. */
 void	 tp_pipe_stat(struct tp *, int s, int64_t n);
 void	 tp_pipe_wait(struct tp *);
-/* The records the thread parsed so far given back to the sorter (as
- * the tokenizer is about to take more memory for records). */
+/* What the thread parsed so far given back to the sorter (as the
+ * tokenizer is about to take memory for more records). */
 void	 tp_pipe_reap(struct tp *);
 /*
- * What the tokenizer of the host leaves for after the batch being parsed:
- * 1, kept and done then in order (a metadata row written, a packet
- * tokenized, with tp_proto_later); 0, when no batch is parsed (or out of
- * memory; a row's caller then writes it after waiting for the batch).
+ * What the tokenizer leaves to the thread, queued in its turn while the
+ * thread parses: 1; 0 when it does not (the caller does it, after
+ * waiting for the queue: a row's caller has waited already).
  */
 int	 tp_pipe_later_metadata(struct tp *, const char *name,
 	    const char *key_type, const char *s, int64_t v, int append,
@@ -102,8 +111,8 @@ int	 tp_pipe_later_metadata(struct tp *, const char *name,
 int	 tp_pipe_later_snapshot(struct tp *, uint32_t seq, const uint8_t *,
 	    size_t);
 
-/* The tokenizer waits for the batch being parsed, if any, to end, and
- * puts its records away; nothing on the parse thread. */
+/* The tokenizer waits for the queue to be parsed and gives back what
+ * it held; nothing on the parse thread itself. */
 static inline void
 tp_pipe_sync(struct tp *tp)
 {
