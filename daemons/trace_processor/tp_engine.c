@@ -430,8 +430,6 @@ parse_timed(struct tp *tp, const uint8_t *buf, size_t len,
 	if (!tp->uuid_in_trace && tp->bytes_in < UUID_HASH_BYTES) {
 		size_t i, n = UUID_HASH_BYTES - (size_t)tp->bytes_in;
 
-		tp_pipe_sync(tp);
-
 		if (tp->bytes_in == 0)
 			tp->uuid_hash = 0xcbf29ce484222325ULL;
 		for (i = 0; i < n && i < len; i++)

@@ -147,7 +147,7 @@ bundle_start(struct tp *tp, uint32_t cpu, int64_t start)
 	uint64_t bit = 1ULL << (cpu % 64), *latest;
 	uint64_t key = (uint64_t)tp->machine << 32 | cpu;
 
-	/* A cpu's first bundle is read after the parse thread's batch: the
+	/* A cpu's first bundle waits for the parse thread's queue: the
 	 * parse reads what it sets. */
 	if (tp->ftrace == NULL || tp->machine != 0 ||
 	    !(tp->ftrace->first_bundle[cpu / 64] & bit))

@@ -1332,24 +1332,19 @@ packet_plain(struct tp *tp, const struct tp_pkt *pk, struct tp_seq **s)
 	    (!(pk->flags & SEQ_NEEDS_STATE) || (*s)->valid));
 }
 
-/*
- * Whether the tokenizer may go on with this packet while the parse
- * thread parses a batch: a plain packet at a time taken as it is, whose
- * kind only feeds the sorter (an ftrace bundle waits itself for the
- * little else it may touch; a service event leaves its metadata rows
- * for after the batch).
- */
+/* The kinds of packets sorted as they are, with no sequence's state. */
 static int
-kind_beside(uint32_t id)
+kind_sorted(uint32_t id)
 {
 	switch (id) {
-	case 1:		/* ftrace_events */
 	case 2:		/* process_tree */
 	case 9:		/* process_stats */
 	case 7:		/* sys_stats */
-	case 36:	/* synchronization_marker */
 	case 38:	/* battery */
-	case 69:	/* service_event */
+	case 46:	/* trigger */
+	case 113:	/* clone_snapshot_trigger */
+	case 86:	/* android_system_property */
+	case 109:	/* chrome_trigger */
 	case 70:	/* initial_display_state */
 	case TP_GK_TASK_STATE:
 	case TP_GK_CPU_FREQ:
@@ -1362,6 +1357,21 @@ kind_beside(uint32_t id)
 	}
 }
 
+/*
+ * The kinds of packets the tokenizer may go on with while the parse
+ * thread parses: they only feed the sorter (an ftrace bundle waits
+ * itself for the little else it may touch; a service event's metadata
+ * rows go in the thread's queue; a marker is nothing).
+ */
+static int
+kind_beside(uint32_t id)
+{
+	return id == 1 || id == 69 || id == 36 || kind_sorted(id);
+}
+
+/* Whether the tokenizer may go on with this packet while the parse
+ * thread parses: a plain one of those kinds, at a time taken as it is
+ * (a compressed one's packets are asked one by one). */
 static int
 packet_beside(struct tp *tp, const struct tp_pkt *pk)
 {
@@ -1652,22 +1662,6 @@ tokenize_timed(struct tp *tp, const uint8_t *buf, size_t len,
 		tp_trace_config_tokenize(tp, pk->data.data, pk->data.len);
 		push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
-	case 2:		/* process_tree */
-	case 9:		/* process_stats */
-	case 7:		/* sys_stats */
-	case 38:	/* battery */
-	case 46:	/* trigger */
-	case 113:	/* clone_snapshot_trigger */
-	case 86:	/* android_system_property */
-	case 109:	/* chrome_trigger */
-	case 70:	/* initial_display_state */
-	case TP_GK_TASK_STATE:
-	case TP_GK_CPU_FREQ:
-	case TP_GK_TASK_RENAME:
-	case TP_GK_PROCESS_TREE:
-	case TP_GK_GPU_FREQ:
-		push_packet(tp, ts, NULL, NULL, buf, len, 0);
-		break;
 	case 40:	/* power_rails: each sample sorted on its own */
 		tp_proto_power_rails_tokenize(tp, ts, pk->data.data,
 		    pk->data.len);
@@ -1695,6 +1689,8 @@ tokenize_timed(struct tp *tp, const uint8_t *buf, size_t len,
 		tp_translation_untrusted(tp, pk->data.data, pk->data.len);
 		break;
 	default:
+		if (kind_sorted(pk->data.id))
+			push_packet(tp, ts, NULL, NULL, buf, len, 0);
 		break;
 	}
 }

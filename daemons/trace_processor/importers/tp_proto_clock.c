@@ -542,7 +542,7 @@ tp_clock_first_use(struct tp *tp)
 	/* Read by the tokenizer while the parse thread may set it. */
 	if (c == NULL || __atomic_load_n(&c->bridged, __ATOMIC_RELAXED))
 		return;
-	/* The parse thread's batch first: it may bridge them itself. */
+	/* The parse thread's queue first: it may bridge them itself. */
 	tp_pipe_sync(tp);
 	if (c->bridged)
 		return;

@@ -788,10 +788,9 @@ tp_sorter_done(struct tp *tp, const struct tp_sort_item *it, uint64_t blk)
 	blk_unref(&tp->sorter, blk);
 }
 
-/* The next record out: parsed, or kept for the parse thread with the
- * others of a release (batch; tp_pipe.h). What the thread had before
- * was parsed and what the tokenizer left for after it done: the
- * callers wait for it before they pop (tp_pipe_sync). */
+/* The next record out: parsed here, after what the parse thread was
+ * given (the callers waited for it before they pop), or queued for the
+ * thread (batch: a release's records, tp_pipe.h). */
 static void
 sorter_pop(struct tp *tp, int batch)
 {

@@ -796,7 +796,7 @@ tp_metadata_put(struct tp *tp, const char *name, const char *key_type,
 	int64_t trace = !derived && (scope == META_TRACE ||
 	    scope == META_BOTH) ? 0 : TP_NULL;
 
-	/* The tokenizer's while the parse thread writes: after its batch. */
+	/* The tokenizer's while the parse thread parses: in its queue. */
 	if (tp_pipe_later_metadata(tp, name, key_type, s, v, append, derived))
 		return;
 	if (!append && strcmp(key_type, "single") == 0 &&
