@@ -41,6 +41,13 @@ struct task {
 /* How often the thread says how far it got. */
 #define CONSUMED_STEP	1024
 
+/*
+ * The records queued and not parsed yet, at most, when the tokenizer
+ * goes on: about one release of a busy ftrace trace (as one thread
+ * holds them in the sorter), not the whole file's.
+ */
+#define BACKLOG_MAX	(512u << 10)
+
 static void
 task_run(struct tp *tp, const struct task *t)
 {
@@ -183,6 +190,23 @@ tp_pipe_reap(struct tp *tp)
 		    __ATOMIC_ACQUIRE));
 }
 
+/* The tokenizer waits until the thread has parsed upto entries, giving
+ * back what it parsed meanwhile. */
+static void
+wait_upto(struct tp *tp, uint64_t upto)
+{
+	struct tp_pipe *p = tp->pipe;
+
+	__atomic_store_n(&p->waiting, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&p->mu);
+	while (__atomic_load_n(&p->consumed, __ATOMIC_ACQUIRE) < upto) {
+		pthread_cond_wait(&p->cv, &p->mu);
+		give_back(tp, __atomic_load_n(&p->consumed, __ATOMIC_ACQUIRE));
+	}
+	pthread_mutex_unlock(&p->mu);
+	__atomic_store_n(&p->waiting, 0, __ATOMIC_SEQ_CST);
+}
+
 void
 tp_pipe_wait(struct tp *tp)
 {
@@ -192,18 +216,8 @@ tp_pipe_wait(struct tp *tp)
 	if (p == NULL)
 		return;
 	tp_pipe_go(tp);
-	if (tp_pipe_busy(tp)) {
-		__atomic_store_n(&p->waiting, 1, __ATOMIC_SEQ_CST);
-		pthread_mutex_lock(&p->mu);
-		while (__atomic_load_n(&p->consumed, __ATOMIC_ACQUIRE) !=
-		    p->published) {
-			pthread_cond_wait(&p->cv, &p->mu);
-			give_back(tp, __atomic_load_n(&p->consumed,
-			    __ATOMIC_ACQUIRE));
-		}
-		pthread_mutex_unlock(&p->mu);
-		__atomic_store_n(&p->waiting, 0, __ATOMIC_SEQ_CST);
-	}
+	if (tp_pipe_busy(tp))
+		wait_upto(tp, p->published);
 	p->handed = 0;
 	give_back(tp, p->published);
 	if (p->stats_kept) {
@@ -352,6 +366,10 @@ tp_pipe_go(struct tp *tp)
 	p->handed = 1;
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
+	/* No further ahead than that: what is queued holds its blocks. */
+	if (p->n - __atomic_load_n(&p->consumed, __ATOMIC_ACQUIRE) >
+	    BACKLOG_MAX)
+		wait_upto(tp, p->n - BACKLOG_MAX / 2);
 }
 
 uint64_t
