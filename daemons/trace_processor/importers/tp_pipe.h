@@ -41,6 +41,7 @@ struct tp_pipe {
 	pthread_t		 th;
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 cv;	/* appended, consumed, stop */
+	int			 started;	/* 1; -1: could not be */
 	int			 stop, waiting;
 	/* the queue: the tokenizer's end, the end given back */
 	struct seg		*first, *last, *give;
@@ -62,7 +63,7 @@ struct tp_pipe {
 /* The tp whose queue this thread parses, else NULL. */
 extern __thread struct tp *tp_pipe_self;
 
-/* tp_load_fd: the thread started (unless FARO_TP_PARSE_THREAD=0);
+/* tp_load_fd: the thread to be (unless FARO_TP_PARSE_THREAD=0);
  * tp_pipe_end waits for the queue to be parsed and stops it. */
 void	 tp_pipe_begin(struct tp *);
 void	 tp_pipe_end(struct tp *);
