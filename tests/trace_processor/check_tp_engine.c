@@ -819,10 +819,11 @@ put_ftrace_event(struct pbbuf *b, uint64_t ts, uint32_t cpu, int k)
 	put_msg(b, 2, &e);
 }
 
-/* A bundle of cpu from base: n events, then compact sched records. */
+/* A bundle of cpu from base: n events, then nc compact sched switches
+ * and as many wakings, 97 ns apart. */
 static void
-put_bundle(struct pbbuf *t, uint32_t cpu, uint64_t base, int n, int lost,
-    int first)
+put_bundle(struct pbbuf *t, uint32_t cpu, uint64_t base, int n, int nc,
+    int lost, int first)
 {
 	struct pbbuf b = { 0 }, cs = { 0 };
 	int k;
@@ -836,7 +837,7 @@ put_bundle(struct pbbuf *t, uint32_t cpu, uint64_t base, int n, int lost,
 		put_ftrace_event(&b, base + (uint64_t)k * 100 + cpu, cpu, k);
 	pbb_bytes(&cs, 5, "idle", 4);		/* intern_table */
 	pbb_bytes(&cs, 5, "t101", 4);
-	for (k = 0; k < 5; k++) {
+	for (k = 0; k < nc; k++) {
 		pbb_uint(&cs, 1, k == 0 ? base + 31 : 97);	/* switch ts */
 		pbb_uint(&cs, 2, 0);				/* prev_state */
 		pbb_uint(&cs, 3, k % 2 ? 101 : 0);		/* next_pid */
@@ -921,7 +922,7 @@ ftrace_periods(void)
 		if (p % 9 == 5)
 			put_seq_instant(&t, 50 + (uint32_t)p, base + 60000, 1);
 		for (cpu = 0; cpu < (p < 20 ? 4u : 5u); cpu++)
-			put_bundle(&t, cpu, base, 120, p == 13 && cpu == 2,
+			put_bundle(&t, cpu, base, 120, 5, p == 13 && cpu == 2,
 			    p == 0 || (p == 20 && cpu == 4));
 		put_read_pass(&t);
 	}
@@ -954,6 +955,36 @@ START_TEST(test_parse_beside)
 		    &parse_beside, &done);
 		free(r);
 	}
+	free(t.buf);
+}
+END_TEST
+
+/*
+ * Releases of 320k records each, more than the thread parses while the
+ * tokenizer reads the next: the tokenizer stops to wait once it runs
+ * too far ahead, then goes on; the same tables.
+ */
+START_TEST(test_parse_beside_backlog)
+{
+	struct pbbuf t = trace_build(0, 0);
+	uint64_t base, done;
+	uint32_t cpu;
+	char *r;
+	int p;
+
+	put_clock_snapshot(&t, 1000000);
+	for (p = 0; p < 8; p++) {
+		base = 1000000 + (uint64_t)p * 10000000;
+		for (cpu = 0; cpu < 4; cpu++)
+			put_bundle(&t, cpu, base, 10, 40000, 0, p == 0);
+		put_read_pass(&t);
+	}
+	ck_assert_int_eq(t.oom, 0);
+	r = same_threaded(t.buf, t.len, &parse_beside, &done);
+	/* All but the last two releases' records, and what the end holds. */
+	ck_assert_uint_gt(done, 6 * 4 * 80000);
+	ck_assert_msg(strstr(r, "\nok") != NULL, "%s", strchr(r, '\n'));
+	free(r);
 	free(t.buf);
 }
 END_TEST
@@ -1552,13 +1583,15 @@ engine_suite(void)
 	Suite *s = suite_create("tp_engine");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 120);
+	/* The parse thread's tests load a few MB four times under CPU hogs. */
+	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_chunking);
 	tcase_add_test(tc, test_sorting_and_window);
 	tcase_add_test(tc, test_compressed_packets);
 	tcase_add_test(tc, test_zstd_compressed_packets);
 	tcase_add_test(tc, test_compressed_ahead);
 	tcase_add_test(tc, test_parse_beside);
+	tcase_add_test(tc, test_parse_beside_backlog);
 	tcase_add_test(tc, test_gzip_ahead);
 	tcase_add_test(tc, test_gzip_file);
 	tcase_add_test(tc, test_truncated);
