@@ -288,18 +288,16 @@ append(struct tp_pipe *p, const struct tp_sort_at *e)
 }
 
 int
-tp_pipe_add(struct tp *tp, const struct tp_sort_at *at)
+tp_pipe_add(struct tp *tp, const struct tp_sort_at *at, uint32_t machine)
 {
 	struct tp_pipe *p = tp->pipe;
-	struct tp_sort_item it;
 
 	/*
 	 * The thread never sets tp->machine, and reads what the tokenizer
 	 * makes on first use: a record of another machine, or one before
 	 * those are made, is parsed here (after what came before).
 	 */
-	tp_sorter_item_at(at, &it);
-	if (it.machine != tp->machine || tp->ftrace == NULL ||
+	if (machine != tp->machine || tp->ftrace == NULL ||
 	    tp->clocks == NULL || tp->machines == NULL || tp->proto == NULL)
 		return -1;
 	return append(p, at);

@@ -78,9 +78,10 @@ tp_pipe_kind(struct tp *tp, int beside)
 	else
 		tp->pipe->kinds_other++;
 }
-/* A released record queued: -1 when it is to be parsed in place (of
- * another machine, or out of memory); then the release handed over. */
-int	 tp_pipe_add(struct tp *, const struct tp_sort_at *);
+/* A released record of machine queued: -1 when it is to be parsed in
+ * place (of another machine, or out of memory); then the release handed
+ * over. */
+int	 tp_pipe_add(struct tp *, const struct tp_sort_at *, uint32_t machine);
 void	 tp_pipe_go(struct tp *);
 /* Whether the thread parses (the tokenizer's view). */
 static inline int

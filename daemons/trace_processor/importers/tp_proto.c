@@ -1475,8 +1475,7 @@ tokenize_packet(struct tp *tp, const uint8_t *buf, size_t len)
 		tp_pipe_sync(tp);
 		tp_clock_snapshot_untrusted(tp, pk.seq, pk.data.data,
 		    pk.data.len);
-	}
-	else if (pk.data.id == 107)	/* remote_clock_sync */
+	} else if (pk.data.id == 107)	/* remote_clock_sync */
 		tp_clock_remote_sync_untrusted(tp, pk.data.data, pk.data.len);
 	tokenize_timed(tp, buf, len, &pk, s, g, 0);
 }

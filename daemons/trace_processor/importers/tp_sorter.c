@@ -808,15 +808,17 @@ sorter_pop(struct tp *tp, int batch)
 	s->bytes -= (size_t)(it.data - rec_at(s, e.pos)) + it.len + sizeof(e);
 	s->last_popped = it.ts;
 	s->popped_any = 1;
-	at.ts = e.ts;
-	at.blk = blk_at(s, e.pos);
-	at.pos = e.pos;
-	if (batch && tp_pipe_add(tp, &at) == 0)
-		return;
+	if (batch) {
+		at.ts = e.ts;
+		at.blk = blk_at(s, e.pos);
+		at.pos = e.pos;
+		if (tp_pipe_add(tp, &at, it.machine) == 0)
+			return;
+	}
 	/* Parsed here, after whatever the thread was given. */
 	tp_pipe_sync(tp);
 	tp_sorter_parse(tp, &it);
-	tp_sorter_done_at(tp, &at);
+	tp_sorter_done(tp, &it, (e.pos & ~ENT_JSON) >> BLK_SHIFT);
 }
 
 /* Appends empty queues up to n; -1 when out of memory. */
