@@ -178,7 +178,6 @@ give_back(struct tp *tp, uint64_t upto)
 		if (p->given_i == SEG_N) {
 			s = p->give;
 			p->give = s->next;
-			p->first = s->next;
 			free(s);
 			p->given_i = 0;
 		}
@@ -303,15 +302,15 @@ tp_pipe_add(struct tp *tp, const struct tp_sort_at *at, uint32_t machine)
 	return append(p, at);
 }
 
-/* A task for the thread, in the queue's order: 1, or 0 when it cannot
- * be queued (nothing is parsed beside: the caller does it now). */
+/* A task for the thread while it parses, in the queue's order: 1, or 0
+ * when it cannot be queued (the caller does it now). */
 static int
 task_add(struct tp *tp, struct task *t)
 {
 	struct tp_pipe *p = tp->pipe;
 	struct tp_sort_at e = { 0, NULL, (uint64_t)(uintptr_t)t };
 
-	if (!tp_pipe_busy(tp) || tp->machine != 0 || append(p, &e) == -1) {
+	if (tp->machine != 0 || append(p, &e) == -1) {
 		task_free(t);
 		return 0;
 	}

@@ -43,7 +43,8 @@ struct tp_pipe {
 	pthread_cond_t		 cv;	/* appended, consumed, stop */
 	int			 started;	/* 1; -1: could not be */
 	int			 stop, waiting;
-	/* the queue: the tokenizer's end, the end given back */
+	/* the queue: where the thread starts, the tokenizer's end, the end
+	 * given back */
 	struct seg		*first, *last, *give;
 	size_t			 lastn, given_i;
 	uint64_t		 n;		/* entries appended */
