@@ -296,7 +296,7 @@ print_message(struct out *o, const ProtobufCMessageDescriptor *d,
 {
 	const ProtobufCFieldDescriptor *f;
 	const uint8_t *end = p + n, *start;
-	uint64_t key, v, l;
+	uint64_t key, v, l = 0;
 	uint32_t id;
 
 	while (p < end) {

@@ -97,7 +97,7 @@ query(const char *sql, char *cols, size_t colslen)
 	struct pbbuf w;
 	struct pb it, bt;
 	struct pb_field f, bf;
-	struct pb_packed ints;
+	struct pb_packed ints = { 0 };
 	const uint8_t *cells = NULL, *strs = NULL;
 	size_t ncells = 0, nstrs = 0, ncols = 0, i, len = 0;
 	char *out = calloc(1, 65536);

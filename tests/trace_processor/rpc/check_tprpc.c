@@ -163,7 +163,7 @@ decode_batch(struct qres *q, const uint8_t *p, size_t n)
 	struct pb_field f;
 	const uint8_t *cells = NULL, *strs = NULL;
 	size_t ncells = 0, nstrs = 0, i;
-	struct pb_packed vk, dk;
+	struct pb_packed vk = { 0 }, dk = { 0 };
 	int have_v = 0, have_d = 0;
 	const uint8_t *blobs[64];
 	size_t bloblen[64], nblobs = 0, bi = 0;
