@@ -1101,10 +1101,10 @@ void	 tp_generic_kernel_free(struct tp *);
 /* tp_sorter.c */
 enum tp_sort_kind {
 	SK_PACKET,		/* TracePacket bytes */
-	SK_FTRACE,		/* FtraceEvent bytes, cpu in aux */
+	SK_FTRACE,		/* an FtraceEvent (tp_ftrace.c), cpu in aux */
 	SK_COMPACT_SWITCH,	/* struct tp_compact_rec */
 	SK_COMPACT_WAKING,
-	SK_FTRACE_PART,		/* raw_ts, parts byte, FtraceEvent bytes */
+	SK_FTRACE_PART,		/* a part of one (tp_ftrace.c) */
 	SK_ETW,			/* EtwTraceEvent bytes, cpu in aux */
 	SK_JSON,		/* one traceEvents object */
 	SK_SYSTRACE,		/* one text line */
@@ -1224,18 +1224,18 @@ void	 tp_strace_free(struct tp *);
 /* tp_ftrace.c: ftrace events (from proto bundles and from text). */
 struct pb_field;
 struct tp_gen;
-/* One FtraceEvent; gen is its sequence's interned state (kernel
- * symbols), or NULL. */
+/* One FtraceEvent, as the sorter holds it (SK_FTRACE: the bundle's
+ * tokenizer or tp_ftrace_push put it there); gen is its sequence's
+ * interned state (kernel symbols), or NULL. */
 void	 tp_ftrace_parse_event(struct tp *, const struct tp_gen *, int64_t ts,
 	    uint32_t cpu, const uint8_t *, size_t);
-/* Part of one: its ftrace_event row (FT_ROW) or its meaning (FT_EFFECTS),
- * for an event whose meaning is placed at another time; raw_ts is its
- * own. */
+/* Part of one (SK_FTRACE_PART): its ftrace_event row (FT_ROW) or its
+ * meaning (FT_EFFECTS), for an event whose meaning is placed at another
+ * time than its own. */
 #define FT_ROW		1
 #define FT_EFFECTS	2
 void	 tp_ftrace_parse_event_part(struct tp *, const struct tp_gen *,
-	    int64_t ts, uint32_t cpu, const uint8_t *, size_t, int parts,
-	    int64_t raw_ts);
+	    int64_t ts, uint32_t cpu, const uint8_t *, size_t);
 /* tp_ftrace_adreno.c: whether FtraceEvent field evid is an event it
  * tokenizes; at tokenization, an Adreno cmdbatch event that it placed in
  * the sorter itself (1), else 0. */

@@ -1469,6 +1469,83 @@ START_TEST(test_ftrace_args_many_kinds)
 }
 END_TEST
 
+/* A sched_wakeup of pid as field 17 of FtraceEvent e. */
+static void
+put_wakeup(struct pbbuf *e, uint32_t pid)
+{
+	struct pbbuf wk = { 0 };
+
+	pbb_bytes(&wk, 1, "w", 1);		/* comm */
+	pbb_uint(&wk, 2, pid);
+	pbb_uint(&wk, 3, 120);			/* prio */
+	pbb_uint(&wk, 5, 0);			/* target_cpu */
+	put_msg(e, 17, &wk);
+}
+
+/*
+ * The FtraceEvent wrapper, which the tokenizer reads for the parse: its
+ * pid and common_flags in any order around the event, the first event
+ * field only, and an event it holds none of or that is damaged counted
+ * once as a tokenizer error, with the events around it kept.
+ */
+START_TEST(test_ftrace_wrapper)
+{
+	struct pbbuf t = { 0 }, pk = { 0 }, b = { 0 }, e = { 0 }, g = { 0 };
+	struct tp_config cfg;
+	struct tp *tp;
+	char *err = NULL;
+	static const uint8_t bad_len[] = { 0x32, 0x7f };  /* field 6, 127 B */
+
+	pbb_uint(&b, 1, 0);			/* FtraceEventBundle.cpu */
+	/* pid and flags first, then the event. */
+	pbb_uint(&e, 1, 1000);
+	pbb_uint(&e, 2, 5);
+	pbb_uint(&e, 5, 0x8);			/* common_flags */
+	put_wakeup(&e, 50);
+	put_msg(&b, 2, &e);
+	/* No event at all. */
+	pbb_uint(&e, 1, 1010);
+	pbb_uint(&e, 2, 6);
+	put_msg(&b, 2, &e);
+	/* An event, then a field cut short. */
+	pbb_uint(&e, 1, 1020);
+	pbb_uint(&e, 2, 7);
+	put_wakeup(&e, 70);
+	pbb_raw(&e, bad_len, sizeof(bad_len));
+	put_msg(&b, 2, &e);
+	/* The event first, pid and flags after; a second event field is
+	 * not read. */
+	pbb_uint(&e, 1, 1030);
+	put_wakeup(&e, 90);
+	pbb_uint(&e, 2, 9);
+	pbb_uint(&e, 5, 0x10);
+	put_wakeup(&e, 91);
+	put_msg(&b, 2, &e);
+	/* A generic event, named by its own field; no pid, no flags. */
+	pbb_uint(&e, 1, 1040);
+	pbb_bytes(&g, 1, "my_event", 8);	/* event_name */
+	put_msg(&e, 327, &g);			/* generic */
+	put_msg(&b, 2, &e);
+	put_msg(&pk, 1, &b);			/* ftrace_events */
+	put_msg(&t, 1, &pk);
+	ck_assert_int_eq(t.oom, 0);
+	tp_config_init(&cfg);
+	ck_assert_ptr_nonnull(tp = tp_new(&cfg, &err));
+	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	query_is(tp, "SELECT GROUP_CONCAT(ts || ':' || name || ':' ||"
+	    " IFNULL(tid, 'x') || ':' || common_flags || ':' ||"
+	    " IFNULL(EXTRACT_ARG(arg_set_id, 'pid'), 'x'), ',') FROM"
+	    " (SELECT * FROM ftrace_event LEFT JOIN thread USING (utid)"
+	    " ORDER BY ts)", "1000:sched_wakeup:5:8:50,"
+	    "1030:sched_wakeup:9:16:90,1040:my_event:0:0:x");
+	query_is(tp, "SELECT value FROM stats"
+	    " WHERE name = 'ftrace_bundle_tokenizer_errors'", "2");
+	tp_free(tp);
+	free(t.buf);
+}
+END_TEST
+
 /* A slice [ts, ts + 50] on track 42 of sequence 7 with flow id 7. */
 static void
 flow_slice(struct pbbuf *t, uint64_t ts, int first)
@@ -1609,6 +1686,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_checkpoint_evict);
 	tcase_add_test(tc, test_ftrace_args_repeat);
 	tcase_add_test(tc, test_ftrace_args_many_kinds);
+	tcase_add_test(tc, test_ftrace_wrapper);
 	tcase_add_test(tc, test_evict_flows);
 	tcase_add_test(tc, test_evict_ill_nested);
 	suite_add_tcase(s, tc);

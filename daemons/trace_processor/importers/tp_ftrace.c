@@ -1219,65 +1219,124 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 static int64_t	switch_args(struct tp *, const char *, size_t, int64_t, int64_t,
 		    int64_t, const char *, size_t, int64_t, int64_t);
 
+/*
+ * An FtraceEvent as the sorter keeps it: its wrapper, read once by the
+ * tokenizer (ftrace_scan), then the event's own bytes. A record of an
+ * event the wrapper holds none of, or that did not parse, has evid 0 and
+ * no bytes: its parse counts it.
+ */
+struct ftrace_rec {
+	uint32_t	 evid;		/* the event's field in FtraceEvent */
+	uint32_t	 pid;
+	uint32_t	 flags;		/* common_flags, when has_flags */
+	uint32_t	 has_flags;
+};
+
+/* A part's record has its own time and parts first. */
+struct ftrace_part_rec {
+	int64_t		 raw_ts;
+	uint32_t	 parts;
+	struct ftrace_rec rec;
+};
+
+/* What the tokenizer reads of an FtraceEvent. */
+struct ftrace_scan {
+	struct ftrace_rec rec;
+	const uint8_t	*ev;
+	size_t		 evlen;
+	int64_t		 ts;		/* negative: none */
+	int		 adreno;	/* an event Adreno's tokenizer takes */
+	struct pb_field	 acpm;		/* one ACPM's tokenizer takes */
+};
+
+static void
+ftrace_scan(const uint8_t *buf, size_t len, struct ftrace_scan *s)
+{
+	struct pb it;
+	struct pb_field f;
+
+	memset(s, 0, sizeof(*s));
+	s->ts = -1;
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1) {
+		if (f.id == 1) {
+			if (f.wire == PB_VARINT && s->ts < 0)
+				s->ts = (int64_t)f.u;
+			continue;
+		}
+		if (f.id == 2)
+			s->rec.pid = (uint32_t)f.u;
+		else if (f.id == 5) {
+			s->rec.flags = (uint32_t)f.u;
+			s->rec.has_flags = 1;
+		} else if (f.id >= 3 && f.wire == PB_LEN && s->ev == NULL) {
+			s->rec.evid = f.id;
+			s->ev = f.data;
+			s->evlen = f.len;
+		}
+		if (f.wire == PB_LEN && tp_ftrace_adreno_tokenizes(f.id))
+			s->adreno = 1;
+		else if (f.wire == PB_LEN && tp_ftrace_thermal_tokenizes(f.id))
+			s->acpm = f;
+	}
+	if (it.err || s->ev == NULL) {
+		s->rec.evid = 0;
+		s->ev = NULL;
+		s->evlen = 0;
+	}
+}
+
 /* parts: FT_ROW (its ftrace_event row), FT_EFFECTS (what it means);
  * raw_ts: when it happened, for the soft drop (an event placed at
  * another time keeps its own). */
 static void
 ftrace_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
-    uint32_t cpu, const uint8_t *buf, size_t len, int parts, int64_t raw_ts)
+    uint32_t cpu, const struct ftrace_rec *r, const uint8_t *evbuf,
+    size_t evlen, int parts, int64_t raw_ts)
 {
-	struct pb it;
-	struct pb_field f, ev = { 0 };
 	struct tp_ftrace_ev sw;
 	const struct tp_ftrace_ev *decoded = NULL;
-	int64_t pid = 0, flags = TP_NULL, set, utid;
+	int64_t pid = r->pid, flags = r->has_flags ? r->flags : TP_NULL, set,
+	    utid;
+	uint32_t evid = r->evid;
 	const char *name = NULL;
 	char gname[256];
 	int drop;
 
-	pb_init(&it, buf, len);
-	while (pb_next_untrusted(&it, &f) == 1) {
-		if (f.id == 2)
-			pid = (int64_t)(uint32_t)f.u;
-		else if (f.id == 5)
-			flags = (int64_t)(uint32_t)f.u;
-		else if (f.id >= 3 && f.wire == PB_LEN && ev.id == 0)
-			ev = f;
-	}
-	if (it.err || ev.id == 0) {
+	if (evid == 0) {
 		tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
 		return;
 	}
-	if (ev.id == EV_GENERIC) {
+	if (evid == EV_GENERIC) {
 		struct pb gt;
 		struct pb_field gf;
 
-		pb_init(&gt, ev.data, ev.len);
+		pb_init(&gt, evbuf, evlen);
 		gname[0] = '\0';
 		while (pb_next_untrusted(&gt, &gf) == 1)
 			if (gf.id == 1 && gf.wire == PB_LEN)
 				snprintf(gname, sizeof(gname), "%.*s",
 				    (int)gf.len, gf.data);
 		name = gname[0] ? gname : "generic";
-	} else if (ev.id < tp_ftrace_ndescs &&
-	    tp_ftrace_descs[ev.id].name != NULL) {
-		name = tp_ftrace_descs[ev.id].name;
+	} else if (evid < tp_ftrace_ndescs &&
+	    tp_ftrace_descs[evid].name != NULL) {
+		name = tp_ftrace_descs[evid].name;
 	} else {
-		snprintf(gname, sizeof(gname), "ftrace_event_%u", ev.id);
+		snprintf(gname, sizeof(gname), "ftrace_event_%u", evid);
 		name = gname;
 	}
 	/* A dropped sched_switch is not even in ftrace_event: upstream
 	 * writes that row where it parses the switch. */
 	drop = soft_dropped(tp, raw_ts);
-	if (drop && ev.id == EV_SCHED_SWITCH)
+	if (drop && evid == EV_SCHED_SWITCH)
 		return;
 	if ((parts & FT_ROW) && tp->cfg.ftrace_raw) {
 		/*
 		 * Upstream writes a switch's row where it parses the switch:
 		 * after making the next task's thread, and as the prev's.
 		 */
-		if (ev.id == EV_SCHED_SWITCH) {
-			tp_ftrace_ev_decode(ev.data, ev.len, &sw);
+		if (evid == EV_SCHED_SWITCH) {
+			tp_ftrace_ev_decode(evbuf, evlen, &sw);
 			decoded = &sw;
 			(void)tp_thread_get(tp, (int32_t)sw.v[6]);
 			utid = tp_thread_get(tp, (int32_t)sw.v[2]);
@@ -1287,12 +1346,12 @@ ftrace_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 			    (int32_t)sw.v[7]);
 		} else {
 			utid = tp_thread_get(tp, pid);
-			set = event_args(tp, g, ev.id, ev.data, ev.len);
+			set = event_args(tp, g, evid, evbuf, evlen);
 		}
 		tp_ftrace_insert(tp, ts, name, cpu, utid, set, flags);
 	}
 	if (!drop && (parts & FT_EFFECTS))
-		event_effects(tp, g, ts, cpu, pid, ev.id, ev.data, ev.len,
+		event_effects(tp, g, ts, cpu, pid, evid, evbuf, evlen,
 		    decoded);
 }
 
@@ -1300,14 +1359,26 @@ void
 tp_ftrace_parse_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
     uint32_t cpu, const uint8_t *buf, size_t len)
 {
-	ftrace_event(tp, g, ts, cpu, buf, len, FT_ROW | FT_EFFECTS, ts);
+	struct ftrace_rec r;
+
+	if (len < sizeof(r))
+		return;
+	memcpy(&r, buf, sizeof(r));
+	ftrace_event(tp, g, ts, cpu, &r, buf + sizeof(r), len - sizeof(r),
+	    FT_ROW | FT_EFFECTS, ts);
 }
 
 void
 tp_ftrace_parse_event_part(struct tp *tp, const struct tp_gen *g, int64_t ts,
-    uint32_t cpu, const uint8_t *buf, size_t len, int parts, int64_t raw_ts)
+    uint32_t cpu, const uint8_t *buf, size_t len)
 {
-	ftrace_event(tp, g, ts, cpu, buf, len, parts, raw_ts);
+	struct ftrace_part_rec r;
+
+	if (len < sizeof(r))
+		return;
+	memcpy(&r, buf, sizeof(r));
+	ftrace_event(tp, g, ts, cpu, &r.rec, buf + sizeof(r),
+	    len - sizeof(r), (int)r.parts, r.raw_ts);
 }
 
 /* Compact sched ------------------------------------------------------- */
@@ -1658,37 +1729,47 @@ out:
 		free(v[i].v);
 }
 
-void
-tp_ftrace_push(struct tp *tp, struct tp_gen *g, uint32_t cpu, int64_t ts,
-    int64_t raw_ts, int parts, const uint8_t *ev, size_t len)
+/* An event the tokenizer read (sc) into the sorter: whole, or a part. */
+static void
+ftrace_rec_push(struct tp *tp, struct tp_gen *g, uint32_t cpu, int64_t ts,
+    int64_t raw_ts, int parts, const struct ftrace_scan *sc)
 {
-	uint8_t *d;
+	struct ftrace_part_rec pr;
 	int rc;
 
 	if (g != NULL)
 		tp_proto_ref(g);
 	if (parts == 0) {
-		rc = tp_sorter_push(tp, ts, SK_FTRACE, cpu, g, ev, len);
-	} else if ((d = malloc(len + 9)) == NULL) {
-		rc = -1;
+		rc = tp_sorter_push_hdr(tp, ts, SK_FTRACE, cpu, g, &sc->rec,
+		    sizeof(sc->rec), sc->ev, sc->evlen);
 	} else {
-		memcpy(d, &raw_ts, 8);
-		d[8] = (uint8_t)parts;
-		memcpy(d + 9, ev, len);
-		rc = tp_sorter_push(tp, ts, SK_FTRACE_PART, cpu, g, d,
-		    len + 9);
-		free(d);
+		memset(&pr, 0, sizeof(pr));
+		pr.raw_ts = raw_ts;
+		pr.parts = (uint32_t)parts;
+		pr.rec = sc->rec;
+		rc = tp_sorter_push_hdr(tp, ts, SK_FTRACE_PART, cpu, g, &pr,
+		    sizeof(pr), sc->ev, sc->evlen);
 	}
 	if (rc == -1 && g != NULL)
 		tp_proto_unref(g);
 }
 
 void
+tp_ftrace_push(struct tp *tp, struct tp_gen *g, uint32_t cpu, int64_t ts,
+    int64_t raw_ts, int parts, const uint8_t *ev, size_t len)
+{
+	struct ftrace_scan sc;
+
+	ftrace_scan(ev, len, &sc);
+	ftrace_rec_push(tp, g, cpu, ts, raw_ts, parts, &sc);
+}
+
+void
 tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
     size_t len)
 {
-	struct pb it, et;
-	struct pb_field f, ef;
+	struct pb it;
+	struct pb_field f;
 	uint32_t cpu = 0;
 	int64_t offset = 0, ftrace_ts = 0, boot_ts = 0, start = -1;
 	int clock = 0, used = 0;	/* used: a time of the bundle read */
@@ -1741,45 +1822,32 @@ tp_proto_ftrace_bundle(struct tp *tp, struct tp_gen *g, const uint8_t *buf,
 		}
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
-		struct pb_field acpm = { 0 };
-		int64_t ts = -1;
-		int adreno = 0;
+		struct ftrace_scan sc;
 
 		if (f.wire != PB_LEN || f.id != 2)
 			continue;
-		/* Its time, and whether Adreno's tokenizer wants it. */
-		pb_init(&et, f.data, f.len);
-		while (pb_next_untrusted(&et, &ef) == 1)
-			if (ef.id == 1 && ef.wire == PB_VARINT && ts < 0)
-				ts = (int64_t)ef.u;
-			else if (ef.wire == PB_LEN &&
-			    tp_ftrace_adreno_tokenizes(ef.id))
-				adreno = 1;
-			else if (ef.wire == PB_LEN &&
-			    tp_ftrace_thermal_tokenizes(ef.id))
-				acpm = ef;
-		if (ts < 0) {
+		/* Its time and wrapper, and whether Adreno's or ACPM's
+		 * tokenizer wants it. */
+		ftrace_scan(f.data, f.len, &sc);
+		if (sc.ts < 0) {
 			tp_stat_inc(tp, ST_FTRACE_BUNDLE_TOKENIZER_ERRORS, 1);
 			continue;
 		}
 		if (!used && (used = 1))
 			tp_clock_first_use(tp);
 		/* These two tokenizers keep state the parse reads. */
-		if (adreno || acpm.id != 0)
+		if (sc.adreno || sc.acpm.id != 0)
 			tp_pipe_sync(tp);
-		if (adreno && tp_ftrace_adreno_tokenize(tp, g, cpu,
-		    ts + offset, f.data, f.len))
+		if (sc.adreno && tp_ftrace_adreno_tokenize(tp, g, cpu,
+		    sc.ts + offset, f.data, f.len))
 			continue;
-		if (acpm.id != 0) {
-			tp_ftrace_thermal_tokenize(tp, g, cpu, ts + offset,
-			    f.data, f.len, acpm.data, acpm.len);
+		if (sc.acpm.id != 0) {
+			tp_ftrace_thermal_tokenize(tp, g, cpu, sc.ts + offset,
+			    f.data, f.len, sc.acpm.data, sc.acpm.len);
 			continue;
 		}
-		if (g != NULL)
-			tp_proto_ref(g);
-		if (tp_sorter_push(tp, ts + offset, SK_FTRACE, cpu, g, f.data,
-		    f.len) == -1 && g != NULL)
-			tp_proto_unref(g);
+		ftrace_rec_push(tp, g, cpu, sc.ts + offset, sc.ts + offset, 0,
+		    &sc);
 	}
 }
 

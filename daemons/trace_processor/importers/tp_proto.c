@@ -1892,16 +1892,10 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 	case SK_COUNTER:
 		tp_proto_cpu_per_uid_sorted(tp, it);
 		return;
-	case SK_FTRACE_PART: {
-		int64_t raw_ts;
-
-		if (it->len < 9)
-			return;
-		memcpy(&raw_ts, it->data, 8);
+	case SK_FTRACE_PART:
 		tp_ftrace_parse_event_part(tp, it->ref, it->ts, it->aux,
-		    it->data + 9, it->len - 9, it->data[8], raw_ts);
+		    it->data, it->len);
 		return;
-	}
 	case SK_POWER_RAIL:
 		tp_proto_power_rail_sorted(tp, it->ts, it->data, it->len);
 		return;

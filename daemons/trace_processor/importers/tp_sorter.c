@@ -939,7 +939,8 @@ sorter_push(struct tp *tp, int64_t ts, enum tp_sort_kind kind,
 	p = rec_put(b, &r);
 	if (hlen > 0)
 		memcpy(p, hdr, hlen);
-	memcpy(p + hlen, data, len);
+	if (len > 0)
+		memcpy(p + hlen, data, len);
 	s->bytes += (size_t)(p - (b->data + b->used)) + hlen + len +
 	    sizeof(*it);
 	b->used = (size_t)(p + hlen + len - b->data);
