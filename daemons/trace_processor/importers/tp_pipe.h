@@ -43,6 +43,7 @@ struct tp_pipe {
 	pthread_cond_t		 cv;	/* appended, consumed, stop */
 	int			 started;	/* 1; -1: could not be */
 	int			 stop, waiting;
+	uint64_t		 wake_at;	/* atomic: what it waits for */
 	/* the queue: where the thread starts, the tokenizer's end, the end
 	 * given back */
 	struct seg		*first, *last, *give;
