@@ -13,8 +13,9 @@
 #
 #   vs_upstream.sh OURS UPSTREAM TRACE...
 #
-# OURS is a release build's trace_processor (configure CFLAGS="-O2 -g",
-# no --enable-debug/--enable-asan). Environment:
+# OURS is a release build's trace_processor (a plain configure: -O2 -g
+# and link-time optimisation, no --enable-debug/--enable-asan).
+# Environment:
 #   RESULTS     directory for the raw figures (default: a new /tmp/tpbench-vs.*)
 #   RUNS        load runs per binary (3)
 #   QUERY_RUNS  runs per query per binary (5); 0 skips the queries
@@ -22,7 +23,7 @@
 # on large traces. Figures taken while the machine does other work are
 # noisy: run it on an idle machine.
 set -eu
-[ $# -ge 3 ] || { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 1; }
+[ $# -ge 3 ] || { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 1; }
 ours=$1
 upstream=$2
 shift 2
