@@ -23,7 +23,7 @@
 # on large traces. Figures taken while the machine does other work are
 # noisy: run it on an idle machine.
 set -eu
-[ $# -ge 3 ] || { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 1; }
+[ $# -ge 3 ] || { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 1; }
 ours=$1
 upstream=$2
 shift 2
