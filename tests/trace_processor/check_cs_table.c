@@ -349,6 +349,10 @@ START_TEST(test_cells)
 	cs_set_int(f.t, C_K, 1, INT32_MIN);
 	ck_assert_int_eq(cs_get_int(f.t, C_K, 0), -5);
 	ck_assert_int_eq(cs_get_int(f.t, C_K, 1), INT32_MIN);
+	/* The one offset a 32-bit cell cannot hold: its NULL. */
+	cs_set_int(f.t, C_K, 1, -5 + (int64_t)INT32_MIN);
+	ck_assert_int_eq(cs_get_int(f.t, C_K, 1), -5 + (int64_t)INT32_MIN);
+	ck_assert_int_eq(cs_get_int(f.t, C_K, 0), -5);
 	cs_set_int(f.t, C_K, 1, (int64_t)1 << 40);
 	ck_assert_int_eq(cs_get_int(f.t, C_K, 0), -5);
 	ck_assert_int_eq(cs_get_int(f.t, C_K, 1), (int64_t)1 << 40);

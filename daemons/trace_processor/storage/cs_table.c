@@ -442,8 +442,10 @@ iblk_widen(struct cs_table *t, struct cs_col *col, uint32_t r)
 	return nb;
 }
 
-void
-cs_set_int(struct cs_table *t, size_t c, uint32_t r, int64_t v)
+/* cs_set_int's rarer cases: not an integer column, no block yet, a NULL,
+ * a wide block, a value a narrow block cannot hold. */
+static void
+set_int_slow(struct cs_table *t, size_t c, uint32_t r, int64_t v)
 {
 	struct cs_col *col = &t->cols[c];
 	struct int_blk *blk;
@@ -470,6 +472,26 @@ cs_set_int(struct cs_table *t, size_t c, uint32_t r, int64_t v)
 	else
 		((int32_t *)(void *)blk->cells)[OFF(r)] = v == CS_NULL_I64 ?
 		    NULL_I32 : (int32_t)(v - blk->base);
+}
+
+/* Small enough for link-time optimisation to inline where rows are
+ * written: a value that fits the row's narrow block. */
+void
+cs_set_int(struct cs_table *t, size_t c, uint32_t r, int64_t v)
+{
+	struct cs_col *col = &t->cols[c];
+	struct int_blk *blk;
+	int64_t d;
+
+	if (r < t->nrows && is_int(col->type) &&
+	    (blk = col->blocks[BLK(r)]) != NULL && !blk->wide &&
+	    v != CS_NULL_I64 && !__builtin_sub_overflow(v, blk->base, &d) &&
+	    d > NULL_I32 && d <= INT32_MAX) {
+		t->version++;
+		((int32_t *)(void *)blk->cells)[OFF(r)] = (int32_t)d;
+		return;
+	}
+	set_int_slow(t, c, r, v);
 }
 
 void
