@@ -1402,6 +1402,26 @@ START_TEST(test_checkpoint_evict)
 }
 END_TEST
 
+/* A trace of one packet holding FtraceEventBundle b (freed), loaded. */
+static struct tp *
+load_bundle(struct pbbuf *b)
+{
+	struct pbbuf t = { 0 }, pk = { 0 };
+	struct tp_config cfg;
+	struct tp *tp;
+	char *err = NULL;
+
+	put_msg(&pk, 1, b);				/* ftrace_events */
+	put_msg(&t, 1, &pk);
+	ck_assert_int_eq(t.oom, 0);
+	tp_config_init(&cfg);
+	ck_assert_ptr_nonnull(tp = tp_new(&cfg, &err));
+	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	free(t.buf);
+	return tp;
+}
+
 /*
  * n sched_wakeup events (raw events only: no thread is made) of `kinds`
  * kinds of fields, event i of kind (i * 7919) % kinds + 1 in its pid and
@@ -1411,10 +1431,9 @@ END_TEST
 static void
 ftrace_args_repeat(int n, int kinds)
 {
-	struct pbbuf t = { 0 }, pk = { 0 }, b = { 0 }, e = { 0 }, wk = { 0 };
-	struct tp_config cfg;
+	struct pbbuf b = { 0 }, e = { 0 }, wk = { 0 };
 	struct tp *tp;
-	char *err = NULL, comm[16], want[32], sql[512];
+	char comm[16], want[32], sql[512];
 	int i, pid;
 
 	pbb_uint(&b, 1, 0);			/* FtraceEventBundle.cpu */
@@ -1430,13 +1449,7 @@ ftrace_args_repeat(int n, int kinds)
 		put_msg(&e, 17, &wk);			/* sched_wakeup */
 		put_msg(&b, 2, &e);
 	}
-	put_msg(&pk, 1, &b);				/* ftrace_events */
-	put_msg(&t, 1, &pk);
-	ck_assert_int_eq(t.oom, 0);
-	tp_config_init(&cfg);
-	ck_assert_ptr_nonnull(tp = tp_new(&cfg, &err));
-	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
-	ck_assert_int_eq(tp_eof(tp), 0);
+	tp = load_bundle(&b);
 	snprintf(want, sizeof(want), "%d", n);
 	query_is(tp, "SELECT COUNT(*) FROM ftrace_event", want);
 	/* The event's time tells its kind: the args are its own. */
@@ -1452,7 +1465,6 @@ ftrace_args_repeat(int n, int kinds)
 	snprintf(want, sizeof(want), "%d", kinds * 4);
 	query_is(tp, "SELECT COUNT(*) FROM args", want);
 	tp_free(tp);
-	free(t.buf);
 }
 
 /* More kinds than the first table holds, in an order that evicts. */
@@ -1490,10 +1502,8 @@ put_wakeup(struct pbbuf *e, uint32_t pid)
  */
 START_TEST(test_ftrace_wrapper)
 {
-	struct pbbuf t = { 0 }, pk = { 0 }, b = { 0 }, e = { 0 }, g = { 0 };
-	struct tp_config cfg;
+	struct pbbuf b = { 0 }, e = { 0 }, g = { 0 };
 	struct tp *tp;
-	char *err = NULL;
 	static const uint8_t bad_len[] = { 0x32, 0x7f };  /* field 6, 127 B */
 
 	pbb_uint(&b, 1, 0);			/* FtraceEventBundle.cpu */
@@ -1526,13 +1536,7 @@ START_TEST(test_ftrace_wrapper)
 	pbb_bytes(&g, 1, "my_event", 8);	/* event_name */
 	put_msg(&e, 327, &g);			/* generic */
 	put_msg(&b, 2, &e);
-	put_msg(&pk, 1, &b);			/* ftrace_events */
-	put_msg(&t, 1, &pk);
-	ck_assert_int_eq(t.oom, 0);
-	tp_config_init(&cfg);
-	ck_assert_ptr_nonnull(tp = tp_new(&cfg, &err));
-	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
-	ck_assert_int_eq(tp_eof(tp), 0);
+	tp = load_bundle(&b);
 	query_is(tp, "SELECT GROUP_CONCAT(ts || ':' || name || ':' ||"
 	    " IFNULL(tid, 'x') || ':' || common_flags || ':' ||"
 	    " IFNULL(EXTRACT_ARG(arg_set_id, 'pid'), 'x'), ',') FROM"
@@ -1542,7 +1546,6 @@ START_TEST(test_ftrace_wrapper)
 	query_is(tp, "SELECT value FROM stats"
 	    " WHERE name = 'ftrace_bundle_tokenizer_errors'", "2");
 	tp_free(tp);
-	free(t.buf);
 }
 END_TEST
 
