@@ -81,7 +81,7 @@ struct pset {
  * kinds of events than it holds), up to MEMO_MAX slots. Small is faster
  * where it does: at 1024 slots (128 KB, in the second-level cache) a
  * recorded ftrace trace finds 77% of its sets, at 16384 83%, and loads
- * 3% faster for the lookups that stay in cache.
+ * 2% faster for the lookups that stay in cache.
  */
 #define MEMO_FIRST	1024
 #define MEMO_MAX	262144
