@@ -296,6 +296,8 @@ enum tp_table {
 	TB_SCHED,
 	TB_TSTATE,
 	TB_FTRACE,
+	TB_THREAD,
+	TB_PROCESS,
 	TB_COUNT
 };
 
@@ -619,15 +621,17 @@ void	 tp_argsets_flush(struct tp *);
  * Sets remembered by the bytes they were made from, for importers whose
  * args are all a function of some bytes (an ftrace event's fields): get
  * gives the stored set made before from tag and the same len bytes (as
- * done would give it), else TP_NULL and the hash for put, which remembers
- * the stored set id made from them. Keys longer than TP_ARG_MEMO_MAX
- * are never remembered. Forgotten with the stored sets.
+ * done would give it), else TP_NULL; put remembers the stored set id made
+ * from them. Both take the bytes' tp_arg_memo_hash, a function of them
+ * alone, so a tokenizer can take it on its own thread. Keys longer than
+ * TP_ARG_MEMO_MAX are never remembered. Forgotten with the stored sets.
  */
 #define TP_ARG_MEMO_MAX	104
+uint32_t tp_arg_memo_hash(uint32_t tag, const void *, size_t);
 int64_t	 tp_arg_memo_get(struct tp *, uint32_t tag, const void *, size_t,
-	    uint64_t *hash);
+	    uint32_t hash);
 void	 tp_arg_memo_put(struct tp *, uint32_t tag, const void *, size_t,
-	    uint64_t hash, int64_t id);
+	    uint32_t hash, int64_t id);
 /* Its id if stored, TP_NULL while pending. */
 int64_t	 tp_arg_set_stored(struct tp *, int64_t set);
 /* As tp_arg_set_stored; once stored, *set becomes the id (the handle's
@@ -673,6 +677,12 @@ void	 tp_tables_deletable(struct tp *, int on);
 /* What the operators may read straight from the tables (ops/tp_ops.h). */
 const struct tp_ops_hooks *tp_tables_hooks(struct tp *);
 void	 tp_slice_write(struct tp *, const struct tp_slice_row *);
+/* The rows of thread utid and process upid as they stand (is_main: the
+ * is_main_thread shown, TP_NULL unknown). */
+void	 tp_thread_row_write(struct tp *, int64_t utid,
+	    const struct tp_thread *, int64_t is_main, int64_t arg_set_id);
+void	 tp_process_row_write(struct tp *, int64_t upid,
+	    const struct tp_process *, int64_t arg_set_id);
 void	 tp_counter_set_track(struct tp *, int64_t id, int64_t track);
 /* What an arg holds (enum cs_kind): a string if str, a real if rv, else
  * an int. A key id stands for its flat key, key, type and kind. */

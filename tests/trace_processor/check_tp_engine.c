@@ -1314,6 +1314,55 @@ START_TEST(test_hostile_systrace)
 }
 END_TEST
 
+/*
+ * Threads and processes are columnar tables priced by their size: a join
+ * that filters threads starts from them, not from every sched slice.
+ */
+START_TEST(test_thread_tables)
+{
+	static const char doc[] =
+	    "# tracer: nop\n"
+	    "  <idle>-0 [000] 1.000000: sched_switch: prev_comm=swapper/0"
+	    " prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kworker/0:1"
+	    " next_pid=10 next_prio=120\n"
+	    "  kworker/0:1-10 [000] 1.100000: sched_switch:"
+	    " prev_comm=kworker/0:1 prev_pid=10 prev_prio=120 prev_state=S"
+	    " ==> next_comm=app next_pid=20 next_prio=120\n"
+	    "  app-20 [000] 1.200000: sched_switch: prev_comm=app prev_pid=20"
+	    " prev_prio=120 prev_state=S ==> next_comm=kworker/0:1"
+	    " next_pid=10 next_prio=120\n"
+	    "  kworker/0:1-10 [000] 1.300000: sched_switch:"
+	    " prev_comm=kworker/0:1 prev_pid=10 prev_prio=120 prev_state=S"
+	    " ==> next_comm=swapper/0 next_pid=0 next_prio=120\n";
+	const char *join = "SELECT COUNT(*) FROM sched JOIN thread"
+	    " USING (utid) WHERE thread.name LIKE 'kwork%'";
+	sqlite3_stmt *st;
+	struct tp *tp;
+	char *err = NULL, *sql;
+
+	tp = tp_new(NULL, &err);
+	ck_assert_int_eq(tp_parse(tp, doc, sizeof(doc) - 1), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	/* Upstream's columns, in its order. */
+	query_is(tp, "SELECT GROUP_CONCAT(name) FROM pragma_table_info("
+	    "'thread')", "utid,id,tid,name,start_ts,end_ts,upid,"
+	    "is_main_thread,is_idle,machine_id,arg_set_id");
+	query_is(tp, "SELECT GROUP_CONCAT(utid || ':' || tid || ':' || name)"
+	    " FROM thread WHERE id > 0", "1:10:kworker/0:1,2:20:app");
+	query_is(tp, join, "2");
+	sql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", join);
+	ck_assert_int_eq(sqlite3_prepare_v2(tp_db(tp), sql, -1, &st, NULL),
+	    SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_msg(strncmp((const char *)sqlite3_column_text(st, 3),
+	    "SCAN thread", 11) == 0, "the join starts from %s",
+	    sqlite3_column_text(st, 3));
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	tp_free(tp);
+}
+END_TEST
+
 START_TEST(test_api_misuse)
 {
 	struct tp *tp;
@@ -1685,6 +1734,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_json_strict);
 	tcase_add_test(tc, test_deep_track_chain);
 	tcase_add_test(tc, test_hostile_systrace);
+	tcase_add_test(tc, test_thread_tables);
 	tcase_add_test(tc, test_api_misuse);
 	tcase_add_test(tc, test_checkpoint_evict);
 	tcase_add_test(tc, test_ftrace_args_repeat);

@@ -969,14 +969,13 @@ event_args_untrusted(struct tp *tp, const struct tp_gen *g, uint32_t evid,
  */
 static int64_t
 event_args(struct tp *tp, const struct tp_gen *g, uint32_t evid,
-    const uint8_t *buf, size_t len)
+    const uint8_t *buf, size_t len, uint32_t hash)
 {
-	uint64_t hash;
 	int64_t set;
 
 	if (ksym_field(evid) != 0)
 		return event_args_untrusted(tp, g, evid, buf, len);
-	if ((set = tp_arg_memo_get(tp, evid, buf, len, &hash)) != TP_NULL)
+	if ((set = tp_arg_memo_get(tp, evid, buf, len, hash)) != TP_NULL)
 		return set;
 	set = tp_arg_set_done(tp, event_args_untrusted(tp, g, evid, buf,
 	    len));
@@ -1216,8 +1215,8 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 	}
 }
 
-static int64_t	switch_args(struct tp *, const char *, size_t, int64_t, int64_t,
-		    int64_t, const char *, size_t, int64_t, int64_t);
+static int64_t	switch_args_make(struct tp *, const char *, size_t, int64_t,
+		    int64_t, int64_t, const char *, size_t, int64_t, int64_t);
 
 /*
  * An FtraceEvent as the sorter keeps it: its wrapper, read once by the
@@ -1226,10 +1225,11 @@ static int64_t	switch_args(struct tp *, const char *, size_t, int64_t, int64_t,
  * no bytes: its parse counts it.
  */
 struct ftrace_rec {
-	uint32_t	 evid;		/* the event's field in FtraceEvent */
+	uint32_t	 evid : 31;	/* the event's field in FtraceEvent */
+	uint32_t	 has_flags : 1;
 	uint32_t	 pid;
 	uint32_t	 flags;		/* common_flags, when has_flags */
-	uint32_t	 has_flags;
+	uint32_t	 memo;		/* the event's tp_arg_memo_hash */
 };
 
 /* A part's record has its own time and parts first. */
@@ -1284,6 +1284,9 @@ ftrace_scan(const uint8_t *buf, size_t len, struct ftrace_scan *s)
 		s->ev = NULL;
 		s->evlen = 0;
 	}
+	/* Taken here, on the tokenizer's thread, for the parse's lookup. */
+	if (s->ev != NULL)
+		s->rec.memo = tp_arg_memo_hash(s->rec.evid, s->ev, s->evlen);
 }
 
 /* parts: FT_ROW (its ftrace_event row), FT_EFFECTS (what it means);
@@ -1340,13 +1343,19 @@ ftrace_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 			decoded = &sw;
 			(void)tp_thread_get(tp, (int32_t)sw.v[6]);
 			utid = tp_thread_get(tp, (int32_t)sw.v[2]);
-			set = switch_args(tp, sw.s[1], sw.slen[1],
-			    (int32_t)sw.v[2], (int32_t)sw.v[3], sw.v[4],
-			    sw.s[5], sw.slen[5], (int32_t)sw.v[6],
-			    (int32_t)sw.v[7]);
+			/* Remembered by the event's bytes, as others are. */
+			if ((set = tp_arg_memo_get(tp, evid, evbuf, evlen,
+			    r->memo)) == TP_NULL) {
+				set = switch_args_make(tp, sw.s[1], sw.slen[1],
+				    (int32_t)sw.v[2], (int32_t)sw.v[3],
+				    sw.v[4], sw.s[5], sw.slen[5],
+				    (int32_t)sw.v[6], (int32_t)sw.v[7]);
+				tp_arg_memo_put(tp, evid, evbuf, evlen,
+				    r->memo, set);
+			}
 		} else {
 			utid = tp_thread_get(tp, pid);
-			set = event_args(tp, g, evid, evbuf, evlen);
+			set = event_args(tp, g, evid, evbuf, evlen, r->memo);
 		}
 		tp_ftrace_insert(tp, ts, name, cpu, utid, set, flags);
 	}
@@ -1444,10 +1453,28 @@ comm_arg(struct tp *tp, int64_t set, const char *key, const char *s,
 }
 
 /*
- * A sched_switch's args: all seven fields, given or not (upstream writes
- * them from the decoded event, defaults and all), remembered by their
- * values.
+ * A sched_switch's args, stored: all seven fields, given or not (upstream
+ * writes them from the decoded event, defaults and all).
  */
+static int64_t
+switch_args_make(struct tp *tp, const char *prev_comm, size_t prev_comm_len,
+    int64_t prev_pid, int64_t prev_prio, int64_t prev_state,
+    const char *next_comm, size_t next_comm_len, int64_t next_pid,
+    int64_t next_prio)
+{
+	int64_t set = tp_arg_set_new(tp);
+
+	comm_arg(tp, set, "prev_comm", prev_comm, prev_comm_len);
+	tp_arg_int_fixed(tp, set, "prev_pid", prev_pid, "int");
+	tp_arg_int_fixed(tp, set, "prev_prio", prev_prio, "int");
+	tp_arg_int_fixed(tp, set, "prev_state", prev_state, "int");
+	comm_arg(tp, set, "next_comm", next_comm, next_comm_len);
+	tp_arg_int_fixed(tp, set, "next_pid", next_pid, "int");
+	tp_arg_int_fixed(tp, set, "next_prio", next_prio, "int");
+	return tp_arg_set_done(tp, set);
+}
+
+/* A compact sched_switch's args, remembered by their values. */
 static int64_t
 switch_args(struct tp *tp, const char *prev_comm, size_t prev_comm_len,
     int64_t prev_pid, int64_t prev_prio, int64_t prev_state,
@@ -1457,23 +1484,18 @@ switch_args(struct tp *tp, const char *prev_comm, size_t prev_comm_len,
 	int64_t set, v[5] = { prev_pid, prev_prio, prev_state, next_pid,
 	    next_prio };
 	struct memo_key k = { .n = 0 };
-	uint64_t hash;
+	uint32_t hash;
 
 	memo_key_add(&k, v, sizeof(v));
 	memo_key_str(&k, prev_comm, prev_comm_len);
 	memo_key_str(&k, next_comm, next_comm_len);
+	hash = tp_arg_memo_hash(MEMO_COMPACT | EV_SCHED_SWITCH, k.b, k.n);
 	if ((set = tp_arg_memo_get(tp, MEMO_COMPACT | EV_SCHED_SWITCH, k.b,
-	    k.n, &hash)) != TP_NULL)
+	    k.n, hash)) != TP_NULL)
 		return set;
-	set = tp_arg_set_new(tp);
-	comm_arg(tp, set, "prev_comm", prev_comm, prev_comm_len);
-	tp_arg_int_fixed(tp, set, "prev_pid", prev_pid, "int");
-	tp_arg_int_fixed(tp, set, "prev_prio", prev_prio, "int");
-	tp_arg_int_fixed(tp, set, "prev_state", prev_state, "int");
-	comm_arg(tp, set, "next_comm", next_comm, next_comm_len);
-	tp_arg_int_fixed(tp, set, "next_pid", next_pid, "int");
-	tp_arg_int_fixed(tp, set, "next_prio", next_prio, "int");
-	set = tp_arg_set_done(tp, set);
+	set = switch_args_make(tp, prev_comm, prev_comm_len, prev_pid,
+	    prev_prio, prev_state, next_comm, next_comm_len, next_pid,
+	    next_prio);
 	tp_arg_memo_put(tp, MEMO_COMPACT | EV_SCHED_SWITCH, k.b, k.n, hash,
 	    set);
 	return set;
@@ -1574,7 +1596,7 @@ tp_ftrace_compact_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 	const char *comm = (const char *)buf + sizeof(r);
 	size_t commlen = len - sizeof(r);
 	struct memo_key k = { .n = 0 };
-	uint64_t hash;
+	uint32_t hash;
 	int64_t set;
 
 	if (c == NULL || len < sizeof(r))
@@ -1593,8 +1615,9 @@ tp_ftrace_compact_waking(struct tp *tp, int64_t ts, uint32_t cpu,
 		goto typed;
 	memo_key_add(&k, &r, sizeof(r) - sizeof(r.flags));
 	memo_key_str(&k, comm, commlen);
+	hash = tp_arg_memo_hash(MEMO_COMPACT | EV_SCHED_WAKING, k.b, k.n);
 	if ((set = tp_arg_memo_get(tp, MEMO_COMPACT | EV_SCHED_WAKING, k.b,
-	    k.n, &hash)) == TP_NULL) {
+	    k.n, hash)) == TP_NULL) {
 		set = tp_arg_set_new(tp);
 		tp_arg_str_fixed(tp, set, "comm", comm, commlen);
 		tp_arg_int_fixed(tp, set, "pid", r.pid, "int");

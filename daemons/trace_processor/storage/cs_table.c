@@ -70,6 +70,7 @@ struct cs_table {
 	size_t			 bytes;
 	int			 failed;
 	struct cs_table		*ref;		/* what CS_REF columns read */
+	int			 sized;
 };
 
 /* Whether column c has cells of its own. */
@@ -181,6 +182,18 @@ void
 cs_table_set_ref(struct cs_table *t, struct cs_table *ref)
 {
 	t->ref = ref;
+}
+
+void
+cs_table_set_sized(struct cs_table *t)
+{
+	t->sized = 1;
+}
+
+int
+cs_table_sized(const struct cs_table *t)
+{
+	return t->sized;
 }
 
 enum cs_type

@@ -81,6 +81,10 @@ const struct cs_coldef *cs_table_col(const struct cs_table *, size_t col);
 enum cs_type	 cs_col_type(const struct cs_table *, size_t col);
 /* The table CS_REF columns read (sharing the pool). */
 void		 cs_table_set_ref(struct cs_table *, struct cs_table *ref);
+/* Scans of the table priced by its rows (cs_vtab.c): a small table
+ * joins start from, one row per thread or process. */
+void		 cs_table_set_sized(struct cs_table *);
+int		 cs_table_sized(const struct cs_table *);
 struct cs_pool	*cs_table_pool(const struct cs_table *);
 /* Ids given so far (present or absent rows). */
 size_t		 cs_table_rows(const struct cs_table *);

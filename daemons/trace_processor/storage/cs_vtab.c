@@ -187,11 +187,12 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 	/*
 	 * A scan is priced, and its rows counted, as SQLite does a table it
 	 * has no statistics of (a million rows), whatever its size: joins
-	 * then run from the engine's small SQLite tables (tracks, threads)
-	 * into these by their lookups, in the order of the FROM clause, as
-	 * upstream's do.
+	 * then run from the engine's small tables (tracks, and threads and
+	 * processes, priced by their size) into these by their lookups, in
+	 * the order of the FROM clause, as upstream's do.
 	 */
-	double n = (double)cs_table_rows(t) + 1, best = n + SCAN_COST;
+	double n = (double)cs_table_rows(t) + 1,
+	    scan = cs_table_sized(t) ? 0 : SCAN_COST, best = n + scan;
 	int plan = P_SCAN, col = 0, eq = -1, lo = -1, hi = -1, rc = 0, i;
 	int has_eq = 0;
 
@@ -305,7 +306,8 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 	plan_filters(t, info, (eq >= 0) + (lo >= 0) + (hi >= 0),
 	    info->idxNum & F_IN ? eq : -1);
 	info->estimatedCost = best;
-	info->estimatedRows = (sqlite3_int64)(plan == P_SCAN ? SCAN_COST :
+	info->estimatedRows = (sqlite3_int64)(plan == P_SCAN ?
+	    (cs_table_sized(t) ? n : SCAN_COST) :
 	    eq >= 0 ? (plan == P_IDS ? 1 : 10) : best);
 	if (plan == P_IDS && eq >= 0)
 		info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
@@ -328,7 +330,7 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 			 */
 			info->idxNum = P_GROUP | (int)cs_col_base(t, oc) << 8;
 			info->orderByConsumed = 1;
-			info->estimatedCost = n + SCAN_COST;
+			info->estimatedCost = n + scan;
 		}
 		if (info->orderByConsumed && info->aOrderBy[0].desc)
 			info->idxNum |= F_DESC;
@@ -357,7 +359,7 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 		    cs_col_type(t, c2) != CS_STR && col_is_sorted(t, c2)) {
 			info->idxNum = P_GROUP | (int)cs_col_base(t, c1) << 8;
 			info->orderByConsumed = 1;
-			info->estimatedCost = n + SCAN_COST;
+			info->estimatedCost = n + scan;
 		}
 	}
 	return SQLITE_OK;

@@ -87,10 +87,9 @@ struct pset {
 #define MEMO_MAX	262144
 #define MEMO_ROUND	(1u << 16)	/* lookups between looks at the rate */
 struct memo {
-	uint64_t	 hash;
 	int64_t		 id;		/* TP_NULL: a free slot */
-	uint32_t	 tag, len;
-	uint8_t		 b[TP_ARG_MEMO_MAX];
+	uint32_t	 hash, tag, len;
+	uint8_t		 b[TP_ARG_MEMO_MAX + 4];	/* 4: padding */
 };
 /* Two cache lines a slot, aligned: a lookup that misses reads one. */
 #define MEMO_ALIGN	128
@@ -236,9 +235,16 @@ memo_table(size_t n, const struct memo *old, size_t oldn)
 	return m;
 }
 
+uint32_t
+tp_arg_memo_hash(uint32_t tag, const void *b, size_t len)
+{
+	/* A key never remembered is not read. */
+	return len <= TP_ARG_MEMO_MAX ? (uint32_t)tp_hash_bytes(tag, b, len) :
+	    0;
+}
+
 static struct memo *
-memo_slot(struct tp_argsets *as, uint32_t tag, const void *b, size_t len,
-    uint64_t *hash)
+memo_slot(struct tp_argsets *as, uint32_t hash)
 {
 	struct memo *m;
 
@@ -259,20 +265,18 @@ memo_slot(struct tp_argsets *as, uint32_t tag, const void *b, size_t len,
 		}
 		as->round_looks = as->round_misses = 0;
 	}
-	*hash = tp_hash_bytes(tag, b, len);
-	return &as->memo[*hash & (as->memo_slots - 1)];
+	return &as->memo[hash & (as->memo_slots - 1)];
 }
 
 int64_t
 tp_arg_memo_get(struct tp *tp, uint32_t tag, const void *b, size_t len,
-    uint64_t *hash)
+    uint32_t hash)
 {
 	struct tp_argsets *as = tp->argsets;
 	struct memo *m;
 
-	if (len > TP_ARG_MEMO_MAX ||
-	    (m = memo_slot(as, tag, b, len, hash)) == NULL ||
-	    m->id == TP_NULL || m->hash != *hash || m->tag != tag ||
+	if (len > TP_ARG_MEMO_MAX || (m = memo_slot(as, hash)) == NULL ||
+	    m->id == TP_NULL || m->hash != hash || m->tag != tag ||
 	    m->len != len || memcmp(m->b, b, len) != 0) {
 		as->memo_misses++;
 		as->round_misses++;
@@ -287,7 +291,7 @@ tp_arg_memo_get(struct tp *tp, uint32_t tag, const void *b, size_t len,
 
 void
 tp_arg_memo_put(struct tp *tp, uint32_t tag, const void *b, size_t len,
-    uint64_t hash, int64_t id)
+    uint32_t hash, int64_t id)
 {
 	struct tp_argsets *as = tp->argsets;
 	struct memo *m;

@@ -118,21 +118,8 @@ static const char schema_sql[] =
 	" WHEN 'json' THEN string_value ELSE NULL END AS display_value"
 	" FROM __args;"
 
-	/* machine_id: 0 the traced host, as upstream's; else a remote one. */
-	"CREATE TABLE thread(utid INTEGER PRIMARY KEY,"
-	" id INTEGER AS (utid) VIRTUAL, tid INTEGER, name TEXT,"
-	" start_ts INTEGER, end_ts INTEGER, upid INTEGER,"
-	" is_main_thread INTEGER, is_idle INTEGER,"
-	" machine_id INTEGER, arg_set_id INTEGER);"
-	"CREATE TABLE process(upid INTEGER PRIMARY KEY,"
-	" id INTEGER AS (upid) VIRTUAL, pid INTEGER, name TEXT,"
-	" start_ts INTEGER, end_ts INTEGER, parent_upid INTEGER,"
-	" uid INTEGER,"
-	/* Android's app and user of a uid (UserHandle's arithmetic), as
-	 * upstream derives them once the uid is known. */
-	" android_appid INTEGER AS (uid % 100000) VIRTUAL,"
-	" android_user_id INTEGER AS (uid / 100000) VIRTUAL,"
-	" cmdline TEXT, arg_set_id INTEGER, machine_id INTEGER);"
+	"CREATE VIRTUAL TABLE thread USING __cs;"
+	"CREATE VIRTUAL TABLE process USING __cs;"
 
 	"CREATE VIRTUAL TABLE sched_slice USING __cs;"
 	"CREATE VIEW sched AS SELECT *, ts + dur AS ts_end FROM sched_slice;"
@@ -910,17 +897,11 @@ row_unchanged(uint64_t *pub, uint64_t h)
 	return 0;
 }
 
-static int
+static void
 write_threads(struct tp *tp)
 {
-	sqlite3_stmt *st;
 	size_t i;
 
-	if (write_prepared(tp, "INSERT OR REPLACE INTO thread(utid, tid, name,"
-	    " start_ts, end_ts, upid, is_main_thread, is_idle, arg_set_id,"
-	    " machine_id) VALUES(?,?,?,?,?,?,?,?,?,?)",
-	    &st) == -1)
-		return -1;
 	for (i = 0; i < tp->nthreads; i++) {
 		struct tp_thread *t = &tp->threads[i];
 		uint64_t h;
@@ -932,38 +913,18 @@ write_threads(struct tp *tp)
 		    &t->arg_set_id)), t->machine);
 		if (row_unchanged(&t->pub, row_hash_s(h, t->name)))
 			continue;
-		sqlite3_bind_int64(st, 1, (int64_t)i);
-		sqlite3_bind_int64(st, 2, t->tid);
-		bind_str(st, 3, t->name, t->name ? strlen(t->name) : 0);
-		tp_bind_i64n(st, 4, t->start_ts);
-		tp_bind_i64n(st, 5, t->end_ts);
-		tp_bind_i64n(st, 6, t->upid);
-		if (t->main_thread >= 0)
-			sqlite3_bind_int(st, 7, t->main_thread);
-		else if (t->upid != TP_NULL)
-			sqlite3_bind_int(st, 7,
-			    tp->procs[t->upid].pid == t->tid);
-		else
-			sqlite3_bind_null(st, 7);
-		sqlite3_bind_int(st, 8, t->is_idle);
-		tp_bind_i64n(st, 9, tp_arg_set_settle(tp, &t->arg_set_id));
-		sqlite3_bind_int64(st, 10, t->machine);
-		(void)tp_step_done(tp, st);
+		tp_thread_row_write(tp, (int64_t)i, t, t->main_thread >= 0 ?
+		    t->main_thread : t->upid != TP_NULL ?
+		    tp->procs[t->upid].pid == t->tid : TP_NULL,
+		    tp_arg_set_settle(tp, &t->arg_set_id));
 	}
-	sqlite3_finalize(st);
-	return 0;
 }
 
-static int
+static void
 write_processes(struct tp *tp)
 {
-	sqlite3_stmt *st;
 	size_t i;
 
-	if (write_prepared(tp, "INSERT OR REPLACE INTO process(upid, pid, name,"
-	    " start_ts, end_ts, parent_upid, uid, cmdline, arg_set_id,"
-	    " machine_id) VALUES(?,?,?,?,?,?,?,?,?,?)", &st) == -1)
-		return -1;
 	for (i = 0; i < tp->nprocs; i++) {
 		struct tp_process *p = &tp->procs[i];
 		uint64_t h;
@@ -976,20 +937,9 @@ write_processes(struct tp *tp)
 		if (row_unchanged(&p->pub, row_hash_s(row_hash_s(h, p->name),
 		    p->cmdline)))
 			continue;
-		sqlite3_bind_int64(st, 1, (int64_t)i);
-		sqlite3_bind_int64(st, 2, p->pid);
-		bind_str(st, 3, p->name, p->name ? strlen(p->name) : 0);
-		tp_bind_i64n(st, 4, p->start_ts);
-		tp_bind_i64n(st, 5, p->end_ts);
-		tp_bind_i64n(st, 6, p->parent_upid);
-		tp_bind_i64n(st, 7, p->uid);
-		bind_str(st, 8, p->cmdline, p->cmdline ? strlen(p->cmdline) : 0);
-		tp_bind_i64n(st, 9, tp_arg_set_settle(tp, &p->arg_set_id));
-		sqlite3_bind_int64(st, 10, p->machine);
-		(void)tp_step_done(tp, st);
+		tp_process_row_write(tp, (int64_t)i, p,
+		    tp_arg_set_settle(tp, &p->arg_set_id));
 	}
-	sqlite3_finalize(st);
-	return 0;
 }
 
 static int
@@ -1206,9 +1156,10 @@ tp_write_final_tables(struct tp *tp)
 	if (tp_rows_flush(tp) == -1 || tp_proto_cpu_per_uid_write(tp) == -1)
 		return -1;
 	/* An empty file is no trace: not even the idle task, as upstream. */
-	if (tp->bytes_in > 0 && (write_threads(tp) == -1 ||
-	    write_processes(tp) == -1))
-		return -1;
+	if (tp->bytes_in > 0) {
+		write_threads(tp);
+		write_processes(tp);
+	}
 	if (write_tracks(tp) == -1 || write_cpus(tp) == -1 ||
 	    tp_machines_write(tp) == -1)
 		return -1;

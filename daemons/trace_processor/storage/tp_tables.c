@@ -89,6 +89,22 @@ static const struct cs_coldef ftrace_cols[] = {
 	ID("id"), I64("ts"), STR("name"), I32("cpu"), I32("utid"),
 	I32("arg_set_id"), I32("common_flags"), ALIAS("ucpu", FT_CPU),
 };
+/* machine_id: 0 the traced host, as upstream's; else a remote one. */
+enum { TH_UTID, TH_ID, TH_TID, TH_NAME, TH_START, TH_END, TH_UPID, TH_MAIN,
+	TH_IDLE, TH_MACHINE, TH_ARGS };
+static const struct cs_coldef thread_cols[] = {
+	ID("utid"), ALIAS("id", TH_UTID), I64("tid"), STR("name"),
+	I64("start_ts"), I64("end_ts"), I32("upid"), I32("is_main_thread"),
+	I32("is_idle"), I32("machine_id"), I32("arg_set_id"),
+};
+enum { PR_UPID, PR_ID, PR_PID, PR_NAME, PR_START, PR_END, PR_PARENT, PR_UID,
+	PR_APPID, PR_USERID, PR_CMDLINE, PR_ARGS, PR_MACHINE };
+static const struct cs_coldef process_cols[] = {
+	ID("upid"), ALIAS("id", PR_UPID), I64("pid"), STR("name"),
+	I64("start_ts"), I64("end_ts"), I32("parent_upid"), I64("uid"),
+	I64("android_appid"), I64("android_user_id"), STR("cmdline"),
+	I32("arg_set_id"), I32("machine_id"),
+};
 
 static const struct {
 	const char		*name;
@@ -104,6 +120,8 @@ static const struct {
 	DEF(TB_SCHED, "sched_slice", sched_cols),
 	DEF(TB_TSTATE, "thread_state", tstate_cols),
 	DEF(TB_FTRACE, "ftrace_event", ftrace_cols),
+	DEF(TB_THREAD, "thread", thread_cols),
+	DEF(TB_PROCESS, "process", process_cols),
 #undef DEF
 };
 
@@ -121,6 +139,8 @@ tp_tables_create(struct tp *tp)
 		    NULL)
 			return tp_seterr(tp, "%s: out of memory", __func__);
 	cs_table_set_ref(tp->tab[TB_ARGS], tp->tab[TB_ARG_KEYS]);
+	cs_table_set_sized(tp->tab[TB_THREAD]);
+	cs_table_set_sized(tp->tab[TB_PROCESS]);
 	tp->cdb->tables = tp->tab;
 	tp->cdb->ntables = TB_COUNT;
 	if (cs_vtab_register(tp->db, tp->cdb) != SQLITE_OK)
@@ -220,6 +240,51 @@ tp_slice_write(struct tp *tp, const struct tp_slice_row *s)
 	cs_set_int(t, SL_TDUR, r, s->thread_dur);
 	cs_set_int(t, SL_TIC, r, s->thread_ic);
 	cs_set_int(t, SL_TICD, r, s->thread_icd);
+}
+
+void
+tp_thread_row_write(struct tp *tp, int64_t utid, const struct tp_thread *th,
+    int64_t is_main, int64_t arg_set_id)
+{
+	struct cs_table *t = row_put(tp, TB_THREAD, utid);
+	uint32_t r = (uint32_t)utid;
+
+	if (t == NULL)
+		return;
+	cs_set_int(t, TH_TID, r, th->tid);
+	set_cstr(t, TH_NAME, r, th->name);
+	cs_set_int(t, TH_START, r, th->start_ts);
+	cs_set_int(t, TH_END, r, th->end_ts);
+	cs_set_int(t, TH_UPID, r, th->upid);
+	cs_set_int(t, TH_MAIN, r, is_main);
+	cs_set_int(t, TH_IDLE, r, th->is_idle);
+	cs_set_int(t, TH_MACHINE, r, th->machine);
+	cs_set_int(t, TH_ARGS, r, arg_set_id);
+}
+
+void
+tp_process_row_write(struct tp *tp, int64_t upid, const struct tp_process *p,
+    int64_t arg_set_id)
+{
+	struct cs_table *t = row_put(tp, TB_PROCESS, upid);
+	uint32_t r = (uint32_t)upid;
+	int known = p->uid != TP_NULL;
+
+	if (t == NULL)
+		return;
+	cs_set_int(t, PR_PID, r, p->pid);
+	set_cstr(t, PR_NAME, r, p->name);
+	cs_set_int(t, PR_START, r, p->start_ts);
+	cs_set_int(t, PR_END, r, p->end_ts);
+	cs_set_int(t, PR_PARENT, r, p->parent_upid);
+	cs_set_int(t, PR_UID, r, p->uid);
+	/* Android's app and user of a uid (UserHandle's arithmetic), as
+	 * upstream derives them once the uid is known. */
+	cs_set_int(t, PR_APPID, r, known ? p->uid % 100000 : TP_NULL);
+	cs_set_int(t, PR_USERID, r, known ? p->uid / 100000 : TP_NULL);
+	set_cstr(t, PR_CMDLINE, r, p->cmdline);
+	cs_set_int(t, PR_ARGS, r, arg_set_id);
+	cs_set_int(t, PR_MACHINE, r, p->machine);
 }
 
 void
