@@ -20,6 +20,7 @@
 #include <zstd.h>
 
 #include "tp.h"
+#include "tp_int.h"
 #include "metrics/pbbuf.h"
 
 /* Appends m as field id of b and frees m. */
@@ -1530,6 +1531,67 @@ START_TEST(test_ftrace_args_many_kinds)
 }
 END_TEST
 
+/* A stored set of one int arg, v. */
+static int64_t
+one_arg_set(struct tp *tp, int64_t v)
+{
+	int64_t set = tp_arg_set_new(tp);
+
+	tp_arg_int(tp, set, "v", "v", v, "int");
+	return tp_arg_set_done(tp, set);
+}
+
+/* Whether key k (tag 1) is remembered as set id. */
+static int
+memo_has(struct tp *tp, const char *k, int64_t id)
+{
+	return tp_arg_memo_get(tp, 1, k, strlen(k), tp_arg_memo_hash(1, k,
+	    strlen(k))) == id;
+}
+
+/*
+ * A remembered set found again and again keeps its slot from keys that
+ * come by once: each would-be replacement takes one of its hits (up to
+ * three), and only then does it go.
+ */
+START_TEST(test_arg_memo_hot)
+{
+	char *err = NULL, keys[5][16];
+	struct tp *tp = tp_new(NULL, &err);
+	uint32_t ha = tp_arg_memo_hash(1, "a", 1), h;
+	int64_t a = one_arg_set(tp, 1), b = one_arg_set(tp, 2);
+	int i, n = 0;
+
+	ck_assert(!memo_has(tp, "a", a));	/* makes the table */
+	tp_arg_memo_put(tp, 1, "a", 1, ha, a);
+	for (i = 0; i < 3; i++)
+		ck_assert(memo_has(tp, "a", a));
+	/* Keys of a's slot in the first table (1024 slots). */
+	for (i = 0; n < 5; i++) {
+		snprintf(keys[n], sizeof(keys[n]), "b%d", i);
+		h = tp_arg_memo_hash(1, keys[n], strlen(keys[n]));
+		if ((h & 1023) == (ha & 1023))
+			n++;
+	}
+	for (i = 0; i < 3; i++) {
+		tp_arg_memo_put(tp, 1, keys[i], strlen(keys[i]),
+		    tp_arg_memo_hash(1, keys[i], strlen(keys[i])), b);
+		ck_assert(!memo_has(tp, keys[i], b));
+	}
+	ck_assert(memo_has(tp, "a", a));	/* cooled, not gone; one hit */
+	tp_arg_memo_put(tp, 1, keys[3], strlen(keys[3]),
+	    tp_arg_memo_hash(1, keys[3], strlen(keys[3])), b);
+	ck_assert(memo_has(tp, "a", a));
+	tp_arg_memo_put(tp, 1, keys[3], strlen(keys[3]),
+	    tp_arg_memo_hash(1, keys[3], strlen(keys[3])), b);
+	tp_arg_memo_put(tp, 1, keys[4], strlen(keys[4]),
+	    tp_arg_memo_hash(1, keys[4], strlen(keys[4])), b);
+	ck_assert(!memo_has(tp, "a", a));
+	ck_assert(memo_has(tp, keys[4], b));
+	tp_free(tp);
+}
+END_TEST
+
 /* A sched_wakeup of pid as field 17 of FtraceEvent e. */
 static void
 put_wakeup(struct pbbuf *e, uint32_t pid)
@@ -1735,6 +1797,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_deep_track_chain);
 	tcase_add_test(tc, test_hostile_systrace);
 	tcase_add_test(tc, test_thread_tables);
+	tcase_add_test(tc, test_arg_memo_hot);
 	tcase_add_test(tc, test_api_misuse);
 	tcase_add_test(tc, test_checkpoint_evict);
 	tcase_add_test(tc, test_ftrace_args_repeat);
