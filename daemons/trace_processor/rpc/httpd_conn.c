@@ -155,24 +155,35 @@ conn_input_untrusted(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 	}
 }
 
+/* Forgets the connections evhttp has freed (their sockets close). */
+static void
+conns_reap(struct httpd_conns *cs)
+{
+	struct conn **pp = &cs->list, *c;
+
+	while ((c = *pp) != NULL) {
+		if (conn_released(c)) {
+			*pp = c->next;
+			cs->n--;
+			conn_forget(c);
+		} else
+			pp = &c->next;
+	}
+}
+
 static void
 conns_tick(evutil_socket_t fd, short ev, void *arg)
 {
 	struct httpd_conns *cs = arg;
-	struct conn **pp = &cs->list, *c;
+	struct conn *c;
 	uint64_t now = conn_now_ms();
 	struct timeval tv = { 0, 0 };
 	unsigned ms;
 
 	(void)fd;
 	(void)ev;
-	while ((c = *pp) != NULL) {
-		if (conn_released(c)) {
-			*pp = c->next;
-			cs->n--;
-			conn_forget(c);
-			continue;
-		}
+	conns_reap(cs);
+	for (c = cs->list; c != NULL; c = c->next) {
 		if (c->doomed)
 			conn_shutdown(c);
 		else if (c->phase != PH_EXEMPT && now >= c->deadline) {
@@ -190,7 +201,6 @@ conns_tick(evutil_socket_t fd, short ev, void *arg)
 				conn_shutdown(c);
 			}
 		}
-		pp = &c->next;
 	}
 	if (cs->n == 0)
 		return;
@@ -251,6 +261,13 @@ conns_bev(struct event_base *base, void *arg)
 	bufferevent_incref(c->bev);
 	c->opened = conn_now_ms();
 	conn_enter(c, PH_IDLE);
+	/*
+	 * Closed ones count no more: a client that opens a connection per
+	 * request, faster than the tick, would otherwise fill the cap with
+	 * them and be refused (512 requests within a second).
+	 */
+	if (cs->n >= cs->lim.max_conns)
+		conns_reap(cs);
 	if (cs->n >= cs->lim.max_conns) {
 		if ((v = conns_victim(cs)) != NULL) {
 			v->doomed = 1;

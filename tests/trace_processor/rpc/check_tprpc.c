@@ -1527,6 +1527,36 @@ START_TEST(test_slow_peers)
 }
 END_TEST
 
+/*
+ * A client that opens a connection per request, faster than the limits'
+ * tick: the connections it closed do not count against the cap, so none
+ * of its requests is refused and no connection is evicted.
+ */
+START_TEST(test_connection_per_request)
+{
+	struct httpd_limits lim = {
+		.max_conns = 8, .header_ms = 10000, .body_ms = 10000,
+		.idle_ms = 10000,
+	};
+	struct httpd_conn_stats st;
+	struct http_reply r;
+	int i;
+
+	server_start_limits(&lim);
+	for (i = 0; i < 200; i++) {
+		ck_assert_int_eq(http_request(srv.port, "GET", "/status", NULL,
+		    NULL, 0, &r), 0);
+		ck_assert_msg(r.status == 200, "request %d: %d", i, r.status);
+		http_reply_free(&r);
+	}
+	server_join();
+	ck_assert_int_eq(httpd_conn_stats(srv.h, &st), 0);
+	ck_assert_uint_eq(st.refused, 0);
+	ck_assert_uint_eq(st.evicted, 0);
+	server_stop();
+}
+END_TEST
+
 static Suite *
 tprpc_suite(void)
 {
@@ -1535,6 +1565,7 @@ tprpc_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_status);
+	tcase_add_test(tc, test_connection_per_request);
 	tcase_add_test(tc, test_query_cells);
 	tcase_add_test(tc, test_query_batches);
 	tcase_add_test(tc, test_rpc_stream);
