@@ -221,6 +221,26 @@ modes_serve(struct event_base *base, struct httpd *h, struct rpc *rpc,
 	return rc;
 }
 
+/*
+ * The loop of a server: changes to what a socket waits for are handed to
+ * epoll together, once per turn of the loop; libevent made one call for
+ * each (a query over HTTP made 12, a fifth of a small query's time).
+ * Safe here: no watched descriptor is a dup of another.
+ */
+static struct event_base *
+modes_base(void)
+{
+	struct event_config *c = event_config_new();
+	struct event_base *base;
+
+	if (c == NULL)
+		return NULL;
+	(void)event_config_set_flag(c, EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+	base = event_base_new_with_config(c);
+	event_config_free(c);
+	return base;
+}
+
 static int
 modes_httpd(const struct tp_config *cfg, const struct modes_args *a,
     struct metrics *mx)
@@ -232,7 +252,7 @@ modes_httpd(const struct tp_config *cfg, const struct modes_args *a,
 	int rc;
 
 	signal(SIGPIPE, SIG_IGN);
-	if ((base = event_base_new()) == NULL) {
+	if ((base = modes_base()) == NULL) {
 		fprintf(stderr, "trace_processor: event_base_new failed\n");
 		return 1;
 	}
@@ -279,7 +299,7 @@ modes_live(const struct tp_config *cfg, const struct modes_args *a,
 		o.window_bytes = (size_t)a->live_window_mb << 20;
 	if (a->live_window_s > 0)
 		o.window_s = a->live_window_s;
-	if ((base = event_base_new()) == NULL) {
+	if ((base = modes_base()) == NULL) {
 		fprintf(stderr, "trace_processor: event_base_new failed\n");
 		return 1;
 	}
