@@ -298,6 +298,7 @@ enum tp_table {
 	TB_FTRACE,
 	TB_THREAD,
 	TB_PROCESS,
+	TB_TRACK,
 	TB_COUNT
 };
 
@@ -683,6 +684,10 @@ void	 tp_thread_row_write(struct tp *, int64_t utid,
 	    const struct tp_thread *, int64_t is_main, int64_t arg_set_id);
 void	 tp_process_row_write(struct tp *, int64_t upid,
 	    const struct tp_process *, int64_t arg_set_id);
+/* Track id's row: type kind, its event_type, stored source and
+ * dimension sets. */
+void	 tp_track_row_write(struct tp *, int64_t id, const struct tp_track *,
+	    const char *kind, const char *event_type, int64_t src, int64_t dim);
 void	 tp_counter_set_track(struct tp *, int64_t id, int64_t track);
 /* What an arg holds (enum cs_kind): a string if str, a real if rv, else
  * an int. A key id stands for its flat key, key, type and kind. */

@@ -189,6 +189,12 @@ static const char *const queries[] = {
 	"SELECT id FROM @ WHERE k = NULL",
 	"SELECT id FROM @ WHERE k IS NULL ORDER BY id",
 	"SELECT id FROM @ WHERE k IN (1, 2, 3) ORDER BY id",
+	/* The rows of one value come in id order, backwards too. */
+	"SELECT id FROM @ WHERE k = 7 ORDER BY id DESC",
+	"SELECT id, ts FROM @ WHERE k = 7 ORDER BY ts DESC",
+	"SELECT id FROM @ WHERE k = 7 AND s = 'name5' ORDER BY id DESC",
+	"SELECT id FROM @ WHERE k IN (7, 1, 3) ORDER BY ts DESC",
+	"SELECT id FROM @ WHERE s IN ('name5', 'name1') ORDER BY id DESC",
 	"SELECT id FROM @ WHERE k = 4294967296 ORDER BY id",
 	"SELECT id FROM @ WHERE s = 'name5' ORDER BY id",
 	"SELECT id FROM @ WHERE s = 'NAME5' COLLATE NOCASE ORDER BY id",

@@ -82,7 +82,7 @@ enum cs_type	 cs_col_type(const struct cs_table *, size_t col);
 /* The table CS_REF columns read (sharing the pool). */
 void		 cs_table_set_ref(struct cs_table *, struct cs_table *ref);
 /* Scans of the table priced by its rows (cs_vtab.c): a small table
- * joins start from, one row per thread or process. */
+ * joins start from, one row per track, thread or process. */
 void		 cs_table_set_sized(struct cs_table *);
 int		 cs_table_sized(const struct cs_table *);
 struct cs_pool	*cs_table_pool(const struct cs_table *);

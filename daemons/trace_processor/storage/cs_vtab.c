@@ -187,7 +187,7 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 	/*
 	 * A scan is priced, and its rows counted, as SQLite does a table it
 	 * has no statistics of (a million rows), whatever its size: joins
-	 * then run from the engine's small tables (tracks, and threads and
+	 * then run from the engine's small tables (tracks, threads and
 	 * processes, priced by their size) into these by their lookups, in
 	 * the order of the FROM clause, as upstream's do.
 	 */
@@ -312,17 +312,19 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 	if (plan == P_IDS && eq >= 0)
 		info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
 	/*
-	 * Rows come in id order: ORDER BY id, or a sorted column, needs no
-	 * sort. Not under an equality, which may be an IN list whose values
-	 * are filtered one after the other.
+	 * Rows come in id order but from an IN list taken whole: ORDER BY
+	 * id, or a sorted column, needs no sort, under an equality too (the
+	 * rows of one value, in id order; SQLite itself sorts again when it
+	 * filters an IN list's values one after the other).
 	 */
-	if (info->nOrderBy == 1 && !has_eq && info->aOrderBy[0].iColumn >= 0) {
+	if (info->nOrderBy == 1 && !(info->idxNum & F_IN) &&
+	    info->aOrderBy[0].iColumn >= 0) {
 		size_t oc = (size_t)info->aOrderBy[0].iColumn;
 		enum cs_type type = cs_col_type(t, oc);
 
 		if (col_is_sorted(t, oc) && type != CS_STR) {
 			info->orderByConsumed = 1;
-		} else if (plan == P_SCAN && type != CS_F64) {
+		} else if (!has_eq && plan == P_SCAN && type != CS_F64) {
 			/*
 			 * The index of the column gives its rows NULLs first,
 			 * then by value (texts in BINARY order): cheaper than

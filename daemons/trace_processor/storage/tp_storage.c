@@ -42,13 +42,7 @@ static const char schema_sql[] =
 	 * the slice or counter tracks of one dimension, with upstream's
 	 * columns in upstream's order.
 	 */
-	"CREATE TABLE __intrinsic_track("
-	" id INTEGER PRIMARY KEY, name TEXT, type TEXT,"
-	" dimension_arg_set_id INTEGER, parent_id INTEGER,"
-	" source_arg_set_id INTEGER, machine_id INTEGER,"
-	" track_group_id INTEGER, event_type TEXT,"
-	" utid INTEGER, upid INTEGER, cpu INTEGER, counter_unit TEXT,"
-	" description TEXT);"
+	"CREATE VIRTUAL TABLE __intrinsic_track USING __cs;"
 	"CREATE VIEW track AS SELECT id, name, type, dimension_arg_set_id,"
 	" parent_id, source_arg_set_id, machine_id, track_group_id"
 	" FROM __intrinsic_track;"
@@ -949,18 +943,11 @@ track_is_counter(const struct tp_track *t)
 	    t->type == TT_PROCESS_COUNTER || t->type == TT_CPU_COUNTER;
 }
 
-static int
+static void
 write_tracks(struct tp *tp)
 {
-	sqlite3_stmt *st;
 	size_t i;
 
-	if (write_prepared(tp, "INSERT OR REPLACE INTO __intrinsic_track(id,"
-	    " type, name, parent_id, source_arg_set_id, utid, upid, cpu,"
-	    " counter_unit, description, event_type, dimension_arg_set_id,"
-	    " machine_id, track_group_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	    &st) == -1)
-		return -1;
 	for (i = 0; i < tp->ntracks; i++) {
 		struct tp_track *t = &tp->tracks[i];
 		const char *kind = t->kind ? t->kind :
@@ -977,25 +964,9 @@ write_tracks(struct tp *tp)
 		if (row_unchanged(&t->pub, row_hash_s(row_hash_s(row_hash_s(
 		    row_hash_s(h, kind), t->name), t->unit), t->desc)))
 			continue;
-		sqlite3_bind_int64(st, 1, (int64_t)i);
-		sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
-		bind_str(st, 3, t->name, t->name ? strlen(t->name) : 0);
-		tp_bind_i64n(st, 4, t->parent_id);
-		tp_bind_i64n(st, 5, src);
-		tp_bind_i64n(st, 6, t->utid);
-		tp_bind_i64n(st, 7, t->upid);
-		tp_bind_i64n(st, 8, t->cpu);
-		bind_str(st, 9, t->unit, t->unit ? strlen(t->unit) : 0);
-		bind_str(st, 10, t->desc, t->desc ? strlen(t->desc) : 0);
-		sqlite3_bind_text(st, 11, track_is_counter(t) ? "counter" :
-		    "slice", -1, SQLITE_STATIC);
-		tp_bind_i64n(st, 12, dim);
-		sqlite3_bind_int64(st, 13, t->machine);
-		tp_bind_i64n(st, 14, t->group);
-		(void)tp_step_done(tp, st);
+		tp_track_row_write(tp, (int64_t)i, t, kind,
+		    track_is_counter(t) ? "counter" : "slice", src, dim);
 	}
-	sqlite3_finalize(st);
-	return 0;
 }
 
 void
@@ -1160,7 +1131,8 @@ tp_write_final_tables(struct tp *tp)
 		write_threads(tp);
 		write_processes(tp);
 	}
-	if (write_tracks(tp) == -1 || write_cpus(tp) == -1 ||
+	write_tracks(tp);
+	if (write_cpus(tp) == -1 ||
 	    tp_machines_write(tp) == -1)
 		return -1;
 	if (tp->bound_lo <= tp->bound_hi)

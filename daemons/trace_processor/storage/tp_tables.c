@@ -105,6 +105,16 @@ static const struct cs_coldef process_cols[] = {
 	I64("android_appid"), I64("android_user_id"), STR("cmdline"),
 	I32("arg_set_id"), I32("machine_id"),
 };
+/* As upstream v58: type says what a track holds ("cpu_frequency"), its
+ * dimensions (utid, upid, cpu) are args. */
+enum { TR_ID, TR_NAME, TR_TYPE, TR_DIM, TR_PARENT, TR_SRC, TR_MACHINE,
+	TR_GROUP, TR_EVENT_TYPE, TR_UTID, TR_UPID, TR_CPU, TR_UNIT, TR_DESC };
+static const struct cs_coldef track_cols[] = {
+	ID("id"), STR("name"), STR("type"), I32("dimension_arg_set_id"),
+	I32("parent_id"), I32("source_arg_set_id"), I32("machine_id"),
+	I32("track_group_id"), STR("event_type"), I32("utid"), I32("upid"),
+	I32("cpu"), STR("counter_unit"), STR("description"),
+};
 
 static const struct {
 	const char		*name;
@@ -122,6 +132,7 @@ static const struct {
 	DEF(TB_FTRACE, "ftrace_event", ftrace_cols),
 	DEF(TB_THREAD, "thread", thread_cols),
 	DEF(TB_PROCESS, "process", process_cols),
+	DEF(TB_TRACK, "__intrinsic_track", track_cols),
 #undef DEF
 };
 
@@ -141,6 +152,7 @@ tp_tables_create(struct tp *tp)
 	cs_table_set_ref(tp->tab[TB_ARGS], tp->tab[TB_ARG_KEYS]);
 	cs_table_set_sized(tp->tab[TB_THREAD]);
 	cs_table_set_sized(tp->tab[TB_PROCESS]);
+	cs_table_set_sized(tp->tab[TB_TRACK]);
 	tp->cdb->tables = tp->tab;
 	tp->cdb->ntables = TB_COUNT;
 	if (cs_vtab_register(tp->db, tp->cdb) != SQLITE_OK)
@@ -285,6 +297,30 @@ tp_process_row_write(struct tp *tp, int64_t upid, const struct tp_process *p,
 	set_cstr(t, PR_CMDLINE, r, p->cmdline);
 	cs_set_int(t, PR_ARGS, r, arg_set_id);
 	cs_set_int(t, PR_MACHINE, r, p->machine);
+}
+
+void
+tp_track_row_write(struct tp *tp, int64_t id, const struct tp_track *tr,
+    const char *kind, const char *event_type, int64_t src, int64_t dim)
+{
+	struct cs_table *t = row_put(tp, TB_TRACK, id);
+	uint32_t r = (uint32_t)id;
+
+	if (t == NULL)
+		return;
+	set_cstr(t, TR_NAME, r, tr->name);
+	set_cstr(t, TR_TYPE, r, kind);
+	cs_set_int(t, TR_DIM, r, dim);
+	cs_set_int(t, TR_PARENT, r, tr->parent_id);
+	cs_set_int(t, TR_SRC, r, src);
+	cs_set_int(t, TR_MACHINE, r, tr->machine);
+	cs_set_int(t, TR_GROUP, r, tr->group);
+	set_cstr(t, TR_EVENT_TYPE, r, event_type);
+	cs_set_int(t, TR_UTID, r, tr->utid);
+	cs_set_int(t, TR_UPID, r, tr->upid);
+	cs_set_int(t, TR_CPU, r, tr->cpu);
+	set_cstr(t, TR_UNIT, r, tr->unit);
+	set_cstr(t, TR_DESC, r, tr->desc);
 }
 
 void
