@@ -456,8 +456,9 @@ iblk_widen(struct cs_table *t, struct cs_col *col, uint32_t r)
 }
 
 /* cs_set_int's rarer cases: not an integer column, no block yet, a NULL,
- * a wide block, a value a narrow block cannot hold. */
-static void
+ * a wide block, a value a narrow block cannot hold. Never inlined: in
+ * cs_set_int it made the common case save six registers first. */
+static __attribute__((noinline)) void
 set_int_slow(struct cs_table *t, size_t c, uint32_t r, int64_t v)
 {
 	struct cs_col *col = &t->cols[c];
