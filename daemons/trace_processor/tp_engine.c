@@ -207,6 +207,7 @@ tp_free(struct tp *tp)
 	tp_tracks_free(tp);
 	tp_procs_free(tp);
 	tp_hash_free(&tp->istats);
+	free(tp->istat_order);
 	tp_argsets_free(tp);
 	tp_stmts_finalize(tp);
 	if (tp->db != NULL) {

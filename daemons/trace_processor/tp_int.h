@@ -515,6 +515,8 @@ struct tp {
 
 	int64_t			 stats[ST_COUNT];
 	struct tp_hash		 istats;	/* stat << 32 | idx -> value */
+	uint64_t		*istat_order;	/* its keys, as first set */
+	size_t			 nistat_order, capistat_order;
 
 	int64_t			 ts_min, ts_max;
 	/* trace_bounds as upstream's: the rows' first ts and last end */
@@ -862,6 +864,7 @@ uint32_t tp_machine_of_packet(struct tp *, int has_raw, uint32_t raw);
 /* A cpu of the current (remote) machine carried data; the cpus noted,
  * and the next one (from *iter = 0; 0 at the end). */
 void	 tp_machine_cpu_seen(struct tp *, int64_t cpu);
+size_t	 tp_machine_count(const struct tp *);
 size_t	 tp_machine_ncpus(struct tp *);
 int	 tp_machine_cpu_next(struct tp *, size_t *iter, uint32_t *machine,
 	    int64_t *cpu);

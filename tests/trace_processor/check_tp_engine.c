@@ -246,6 +246,72 @@ put_read_pass(struct pbbuf *t)
 	put_service_event(t, 4);
 }
 
+/* FtraceStats of phase (1: start, 2: end) for cpus 0 and 1: entries n,
+ * the other counters 0. */
+static void
+put_ftrace_stats(struct pbbuf *t, int phase, uint64_t n)
+{
+	struct pbbuf pk = { 0 }, fs = { 0 }, cs = { 0 };
+	uint64_t cpu;
+
+	pbb_uint(&fs, 1, (uint64_t)phase);
+	for (cpu = 0; cpu < 2; cpu++) {
+		pbb_uint(&cs, 1, cpu);
+		pbb_uint(&cs, 2, n);			/* entries */
+		put_msg(&fs, 2, &cs);
+	}
+	put_msg(&pk, 34, &fs);				/* ftrace_stats */
+	put_msg(t, 1, &pk);
+}
+
+/*
+ * The stats table lists every stat upstream knows, as its lists them:
+ * the session's 9 single stats (no machine), then the host's 269 (at 0
+ * when nothing counted them), then the indexed ones in the order first
+ * set; row ids from 0, and upstream's key numbers. An empty file is no
+ * trace: only the session's.
+ */
+START_TEST(test_stats_rows)
+{
+	struct pbbuf t = trace_build(0, 0);
+	struct tp *tp;
+	char *err = NULL;
+
+	put_ftrace_stats(&t, 1, 5);
+	put_instant(&t, 100, "a");
+	put_ftrace_stats(&t, 2, 7);
+	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
+	ck_assert_int_eq(tp_parse(tp, t.buf, t.len), 0);
+	ck_assert_int_eq(tp_eof(tp), 0);
+	query_is(tp, "SELECT COUNT(*) || ':' || MIN(id) || ':' || MAX(id)"
+	    " FROM stats", "322:0:321");
+	query_is(tp, "SELECT COUNT(*) || ':' || MAX(id) FROM stats"
+	    " WHERE machine_id IS NULL", "9:8");
+	query_is(tp, "SELECT COUNT(*) || ':' || MAX(id) FROM stats WHERE"
+	    " machine_id = 0 AND trace_id = 0 AND idx IS NULL", "269:277");
+	query_is(tp, "SELECT key || ':' || severity || ':' || source FROM"
+	    " stats WHERE name = 'sorter_push_event_out_of_order'",
+	    "249:error:trace");
+	query_is(tp, "SELECT GROUP_CONCAT(name || idx || '=' || value, ',')"
+	    " FROM (SELECT * FROM stats WHERE name LIKE 'ftrace_cpu_entries%'"
+	    " OR name LIKE 'ftrace_cpu_bytes%' ORDER BY id)",
+	    "ftrace_cpu_entries_begin0=5,ftrace_cpu_bytes_begin0=0,"
+	    "ftrace_cpu_entries_begin1=5,ftrace_cpu_bytes_begin1=0,"
+	    "ftrace_cpu_entries_end0=7,ftrace_cpu_bytes_end0=0,"
+	    "ftrace_cpu_entries_delta0=2,ftrace_cpu_bytes_delta0=0,"
+	    "ftrace_cpu_entries_end1=7,ftrace_cpu_bytes_end1=0,"
+	    "ftrace_cpu_entries_delta1=2,ftrace_cpu_bytes_delta1=0");
+	tp_free(tp);
+
+	ck_assert_ptr_nonnull(tp = tp_new(NULL, &err));
+	ck_assert_int_eq(tp_eof(tp), 0);
+	query_is(tp, "SELECT COUNT(*) || ':' || COUNT(machine_id) FROM stats",
+	    "9:0");
+	tp_free(tp);
+	free(t.buf);
+}
+END_TEST
+
 /*
  * What a read of the service's buffers delivers late (one sequence's
  * chunks after another's newer ones) is kept, as upstream keeps it: no
@@ -1790,6 +1856,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_hostile_proto);
 	tcase_add_test(tc, test_json_chunking);
 	tcase_add_test(tc, test_sorting_service_marks);
+	tcase_add_test(tc, test_stats_rows);
 	tcase_add_test(tc, test_sorting_blocks);
 	tcase_add_test(tc, test_te_timestamp_overflow);
 	tcase_add_test(tc, test_hostile_json);

@@ -138,6 +138,13 @@ tp_machine_set_num_cpus(struct tp *tp, int64_t n)
 		m->m[tp->machine].num_cpus = n;
 }
 
+/* The machines seen, the host included. */
+size_t
+tp_machine_count(const struct tp *tp)
+{
+	return tp->machines != NULL ? tp->machines->n : 1;
+}
+
 int
 tp_machines_write(struct tp *tp)
 {

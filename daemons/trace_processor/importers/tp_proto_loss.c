@@ -75,11 +75,17 @@ tp_proto_loss_stats(struct tp *tp, const uint8_t *buf, size_t len)
 	struct pb it;
 	struct pb_field f;
 	struct tp_seq *s;
+	uint64_t named[LOSS_MAX_BUF / 64];
 	uint32_t seq;
 	int64_t b;
 	int i, pass;
 
-	/* Zero the buffers named (each gets its rows), then add. */
+	/*
+	 * Zero the buffers named (each gets its rows), by index as upstream
+	 * lists them (its hash map's order, for the few buffers of a
+	 * session), then add.
+	 */
+	memset(named, 0, sizeof(named));
 	for (pass = 0; pass < 2; pass++) {
 		pb_init(&it, buf, len);
 		while (pb_next_untrusted(&it, &f) == 1) {
@@ -87,9 +93,7 @@ tp_proto_loss_stats(struct tp *tp, const uint8_t *buf, size_t len)
 			    (s = tp_proto_seq_find(tp, seq)) == NULL)
 				continue;
 			if (pass == 0) {
-				for (i = ST_TRACED_BUF_SEQUENCE_PACKET_LOSS;
-				    i <= ST_TRACED_BUF_DATA_LOSS_SMB_FULL; i++)
-					tp_stat_set_indexed(tp, i, b, 0);
+				named[b / 64] |= 1ULL << (b % 64);
 				continue;
 			}
 			loss_add(tp, ST_TRACED_BUF_SEQUENCE_PACKET_LOSS, b,
@@ -101,5 +105,10 @@ tp_proto_loss_stats(struct tp *tp, const uint8_t *buf, size_t len)
 				loss_add(tp, ST_TRACED_BUF_DATA_LOSS_READ_GAP + i,
 				    b, s->loss_causes[i]);
 		}
+		for (b = 0; pass == 0 && b < LOSS_MAX_BUF; b++)
+			if (named[b / 64] & (1ULL << (b % 64)))
+				for (i = ST_TRACED_BUF_SEQUENCE_PACKET_LOSS;
+				    i <= ST_TRACED_BUF_DATA_LOSS_SMB_FULL; i++)
+					tp_stat_set_indexed(tp, i, b, 0);
 	}
 }

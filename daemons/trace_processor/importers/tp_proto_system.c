@@ -134,15 +134,19 @@ trace_stats_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 	 * which reads a missing field as 0. */
 	for (i = 0; i < sizeof(top) / sizeof(top[0]); i++)
 		tp->stats[top[i].st] = 0;
+	/* The filter's stats first, as upstream sets them. */
+	pb_init(&it, buf, len);
+	while (pb_next_untrusted(&it, &f) == 1)
+		if (f.id == 11 && f.wire == PB_LEN) {
+			filter = f.data;
+			filterlen = f.len;
+		}
+	if (filter != NULL)
+		filter_stats_untrusted(tp, filter, filterlen);
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1) {
 		if (f.id == 1 && f.wire == PB_LEN) {
 			buffer_stats_untrusted(tp, idx++, f.data, f.len);
-			continue;
-		}
-		if (f.id == 11 && f.wire == PB_LEN) {
-			filter = f.data;
-			filterlen = f.len;
 			continue;
 		}
 		if (f.id == 15 && f.wire == PB_VARINT)
@@ -151,8 +155,6 @@ trace_stats_untrusted(struct tp *tp, const uint8_t *buf, size_t len)
 			if (top[i].id == f.id && f.wire == PB_VARINT)
 				tp->stats[top[i].st] = (int64_t)f.u;
 	}
-	if (filter != NULL)
-		filter_stats_untrusted(tp, filter, filterlen);
 	tp_proto_loss_stats(tp, buf, len);
 	/* Counted, not set: each stats packet tells its own outcome. */
 	if (outcome == 1)
@@ -211,18 +213,20 @@ ftrace_cpu_stats_untrusted(struct tp *tp, int end, const uint8_t *buf,
 	}
 	if (cpu >= 4096)
 		return;
-	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++) {
+	/* Set in upstream's order, which the stats table's rows keep: the
+	 * values, then the deltas, then the oldest event. */
+	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
 		tp_stat_set_indexed(tp, ctr[i].begin + end, (int64_t)cpu,
 		    v[i]);
-		/* A delta only when the start of the trace told the begin. */
-		if (end && tp_stat_get_indexed(tp, ctr[i].begin, (int64_t)cpu,
+	tp_stat_set_indexed(tp, ST_FTRACE_CPU_NOW_TS_BEGIN + end, (int64_t)cpu,
+	    secs_to_ns(now));
+	/* A delta only when the start of the trace told the begin. */
+	for (i = 0; end && i < sizeof(ctr) / sizeof(ctr[0]); i++)
+		if (tp_stat_get_indexed(tp, ctr[i].begin, (int64_t)cpu,
 		    &begin))
 			tp_stat_set_indexed(tp, ctr[i].begin + 2,
 			    (int64_t)cpu, (int64_t)((uint64_t)v[i] -
 			    (uint64_t)begin));
-	}
-	tp_stat_set_indexed(tp, ST_FTRACE_CPU_NOW_TS_BEGIN + end, (int64_t)cpu,
-	    secs_to_ns(now));
 	tp_stat_set_indexed(tp, ST_FTRACE_CPU_OLDEST_EVENT_TS_BEGIN + end,
 	    (int64_t)cpu, secs_to_ns(oldest));
 }

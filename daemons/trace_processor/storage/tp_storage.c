@@ -16,13 +16,6 @@
  * Track-like rows share one table; the typed tables are views that keep
  * the rows of their type and its subtypes, as upstream's inheritance.
  */
-#define STATS_GLOBAL						\
-	"'deobfuscate_location_parse_error', 'guess_trace_type_duration_ns',"\
-	" 'invalid_clock_snapshots', 'parse_trace_duration_ns',"	\
-	" 'clock_sync_cache_miss', 'sorter_push_event_out_of_order',"	\
-	" 'trace_sorter_negative_timestamp_dropped',"			\
-	" 'heap_graph_non_finalized_graph',"				\
-	" 'extra_parsing_descriptors_error'"
 #define META_STR(k)							\
 	"(SELECT str_value FROM metadata WHERE name = '" k "')"
 #define META_INT(k)							\
@@ -121,14 +114,10 @@ static const char schema_sql[] =
 	"CREATE VIRTUAL TABLE ftrace_event USING __cs;"
 	"CREATE VIEW raw AS SELECT * FROM ftrace_event;"
 
-	/* A stat is the machine's and the trace's but for the few upstream
-	 * keeps for the whole session. */
-	"CREATE TABLE stats(name TEXT, idx INTEGER, severity TEXT,"
-	" source TEXT, value INTEGER, description TEXT,"
-	" machine_id INTEGER AS (CASE WHEN name NOT IN (" STATS_GLOBAL ")"
-	" THEN 0 END) VIRTUAL,"
-	" trace_id INTEGER AS (CASE WHEN name NOT IN (" STATS_GLOBAL ")"
-	" THEN 0 END) VIRTUAL);"
+	/* Upstream's columns (tp_stats.c writes the rows). */
+	"CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT, key INTEGER,"
+	" idx INTEGER, severity TEXT, source TEXT, value INTEGER,"
+	" description TEXT, machine_id INTEGER, trace_id INTEGER);"
 	/* Which machine and trace a key is about: metadata_insert. */
 	"CREATE TABLE metadata(id INTEGER PRIMARY KEY, name TEXT,"
 	" key_type TEXT, int_value INTEGER, str_value TEXT,"
