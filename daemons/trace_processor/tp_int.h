@@ -130,6 +130,18 @@ enum tp_stat {
 	ST_INDEXED_FIRST,
 	ST_PERF_CPU_LOST_RECORDS = ST_INDEXED_FIRST,
 	ST_HEAPPROFD_MALFORMED_PACKET,
+	/* Per process, from each heap dump (tp_heap_profile.c). */
+	ST_HEAPPROFD_LAST_PROFILE_TIMESTAMP,
+	ST_HEAPPROFD_CLIENT_DISCONNECTED,
+	ST_HEAPPROFD_BUFFER_CORRUPTED,
+	ST_HEAPPROFD_BUFFER_OVERRAN,
+	ST_HEAPPROFD_CLIENT_ERROR,
+	ST_HEAPPROFD_REJECTED_CONCURRENT,
+	ST_HEAPPROFD_HIT_GUARDRAIL,
+	ST_HEAPPROFD_SAMPLING_INTERVAL_ADJUSTED,
+	ST_HEAPPROFD_UNWIND_TIME_US,
+	ST_HEAPPROFD_UNWIND_SAMPLES,
+	ST_HEAPPROFD_CLIENT_SPINLOCK_BLOCKED,
 	ST_TRACED_BUF_BUFFER_SIZE,
 	ST_TRACED_BUF_BYTES_WRITTEN,
 	ST_TRACED_BUF_BYTES_OVERWRITTEN,
@@ -589,6 +601,8 @@ void	 tp_stat_inc(struct tp *, enum tp_stat, int64_t n);
  */
 void	 tp_import_log(struct tp *, enum tp_stat s, int64_t ts,
 	    int64_t byte_offset, int64_t arg_set_id);
+/* Adds n to an indexed stat (0 when never set). */
+void	 tp_stat_add_indexed(struct tp *, enum tp_stat, int64_t idx, int64_t n);
 void	 tp_stat_set_indexed(struct tp *, enum tp_stat, int64_t idx, int64_t v);
 int	 tp_stat_get_indexed(struct tp *, enum tp_stat, int64_t idx,
 	    int64_t *);
@@ -1376,9 +1390,9 @@ void	 tp_stack_profile_free(struct tp *);
 void	 tp_perf_sample(struct tp *, const struct tp_gen *, uint32_t seq,
 	    int64_t ts, const uint8_t *, size_t);
 void	 tp_perf_sample_free(struct tp *);
-/* tp_heap_profile.c: a ProfilePacket of sequence seq. */
+/* tp_heap_profile.c: a ProfilePacket of sequence seq at ts. */
 void	 tp_heap_profile_packet(struct tp *, struct tp_gen *, uint32_t seq,
-	    const uint8_t *, size_t);
+	    int64_t ts, const uint8_t *, size_t);
 void	 tp_heap_profile_free(struct tp *);
 
 /* tp_gecko.c: a Firefox profiler JSON profile, read whole at the end. */

@@ -782,25 +782,30 @@ ksym_field(uint32_t evid)
 }
 
 /* The symbol interned as iid on the event's sequence; -1 when unknown
- * (no symbolize_ksyms, a lost or cleared table, a legacy trace). */
+ * (no symbolize_ksyms, a lost or cleared table, a legacy trace), which
+ * upstream counts as it looks up. */
 static int
-ksym_lookup(const struct tp_gen *g, uint64_t iid, const char **s,
-    size_t *len)
+ksym_lookup(struct tp *tp, const struct tp_gen *g, uint64_t iid,
+    const char **s, size_t *len)
 {
-	return tp_gen_string(g, INTERNED_KERNEL_SYMBOLS, iid,
-	    INTERNED_STRING_STR, s, len);
+	if (tp_gen_string(g, INTERNED_KERNEL_SYMBOLS, iid,
+	    INTERNED_STRING_STR, s, len) == 0)
+		return 0;
+	tp_stat_inc(tp, ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
+	return -1;
 }
 
 /* The symbol as a C string in buf (cut to fit: args keep it whole), or
  * upstream's fallback for an unknown iid: the value in hex ("%#" PRIx64,
  * so "0" for 0). */
 static const char *
-ksym_name(const struct tp_gen *g, uint64_t iid, char *buf, size_t bufsz)
+ksym_name(struct tp *tp, const struct tp_gen *g, uint64_t iid, char *buf,
+    size_t bufsz)
 {
 	const char *s;
 	size_t len;
 
-	if (ksym_lookup(g, iid, &s, &len) == 0)
+	if (ksym_lookup(tp, g, iid, &s, &len) == 0)
 		snprintf(buf, bufsz, "%.*s", (int)(len < bufsz ? len :
 		    bufsz - 1), s);
 	else
@@ -853,7 +858,7 @@ funcgraph_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		track = tp_track_intern(tp, TT_CPU, tname, cpu);
 		tp_track_kind(tp, track, "cpu_funcgraph");
 	}
-	ksym_name(g, func, name, sizeof(name));
+	ksym_name(tp, g, func, name, sizeof(name));
 	if (evid == EV_FUNCGRAPH_ENTRY)
 		(void)tp_slice_begin(tp, track, ts, NULL, name, TP_NULL,
 		    TP_NULL);
@@ -922,7 +927,7 @@ event_args_untrusted(struct tp *tp, const struct tp_gen *g, uint32_t evid,
 		if (set == TP_NULL)
 			set = tp_arg_set_new(tp);
 		if (f.id == kfield && f.wire == PB_VARINT &&
-		    ksym_lookup(g, f.u, &sym, &symlen) == 0) {
+		    ksym_lookup(tp, g, f.u, &sym, &symlen) == 0) {
 			tp_arg_str_fixed(tp, set, fd->name, sym, symlen);
 			continue;
 		}
@@ -1164,14 +1169,14 @@ event_effects(struct tp *tp, const struct tp_gen *g, int64_t ts,
 		const char *fn;
 		size_t fnlen;
 
-		if (ksym_lookup(g, (uint64_t)e->v[2], &fn, &fnlen) != 0)
+		if (ksym_lookup(tp, g, (uint64_t)e->v[2], &fn, &fnlen) != 0)
 			fn = NULL, fnlen = 0;
 		tp_ftrace_blocked_reason(tp, (int32_t)e->v[1], e->v[3], fn,
 		    fnlen);
 		break;
 	}
 	case EV_WORKQUEUE_START:
-		tp_ftrace_workqueue(tp, ts, cpu, pid, ksym_name(g,
+		tp_ftrace_workqueue(tp, ts, cpu, pid, ksym_name(tp, g,
 		    (uint64_t)e->v[2], sym, sizeof(sym)));
 		break;
 	case EV_WORKQUEUE_END:

@@ -111,7 +111,7 @@ alloc_commit(struct tp *tp, struct tp_heapprof *h, const struct alloc *a)
 {
 	int64_t cs = tp_stack_profile_callsite(tp, a->g, a->upid, a->callstack);
 	uint64_t pk[3], sk[5], ck[2], *c;
-	int64_t row[4], *prev, pi, ci, n = 0;
+	int64_t row[4], *prev, pi, ci;
 	int i;
 
 	if (cs < 0)
@@ -138,10 +138,8 @@ alloc_commit(struct tp *tp, struct tp_heapprof *h, const struct alloc *a)
 	/* Totals only grow: anything else is a broken dump. */
 	if (row[0] < prev[0] || row[1] < prev[1] || row[2] > prev[2] ||
 	    row[3] > prev[3]) {
-		(void)tp_stat_get_indexed(tp, ST_HEAPPROFD_MALFORMED_PACKET,
-		    a->upid, &n);
-		tp_stat_set_indexed(tp, ST_HEAPPROFD_MALFORMED_PACKET, a->upid,
-		    n + 1);
+		tp_stat_add_indexed(tp, ST_HEAPPROFD_MALFORMED_PACKET, a->upid,
+		    1);
 		return;
 	}
 	if (row[0] != prev[0] || row[1] != prev[1])
@@ -246,18 +244,67 @@ sample(struct tp_heapprof *h, struct alloc *a, const uint8_t *buf,
 	pending_add(h, a);
 }
 
-/* ProcessHeapSamples: pid 1, samples 2, timestamp 9, heap_name 11,
- * orig_sampling_interval_bytes 13, start_timestamp 15. */
+/*
+ * A dump's stats, by pid, in the order upstream sets them. f: the
+ * ProcessHeapSamples' varints by field number (rejected_concurrent 4,
+ * disconnected 6, buffer_overran 7, buffer_corrupted 8, hit_guardrail
+ * 10, sampling_interval_bytes 12, orig_sampling_interval_bytes 13,
+ * client_error 14); ps: its ProcessStats (heap_samples 2,
+ * total_unwinding_time_us 5, client_spinlock_blocked_us 6).
+ */
+static void
+dump_stats(struct tp *tp, int64_t pid, int64_t ts, const uint64_t *f,
+    const uint8_t *ps, size_t pslen)
+{
+	struct pb it;
+	struct pb_field sf;
+	uint64_t st[7] = { 0 };
+
+	tp_stat_set_indexed(tp, ST_HEAPPROFD_LAST_PROFILE_TIMESTAMP, pid, ts);
+	if (f[6])
+		tp_stat_add_indexed(tp, ST_HEAPPROFD_CLIENT_DISCONNECTED, pid,
+		    1);
+	if (f[8])
+		tp_stat_add_indexed(tp, ST_HEAPPROFD_BUFFER_CORRUPTED, pid, 1);
+	/* A client that timed out (CLIENT_ERROR_HIT_TIMEOUT) overran. */
+	if (f[7] || f[14] == 1)
+		tp_stat_add_indexed(tp, ST_HEAPPROFD_BUFFER_OVERRAN, pid, 1);
+	if (f[14])
+		tp_stat_set_indexed(tp, ST_HEAPPROFD_CLIENT_ERROR, pid,
+		    (int64_t)f[14]);
+	if (f[4])
+		tp_stat_add_indexed(tp, ST_HEAPPROFD_REJECTED_CONCURRENT, pid,
+		    1);
+	if (f[10])
+		tp_stat_add_indexed(tp, ST_HEAPPROFD_HIT_GUARDRAIL, pid, 1);
+	if (f[13])
+		tp_stat_set_indexed(tp, ST_HEAPPROFD_SAMPLING_INTERVAL_ADJUSTED,
+		    pid, (int64_t)(f[12] - f[13]));
+	pb_init(&it, ps, pslen);
+	while (pb_next_untrusted(&it, &sf) == 1)
+		if (sf.id < 7 && sf.wire == PB_VARINT)
+			st[sf.id] = sf.u;
+	tp_stat_add_indexed(tp, ST_HEAPPROFD_UNWIND_TIME_US, pid,
+	    (int64_t)st[5]);
+	tp_stat_add_indexed(tp, ST_HEAPPROFD_UNWIND_SAMPLES, pid,
+	    (int64_t)st[2]);
+	tp_stat_add_indexed(tp, ST_HEAPPROFD_CLIENT_SPINLOCK_BLOCKED, pid,
+	    (int64_t)st[6]);
+}
+
+/* ProcessHeapSamples: pid 1, samples 2, stats 5, timestamp 9, heap_name
+ * 11, start_timestamp 15 and dump_stats' fields, of a packet at ts. */
 static void
 dump(struct tp *tp, struct tp_heapprof *h, struct tp_gen *g, uint32_t seq,
-    const uint8_t *buf, size_t len)
+    int64_t ts, const uint8_t *buf, size_t len)
 {
 	struct alloc a;
 	struct pb it;
 	struct pb_field f;
 	const char *heap = NULL;
-	size_t heaplen = 0;
-	uint64_t pid = 0, end = 0, start = 0, orig = 0;
+	const uint8_t *ps = NULL;
+	size_t heaplen = 0, pslen = 0;
+	uint64_t v[16] = { 0 };
 	int has_start = 0;
 	int64_t tend, tstart;
 
@@ -266,31 +313,27 @@ dump(struct tp *tp, struct tp_heapprof *h, struct tp_gen *g, uint32_t seq,
 		if (f.id == 11 && f.wire == PB_LEN) {
 			heap = (const char *)f.data;
 			heaplen = f.len;
-		} else if (f.wire == PB_VARINT) {
-			if (f.id == 1)
-				pid = f.u;
-			else if (f.id == 9)
-				end = f.u;
-			else if (f.id == 13)
-				orig = f.u;
-			else if (f.id == 15) {
-				start = f.u;
-				has_start = 1;
-			}
+		} else if (f.id == 5 && f.wire == PB_LEN) {
+			ps = f.data;
+			pslen = f.len;
+		} else if (f.wire == PB_VARINT && f.id < 16) {
+			v[f.id] = f.u;
+			has_start |= f.id == 15;
 		}
 	}
 	if (it.err || tp_clock_to_trace(tp, seq, TP_CLOCK_MONOTONIC_COARSE,
-	    (int64_t)end, &tend) == -1)
+	    (int64_t)v[9], &tend) == -1)
 		return;
+	dump_stats(tp, (int64_t)(int32_t)v[1], ts, v, ps, pslen);
 	tstart = tend;
 	if (has_start && tp_clock_to_trace(tp, seq, TP_CLOCK_MONOTONIC_COARSE,
-	    (int64_t)start, &tstart) == -1)
+	    (int64_t)v[15], &tstart) == -1)
 		tstart = tend;
 	memset(&a, 0, sizeof(a));
 	a.seq = seq;
 	a.g = g;
 	a.ts = tend;
-	a.upid = tp_process_get(tp, (int64_t)(uint32_t)pid);
+	a.upid = tp_process_get(tp, (int64_t)(uint32_t)v[1]);
 	if (heaplen == 0)
 		heap = NULL;
 	dump_row(tp, h, a.upid, tstart, tend, heap, heaplen);
@@ -301,13 +344,13 @@ dump(struct tp *tp, struct tp_heapprof *h, struct tp_gen *g, uint32_t seq,
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1)
 		if (f.id == 2 && f.wire == PB_LEN)
-			sample(h, &a, f.data, f.len, orig > 0);
+			sample(h, &a, f.data, f.len, v[13] > 0);
 }
 
 /* ProfilePacket: process_dumps 5, continued 6, index 7. */
 void
 tp_heap_profile_packet(struct tp *tp, struct tp_gen *g, uint32_t seq,
-    const uint8_t *buf, size_t len)
+    int64_t ts, const uint8_t *buf, size_t len)
 {
 	struct tp_heapprof *h;
 	struct pb it;
@@ -331,7 +374,7 @@ tp_heap_profile_packet(struct tp *tp, struct tp_gen *g, uint32_t seq,
 	pb_init(&it, buf, len);
 	while (pb_next_untrusted(&it, &f) == 1)
 		if (f.id == 5 && f.wire == PB_LEN)
-			dump(tp, h, g, seq, f.data, f.len);
+			dump(tp, h, g, seq, ts, f.data, f.len);
 	if (!continued)
 		pending_commit(tp, h, seq);
 }

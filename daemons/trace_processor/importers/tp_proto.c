@@ -1927,8 +1927,8 @@ tp_proto_parse_sorted(struct tp *tp, struct tp_sort_item *it)
 		}
 	switch (pk.data.id) {
 	case 37:
-		tp_heap_profile_packet(tp, it->ref, pk.seq, pk.data.data,
-		    pk.data.len);
+		tp_heap_profile_packet(tp, it->ref, pk.seq, it->ts,
+		    pk.data.data, pk.data.len);
 		break;
 	case 66:
 		tp_perf_sample(tp, it->ref, pk.seq, it->ts, pk.data.data,

@@ -60,15 +60,6 @@ writer_untrusted(const struct pb_field *w, uint32_t *seq, int64_t *buf)
 	return it.err || *buf >= LOSS_MAX_BUF ? -1 : 0;
 }
 
-static void
-loss_add(struct tp *tp, enum tp_stat st, int64_t buf, int64_t n)
-{
-	int64_t v = 0;
-
-	(void)tp_stat_get_indexed(tp, st, buf, &v);
-	tp_stat_set_indexed(tp, st, buf, v + n);
-}
-
 void
 tp_proto_loss_stats(struct tp *tp, const uint8_t *buf, size_t len)
 {
@@ -96,14 +87,16 @@ tp_proto_loss_stats(struct tp *tp, const uint8_t *buf, size_t len)
 				named[b / 64] |= 1ULL << (b % 64);
 				continue;
 			}
-			loss_add(tp, ST_TRACED_BUF_SEQUENCE_PACKET_LOSS, b,
-			    s->losses);
-			loss_add(tp, ST_TRACED_BUF_INCREMENTAL_SEQUENCES_DROPPED,
-			    b, s->needs_state_skipped > 0 &&
+			tp_stat_add_indexed(tp,
+			    ST_TRACED_BUF_SEQUENCE_PACKET_LOSS, b, s->losses);
+			tp_stat_add_indexed(tp,
+			    ST_TRACED_BUF_INCREMENTAL_SEQUENCES_DROPPED, b,
+			    s->needs_state_skipped > 0 &&
 			    s->needs_state_skipped == s->needs_state);
 			for (i = 0; i < LOSS_NCAUSES; i++)
-				loss_add(tp, ST_TRACED_BUF_DATA_LOSS_READ_GAP + i,
-				    b, s->loss_causes[i]);
+				tp_stat_add_indexed(tp,
+				    ST_TRACED_BUF_DATA_LOSS_READ_GAP + i, b,
+				    s->loss_causes[i]);
 		}
 		for (b = 0; pass == 0 && b < LOSS_MAX_BUF; b++)
 			if (named[b / 64] & (1ULL << (b % 64)))

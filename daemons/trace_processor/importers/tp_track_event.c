@@ -776,7 +776,9 @@ te_arg_field(struct tp *tp, const struct tp_gen *g, int64_t *set,
 	    &mlen) == 0) {
 		source_location_args(tp, *set, "source", msg, mlen);
 	} else {
+		/* The failed lookup, and the arg it fails, as upstream. */
 		tp_stat_inc(tp, ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
+		tp_stat_inc(tp, ST_TRACK_EVENT_PARSER_ERRORS, 1);
 	}
 }
 

@@ -53,14 +53,19 @@ tp_te_log_message_untrusted(struct tp *tp, const struct tp_gen *g,
 			has_prio = 1;
 		}
 	}
+	/* A lookup that fails is counted, as upstream counts it. */
 	if (tp_gen_string(g, IN_LOG_MESSAGE_BODY, body_iid, 2, &body,
-	    &bodylen) == -1)
+	    &bodylen) == -1) {
+		tp_stat_inc(tp, ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
 		return -1;
+	}
 	tp_arg_str(tp, set, "track_event.log_message.message",
 	    "track_event.log_message.message", body, bodylen, NULL);
 	if (has_loc && tp_gen_lookup(g, IN_SOURCE_LOCATIONS, loc_iid, &loc,
-	    &loclen) == -1)
+	    &loclen) == -1) {
+		tp_stat_inc(tp, ST_INTERNED_DATA_TOKENIZER_ERRORS, 1);
 		return -1;
+	}
 	if (has_loc) {
 		pb_init(&it, loc, loclen);
 		while (pb_next_untrusted(&it, &f) == 1) {

@@ -530,14 +530,23 @@ static const struct stat_key stat_keys[] = {
 	    SEV_ERROR, SRC_TRACE),
 	UNCOUNTED("heap_graph_missing_packet", SK_INDEXED | SK_GLOBAL,
 	    SEV_ERROR, SRC_TRACE),
-	UNCOUNTED("heapprofd_buffer_corrupted", SK_INDEXED,
-	    SEV_ERROR, SRC_TRACE),
-	UNCOUNTED("heapprofd_hit_guardrail", SK_INDEXED, SEV_ERROR, SRC_TRACE),
-	UNCOUNTED("heapprofd_buffer_overran", SK_INDEXED,
-	    SEV_DATA_LOSS, SRC_TRACE),
-	UNCOUNTED("heapprofd_client_error", SK_INDEXED, SEV_ERROR, SRC_TRACE),
-	UNCOUNTED("heapprofd_client_disconnected", SK_INDEXED,
-	    SEV_INFO, SRC_TRACE),
+	{ "heapprofd_buffer_corrupted", SK_INDEXED, SEV_ERROR,
+	    SRC_TRACE, ST_HEAPPROFD_BUFFER_CORRUPTED,
+	    "Heap dumps whose client buffer was corrupted, by "
+	    "process." },
+	{ "heapprofd_hit_guardrail", SK_INDEXED, SEV_ERROR,
+	    SRC_TRACE, ST_HEAPPROFD_HIT_GUARDRAIL,
+	    "Heap dumps cut short by a guardrail, by process." },
+	{ "heapprofd_buffer_overran", SK_INDEXED, SEV_DATA_LOSS,
+	    SRC_TRACE, ST_HEAPPROFD_BUFFER_OVERRAN,
+	    "Heap dumps whose client buffer overran or timed out: "
+	    "samples lost, by process." },
+	{ "heapprofd_client_error", SK_INDEXED, SEV_ERROR,
+	    SRC_TRACE, ST_HEAPPROFD_CLIENT_ERROR,
+	    "The error the profiled client reported, by process." },
+	{ "heapprofd_client_disconnected", SK_INDEXED, SEV_INFO,
+	    SRC_TRACE, ST_HEAPPROFD_CLIENT_DISCONNECTED,
+	    "Heap dumps after the client disconnected, by process." },
 	{ "heapprofd_malformed_packet", SK_INDEXED, SEV_ERROR,
 	    SRC_TRACE, ST_HEAPPROFD_MALFORMED_PACKET,
 	    "Heap dump samples whose totals shrank, by process: "
@@ -545,17 +554,27 @@ static const struct stat_key stat_keys[] = {
 	{ "heapprofd_missing_packet", 0, SEV_ERROR,
 	    SRC_TRACE, ST_HEAPPROFD_MISSING_PACKET,
 	    "" },
-	UNCOUNTED("heapprofd_rejected_concurrent", SK_INDEXED,
-	    SEV_ERROR, SRC_TRACE),
+	{ "heapprofd_rejected_concurrent", SK_INDEXED, SEV_ERROR,
+	    SRC_TRACE, ST_HEAPPROFD_REJECTED_CONCURRENT,
+	    "Profiles refused because another session profiled the "
+	    "process." },
 	UNCOUNTED("heapprofd_non_finalized_profile", 0, SEV_ERROR, SRC_TRACE),
-	UNCOUNTED("heapprofd_sampling_interval_adjusted", SK_INDEXED,
-	    SEV_INFO, SRC_TRACE),
-	UNCOUNTED("heapprofd_unwind_time_us", SK_INDEXED, SEV_INFO, SRC_TRACE),
-	UNCOUNTED("heapprofd_unwind_samples", SK_INDEXED, SEV_INFO, SRC_TRACE),
-	UNCOUNTED("heapprofd_client_spinlock_blocked", SK_INDEXED,
-	    SEV_INFO, SRC_TRACE),
-	UNCOUNTED("heapprofd_last_profile_timestamp", SK_INDEXED,
-	    SEV_INFO, SRC_TRACE),
+	{ "heapprofd_sampling_interval_adjusted", SK_INDEXED, SEV_INFO,
+	    SRC_TRACE, ST_HEAPPROFD_SAMPLING_INTERVAL_ADJUSTED,
+	    "How far the sampling interval was moved from the one "
+	    "asked for, by process." },
+	{ "heapprofd_unwind_time_us", SK_INDEXED, SEV_INFO,
+	    SRC_TRACE, ST_HEAPPROFD_UNWIND_TIME_US,
+	    "Time spent unwinding, by process." },
+	{ "heapprofd_unwind_samples", SK_INDEXED, SEV_INFO,
+	    SRC_TRACE, ST_HEAPPROFD_UNWIND_SAMPLES,
+	    "Samples unwound, by process." },
+	{ "heapprofd_client_spinlock_blocked", SK_INDEXED, SEV_INFO,
+	    SRC_TRACE, ST_HEAPPROFD_CLIENT_SPINLOCK_BLOCKED,
+	    "Time the client waited on its lock, by process." },
+	{ "heapprofd_last_profile_timestamp", SK_INDEXED, SEV_INFO,
+	    SRC_TRACE, ST_HEAPPROFD_LAST_PROFILE_TIMESTAMP,
+	    "Time of the last heap dump, by process." },
 	{ "symbolization_tmp_build_id_not_found", 0, SEV_ERROR,
 	    SRC_ANALYSIS, ST_SYMBOLIZATION_TMP_BUILD_ID_NOT_FOUND,
 	    "Mappings of files in /data/local/tmp without a build id: "
@@ -900,6 +919,15 @@ tp_stat_set_indexed(struct tp *tp, enum tp_stat s, int64_t idx, int64_t v)
 		tp->istat_order[tp->nistat_order++] = key;
 	}
 	(void)tp_hash_put(&tp->istats, key, (uint64_t)v);
+}
+
+void
+tp_stat_add_indexed(struct tp *tp, enum tp_stat s, int64_t idx, int64_t n)
+{
+	int64_t v = 0;
+
+	(void)tp_stat_get_indexed(tp, s, idx, &v);
+	tp_stat_set_indexed(tp, s, idx, (int64_t)((uint64_t)v + (uint64_t)n));
 }
 
 /* 1 and the value when the indexed stat was set, else 0. */
