@@ -649,6 +649,8 @@ int64_t	 tp_arg_memo_get(struct tp *, uint32_t tag, const void *, size_t,
 	    uint32_t hash);
 void	 tp_arg_memo_put(struct tp *, uint32_t tag, const void *, size_t,
 	    uint32_t hash, int64_t id);
+/* A get of hash to come: its slot is fetched into the cache now. */
+void	 tp_arg_memo_ahead(struct tp *, uint32_t hash);
 /* Its id if stored, TP_NULL while pending. */
 int64_t	 tp_arg_set_stored(struct tp *, int64_t set);
 /* As tp_arg_set_stored; once stored, *set becomes the id (the handle's
@@ -1174,6 +1176,9 @@ struct tp_sort_at {
 	uint64_t		 pos;
 };
 void	 tp_sorter_item_at(const struct tp_sort_at *, struct tp_sort_item *);
+/* A record to be parsed later: its bytes (near) or what its parse will
+ * look up (the record read, its importer asked) fetched into the cache. */
+void	 tp_sorter_ahead(struct tp *, const struct tp_sort_at *, int near);
 void	 tp_sorter_done_at(struct tp *, const struct tp_sort_at *);
 /* Copies data. Returns -1 when dropped (counted). */
 int	 tp_sorter_push(struct tp *, int64_t ts, enum tp_sort_kind,
@@ -1261,6 +1266,9 @@ struct tp_gen;
  * interned state (kernel symbols), or NULL. */
 void	 tp_ftrace_parse_event(struct tp *, const struct tp_gen *, int64_t ts,
 	    uint32_t cpu, const uint8_t *, size_t);
+/* The same event, some records before it is parsed: what its parse
+ * will look up is fetched into the cache. */
+void	 tp_ftrace_ahead(struct tp *, const uint8_t *, size_t);
 /* Part of one (SK_FTRACE_PART): its ftrace_event row (FT_ROW) or its
  * meaning (FT_EFFECTS), for an event whose meaning is placed at another
  * time than its own. */

@@ -1583,10 +1583,11 @@ ftrace_args_repeat(int n, int kinds)
 	tp_free(tp);
 }
 
-/* More kinds than the first table holds, in an order that evicts. */
+/* More kinds than the first table holds (16384), in an order that
+ * evicts. */
 START_TEST(test_ftrace_args_repeat)
 {
-	ftrace_args_repeat(40000, 5000);
+	ftrace_args_repeat(80000, 20000);
 }
 END_TEST
 
@@ -1632,11 +1633,11 @@ START_TEST(test_arg_memo_hot)
 	tp_arg_memo_put(tp, 1, "a", 1, ha, a);
 	for (i = 0; i < 3; i++)
 		ck_assert(memo_has(tp, "a", a));
-	/* Keys of a's slot in the first table (1024 slots). */
+	/* Keys of a's slot in the first table (16384 slots). */
 	for (i = 0; n < 5; i++) {
 		snprintf(keys[n], sizeof(keys[n]), "b%d", i);
 		h = tp_arg_memo_hash(1, keys[n], strlen(keys[n]));
-		if ((h & 1023) == (ha & 1023))
+		if ((h & 16383) == (ha & 16383))
 			n++;
 	}
 	for (i = 0; i < 3; i++) {

@@ -1370,6 +1370,17 @@ ftrace_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
 }
 
 void
+tp_ftrace_ahead(struct tp *tp, const uint8_t *buf, size_t len)
+{
+	struct ftrace_rec r;
+
+	if (len < sizeof(r))
+		return;
+	memcpy(&r, buf, sizeof(r));
+	tp_arg_memo_ahead(tp, r.memo);
+}
+
+void
 tp_ftrace_parse_event(struct tp *tp, const struct tp_gen *g, int64_t ts,
     uint32_t cpu, const uint8_t *buf, size_t len)
 {

@@ -38,6 +38,13 @@ struct task {
 	uint32_t		 seq;
 };
 
+/* How many entries ahead of its parse the thread has a record's bytes,
+ * then what its parse looks up, fetched into the cache (tp_sorter_ahead):
+ * the memory they take longer to come from than a record takes to
+ * parse. */
+#define AHEAD_FAR	8
+#define AHEAD_NEAR	4
+
 /* How often the thread says how far it got, and how often it wakes a
  * tokenizer that waits for more than that (to give blocks back). */
 #define CONSUMED_STEP	1024
@@ -85,6 +92,13 @@ consumed_set(struct tp_pipe *p, uint64_t n)
 	}
 }
 
+/* Entry i + k of segment seg, where the queue holds it. */
+static const struct tp_sort_at *
+entry_ahead(const struct seg *seg, size_t i, size_t k)
+{
+	return i + k < SEG_N ? &seg->e[i + k] : &seg->next->e[i + k - SEG_N];
+}
+
 static void *
 pipe_run(void *arg)
 {
@@ -113,12 +127,20 @@ pipe_run(void *arg)
 			continue;
 		}
 		for (; done < avail; done++) {
+			const struct tp_sort_at *a;
+
 			if (seg == NULL)
 				seg = p->first;
 			else if (i == SEG_N) {
 				seg = seg->next;
 				i = 0;
 			}
+			if (done + AHEAD_FAR < avail && (a = entry_ahead(seg, i,
+			    AHEAD_FAR))->blk != NULL)
+				tp_sorter_ahead(tp, a, 0);
+			if (done + AHEAD_NEAR < avail && (a = entry_ahead(seg, i,
+			    AHEAD_NEAR))->blk != NULL)
+				tp_sorter_ahead(tp, a, 1);
 			if (seg->e[i].blk != NULL) {
 				tp_sorter_item_at(&seg->e[i], &it);
 				tp_sorter_parse(tp, &it);

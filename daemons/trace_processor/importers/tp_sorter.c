@@ -360,6 +360,20 @@ rec_get(const struct tp_sorter *s, const struct sort_ent *e,
 /* A record released to the parse thread: where it is (its block stays
  * until tp_sorter_done_at), read without the table of blocks. */
 void
+tp_sorter_ahead(struct tp *tp, const struct tp_sort_at *at, int near)
+{
+	struct tp_sort_item it;
+
+	if (!near) {
+		__builtin_prefetch(at->blk->data + (at->pos & (BLK_SIZE - 1)));
+		return;
+	}
+	rec_decode(at->blk, at->ts, at->pos, &it);
+	if (it.kind == SK_FTRACE)
+		tp_ftrace_ahead(tp, it.data, it.len);
+}
+
+void
 tp_sorter_item_at(const struct tp_sort_at *at, struct tp_sort_item *it)
 {
 	rec_decode(at->blk, at->ts, at->pos, it);
