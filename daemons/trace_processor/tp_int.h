@@ -679,6 +679,9 @@ void	 tp_arg_cstr_fixed(struct tp *, int64_t set, const char *key,
 
 /* tp_stats.c */
 int	 tp_stats_write(struct tp *);
+/* Whether every enum tp_stat has its key, indexed as it is counted (a
+ * test's check of the table). */
+int	 tp_stats_keys_complete(void);
 
 /* tp_pending.c: process counters whose track is made at the end. */
 void	 tp_counter_pending(struct tp *, int64_t ts, int64_t upid,

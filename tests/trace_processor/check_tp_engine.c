@@ -277,6 +277,8 @@ START_TEST(test_stats_rows)
 	struct tp *tp;
 	char *err = NULL;
 
+	/* Every counter has its key, indexed as it is counted. */
+	ck_assert(tp_stats_keys_complete());
 	put_ftrace_stats(&t, 1, 5);
 	put_instant(&t, 100, "a");
 	put_ftrace_stats(&t, 2, 7);

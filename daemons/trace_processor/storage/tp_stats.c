@@ -876,6 +876,19 @@ key_of(enum tp_stat s)
 	return NULL;
 }
 
+int
+tp_stats_keys_complete(void)
+{
+	const struct stat_key *k;
+	int s;
+
+	for (s = 0; s < ST_COUNT; s++)
+		if ((k = key_of((enum tp_stat)s)) == NULL ||
+		    !(k->flags & SK_INDEXED) != (s < ST_INDEXED_FIRST))
+			return 0;
+	return 1;
+}
+
 void
 tp_import_log(struct tp *tp, enum tp_stat s, int64_t ts, int64_t byte_offset,
     int64_t arg_set_id)
