@@ -3,6 +3,7 @@
  * name, key, severity and source, the counters the importers keep among
  * them; written at tp_eof() and each tp_checkpoint().
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -864,16 +865,26 @@ tp_stat_inc(struct tp *tp, enum tp_stat s, int64_t n)
 		tp->stats[s] += n;
 }
 
-/* The key of stat s. */
-static const struct stat_key *
-key_of(enum tp_stat s)
+/* Each stat's key, made once: an import log looks its key up. */
+static const struct stat_key *keys_by_stat[ST_COUNT];
+static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
+
+static void
+keys_index(void)
 {
 	size_t k;
 
 	for (k = 0; k < NKEYS; k++)
-		if (stat_keys[k].st == (int)s)
-			return &stat_keys[k];
-	return NULL;
+		if (stat_keys[k].st >= 0)
+			keys_by_stat[stat_keys[k].st] = &stat_keys[k];
+}
+
+/* The key of stat s (NULL: none, which tp_stats_keys_complete finds). */
+static const struct stat_key *
+key_of(enum tp_stat s)
+{
+	(void)pthread_once(&keys_once, keys_index);
+	return (unsigned)s < ST_COUNT ? keys_by_stat[s] : NULL;
 }
 
 int
