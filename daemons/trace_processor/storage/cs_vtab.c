@@ -307,7 +307,7 @@ vt_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 	    info->idxNum & F_IN ? eq : -1);
 	info->estimatedCost = best;
 	info->estimatedRows = (sqlite3_int64)(plan == P_SCAN ?
-	    (cs_table_sized(t) ? n : SCAN_COST) :
+	    (scan == 0 ? n : SCAN_COST) :
 	    eq >= 0 ? (plan == P_IDS ? 1 : 10) : best);
 	if (plan == P_IDS && eq >= 0)
 		info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
