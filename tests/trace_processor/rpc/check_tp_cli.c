@@ -307,6 +307,95 @@ START_TEST(test_export)
 }
 END_TEST
 
+/* Whether the running program's environment holds the entry s. */
+static int
+environ_has(pid_t pid, const char *s)
+{
+	char path[64], buf[65536];
+	ssize_t n;
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ne(fd, -1);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	for (i = 0; i < (size_t)n; i += strlen(buf + i) + 1)
+		if (strcmp(buf + i, s) == 0)
+			return 1;
+	return 0;
+}
+
+/* The kB of its anonymous memory the kernel maps in huge pages. */
+static long
+anon_huge_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	ck_assert_ptr_nonnull(f = fopen(path, "r"));
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * Where the kernel gives huge pages only to memory that asks for them,
+ * the program restarts itself once with glibc's malloc asking: its
+ * tables then sit in huge pages. Off with FARO_TP_HUGEPAGES=0; a
+ * GLIBC_TUNABLES of the user's own is left as it is.
+ */
+START_TEST(test_hugepages)
+{
+	static const char want[] = "GLIBC_TUNABLES=glibc.malloc.hugetlb=1";
+	char port[16], mode[128] = "";
+	const char *argv[] = { "trace_processor", "server", "--port", port,
+	    "http", linux_pb, NULL };
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+
+	if (f == NULL || fgets(mode, sizeof(mode), f) == NULL ||
+	    strstr(mode, "[madvise]") == NULL) {
+		/* "always" needs no asking, "never" gives none. */
+		fprintf(stderr, "skip test_hugepages: THP is not \"madvise\""
+		    " here: %s\n", mode);
+		if (f != NULL)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	snprintf(port, sizeof(port), "%d", free_port());
+	tp_start(argv, atoi(port));
+	check_query(counts_sql, "s,t,c", "9|6|10\n");
+	ck_assert(environ_has(tp_pid, want));
+#ifndef __SANITIZE_ADDRESS__
+	/* ASan's allocator is not glibc's: it asks for none. */
+	ck_assert_int_gt(anon_huge_kb(tp_pid), 0);
+#endif
+	tp_stop();
+
+	setenv("FARO_TP_HUGEPAGES", "0", 1);
+	snprintf(port, sizeof(port), "%d", free_port());
+	tp_start(argv, atoi(port));
+	ck_assert(!environ_has(tp_pid, want));
+	tp_stop();
+	unsetenv("FARO_TP_HUGEPAGES");
+
+	setenv("GLIBC_TUNABLES", "glibc.malloc.check=0", 1);
+	snprintf(port, sizeof(port), "%d", free_port());
+	tp_start(argv, atoi(port));
+	ck_assert(environ_has(tp_pid, "GLIBC_TUNABLES=glibc.malloc.check=0"));
+	tp_stop();
+	unsetenv("GLIBC_TUNABLES");
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -317,6 +406,7 @@ suite(void)
 	tcase_add_test(tc, test_python_api_start);
 	tcase_add_test(tc, test_server_http_preload);
 	tcase_add_test(tc, test_export);
+	tcase_add_test(tc, test_hugepages);
 	suite_add_tcase(s, tc);
 	return s;
 }
