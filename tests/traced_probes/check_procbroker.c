@@ -552,6 +552,7 @@ named_thread(void *arg)
 
 struct seen {
 	int	self_proc, self_uid, self_cmdline, self_thread;
+	int	polls;
 	int	other_proc, other_uid, other_cmdline, other_stats;
 	size_t	nprocs;
 };
@@ -560,7 +561,6 @@ static void
 trace_scan(const struct tt_trace *t, pid_t other, int32_t tid,
     struct seen *s)
 {
-	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; i < t->npackets; i++) {
 		const Perfetto__Protos__TracePacket *pk = t->trace->packet[i];
 
@@ -571,6 +571,7 @@ trace_scan(const struct tt_trace *t, pid_t other, int32_t tid,
 				if (pk->process_stats->processes[k]->pid ==
 				    other)
 					s->other_stats++;
+			s->polls += pk->process_stats->n_processes > 0;
 			continue;
 		}
 		if (pk->data_case !=
@@ -697,12 +698,30 @@ hidepid_session(const char *opts, int direct, struct seen *s,
 	cfg->data_sources[0]->config->process_stats_config = pc;
 	ck_assert_int_eq(tt_consumer_connect(&c, base, td.consumer_sock), 0);
 	ck_assert_int_eq(tt_consumer_enable(&c, cfg, -1), 0);
-	tt_spin(base, 700);		/* the scan and a few polls */
+	/*
+	 * The scan of 300 processes through the broker, then polls, each
+	 * walked in slices: read until the other user's process has been
+	 * polled (read directly, the worker sees itself only: until its
+	 * first poll), as long as that takes on a slow machine, 15 s at
+	 * most.
+	 */
+	memset(s, 0, sizeof(*s));
+	for (waited = 0; waited < 15000 && (direct ? s->polls :
+	    s->other_stats) == 0; waited += 200) {
+		tt_spin(base, 200);
+		ck_assert_int_eq(probes_session_read(base, &c, &data, &len,
+		    &t), 0);
+		trace_scan(&t, other, tid, s);
+		ck_assert_int_eq(t.bad_trusted, 0);
+		tt_trace_free(&t);
+		free(data);
+	}
 	ck_assert_int_eq(probes_session_end(base, &c, &data, &len, &t), 0);
 	trace_scan(&t, other, tid, s);
 	ck_assert_int_eq(t.bad_trusted, 0);
 	tt_trace_free(&t);
 	free(data);
+	ck_assert_int_ge(s->polls, 1);
 	tt_consumer_close(&c);
 	tt_config_free(cfg);
 

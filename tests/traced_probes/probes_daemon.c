@@ -56,8 +56,9 @@ probes_daemon_stop(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-int
-probes_session_end(struct event_base *base, struct tt_consumer *c,
+/* Flush, at the end DisableTracing, then ReadBuffers. */
+static int
+session_read(struct event_base *base, struct tt_consumer *c, int end,
     uint8_t **data, size_t *len, struct tt_trace *t)
 {
 	Perfetto__Protos__FlushRequest fr = PERFETTO__PROTOS__FLUSH_REQUEST__INIT;
@@ -65,8 +66,8 @@ probes_session_end(struct event_base *base, struct tt_consumer *c,
 	fr.has_timeout_ms = 1;
 	fr.timeout_ms = 5000;
 	if (tt_consumer_call(c, CM_FLUSH, &fr.base, -1, NULL, 10000) == -1 ||
-	    tt_consumer_call(c, CM_DISABLE, NULL, -1, NULL, 0) == -1 ||
-	    tt_wait(base, &c->enable_done, 10000) == -1 ||
+	    (end && (tt_consumer_call(c, CM_DISABLE, NULL, -1, NULL, 0) ==
+	    -1 || tt_wait(base, &c->enable_done, 10000) == -1)) ||
 	    tt_consumer_read(c, data, len) == -1)
 		return -1;
 	if (tt_trace_parse(t, *data, *len) == -1) {
@@ -74,4 +75,18 @@ probes_session_end(struct event_base *base, struct tt_consumer *c,
 		return -1;
 	}
 	return 0;
+}
+
+int
+probes_session_read(struct event_base *base, struct tt_consumer *c,
+    uint8_t **data, size_t *len, struct tt_trace *t)
+{
+	return session_read(base, c, 0, data, len, t);
+}
+
+int
+probes_session_end(struct event_base *base, struct tt_consumer *c,
+    uint8_t **data, size_t *len, struct tt_trace *t)
+{
+	return session_read(base, c, 1, data, len, t);
 }

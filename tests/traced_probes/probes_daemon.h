@@ -38,5 +38,9 @@ int	probes_daemon_stop(pid_t pid);
  */
 int	probes_session_end(struct event_base *base, struct tt_consumer *c,
 	    uint8_t **data, size_t *len, struct tt_trace *t);
+/* The same mid-session, without the DisableTracing: what the buffers
+ * got since the last read. */
+int	probes_session_read(struct event_base *base, struct tt_consumer *c,
+	    uint8_t **data, size_t *len, struct tt_trace *t);
 
 #endif
